@@ -1,0 +1,1 @@
+"""Sources of evalq's bundled examples; `examples/generate.py` turns them into JSON files."""

@@ -1,0 +1,56 @@
+"""Tier 2 of spec 001: the LLM judge (technical accuracy, constructiveness, planning rationality).
+
+Use `build_judge` to get a `Judge` for the configured model (or None when no judge model is set),
+then `Judge.evaluate(submission, task, deadline_s=...)`, which always returns a `JudgeOutcome`.
+"""
+
+from __future__ import annotations
+
+import redis
+
+from evalq.judge.config import JudgeLimits, limits_from_settings
+from evalq.judge.judge import Judge
+from evalq.judge.models import JudgeModelConfig, judge_model_config, open_model
+from evalq.judge.outcome import JudgeOutcome, RubricOutcome
+from evalq.scoring.profile import Profile
+from evalq.settings import Settings
+
+__all__ = [
+    "Judge",
+    "JudgeLimits",
+    "JudgeModelConfig",
+    "JudgeOutcome",
+    "RubricOutcome",
+    "build_judge",
+]
+
+
+def build_judge(
+    settings: Settings,
+    profile: Profile,
+    *,
+    redis: redis.Redis | None,
+    limits: JudgeLimits | None = None,
+) -> Judge | None:
+    """The judge for ``settings.judge_model`` (and ``judge_base_url``), or None if none is set.
+
+    Args:
+        settings: ``judge_model``, ``judge_base_url``, ``judge_api_key`` and, where Settings has
+            them, ``judge_<limit>`` overrides of `JudgeLimits`.
+        profile: the scoring profile (rubric weights, temperature, seed, budget, prices).
+        redis: shared Redis for the rate limit and the judgment cache; None disables both.
+        limits: explicit limits; taken from ``settings`` when None.
+
+    Returns:
+        A thread-safe `Judge`, or None when no judge model is configured (tier 2 is skipped).
+    """
+    config = judge_model_config(settings)
+    if config is None:
+        return None
+    return Judge(
+        model_id=config.model_id,
+        model_factory=lambda: open_model(config),
+        profile=profile,
+        limits=limits or limits_from_settings(settings),
+        redis=redis,
+    )

@@ -1,0 +1,246 @@
+"""`Judge`: run the tier-2 rubrics on one submission; every fault becomes data, never an exception.
+
+`Judge.evaluate` is synchronous and thread-safe: each call runs its own event loop and builds its
+own model (and HTTP client) for it, so many calls can run at once in a worker's thread pool.
+Rubrics run one after another within a call, so the budget is checked between them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import time
+from collections.abc import Callable
+
+import redis
+from pydantic import ValidationError
+from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
+
+from evalq.errors import InvalidInput
+from evalq.judge.ask import ask, error_data
+from evalq.judge.cache import JudgmentCache, cache_key
+from evalq.judge.config import JudgeLimits
+from evalq.judge.cost import Spend, pricing_key
+from evalq.judge.guarded import RedisHealth
+from evalq.judge.inputs import rubric_input
+from evalq.judge.outcome import JudgeOutcome, RubricOutcome
+from evalq.judge.ratelimit import SharedRateLimit
+from evalq.judge.rubrics import RUBRICS, Rubric, Verdict
+from evalq.judge.score import rubric_score
+from evalq.schemas import Submission, Task
+from evalq.scoring.profile import Profile
+
+log = logging.getLogger(__name__)
+
+
+def check_weights(weights: dict[str, dict[str, float]], rubrics: tuple[Rubric, ...]) -> None:
+    """Reject profile weights that name unknown criteria or are all zero (`InvalidInput`)."""
+    problems = []
+    for rubric in rubrics:
+        field = f"profile.judge.{rubric.name}.weights"
+        unknown = sorted(set(weights[rubric.name]) - set(rubric.criteria))
+        if unknown:
+            problems.append((field, f"unknown criteria {unknown}; known: {list(rubric.criteria)}"))
+        if sum(weights[rubric.name].values()) <= 0:
+            problems.append((field, "weights must not all be zero"))
+    if problems:
+        raise InvalidInput(problems)
+
+
+class Judge:
+    """The tier-2 judge of one model and one profile.
+
+    Args:
+        model_id: identity of the judge model (cache keys, rate-limit buckets, pricing, reports).
+        model_factory: builds a fresh model per evaluation (it is entered with ``async with``).
+        profile: the scoring profile; ``profile.judge`` holds weights, temperature, seed, budget,
+            paper length, and ``profile.pricing`` the token prices.
+        limits: retries, timeouts, rate limit and cache settings.
+        redis: shared Redis for the rate limit and the cache; None disables both.
+    """
+
+    def __init__(
+        self,
+        *,
+        model_id: str,
+        model_factory: Callable[[], Model],
+        profile: Profile,
+        limits: JudgeLimits | None = None,
+        redis: redis.Redis | None = None,
+    ) -> None:
+        self.model_id = model_id
+        self.model_factory = model_factory
+        self.profile = profile
+        self.limits = limits or JudgeLimits()
+        self.rubrics: tuple[Rubric, ...] = RUBRICS
+        self.weights = {
+            "technical_accuracy": profile.judge.technical_accuracy.weights,
+            "constructiveness": profile.judge.constructiveness.weights,
+            "planning_rationality": profile.judge.planning_rationality.weights,
+        }
+        check_weights(self.weights, self.rubrics)
+        self.cache = JudgmentCache(redis, self.limits.cache_ttl_s) if redis is not None else None
+        self.limiter = (
+            SharedRateLimit(
+                redis,
+                model_id,
+                self.limits.requests_per_minute,
+                self.limits.tokens_per_minute,
+                self.limits.key_prefix,
+            )
+            if redis is not None
+            else None
+        )
+        self.settings: ModelSettings = {
+            "temperature": profile.judge.temperature,
+            "max_tokens": self.limits.max_output_tokens,
+        }
+        if profile.judge.seed is not None:
+            self.settings["seed"] = profile.judge.seed
+
+    def evaluate(self, submission: Submission, task: Task, *, deadline_s: float) -> JudgeOutcome:
+        """Judge ``submission`` on every rubric that applies, within ``deadline_s`` seconds.
+
+        Never raises for model, HTTP, Redis or validation faults: a rubric that applied but could
+        not be judged is recorded with its error and ``failed`` is set; a rubric without input
+        is skipped as not applicable; a spent budget skips the rest.
+        """
+        deadline = time.monotonic() + max(0.0, deadline_s)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self._evaluate(submission, task, deadline))
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:  # called from async code
+            return pool.submit(asyncio.run, self._evaluate(submission, task, deadline)).result()
+
+    async def _evaluate(self, submission: Submission, task: Task, deadline: float) -> JudgeOutcome:
+        spend = Spend(
+            self.profile, pricing_key(self.model_id, self.profile), self.profile.judge.budget_usd
+        )
+        health = RedisHealth()
+        outcomes: list[RubricOutcome] = []
+        try:
+            model = self.model_factory()
+            async with model:
+                for rubric in self.rubrics:
+                    outcomes.append(
+                        await self._rubric(rubric, submission, task, model, spend, health, deadline)
+                    )
+        except Exception as error:  # the model could not even be built or closed
+            log.warning("judge model setup failed: %s", type(error).__name__)
+            done = {o.rubric for o in outcomes}
+            failure = error_data(error, 0, "permanent")
+            outcomes += [
+                RubricOutcome(r.name, "failed", error=failure)
+                for r in self.rubrics
+                if r.name not in done
+            ]
+        errors = [
+            {"rubric": o.rubric, **o.error} for o in outcomes if o.status == "failed" and o.error
+        ]
+        return JudgeOutcome(
+            scores={o.rubric: o.score for o in outcomes},
+            failed=any(o.status == "failed" for o in outcomes),
+            errors=errors,
+            rubrics=tuple(outcomes),
+            model=self.model_id,
+            cost_usd=spend.cost_usd,
+            budget_usd=self.profile.judge.budget_usd,
+            redis_error=health.error,
+        )
+
+    async def _rubric(
+        self,
+        rubric: Rubric,
+        submission: Submission,
+        task: Task,
+        model: Model,
+        spend: Spend,
+        health: RedisHealth,
+        deadline: float,
+    ) -> RubricOutcome:
+        given = rubric_input(rubric, submission, task, self.profile.judge.paper_chars)
+        if given.not_applicable is not None:
+            return RubricOutcome(
+                rubric.name, "skipped", skip_reason=f"not applicable: {given.not_applicable}"
+            )
+        native = bool(model.profile.get("supports_json_schema_output"))
+        key = cache_key(
+            prefix=self.limits.key_prefix,
+            model=self.model_id,
+            rubric=rubric,
+            output_mode="native" if native else "tool",
+            fields=given.fields,
+            sampling=dict(self.settings),
+        )
+        cached = self._cached(rubric, key, health)
+        if cached is not None:
+            score, criteria = rubric_score(cached, self.weights[rubric.name])
+            return RubricOutcome(
+                rubric.name,
+                "ok",
+                score,
+                criteria,
+                cache_hit=True,
+                truncated=given.truncated,
+                cost_usd=spend.cost_of(0, 0),
+            )
+        if spend.exhausted:
+            return RubricOutcome(
+                rubric.name, "skipped", skip_reason="budget", truncated=given.truncated
+            )
+        asked = await ask(
+            rubric,
+            given.fields,
+            model=model,
+            native=native,
+            settings=self.settings,
+            limits=self.limits,
+            spend=spend,
+            limiter=self.limiter,
+            health=health,
+            deadline=deadline,
+        )
+        score, criteria = None, {}
+        if asked.verdict is not None:
+            score, criteria = rubric_score(asked.verdict, self.weights[rubric.name])
+            self._store(key, asked.verdict, health)
+        stats = asked.stats
+        return RubricOutcome(
+            rubric.name,
+            asked.status,  # type: ignore[arg-type]
+            score,
+            criteria,
+            skip_reason="budget" if asked.status == "skipped" else None,
+            error=asked.error,
+            attempts=stats.requests,
+            transport_retries=asked.transport_retries,
+            validation_retries=stats.validation_retries,
+            input_tokens=stats.input_tokens,
+            output_tokens=stats.output_tokens,
+            cost_usd=spend.cost_of(stats.input_tokens, stats.output_tokens),
+            truncated=given.truncated,
+            waited_s=asked.waited_s + stats.rate_limit_wait_s,
+        )
+
+    def _cached(self, rubric: Rubric, key: str, health: RedisHealth) -> Verdict | None:
+        if self.cache is None or health.error is not None:
+            return None
+        try:
+            blob = self.cache.get(key)
+            return None if blob is None else rubric.verdict.model_validate_json(blob)
+        except redis.RedisError as error:
+            health.fail(error)
+        except ValidationError:
+            log.warning("judge cache entry %s is not a valid verdict; asking the model", key)
+        return None
+
+    def _store(self, key: str, verdict: Verdict, health: RedisHealth) -> None:
+        if self.cache is None or health.error is not None:
+            return
+        try:
+            self.cache.put(key, verdict.model_dump_json().encode())
+        except redis.RedisError as error:
+            health.fail(error)

@@ -1,0 +1,1 @@
+"""Pure metric functions of the three tiers. Imports neither Celery nor the database."""

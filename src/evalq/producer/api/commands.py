@@ -1,0 +1,84 @@
+"""`evalq api` and `evalq keys ...`; importing this module needs neither FastAPI nor uvicorn."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from evalq.errors import EvalqError
+from evalq.settings import get_settings
+from evalq.store.db import session_scope
+from evalq.store.keys import create_key, list_keys, revoke_key
+
+keys_app = typer.Typer(help="API keys of the HTTP API.", no_args_is_help=True)
+console = Console()
+
+
+def _fail(error: EvalqError) -> None:
+    console.print(f"[red]error:[/red] {error}", highlight=False)
+    raise typer.Exit(2)
+
+
+def api(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    workers: Annotated[int, typer.Option(help="uvicorn worker processes.")] = 1,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve the HTTP API with uvicorn (needs EVALQ_BROKER_URL and the `api` extra)."""
+    if not get_settings().broker_url:
+        console.print(
+            "[red]error:[/red] EVALQ_BROKER_URL is not set (e.g. redis://127.0.0.1:6379/0)"
+        )
+        raise typer.Exit(2)
+    import uvicorn
+
+    uvicorn.run(
+        "evalq.producer.api.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=log_level,
+    )
+
+
+@keys_app.command("create")
+def keys_create(
+    name: Annotated[str, typer.Option(help="A unique name for the key.")],
+    scopes: Annotated[str, typer.Option(help="Comma-separated: read, write.")] = "read",
+) -> None:
+    """Create a key and print it once; the store keeps only its SHA-256 digest."""
+    try:
+        with session_scope() as session:
+            secret = create_key(session, name=name, scopes=scopes.split(","))
+    except EvalqError as error:
+        _fail(error)
+    print(secret)
+
+
+@keys_app.command("list")
+def keys_list() -> None:
+    """Every key: name, scopes, created, revoked (never the secret)."""
+    with session_scope() as session:
+        keys = list_keys(session)
+    table = Table("name", "scopes", "created", "revoked")
+    for key in keys:
+        revoked = key.revoked_at.isoformat(timespec="seconds") if key.revoked_at else "-"
+        created = key.created_at.isoformat(timespec="seconds")
+        table.add_row(key.name, ",".join(key.scopes), created, revoked)
+    console.print(table)
+
+
+@keys_app.command("revoke")
+def keys_revoke(name: str) -> None:
+    """Revoke the key NAME; requests with it get 401 from then on."""
+    try:
+        with session_scope() as session:
+            revoke_key(session, name=name)
+    except EvalqError as error:
+        _fail(error)
+    console.print(f"revoked {name}")

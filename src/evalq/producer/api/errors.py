@@ -1,0 +1,71 @@
+"""Errors as HTTP answers: 422 names each field and rule, the rest carry one message."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from kombu.exceptions import OperationalError as BrokerError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from sqlalchemy.exc import OperationalError as DatabaseError
+
+from evalq.errors import Conflict, InvalidInput, NotFound, UpstreamFailure
+from evalq.producer.api.body import BodyTooLarge
+from evalq.producer.api.models import Message, Problems
+
+log = logging.getLogger(__name__)
+
+PROBLEMS = {"model": Problems, "description": "Invalid input: every bad field and its rule."}
+ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
+    401: {"model": Message, "description": "Missing, unknown or revoked API key."},
+    403: {"model": Message, "description": "The key lacks the scope this route needs."},
+    422: PROBLEMS,
+}
+
+
+def problems(items: list[tuple[str, str]], status: int = 422) -> JSONResponse:
+    """A 422 body: ``{"detail": [{"field": ..., "rule": ...}]}``."""
+    return JSONResponse(
+        {"detail": [{"field": field, "rule": rule} for field, rule in items]}, status
+    )
+
+
+def message(text: str, status: int) -> JSONResponse:
+    """Any other error body: ``{"detail": "..."}``."""
+    return JSONResponse({"detail": text}, status)
+
+
+def _request_validation(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, RequestValidationError)
+    items = []
+    for item in error.errors():
+        loc = [str(part) for part in item.get("loc", ())]
+        if loc and loc[0] in ("query", "path", "header", "body"):
+            loc = loc[1:]
+        items.append((".".join(loc) or "(request)", str(item.get("msg", "invalid"))))
+    return problems(items)
+
+
+def _invalid(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, InvalidInput)
+    return problems(error.problems)
+
+
+def _unavailable(_: Request, error: Exception) -> JSONResponse:
+    log.warning("dependency unavailable: %s", error)
+    what = "database" if isinstance(error, DatabaseError) else "broker"
+    return message(f"the {what} is unavailable; retry later", 503)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn evalq's errors into HTTP answers."""
+    app.add_exception_handler(RequestValidationError, _request_validation)
+    app.add_exception_handler(InvalidInput, _invalid)
+    app.add_exception_handler(NotFound, lambda _, e: message(str(e), 404))
+    app.add_exception_handler(Conflict, lambda _, e: message(str(e), 409))
+    app.add_exception_handler(BodyTooLarge, lambda _, e: message(str(e), 413))
+    app.add_exception_handler(UpstreamFailure, lambda _, e: message(str(e), 503))
+    for unavailable in (DatabaseError, BrokerError, RedisConnectionError):
+        app.add_exception_handler(unavailable, _unavailable)

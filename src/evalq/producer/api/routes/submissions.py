@@ -1,0 +1,115 @@
+"""POST /v1/submissions (one or a batch, idempotent on id) and GET /v1/submissions/{id}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Response
+from pydantic import ValidationError
+from sqlalchemy.exc import IntegrityError
+
+from evalq.errors import InvalidInput
+from evalq.producer.api.auth import require
+from evalq.producer.api.deps import ClientDep, JsonBody, SettingsDep, known
+from evalq.producer.api.errors import ERROR_RESPONSES
+from evalq.producer.api.models import Accepted, BatchAccepted, Message, SubmissionBatch
+from evalq.schemas import Submission, problems_of
+from evalq.store import queries
+from evalq.store.db import session_scope
+
+router = APIRouter(prefix="/v1/submissions", tags=["submissions"])
+
+SUBMIT_BODY = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "oneOf": [
+                    {"$ref": "#/components/schemas/Submission"},
+                    {"$ref": "#/components/schemas/SubmissionBatch"},
+                ]
+            }
+        }
+    },
+}
+
+
+def parse_request(data: Any, max_batch: int) -> tuple[list[Submission], bool]:
+    """The submissions a body holds and whether it was a batch; `InvalidInput` otherwise.
+
+    A batch is an object with a ``submissions`` key (a submission has no such field).
+    """
+    batch = isinstance(data, dict) and "submissions" in data
+    try:
+        if not batch:
+            return [Submission.model_validate(data)], False
+        parsed = SubmissionBatch.model_validate(data)
+    except ValidationError as error:
+        raise InvalidInput(problems_of(error)) from None
+    if len(parsed.submissions) > max_batch:
+        rule = f"at most {max_batch} submissions per request (EVALQ_API_MAX_BATCH)"
+        raise InvalidInput([("submissions", rule)])
+    return parsed.submissions, True
+
+
+@router.post(
+    "",
+    status_code=201,
+    summary="Submit one run, or a batch",
+    response_model=Accepted | BatchAccepted,
+    dependencies=[Depends(require("write"))],
+    openapi_extra={"requestBody": SUBMIT_BODY},
+    responses={
+        200: {"model": Accepted | BatchAccepted, "description": "Nothing new: all were known."},
+        409: {"model": Message, "description": "A known id with different content."},
+        413: {"model": Message, "description": "Body larger than EVALQ_API_MAX_BODY_BYTES."},
+        415: {"model": Message, "description": "Content-Type is not application/json."},
+        **ERROR_RESPONSES,
+    },
+)
+def submit(
+    response: Response,
+    data: JsonBody,
+    client: ClientDep,
+    settings: SettingsDep,
+) -> Accepted | BatchAccepted:
+    """Validate, store and enqueue; idempotent on each submission's ``id``.
+
+    The body is one `Submission`, or ``{"submissions": [...]}``. Every item is validated before
+    anything is stored: one bad item (422), an unknown task (422 on ``task_id``) or an id sent
+    before with different content (409) rejects the whole request and nothing is stored or
+    enqueued. 201 when at least one submission is new, 200 when all were known.
+    """
+    submissions, batch = parse_request(data, settings.api_max_batch)
+    try:
+        results = client.submit_many(submissions)
+    except IntegrityError:  # a concurrent request stored the same id first: now it is known
+        results = client.submit_many(submissions)
+    with session_scope(settings.database_url) as session:
+        statuses = queries.status_counts(session, ids=[r.id for r in results])
+    accepted = [
+        Accepted(
+            id=r.id,
+            created=r.created,
+            status=statuses.get(r.id, "queued"),
+            url=f"/v1/submissions/{r.id}",
+        )
+        for r in results
+    ]
+    response.status_code = 201 if any(a.created for a in accepted) else 200
+    return BatchAccepted(submissions=accepted) if batch else accepted[0]
+
+
+@router.get(
+    "/{submission_id:path}",
+    summary="Status and scores of one submission",
+    dependencies=[Depends(require("read"))],
+    responses={404: {"model": Message, "description": "No such submission."}, **ERROR_RESPONSES},
+)
+def get_submission(submission_id: str, client: ClientDep) -> dict[str, Any]:
+    """Status, scores, tier outcomes (errors without tracebacks) and the baseline version.
+
+    ``scores`` and ``baseline_version`` appear once the submission is evaluated (status
+    ``done`` or ``degraded``).
+    """
+    return client.get_result(known("submission", submission_id))

@@ -1,0 +1,104 @@
+"""Task routes: define a task, and read its leaderboard, baseline, variants and suite gate."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Response
+
+from evalq.errors import InvalidInput
+from evalq.producer.api.auth import require
+from evalq.producer.api.deps import JsonBody, SettingsDep, known
+from evalq.producer.api.errors import ERROR_RESPONSES
+from evalq.producer.api.models import Message, TaskStored
+from evalq.producer.api.reports import baseline_report, suite_report, variant_report
+from evalq.producer.leaderboard import leaderboard
+from evalq.profiles import profile_named
+from evalq.schemas import parse_task
+from evalq.store import queries
+from evalq.store.db import session_scope
+from evalq.store.models import TaskRow
+
+router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
+READ = [Depends(require("read"))]
+NOT_FOUND = {404: {"model": Message, "description": "No such task."}, **ERROR_RESPONSES}
+Filter = Annotated[str | None, Query(max_length=200)]
+
+
+@router.get("/{task_id:path}/leaderboard", dependencies=READ, responses=NOT_FOUND)
+def get_leaderboard(
+    task_id: str,
+    settings: SettingsDep,
+    tool: Filter = None,
+    model: Filter = None,
+    variant: Filter = None,
+) -> dict[str, Any]:
+    """Every evaluated submission ranked against the current baseline (ranks 1, 1, 3).
+
+    Filters keep the matching submissions; ranks, percentiles and the confidence interval of the
+    mean overall score are computed among those kept.
+    """
+    with session_scope(settings.database_url) as session:
+        board = leaderboard(
+            session, task_id=known("task", task_id), tool=tool, model=model, variant=variant
+        )
+    return board.to_dict()
+
+
+@router.get("/{task_id:path}/baseline", dependencies=READ, responses=NOT_FOUND)
+def get_baseline(task_id: str, settings: SettingsDep) -> dict[str, Any]:
+    """The current Arena baseline snapshot and its version (0: the profile's defaults)."""
+    with session_scope(settings.database_url) as session:
+        return baseline_report(session, task_id=known("task", task_id))
+
+
+@router.get("/{task_id:path}/variants", dependencies=READ, responses=NOT_FOUND)
+def get_variants(task_id: str, settings: SettingsDep) -> dict[str, Any]:
+    """Per-variant statistics (T0..Tn) and each variant's uplift over T0 (null when T0 is 0)."""
+    with session_scope(settings.database_url) as session:
+        return variant_report(session, task_id=known("task", task_id))
+
+
+@router.get("/{task_id:path}/suite", dependencies=READ, responses=NOT_FOUND)
+def get_suite(task_id: str, settings: SettingsDep) -> dict[str, Any]:
+    """The suite gate (pass, blocking failures, warnings, metrics) of each suite submission."""
+    with session_scope(settings.database_url) as session:
+        return suite_report(session, task_id=known("task", task_id))
+
+
+@router.put(
+    "/{task_id:path}",
+    dependencies=[Depends(require("write"))],
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Task"}}},
+        }
+    },
+    responses={
+        201: {"model": TaskStored, "description": "Created."},
+        413: {"model": Message, "description": "Body larger than EVALQ_API_MAX_BODY_BYTES."},
+        415: {"model": Message, "description": "Content-Type is not application/json."},
+        **ERROR_RESPONSES,
+    },
+)
+def put_task(
+    task_id: str,
+    response: Response,
+    data: JsonBody,
+    settings: SettingsDep,
+) -> TaskStored:
+    """Create or replace a task definition (a `Task`).
+
+    The body may omit ``id``; when it names one, it must equal the id in the path. The task's
+    ``profile`` must name a profile this deployment has (``default`` or EVALQ_PROFILE_DIR/NAME).
+    """
+    if isinstance(data, dict) and data.setdefault("id", task_id) != task_id:
+        raise InvalidInput([("id", f"must equal the task id in the path ({task_id!r})")])
+    task = parse_task(data)
+    profile_named(task.profile)  # InvalidInput on `profile` when this deployment lacks it
+    with session_scope(settings.database_url) as session:
+        created = session.get(TaskRow, task.id) is None
+        changed = queries.put_task(session, task=task)
+    response.status_code = 201 if created else 200
+    return TaskStored(task=task.model_dump(mode="json"), created=created, changed=changed)

@@ -1,0 +1,157 @@
+"""The Python API producers use: define tasks, submit runs, wait, read results."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from celery import Celery
+
+from evalq.errors import InvalidInput, NotFound
+from evalq.profiles import profile_named
+from evalq.schemas import Submission, Task, parse_submission, parse_task
+from evalq.scoring.arena.run import ArenaRun
+from evalq.settings import Settings, get_settings
+from evalq.store import queries
+from evalq.store.db import session_scope
+from evalq.workers.app import make_app
+from evalq.workers.chords import enqueue
+
+FINAL_STATUSES = frozenset({"done", "degraded", "failed"})
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """The answer to one submit: the id, whether it was new, and its enqueue attempt."""
+
+    id: str
+    created: bool
+
+
+class Client:
+    """Producer-side entry point. Validates, stores first, then enqueues (DESIGN.md).
+
+    Args:
+        settings: defaults to the process Settings (``EVALQ_*``).
+        app: a Celery app; built from ``settings`` when omitted.
+    """
+
+    def __init__(self, settings: Settings | None = None, app: Celery | None = None) -> None:
+        self.settings = settings or get_settings()
+        self.app = app or make_app(self.settings)
+        self.url = self.settings.database_url
+
+    def put_task(self, task: Task | Mapping[str, Any]) -> Task:
+        """Create or replace a task definition."""
+        parsed = task if isinstance(task, Task) else parse_task(task)
+        with session_scope(self.url) as session:
+            queries.put_task(session, task=parsed)
+        return parsed
+
+    def submit(self, submission: Submission | Mapping[str, Any]) -> Submitted:
+        """Validate, store and enqueue one submission; idempotent on its id.
+
+        The same id with the same content returns the existing job without enqueueing it again;
+        the same id with different content raises `evalq.errors.Conflict`. Invalid input raises
+        `evalq.errors.InvalidInput` and stores nothing.
+        """
+        return self.submit_many([submission])[0]
+
+    def submit_many(self, submissions: Iterable[Submission | Mapping[str, Any]]) -> list[Submitted]:
+        """Validate all, then store and enqueue each. Nothing is stored if any is invalid."""
+        parsed: list[Submission] = []
+        problems: list[tuple[str, str]] = []
+        for index, item in enumerate(submissions):
+            try:
+                parsed.append(item if isinstance(item, Submission) else parse_submission(item))
+            except InvalidInput as error:
+                problems += [(f"[{index}].{field}", rule) for field, rule in error.problems]
+        if problems:
+            raise InvalidInput(problems)
+        # Store every submission in one transaction, then enqueue: a conflict or an unknown
+        # task rejects the whole batch before anything reaches the broker.
+        new: list[tuple[str, int]] = []
+        results: list[Submitted] = []
+        with session_scope(self.url) as session:
+            for submission in parsed:
+                task = queries.get_task_or_invalid(session, task_id=submission.task_id)
+                run = ArenaRun.from_submission(submission, profile_named(task.profile))
+                created = queries.add_submission(
+                    session, submission=submission, cost_usd=run.cost_usd
+                )
+                if created:
+                    attempt = queries.begin_enqueue(session, submission_id=submission.id)
+                    new.append((submission.id, attempt))
+                results.append(Submitted(submission.id, created))
+        for submission_id, attempt in new:
+            enqueue(self.app, submission_id, attempt)
+        return results
+
+    def status(self, submission_id: str) -> str:
+        """The submission's lifecycle status."""
+        with session_scope(self.url) as session:
+            return queries.get_submission_row(session, submission_id=submission_id).status
+
+    def wait(
+        self,
+        ids: Sequence[str],
+        *,
+        timeout: float = 600.0,
+        poll: float = 0.2,
+        on_progress: Callable[[dict[str, str]], None] | None = None,
+    ) -> dict[str, str]:
+        """Poll the store until every id is done, degraded or failed; returns their statuses.
+
+        Raises:
+            TimeoutError: some submissions were not finished after ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            with session_scope(self.url) as session:
+                statuses = queries.status_counts(session, ids=list(ids))
+            if on_progress is not None:
+                on_progress(statuses)
+            if len(statuses) == len(set(ids)) and FINAL_STATUSES.issuperset(statuses.values()):
+                return statuses
+            if time.monotonic() > deadline:
+                pending = sorted(i for i in ids if statuses.get(i) not in FINAL_STATUSES)
+                raise TimeoutError(f"{len(pending)} submissions unfinished, e.g. {pending[:5]}")
+            time.sleep(poll)
+
+    def get_result(self, submission_id: str) -> dict[str, Any]:
+        """Status, scores, tier outcomes (errors included) and the baseline version used."""
+        with session_scope(self.url) as session:
+            row = queries.get_submission_row(session, submission_id=submission_id)
+            evaluation = queries.get_evaluation(session, submission_id=submission_id)
+            tiers = queries.tier_results(session, submission_id=submission_id)
+            result: dict[str, Any] = {
+                "id": row.id,
+                "task_id": row.task_id,
+                "status": row.status,
+                "error": row.error,
+                "tiers": {
+                    name: {"status": t.status, "metrics": t.metrics, "error": _public(t.error)}
+                    for name, t in sorted(tiers.items())
+                },
+            }
+            if evaluation is not None:
+                result |= {
+                    "scores": evaluation.scores,
+                    "missing_tiers": evaluation.missing_tiers,
+                    "baseline_version": evaluation.baseline_version,
+                    "profile_hash": evaluation.profile_hash,
+                    "evaluated_at": evaluation.evaluated_at.isoformat(),
+                }
+            return result
+
+
+def _public(error: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A tier error without its traceback (kept in the store for operators)."""
+    if error is None:
+        return None
+    return {k: v for k, v in error.items() if k != "traceback"}
+
+
+__all__ = ["Client", "NotFound", "Submitted"]

@@ -1,0 +1,218 @@
+"""The report as one self-contained HTML page: tables, inline SVG plots, inline CSS and script.
+
+The Content-Security-Policy allows no network access at all, inline styles, and exactly the
+page's own script (by hash): even a string that escaped escaping could not run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from evalq.producer.leaderboard import CATEGORIES, Entry
+from evalq.producer.report.assets import SCRIPT, STYLE, script_hash
+from evalq.producer.report.data import ReportData
+from evalq.producer.report.svg import (
+    BarRow,
+    IntervalRow,
+    Point,
+    esc,
+    grouped_bars,
+    histogram,
+    intervals,
+    scatter,
+    signed_bars,
+)
+from evalq.scoring.statistics import Statistics
+from evalq.scoring.variants import VariantReport
+
+
+def _cell(value: float | None, digits: int = 2) -> str:
+    if value is None:
+        return '<td class="num" data-value="">-</td>'
+    return f'<td class="num" data-value="{value!r}">{value:.{digits}f}</td>'
+
+
+def _text(value: object) -> str:
+    return f"<td>{esc('-' if value is None else value)}</td>"
+
+
+def leaderboard_table(data: ReportData) -> str:
+    """The ranked entries; rows carry ``data-sid``, numeric cells ``data-value`` for sorting."""
+    heads = [
+        ("rank", True), ("submission", False), ("tool", False), ("model", False),
+        ("variant", False), ("overall", True), ("efficiency", True), ("speed", True),
+        ("cost", True), ("correctness", True), ("percentile", True), ("peerread", True),
+        ("cost (USD)", True), ("time (s)", True), ("status", False), ("flags", False),
+    ]  # fmt: skip
+    head = "".join(f'<th{" class=num" if n else ""} scope="col">{esc(h)}</th>' for h, n in heads)
+    rows = []
+    for e in data.entries:
+        run = data.runs.get(e.submission_id)
+        imputed = ", ".join(f"{name} imputed" for name in e.imputed)
+        flags = ", ".join([*e.flags, *([imputed] if imputed else [])])
+        rows.append(
+            f'<tr data-sid="{esc(e.submission_id)}">'
+            f'<td class="num" data-value="{e.rank}">{e.rank}</td>'
+            + _text(e.submission_id) + _text(e.tool) + _text(e.model) + _text(e.variant)
+            + _cell(e.overall) + _cell(e.efficiency) + _cell(e.speed) + _cell(e.cost)
+            + _cell(e.correctness) + _cell(e.percentile, 1) + _cell(e.peerread, 3)
+            + _cell(None if run is None else run.cost_usd, 4)
+            + _cell(None if run is None else run.execution_time, 1)
+            + _text(e.status) + _text(flags or None)
+            + "</tr>"
+        )  # fmt: skip
+    return (
+        f'<div class="scroll"><table id="leaderboard"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def distributions(data: ReportData) -> str:
+    """A histogram per dimension, the mean and its confidence band drawn over it."""
+    figures = []
+    for interval in data.intervals:
+        values = [float(getattr(e, interval.dimension)) for e in data.entries]
+        band = None
+        if interval.enough_data and interval.mean is not None:
+            band = (interval.mean, interval.low, interval.high)
+        plot = histogram(
+            values,
+            title=f"{interval.dimension} score distribution",
+            x_label=f"{interval.dimension} score",
+            band=band,
+        )
+        figures.append(f"<figure><figcaption>{esc(interval.dimension)}</figcaption>{plot}</figure>")
+    return f'<div class="grid">{"".join(figures)}</div>'
+
+
+def breakdown(entries: Sequence[Entry]) -> str:
+    """Each submission's four category scores side by side, in leaderboard order."""
+    rows = [
+        BarRow(
+            f"#{e.rank} {e.submission_id}",
+            e.submission_id,
+            {name: float(getattr(e, name)) for name in CATEGORIES},
+        )
+        for e in entries
+    ]
+    return grouped_bars(rows, CATEGORIES, title="score per dimension and submission")
+
+
+def interval_plot(data: ReportData) -> str:
+    """The mean of every dimension with its confidence interval."""
+    rows = [IntervalRow(i.dimension, i.mean, i.low, i.high, i.enough_data) for i in data.intervals]
+    title = f"{data.confidence_level:.0%} confidence intervals of the mean score"
+    return intervals(rows, title=title)
+
+
+def cost_plot(data: ReportData) -> str:
+    """Overall score against dollar cost, for the submissions whose cost is known."""
+    points = []
+    unknown = []
+    for e in data.entries:
+        run = data.runs.get(e.submission_id)
+        if run is None or run.cost_usd is None:
+            unknown.append(e.submission_id)
+            continue
+        label = f"{e.submission_id} ({e.tool}, {e.model}): ${run.cost_usd:.4f}, {e.overall:.2f}"
+        group = e.variant or e.tool
+        points.append(Point(run.cost_usd, e.overall, e.submission_id, label, group))
+    plot = scatter(
+        points,
+        title="overall score against cost",
+        x_label="cost (USD)",
+        y_label="overall score",
+        y_range=(0.0, 100.0),
+    )
+    note = ""
+    if unknown:
+        note = f'<p class="note">No cost known (not plotted): {esc(", ".join(unknown))}.</p>'
+    return plot + note
+
+
+def _stat(stats: Statistics | None, pick: str = "median", fmt: str = "{:.3f}") -> str:
+    value = None if stats is None else getattr(stats, pick)
+    return (
+        '<td class="num">-</td>' if value is None else f'<td class="num">{fmt.format(value)}</td>'
+    )
+
+
+def variants_section(report: VariantReport) -> str:
+    """Per-variant statistics and the uplift of each variant's median composite over T0."""
+    rows = []
+    for v in report.variants:
+        uplift = report.uplift.get(v.variant)
+        cop = v.cost_of_pass
+        cop_cell = "-" if cop is None else ("never passes" if math.isinf(cop) else f"{cop:.4f}")
+        uplift_cell = (
+            "baseline" if v.variant == report.baseline
+            else "undefined" if uplift is None else f"{uplift:+.1%}"
+        )  # fmt: skip
+        rows.append(
+            f"<tr><td>{esc(v.variant)}</td><td class=num>{v.runs}</td>"
+            + _stat(v.pass_rate, "mean", "{:.0%}") + _stat(v.impl_rate) + _stat(v.composite)
+            + _stat(v.composite, "std_dev") + f"<td>{esc(v.grade or '-')}</td>"
+            + _stat(v.cost_usd, "median", "{:.4f}") + f'<td class="num">{esc(cop_cell)}</td>'
+            + f'<td class="num">{esc(uplift_cell)}</td></tr>'
+        )  # fmt: skip
+    heads = (
+        "variant", "runs", "pass rate", "impl rate (median)", "composite (median)",
+        "composite (std dev)", "grade", "cost USD (median)", "cost of pass", "uplift",
+    )  # fmt: skip
+    table = (
+        '<table id="variants"><thead><tr>'
+        + "".join(f'<th scope="col">{esc(h)}</th>' for h in heads)
+        + f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+    base = report.baseline or "the baseline variant"
+    items = [(name, value) for name, value in report.uplift.items()]
+    plot = signed_bars(
+        items,
+        title=f"uplift of the median composite over {base}",
+        x_label=f"uplift over {base} (0.1 = +10%)",
+    )
+    return table + f"<figure><figcaption>uplift over {esc(base)}</figcaption>{plot}</figure>"
+
+
+def render_html(data: ReportData) -> str:
+    """The whole report page."""
+    board = data.board
+    ci = board.confidence_interval
+    baseline = f"baseline v{board.baseline_version}" + (
+        " (default)" if board.baseline_is_default else ""
+    )
+    csp = (
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+        f"script-src {script_hash()}; base-uri 'none'; form-action 'none'"
+    )
+    sections = [
+        f"<h1>evalq report: {esc(data.task_id)}</h1>",
+        f'<p class="meta">{len(data.entries)} evaluated submission(s), {esc(baseline)}, '
+        f"generated {esc(data.generated_at)}; overall mean {esc(ci['mean'])}, "
+        f"{data.confidence_level:.0%} CI [{esc(ci['low'])}, {esc(ci['high'])}]"
+        f"{'' if ci['enough_data'] else ' (not enough data)'}; "
+        f'<span id="mark-count-label">plotted marks: <span id="mark-count">0</span></span></p>',
+        "<h2>Leaderboard</h2>",
+        '<p class="note">Click a column to sort; hover a row to find it in the plots.</p>',
+        leaderboard_table(data),
+        "<h2>Score distributions</h2>",
+        distributions(data),
+        "<h2>Per-dimension breakdown</h2>",
+        breakdown(data.entries),
+        "<h2>Confidence intervals</h2>",
+        interval_plot(data),
+        "<h2>Cost against score</h2>",
+        cost_plot(data),
+    ]
+    if data.variants is not None:
+        sections += ["<h2>Variants (uplift over T0)</h2>", variants_section(data.variants)]
+    body = "\n".join(sections)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>evalq report: {esc(data.task_id)}</title><style>{STYLE}</style></head>"
+        f"<body>\n{body}\n<script>{SCRIPT}</script></body></html>\n"
+    )

@@ -1,0 +1,340 @@
+"""Wire models: what producers send evalq and what evalq stores as JSON.
+
+Every model is strict about shape: unknown fields are rejected, counts cannot be negative,
+floats must be finite, and every limit below is part of the public contract (docs/submissions.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from evalq.errors import InvalidInput
+
+MAX_TEXT_CHARS = 100_000
+"""Longest output, reference or scenario text accepted (characters)."""
+MAX_CONTEXT_CHARS = 400_000
+"""Longest task context (e.g. a paper) accepted (characters)."""
+MAX_TRACE_NODES = 1000
+"""Distinct tools and agents in one trace (spec 001's graph limit)."""
+MAX_TRACE_EDGES = 5000
+"""Tool transitions plus agent messages in one trace (spec 001's graph limit)."""
+
+Identifier = Annotated[
+    str,
+    Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:\-/]*$"),
+]
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
+MAX_COUNT = 2**31 - 1
+"""Largest count accepted (the store's integer columns are 32-bit on PostgreSQL)."""
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Dollars = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+
+Category = Literal[
+    "frontend_development", "backend_development", "data_analysis", "debugging", "refactoring"
+]
+Difficulty = Literal["beginner", "intermediate", "advanced"]
+MessageType = Literal[
+    "coordination", "status_update", "handoff", "task_request", "result_delivery", "data_transfer"
+]
+ScenarioCategory = Literal["happy_path", "edge_case", "adversarial", "regression"]
+Capability = Literal["core_function", "convenience_feature"]
+Status = Literal["queued", "running", "done", "degraded", "failed"]
+Tier = Literal["text", "judge", "graph"]
+TIERS: tuple[Tier, ...] = ("text", "judge", "graph")
+
+
+class Strict(BaseModel):
+    """Base of every wire model: unknown fields are an error, floats must be finite."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+
+# --- task definition -------------------------------------------------------------------------
+
+
+class FileExists(Strict):
+    """Passes when ``file_path`` is among the submission's ``evidence.files_created``."""
+
+    type: Literal["file_exists"]
+    file_path: Name
+
+
+class NoErrors(Strict):
+    """Passes when the run reported success and no errors."""
+
+    type: Literal["no_errors"]
+
+
+class TestsPass(Strict):
+    """Passes when every named test passed (no names: every reported test, at least one)."""
+
+    __test__: ClassVar[bool] = False  # a criterion, not a pytest test class
+
+    type: Literal["tests_pass"]
+    tests: list[Name] = Field(default_factory=list, description="Test names; empty = all.")
+
+
+class MinFunctionality(Strict):
+    """Passes when the fraction of reported tests that passed is at least ``min_pass_rate``."""
+
+    type: Literal["min_functionality"]
+    min_pass_rate: Fraction = Field(default=0.5, description="Fraction of tests that must pass.")
+
+
+Criterion = Annotated[
+    FileExists | NoErrors | TestsPass | MinFunctionality, Field(discriminator="type")
+]
+
+
+class ToolGraph(Strict):
+    """A task's reference tool graph: which tool may follow which, where a run starts and ends."""
+
+    edges: list[tuple[Name, Name]] = Field(description="Directed edges (from_tool, to_tool).")
+    start: Name = Field(description="Tool a run starts from.")
+    end: Name = Field(description="Tool that completes the task.")
+
+    @model_validator(mode="after")
+    def _within_limits(self) -> ToolGraph:
+        nodes = {n for edge in self.edges for n in edge} | {self.start, self.end}
+        if len(nodes) > MAX_TRACE_NODES:
+            raise ValueError(f"reference graph has {len(nodes)} nodes; at most {MAX_TRACE_NODES}")
+        if len(self.edges) > MAX_TRACE_EDGES:
+            raise ValueError(
+                f"reference graph has {len(self.edges)} edges; at most {MAX_TRACE_EDGES}"
+            )
+        return self
+
+
+class Task(Strict):
+    """A task that submissions are evaluated against."""
+
+    id: Identifier
+    category: Category = Field(description="Spec 000 category; selects the Arena weights.")
+    difficulty: Difficulty = Field(default="beginner", description="Spec 000 difficulty bonus.")
+    success_criteria: list[Criterion] = Field(
+        default_factory=list, description="Checked against each submission's evidence."
+    )
+    reference_outputs: list[Text] = Field(
+        default_factory=list, max_length=20, description="Reference texts (e.g. reviews)."
+    )
+    context: str | None = Field(
+        default=None, max_length=MAX_CONTEXT_CHARS, description="Paper or task context text."
+    )
+    reference_tool_graph: ToolGraph | None = Field(default=None, description="For tier 3.")
+    optimal_tools: dict[Name, Name] = Field(
+        default_factory=dict, description="Context -> the tool that should be used there."
+    )
+    required_scenarios: list[Identifier] = Field(
+        default_factory=list, description="Suite scenarios that must pass for the suite to pass."
+    )
+    profile: Identifier = Field(default="default", description="Scoring profile name.")
+
+
+# --- submission ------------------------------------------------------------------------------
+
+
+class Usage(Strict):
+    """Resource figures of one run."""
+
+    input_tokens: Count | None = None
+    output_tokens: Count | None = None
+    total_tokens: Count | None = Field(
+        default=None, description="Defaults to input + output; must equal it when all are given."
+    )
+    tool_calls: Count = 0
+    iterations: int = Field(
+        default=1, ge=1, le=MAX_COUNT, description="Attempts/refinements; at least 1."
+    )
+    execution_time: Seconds | None = Field(default=None, description="Wall time in seconds.")
+    cost_usd: Dollars | None = Field(
+        default=None, description="Run cost; priced from the profile by `model` when absent."
+    )
+
+    @model_validator(mode="after")
+    def _tokens_add_up(self) -> Usage:
+        parts = (self.input_tokens, self.output_tokens)
+        if self.total_tokens is None:
+            if None in parts:
+                raise ValueError(
+                    "total_tokens is required unless input_tokens and output_tokens are both given"
+                )
+            object.__setattr__(self, "total_tokens", sum(p or 0 for p in parts))
+        elif None not in parts and self.total_tokens != sum(p or 0 for p in parts):
+            raise ValueError("total_tokens must equal input_tokens + output_tokens")
+        return self
+
+    @property
+    def tokens(self) -> int:
+        """Total tokens (always set after validation)."""
+        assert self.total_tokens is not None
+        return self.total_tokens
+
+
+class TraceStep(Strict):
+    """One tool call in an execution trace, in the order it happened."""
+
+    tool: Name
+    agent: Name | None = None
+    context: Name | None = Field(default=None, description="Decision context, for tool accuracy.")
+    started_at: Seconds | None = None
+    ended_at: Seconds | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TraceStep:
+        if (
+            self.started_at is not None
+            and self.ended_at is not None
+            and self.ended_at < self.started_at
+        ):
+            raise ValueError("ended_at must not be before started_at")
+        return self
+
+
+class AgentMessage(Strict):
+    """One message between agents."""
+
+    sender: Name
+    receiver: Name
+    type: MessageType
+
+
+class Trace(Strict):
+    """An execution trace: ordered tool calls and agent-to-agent messages."""
+
+    steps: list[TraceStep] = Field(default_factory=list)
+    messages: list[AgentMessage] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _within_limits(self) -> Trace:
+        nodes = {s.tool for s in self.steps} | {s.agent for s in self.steps if s.agent}
+        nodes |= {m.sender for m in self.messages} | {m.receiver for m in self.messages}
+        if len(nodes) > MAX_TRACE_NODES:
+            raise ValueError(
+                f"trace has {len(nodes)} distinct tools/agents; at most {MAX_TRACE_NODES}"
+            )
+        edges = max(0, len(self.steps) - 1) + len(self.messages)
+        if edges > MAX_TRACE_EDGES:
+            raise ValueError(
+                f"trace has {edges} edges (transitions + messages); at most {MAX_TRACE_EDGES}"
+            )
+        return self
+
+
+class TestResult(Strict):
+    """One test outcome reported by the run."""
+
+    __test__: ClassVar[bool] = False  # wire model, not a pytest test class
+
+    name: Name
+    passed: bool
+
+
+class Evidence(Strict):
+    """What the run produced, for checking the task's success criteria."""
+
+    files_created: list[Name] = Field(default_factory=list)
+    errors: list[Text] = Field(default_factory=list)
+    success: bool = Field(default=True, description="Did the workflow complete without errors?")
+    tests: list[TestResult] = Field(default_factory=list)
+
+
+class ScenarioResult(Strict):
+    """One scenario of an evaluation suite (spec 004)."""
+
+    id: Identifier
+    category: ScenarioCategory = "happy_path"
+    capability: Capability | None = None
+    expected_behaviors: list[Name] = Field(default_factory=list)
+    observed_behaviors: list[Name] = Field(default_factory=list)
+    must_not_violations: list[Name] = Field(
+        default_factory=list, description="Must-not rules the run broke; any one fails it."
+    )
+    latency_ms: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
+    correct_outputs: Count | None = None
+    total_outputs: Count | None = None
+    true_positives: Count | None = None
+    false_positives: Count | None = None
+    false_negatives: Count | None = None
+    tokens_used: Count | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ScenarioResult:
+        if (self.correct_outputs is None) != (self.total_outputs is None):
+            raise ValueError("correct_outputs and total_outputs come together")
+        if self.correct_outputs is not None and self.correct_outputs > (self.total_outputs or 0):
+            raise ValueError("correct_outputs must not exceed total_outputs")
+        return self
+
+
+class Submission(Strict):
+    """One agent run on one task. ``id`` is the idempotency key."""
+
+    id: Identifier = Field(description="Idempotency key: same id + same content = same job.")
+    task_id: Identifier
+    tool: Name = Field(description="The AI tool or agent framework that ran.")
+    model: Name = Field(description="The model behind it; also the pricing key.")
+    variant: Annotated[str, Field(pattern=r"^T\d{1,3}$")] | None = Field(
+        default=None, description="Scylla variant tier T0..Tn; T0 is the baseline."
+    )
+    run_index: Count | None = Field(default=None, description="Repeat number within a variant.")
+    usage: Usage
+    output: Text = ""
+    trace: Trace | None = None
+    evidence: Evidence = Field(default_factory=Evidence)
+    scenarios: list[ScenarioResult] = Field(default_factory=list, max_length=10_000)
+    passed: bool | None = Field(
+        default=None, description="Scylla pass/fail; derived from the success criteria if absent."
+    )
+    impl_rate: Fraction | None = Field(
+        default=None, description="Scylla implementation rate from an external judge, if any."
+    )
+
+    @model_validator(mode="after")
+    def _unique_scenarios(self) -> Submission:
+        ids = [s.id for s in self.scenarios]
+        if len(ids) != len(set(ids)):
+            raise ValueError("scenario ids must be unique")
+        return self
+
+    def content_hash(self) -> str:
+        """SHA-256 of the canonical JSON form; detects a reused id with different content."""
+        return canonical_hash(self.model_dump(mode="json"))
+
+
+def canonical_hash(data: Any) -> str:
+    """SHA-256 hex of ``data`` as canonical JSON (sorted keys, no whitespace)."""
+    blob = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def problems_of(error: ValidationError, prefix: str = "") -> list[tuple[str, str]]:
+    """Flatten a pydantic ``ValidationError`` into ``(dotted.field, rule)`` pairs."""
+    problems = []
+    for item in error.errors(include_url=False):
+        loc = ".".join(str(part) for part in item["loc"])
+        field = f"{prefix}{loc}" if loc else prefix.rstrip(".") or "(root)"
+        problems.append((field, item["msg"]))
+    return problems
+
+
+def parse_submission(data: Any) -> Submission:
+    """Validate one submission, raising `InvalidInput` that names each bad field and rule."""
+    try:
+        return Submission.model_validate(data)
+    except ValidationError as error:
+        raise InvalidInput(problems_of(error)) from None
+
+
+def parse_task(data: Any) -> Task:
+    """Validate one task definition, raising `InvalidInput` on any problem."""
+    try:
+        return Task.model_validate(data)
+    except ValidationError as error:
+        raise InvalidInput(problems_of(error)) from None

@@ -1,0 +1,142 @@
+"""Per-task baselines (spec 000, "Dynamic Baseline Updates"): the ranges runs are scored against."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from evalq.errors import InvalidInput
+from evalq.scoring.arena.run import ArenaRun
+from evalq.scoring.profile import ArenaProfile
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """Medians and ranges of a task's runs.
+
+    ``is_default`` is True when the task had fewer than ``min_submissions`` runs and every figure
+    comes from the profile's ``default_baseline``; the quartiles are then None (the profile has
+    none). ``time_is_default`` / ``cost_is_default`` say that no run reported a time / cost, so
+    those figures are the defaults even in a data baseline.
+    """
+
+    submission_count: int
+    median_tokens: float
+    min_tokens: float
+    max_tokens: float
+    q25_tokens: float | None
+    q75_tokens: float | None
+    median_tool_calls: float
+    min_tool_calls: float
+    max_tool_calls: float
+    median_execution_time: float
+    min_execution_time: float
+    max_execution_time: float
+    median_cost: float
+    min_cost: float
+    max_cost: float
+    median_iterations: float
+    is_default: bool
+    time_is_default: bool
+    cost_is_default: bool
+    last_updated: str | None = None
+
+    def __post_init__(self) -> None:
+        problems = []
+        for name in ("tokens", "tool_calls", "execution_time", "cost"):
+            low, high = getattr(self, f"min_{name}"), getattr(self, f"max_{name}")
+            if not (math.isfinite(low) and math.isfinite(high) and low <= high):
+                problems.append((f"baseline.min_{name}", f"must be finite and <= max_{name}"))
+        if problems:
+            raise InvalidInput(problems)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready mapping of every field."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Baseline:
+        """Rebuild a baseline stored with `to_dict`; `InvalidInput` names missing/unknown keys."""
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - names)
+        missing = sorted(n for n in names - set(data) if n != "last_updated")
+        problems = [(f"baseline.{k}", "unknown field") for k in unknown]
+        problems += [(f"baseline.{k}", "field required") for k in missing]
+        if problems:
+            raise InvalidInput(problems)
+        return cls(**dict(data))
+
+
+def compute_baseline(
+    runs: Sequence[ArenaRun], profile: ArenaProfile, *, last_updated: str | None = None
+) -> Baseline:
+    """Baseline of one task from its runs.
+
+    With fewer than ``profile.min_submissions`` runs every figure is the profile's
+    ``default_baseline``. Otherwise tokens, tool calls and iterations use every run, while time
+    and cost use only the runs that measured them (0 counts as missing, as in the spec) and fall
+    back to the defaults when none did. Quartiles are ``statistics.quantiles(n=4)`` with its
+    default ``method="exclusive"`` (the spec's call); with a single run both are that run's value.
+
+    Args:
+        runs: the task's runs (all with the same ``task_id``).
+        profile: the Arena profile section.
+        last_updated: timestamp to record (ISO 8601); the caller supplies it, keeping this pure.
+
+    Raises:
+        InvalidInput: the runs belong to more than one task.
+    """
+    if len({run.task_id for run in runs}) > 1:
+        raise InvalidInput([("runs", "a baseline is computed from the runs of one task")])
+    defaults = profile.default_baseline
+    count = len(runs)
+    times = [t for t in (run.measured_time for run in runs) if t is not None]
+    costs = [c for c in (run.measured_cost for run in runs) if c is not None]
+    if count < profile.min_submissions:
+        tokens: list[float] = []
+        calls: list[float] = []
+        iterations: list[float] = []
+        times, costs = [], []
+    else:
+        tokens = [float(run.total_tokens) for run in runs]
+        calls = [float(run.tool_calls) for run in runs]
+        iterations = [float(run.iterations) for run in runs]
+    q25, q75 = _quartiles(tokens)
+    return Baseline(
+        submission_count=count,
+        median_tokens=_median(tokens, defaults.median_tokens),
+        min_tokens=float(min(tokens, default=defaults.min_tokens)),
+        max_tokens=float(max(tokens, default=defaults.max_tokens)),
+        q25_tokens=q25,
+        q75_tokens=q75,
+        median_tool_calls=_median(calls, defaults.median_tool_calls),
+        min_tool_calls=float(min(calls, default=defaults.min_tool_calls)),
+        max_tool_calls=float(max(calls, default=defaults.max_tool_calls)),
+        median_execution_time=_median(times, defaults.median_execution_time),
+        min_execution_time=float(min(times, default=defaults.min_execution_time)),
+        max_execution_time=float(max(times, default=defaults.max_execution_time)),
+        median_cost=_median(costs, defaults.median_cost),
+        min_cost=float(min(costs, default=defaults.min_cost)),
+        max_cost=float(max(costs, default=defaults.max_cost)),
+        median_iterations=_median(iterations, defaults.median_iterations),
+        is_default=not tokens,
+        time_is_default=not times,
+        cost_is_default=not costs,
+        last_updated=last_updated,
+    )
+
+
+def _median(values: Sequence[float], default: float) -> float:
+    return float(statistics.median(values)) if values else float(default)
+
+
+def _quartiles(values: Sequence[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    if len(values) == 1:
+        return values[0], values[0]
+    q25, _, q75 = statistics.quantiles(values, n=4, method="exclusive")
+    return q25, q75

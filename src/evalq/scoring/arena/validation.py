@@ -1,0 +1,43 @@
+"""Plausibility checks on a finished evaluation (spec 000, "Validation Rules")."""
+
+from __future__ import annotations
+
+import math
+
+from evalq.scoring.arena.overall import ArenaScore
+from evalq.scoring.arena.run import ArenaRun
+
+SUSPICIOUS_SCORE = 95.0
+"""Efficiency and speed both above this are suspicious (spec 000)."""
+MIN_PLAUSIBLE_TOKENS = 10
+"""Fewer total tokens than this are suspicious (spec 000)."""
+
+
+def validate_evaluation(score: ArenaScore, run: ArenaRun) -> list[str]:
+    """Problems with an evaluation, as human-readable messages; empty when it looks sound.
+
+    The spec's rules: every score (overall, efficiency, speed, cost, correctness) in [0, 100]
+    (a NaN fails too); efficiency and speed both above 95 is suspicious; fewer than 10 total
+    tokens is suspicious. An imputed speed is 50 by construction, so it never trips the second
+    rule. evalq adds one: the score must belong to the run.
+    """
+    errors = []
+    dimensions = {
+        "overall": score.overall,
+        "efficiency": score.efficiency,
+        "speed": score.speed,
+        "cost": score.cost,
+        "correctness": score.correctness,
+    }
+    for name, value in dimensions.items():
+        if not (math.isfinite(value) and 0.0 <= value <= 100.0):
+            errors.append(f"{name}_score out of range: {value}")
+    if score.efficiency > SUSPICIOUS_SCORE and score.speed > SUSPICIOUS_SCORE:
+        errors.append("Suspicious: Both efficiency and speed scores are extremely high")
+    if run.total_tokens < MIN_PLAUSIBLE_TOKENS:
+        errors.append("Suspiciously low token count")
+    if score.submission_id != run.submission_id:
+        errors.append(
+            f"score is for submission {score.submission_id!r}, run is {run.submission_id!r}"
+        )
+    return errors

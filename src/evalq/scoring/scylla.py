@@ -1,0 +1,152 @@
+"""ProjectScylla per-run metrics (spec 003): pass rate, cost, cost of pass, composite, grade."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from evalq.scoring.profile import Price, ScyllaProfile
+from evalq.scoring.weights import weighted_mean
+
+THRESHOLD_TOLERANCE = 1e-9
+"""A score this close below a grade threshold still reaches it (floating-point rounding)."""
+
+
+def pass_rate(passed: bool) -> float:
+    """1.0 for a run that passed all its tests, 0.0 otherwise."""
+    return 1.0 if passed else 0.0
+
+
+def cost_usd(input_tokens: int, output_tokens: int, price: Price) -> float:
+    """Dollar cost of a run: tokens times the model's per-million-token prices.
+
+    Args:
+        input_tokens: prompt tokens, >= 0.
+        output_tokens: completion tokens, >= 0.
+        price: the model's prices in dollars per million tokens (``Profile.pricing``).
+
+    Raises:
+        ValueError: a negative token count.
+    """
+    if input_tokens < 0 or output_tokens < 0:
+        raise ValueError("cost_usd: token counts must be >= 0")
+    return (input_tokens * price.input_per_mtok + output_tokens * price.output_per_mtok) / 1e6
+
+
+def cost_of_pass(cost: float, pass_rate: float) -> float:
+    """Expected dollars per passing run: ``cost / pass_rate``; ``math.inf`` when it never passes.
+
+    Raises:
+        ValueError: a negative or non-finite cost, or a pass rate outside [0, 1].
+    """
+    if not math.isfinite(cost) or cost < 0:
+        raise ValueError("cost_of_pass: cost must be finite and >= 0")
+    if not 0.0 <= pass_rate <= 1.0:
+        raise ValueError("cost_of_pass: pass_rate must be in [0, 1]")
+    return math.inf if pass_rate == 0 else cost / pass_rate
+
+
+def composite(pass_rate: float, impl_rate: float | None, profile: ScyllaProfile) -> float | None:
+    """Weighted mean of pass rate and implementation rate, weights divided by their sum.
+
+    When ``impl_rate`` is None (no judge score) the weights are renormalised over the pass rate
+    alone, so the composite equals the pass rate; None only when no weighted part is present
+    (``pass_weight`` is 0 and ``impl_rate`` is None). The result is clamped to [0, 1].
+    """
+    for name, value in (("pass_rate", pass_rate), ("impl_rate", impl_rate)):
+        if value is not None and not 0.0 <= value <= 1.0:
+            raise ValueError(f"composite: {name} must be in [0, 1]")
+    mean = weighted_mean(
+        {"pass_rate": pass_rate, "impl_rate": impl_rate},
+        {"pass_rate": profile.pass_weight, "impl_rate": profile.impl_weight},
+    ).value
+    return None if mean is None else min(1.0, max(0.0, mean))
+
+
+def letter_grade(score: float, profile: ScyllaProfile) -> str:
+    """The highest grade whose threshold ``score`` reaches; "F" below every threshold.
+
+    Thresholds come from ``profile.grades`` (A >= 0.95, B >= 0.85, C >= 0.75, D >= 0.65 by
+    default); a score within 1e-9 below a threshold counts as reaching it.
+    """
+    for grade, threshold in sorted(profile.grades.items(), key=lambda item: -item[1]):
+        if score >= threshold - THRESHOLD_TOLERANCE:
+            return grade
+    return "F"
+
+
+@dataclass(frozen=True)
+class ScyllaRun:
+    """The Scylla metrics of one run.
+
+    Attributes:
+        passed: the run passed all its tests.
+        pass_rate: 1.0 or 0.0.
+        impl_rate: the judge's weighted score in [0, 1], or None when there was none.
+        composite: see `composite`; None only if nothing weighted is present.
+        grade: letter grade of the composite, None with it.
+        cost_usd: dollars, or None when unknown (no cost given and no price for the model).
+        cost_of_pass: ``cost_usd / pass_rate`` (``math.inf`` when failed); None without a cost.
+        duration_seconds: wall time, or None when unknown.
+    """
+
+    passed: bool
+    pass_rate: float
+    impl_rate: float | None
+    composite: float | None
+    grade: str | None
+    cost_usd: float | None
+    cost_of_pass: float | None
+    duration_seconds: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; an infinite cost of pass is written as the string "inf"."""
+        data = dict(self.__dict__)
+        if self.cost_of_pass is not None and math.isinf(self.cost_of_pass):
+            data["cost_of_pass"] = "inf"
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ScyllaRun:
+        """Rebuild a run from `to_dict` output (e.g. stored JSON); other keys are ignored."""
+        values: dict[str, Any] = {name: data.get(name) for name in cls.__dataclass_fields__}
+        if values["cost_of_pass"] == "inf":
+            values["cost_of_pass"] = math.inf
+        return cls(**values)
+
+
+def score_run(
+    *,
+    passed: bool,
+    impl_rate: float | None,
+    cost_usd: float | None,
+    duration_seconds: float | None,
+    profile: ScyllaProfile,
+) -> ScyllaRun:
+    """Compute every per-run Scylla metric of one run.
+
+    Args:
+        passed: did the run pass all its tests.
+        impl_rate: the judge's weighted score in [0, 1], None when no judge scored the run.
+        cost_usd: the run's dollar cost (given, or priced with `cost_usd` / ``Profile.price``).
+        duration_seconds: end time minus start time, >= 0, or None.
+        profile: the ``scylla`` section of the scoring profile.
+    """
+    if duration_seconds is not None and not (
+        math.isfinite(duration_seconds) and duration_seconds >= 0
+    ):
+        raise ValueError("score_run: duration_seconds must be finite and >= 0")
+    rate = pass_rate(passed)
+    score = composite(rate, impl_rate, profile)
+    return ScyllaRun(
+        passed=passed,
+        pass_rate=rate,
+        impl_rate=impl_rate,
+        composite=score,
+        grade=None if score is None else letter_grade(score, profile),
+        cost_usd=cost_usd,
+        cost_of_pass=None if cost_usd is None else cost_of_pass(cost_usd, rate),
+        duration_seconds=duration_seconds,
+    )

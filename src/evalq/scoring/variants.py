@@ -1,0 +1,167 @@
+"""Cross-variant (cross-tier) analysis of Scylla runs (spec 003, "Cross-Tier Metrics").
+
+A *variant* is one configuration under test (T0, T1, ...); T0, or ``profile.baseline_variant``,
+is the baseline that uplift is measured against.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from evalq.scoring.profile import ScyllaProfile
+from evalq.scoring.scylla import ScyllaRun, letter_grade
+from evalq.scoring.statistics import Statistics, population_variance, summarize
+
+
+@dataclass(frozen=True)
+class VariantStats:
+    """Statistics of one variant's runs; a metric no run reported is None.
+
+    Attributes:
+        variant: the variant's name.
+        runs: number of runs.
+        pass_rate / impl_rate / composite / cost_usd / duration_seconds: statistics over the
+            runs that reported the metric (``count`` says how many).
+        grade: letter grade of the median composite.
+        cost_of_pass: mean cost / mean pass rate of the runs with a cost (total dollars per
+            pass; ``math.inf`` when none passed); None when no run has a cost.
+    """
+
+    variant: str
+    runs: int
+    pass_rate: Statistics
+    impl_rate: Statistics | None
+    composite: Statistics | None
+    cost_usd: Statistics | None
+    duration_seconds: Statistics | None
+    grade: str | None
+    cost_of_pass: float | None
+
+
+@dataclass(frozen=True)
+class VariantReport:
+    """Every variant's statistics and the comparisons between them.
+
+    Attributes:
+        variants: per-variant statistics, in natural order (T0, T1, ..., T10).
+        baseline: the baseline variant's name, None when it has no runs here.
+        uplift: variant -> (median composite - baseline's) / baseline's, for every
+            non-baseline variant; None when there is no baseline or its median composite is 0.
+        pass_rate_variance / composite_variance / cost_variance: population variance over the
+            variants' medians (None without any variant reporting the metric).
+        cost_delta: max - min of the variants' median costs.
+    """
+
+    variants: tuple[VariantStats, ...]
+    baseline: str | None
+    uplift: dict[str, float | None]
+    pass_rate_variance: float | None
+    composite_variance: float | None
+    cost_variance: float | None
+    cost_delta: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; an infinite cost of pass is written as the string "inf"."""
+        data = asdict(self)
+        for variant in data["variants"]:
+            cop = variant["cost_of_pass"]
+            if cop is not None and math.isinf(cop):
+                variant["cost_of_pass"] = "inf"
+        return data
+
+
+def uplift(score: float, t0: float) -> float | None:
+    """Relative improvement ``(score - t0) / t0`` over the baseline; None when ``t0`` is 0."""
+    return None if t0 == 0 else (score - t0) / t0
+
+
+def _medians(
+    variants: Sequence[VariantStats], pick: Callable[[VariantStats], Statistics | None]
+) -> list[float]:
+    return [s.median for s in map(pick, variants) if s is not None]
+
+
+def pass_rate_variance(variants: Sequence[VariantStats]) -> float | None:
+    """Population variance of the variants' median pass rates (None without variants)."""
+    return population_variance(_medians(variants, lambda v: v.pass_rate))
+
+
+def cost_variance(variants: Sequence[VariantStats]) -> float | None:
+    """Population variance of the variants' median costs (None when no variant has a cost)."""
+    return population_variance(_medians(variants, lambda v: v.cost_usd))
+
+
+def cost_delta(variants: Sequence[VariantStats]) -> float | None:
+    """Most minus least expensive variant by median cost (None when no variant has a cost)."""
+    costs = _medians(variants, lambda v: v.cost_usd)
+    return max(costs) - min(costs) if costs else None
+
+
+def _summary(values: Sequence[float | None]) -> Statistics | None:
+    present = [v for v in values if v is not None]
+    return summarize(present) if present else None
+
+
+def variant_stats(variant: str, runs: Sequence[ScyllaRun], profile: ScyllaProfile) -> VariantStats:
+    """Statistics of one variant's runs; raises ValueError when ``runs`` is empty."""
+    if not runs:
+        raise ValueError(f"variant {variant!r} has no runs")
+    composite = _summary([r.composite for r in runs])
+    costed = [r for r in runs if r.cost_usd is not None]
+    cost_of_pass = None
+    if costed:
+        passes = sum(r.pass_rate for r in costed)
+        total = math.fsum(r.cost_usd or 0.0 for r in costed)
+        cost_of_pass = math.inf if passes == 0 else total / passes
+    return VariantStats(
+        variant=variant,
+        runs=len(runs),
+        pass_rate=summarize([r.pass_rate for r in runs]),
+        impl_rate=_summary([r.impl_rate for r in runs]),
+        composite=composite,
+        cost_usd=_summary([r.cost_usd for r in runs]),
+        duration_seconds=_summary([r.duration_seconds for r in runs]),
+        grade=None if composite is None else letter_grade(composite.median, profile),
+        cost_of_pass=cost_of_pass,
+    )
+
+
+def _natural(name: str) -> tuple[Any, ...]:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+
+
+def compare_variants(
+    runs_by_variant: Mapping[str, Sequence[ScyllaRun]], profile: ScyllaProfile
+) -> VariantReport:
+    """Statistics of every variant and the cross-variant comparisons of spec 003.
+
+    Args:
+        runs_by_variant: variant name -> its runs (each variant at least one run).
+        profile: the ``scylla`` section; ``baseline_variant`` names the uplift baseline.
+    """
+    names = sorted(runs_by_variant, key=_natural)
+    variants = tuple(variant_stats(n, runs_by_variant[n], profile) for n in names)
+    by_name = {v.variant: v for v in variants}
+    base = by_name.get(profile.baseline_variant)
+    base_score = None if base is None or base.composite is None else base.composite.median
+    uplifts: dict[str, float | None] = {}
+    for v in variants:
+        if v is base:
+            continue
+        score = None if v.composite is None else v.composite.median
+        uplifts[v.variant] = (
+            None if score is None or base_score is None else uplift(score, base_score)
+        )
+    return VariantReport(
+        variants=variants,
+        baseline=None if base is None else base.variant,
+        uplift=uplifts,
+        pass_rate_variance=pass_rate_variance(variants),
+        composite_variance=population_variance(_medians(variants, lambda v: v.composite)),
+        cost_variance=cost_variance(variants),
+        cost_delta=cost_delta(variants),
+    )

@@ -1,0 +1,95 @@
+"""The single Settings object; every knob has the ``EVALQ_`` prefix."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Process-wide configuration, read from the environment (``EVALQ_*``) once."""
+
+    model_config = SettingsConfigDict(env_prefix="EVALQ_", extra="ignore")
+
+    database_url: str = Field(
+        default=f"sqlite:///{Path.cwd() / 'evalq.db'}",
+        description="SQLAlchemy URL of the store; SQLite file in the working directory by default.",
+    )
+    broker_url: str | None = Field(
+        default=None,
+        description="Celery broker (redis://...). Unset: embedded in-process worker (memory://).",
+    )
+    result_backend: str | None = Field(
+        default=None, description="Celery result backend; defaults to the broker URL."
+    )
+    profile_path: Path | None = Field(
+        default=None, description="Scoring profile TOML; the bundled default when unset."
+    )
+    profile_dir: Path | None = Field(
+        default=None, description="Directory of named profiles (NAME.toml) that tasks select."
+    )
+    visibility_timeout_s: int = Field(
+        default=3600,
+        ge=60,
+        description="Broker visibility timeout; must exceed the longest task plus its retries.",
+    )
+    task_time_limit_s: int = Field(default=900, ge=10, description="Hard limit of one tier task.")
+    tier_max_retries: int = Field(default=3, ge=0, description="Retries of a tier task on error.")
+    tier_retry_backoff_s: int = Field(default=5, ge=0, description="First retry countdown.")
+    max_deliveries: int = Field(
+        default=3, ge=1, description="Deliveries of one tier task before it is recorded failed."
+    )
+    stuck_after_s: int = Field(
+        default=1800, ge=10, description="Submissions queued/running longer are re-enqueued."
+    )
+    baseline_refresh_debounce_s: float = Field(
+        default=2.0, ge=0, description="One baseline refresh per task per this many seconds."
+    )
+    unacked_restore_interval_s: int = Field(
+        default=10, ge=1, description="How often workers look for unacked messages to restore."
+    )
+    recover_every_s: float = Field(
+        default=300, gt=0, description="Period of the beat entry that runs the recovery sweep."
+    )
+    memory_poll_interval_s: float = Field(
+        default=0.005, gt=0, description="Polling interval of the embedded memory:// transport."
+    )
+    judge_model: str | None = Field(
+        default=None, description="pydantic-ai model string, or unset to skip tier 2."
+    )
+    judge_base_url: str | None = Field(
+        default=None, description="OpenAI-compatible base URL for a local judge server."
+    )
+    judge_api_key: SecretStr | None = Field(default=None, description="Judge provider API key.")
+    judge_max_attempts: int | None = Field(default=None, ge=1, description="Tries per call.")
+    judge_output_retries: int | None = Field(
+        default=None, ge=0, description="Retries of an output that fails validation."
+    )
+    judge_request_timeout_s: float | None = Field(default=None, gt=0)
+    judge_backoff_base_s: float | None = Field(default=None, ge=0)
+    judge_backoff_cap_s: float | None = Field(default=None, ge=0)
+    judge_max_output_tokens: int | None = Field(default=None, ge=16)
+    judge_requests_per_minute: int | None = Field(
+        default=None, ge=1, description="Shared by every worker (Redis token bucket)."
+    )
+    judge_tokens_per_minute: int | None = Field(default=None, ge=1)
+    judge_cache_ttl_s: int | None = Field(default=None, ge=1, description="None: keep forever.")
+    api_max_body_bytes: int = Field(
+        default=5 * 1024 * 1024, ge=1024, description="HTTP API: larger request bodies get 413."
+    )
+    api_max_batch: int = Field(
+        default=1000, ge=1, description="HTTP API: most submissions in one POST /v1/submissions."
+    )
+    flower_user: str = Field(default="evalq", min_length=1, description="Flower basic-auth user.")
+    flower_password: SecretStr | None = Field(
+        default=None, description="Flower basic-auth password; no default: Flower refuses to start."
+    )
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process's Settings, created on first use."""
+    return Settings()

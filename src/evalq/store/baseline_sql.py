@@ -1,0 +1,158 @@
+"""A task's Arena baseline from order statistics read in the database, not from every row.
+
+`sql_baseline` returns exactly what `evalq.scoring.arena.compute_baseline` returns for the task's
+evaluated runs (status done / degraded), but reads O(1) values per figure: three counts, the
+extremes from either end of an index, and each median / quartile as the one or two rows at its
+rank (``ORDER BY column LIMIT 2 OFFSET rank``). The per-column indexes of migration 0003 answer
+all of these from the index alone, without sorting or reading submission rows (an OFFSET still
+steps over ``rank`` index entries, which is cheap next to loading rows). The arithmetic on those
+values is the arithmetic of `statistics.median` and
+`statistics.quantiles(n=4, method="exclusive")`, so the results are equal, not merely close.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, func, select
+from sqlalchemy.orm import InstrumentedAttribute, Session
+
+from evalq.scoring.arena import Baseline, compute_baseline
+from evalq.scoring.arena.run import ArenaRun
+from evalq.scoring.profile import ArenaProfile
+from evalq.store.models import SubmissionRow
+
+EVALUATED = ("done", "degraded")
+"""Submission statuses whose runs count towards the baseline."""
+
+_Column = InstrumentedAttribute[Any]
+
+
+def sql_baseline(
+    session: Session, *, task_id: str, profile: ArenaProfile, last_updated: str | None = None
+) -> Baseline:
+    """The Arena baseline of ``task_id``'s evaluated submissions, computed in the database.
+
+    Args:
+        session: an open session.
+        task_id: the task.
+        profile: the Arena profile section (``min_submissions``, ``default_baseline``).
+        last_updated: timestamp to record, as in `compute_baseline`.
+
+    Returns:
+        The same `Baseline` as ``compute_baseline(runs, profile)`` over those submissions.
+    """
+    evaluated = and_(SubmissionRow.task_id == task_id, SubmissionRow.status.in_(EVALUATED))
+    time, cost = SubmissionRow.execution_time, SubmissionRow.cost_usd
+    timed = and_(evaluated, _measured(time))
+    costed = and_(evaluated, _measured(cost))
+    # Three counts, each answered from one covering index (no table rows read).
+    count, times, costs = (
+        int(session.scalar(select(func.count()).where(where)) or 0)
+        for where in (evaluated, timed, costed)
+    )
+    if count < profile.min_submissions:
+        default = compute_baseline([], profile, last_updated=last_updated)
+        return dataclasses.replace(default, submission_count=count)
+    tokens = _Ranks(session, SubmissionRow.total_tokens, evaluated, count)
+    calls = _Ranks(session, SubmissionRow.tool_calls, evaluated, count)
+    iterations = _Ranks(session, SubmissionRow.iterations, evaluated, count)
+    q25, q75 = tokens.quartiles()
+    data = compute_baseline([], profile).to_dict()  # the defaults of what no run measured
+    data |= {
+        "submission_count": count,
+        "median_tokens": tokens.median(),
+        "min_tokens": tokens.at(0),
+        "max_tokens": tokens.last(),
+        "q25_tokens": q25,
+        "q75_tokens": q75,
+        "median_tool_calls": calls.median(),
+        "min_tool_calls": calls.at(0),
+        "max_tool_calls": calls.last(),
+        "median_iterations": iterations.median(),
+        "is_default": False,
+        "time_is_default": times == 0,
+        "cost_is_default": costs == 0,
+        "last_updated": last_updated,
+    }
+    for name, column, where, measured in (
+        ("execution_time", time, timed, times),
+        ("cost", cost, costed, costs),
+    ):
+        if measured:
+            ranks = _Ranks(session, column, where, measured)
+            data |= {
+                f"median_{name}": ranks.median(),
+                f"min_{name}": ranks.at(0),
+                f"max_{name}": ranks.last(),
+            }
+    return Baseline(**data)
+
+
+def _measured(column: _Column) -> ColumnElement[bool]:
+    """`ArenaRun.measured_time` / ``measured_cost``: 0 and NULL both mean not measured."""
+    return and_(column.is_not(None), column != 0)
+
+
+class _Ranks:
+    """Values of one column at given ranks of its ascending order, over ``count`` rows."""
+
+    def __init__(
+        self, session: Session, column: _Column, where: ColumnElement[bool], count: int
+    ) -> None:
+        self._session, self._column, self._where, self.count = session, column, where, count
+        self._values: dict[int, float] = {}
+
+    def at(self, rank: int) -> float:
+        """The value at ``rank`` (0 = smallest) as a float; one query fetches it and the next."""
+        if rank not in self._values:
+            rows = self._session.scalars(
+                select(self._column).where(self._where).order_by(self._column).offset(rank).limit(2)
+            ).all()
+            for offset, value in enumerate(rows):
+                self._values[rank + offset] = float(value)
+        return self._values[rank]
+
+    def last(self) -> float:
+        """The largest value (read from the end of the index, not at offset ``count - 1``)."""
+        if self.count - 1 not in self._values:
+            value = self._session.scalar(
+                select(self._column).where(self._where).order_by(self._column.desc()).limit(1)
+            )
+            self._values[self.count - 1] = float(value)
+        return self._values[self.count - 1]
+
+    def median(self) -> float:
+        """`statistics.median` of the column."""
+        half = self.count // 2
+        if self.count % 2 == 1:
+            return self.at(half)
+        return (self.at(half - 1) + self.at(half)) / 2
+
+    def quartiles(self) -> tuple[float, float]:
+        """q25 and q75 as ``statistics.quantiles(n=4, method="exclusive")``; one row: itself."""
+        size = self.count
+        if size == 1:
+            return self.at(0), self.at(0)
+        result = []
+        for i in (1, 3):
+            j = min(max(i * (size + 1) // 4, 1), size - 1)
+            delta = i * (size + 1) - j * 4
+            result.append((self.at(j - 1) * (4 - delta) + self.at(j) * delta) / 4)
+        return result[0], result[1]
+
+
+def arena_run(row: SubmissionRow) -> ArenaRun:
+    """The Arena figures of a stored submission, from its columns (no payload parsing)."""
+    return ArenaRun(
+        submission_id=row.id,
+        task_id=row.task_id,
+        total_tokens=row.total_tokens,
+        tool_calls=row.tool_calls,
+        iterations=row.iterations,
+        execution_time=row.execution_time,
+        cost_usd=row.cost_usd,
+        tool=row.tool,
+        model=row.model,
+    )

@@ -1,0 +1,114 @@
+"""SQLAlchemy 2 models. The database is the source of truth; the broker only delivers."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    """Timezone-aware now, the only clock the store uses."""
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every evalq table."""
+
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        dict[str, Any]: JSON,
+        datetime: DateTime(timezone=True),
+    }
+
+
+class TaskRow(Base):
+    """A task definition (the validated `evalq.schemas.Task` as JSON)."""
+
+    __tablename__ = "tasks"
+
+    id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    definition: Mapped[dict[str, Any]]
+    content_hash: Mapped[str] = mapped_column(String(64))
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    # Debounce of baseline refreshes: set when a refresh is scheduled, cleared when it starts.
+    refresh_scheduled: Mapped[bool] = mapped_column(default=False)
+
+
+class SubmissionRow(Base):
+    """One submission, its lifecycle status, and the raw metrics baselines are built from."""
+
+    __tablename__ = "submissions"
+
+    id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id"), index=True)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    payload: Mapped[dict[str, Any]]
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    error: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    enqueue_count: Mapped[int] = mapped_column(default=0)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow, index=True)
+    tool: Mapped[str] = mapped_column(String(200))
+    model: Mapped[str] = mapped_column(String(200))
+    variant: Mapped[str | None] = mapped_column(String(8), default=None)
+    run_index: Mapped[int | None] = mapped_column(default=None)
+    total_tokens: Mapped[int] = mapped_column(Integer)
+    tool_calls: Mapped[int] = mapped_column(Integer)
+    iterations: Mapped[int] = mapped_column(Integer)
+    execution_time: Mapped[float | None] = mapped_column(Float, default=None)
+    cost_usd: Mapped[float | None] = mapped_column(Float, default=None)
+
+
+class TierResultRow(Base):
+    """The outcome of one tier for one submission; upserted, never duplicated."""
+
+    __tablename__ = "tier_results"
+
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"), primary_key=True)
+    tier: Mapped[str] = mapped_column(String(16), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))  # running / ok / skipped / failed
+    metrics: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    error: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    deliveries: Mapped[int] = mapped_column(default=0)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class EvaluationRow(Base):
+    """The merged evaluation of one submission; one row per submission, upserted."""
+
+    __tablename__ = "evaluations"
+
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"), primary_key=True)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id"), index=True)
+    status: Mapped[str] = mapped_column(String(16))  # done / degraded
+    scores: Mapped[dict[str, Any]]
+    missing_tiers: Mapped[dict[str, Any]]
+    baseline_version: Mapped[int] = mapped_column(Integer)
+    profile_hash: Mapped[str] = mapped_column(String(64))
+    merge_count: Mapped[int] = mapped_column(default=1)
+    evaluated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class BaselineRow(Base):
+    """A versioned Arena baseline snapshot of a task (version 0 is the default baseline)."""
+
+    __tablename__ = "baselines"
+
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id"), primary_key=True)
+    version: Mapped[int] = mapped_column(primary_key=True)
+    data: Mapped[dict[str, Any]]
+    submission_count: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+Index("ix_submissions_task_status", SubmissionRow.task_id, SubmissionRow.status)
+# Rank indexes of the baseline's order statistics (evalq.store.baseline_sql, migration 0003).
+for _column in ("total_tokens", "tool_calls", "iterations", "execution_time", "cost_usd"):
+    Index(
+        f"ix_submissions_task_rank_{_column}",
+        SubmissionRow.task_id,
+        getattr(SubmissionRow, _column),
+        SubmissionRow.status,
+    )

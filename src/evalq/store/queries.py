@@ -1,0 +1,343 @@
+"""Reads and writes of the store. Every function takes the session as a keyword argument."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from evalq.errors import Conflict, InvalidInput, NotFound
+from evalq.schemas import Status, Submission, Task, Tier, canonical_hash
+from evalq.store.models import (
+    BaselineRow,
+    EvaluationRow,
+    SubmissionRow,
+    TaskRow,
+    TierResultRow,
+    utcnow,
+)
+from evalq.store.upsert import upsert
+
+FINAL_TIER_STATES = ("ok", "skipped", "failed")
+
+
+# --- tasks -----------------------------------------------------------------------------------
+
+
+def put_task(session: Session, *, task: Task) -> bool:
+    """Create or replace a task definition; True when anything changed."""
+    definition = task.model_dump(mode="json")
+    digest = canonical_hash(definition)
+    row = session.get(TaskRow, task.id)
+    if row is not None and row.content_hash == digest:
+        return False
+    upsert(
+        session,
+        TaskRow.__table__,  # type: ignore[arg-type]
+        values={
+            "id": task.id,
+            "definition": definition,
+            "content_hash": digest,
+            "updated_at": utcnow(),
+            "refresh_scheduled": False,
+        },
+        keys=["id"],
+        update={"definition": definition, "content_hash": digest, "updated_at": utcnow()},
+    )
+    return True
+
+
+def get_task_or_invalid(session: Session, *, task_id: str) -> Task:
+    """The task a submission names; `InvalidInput` on ``task_id`` when it is not defined."""
+    try:
+        return get_task(session, task_id=task_id)
+    except NotFound:
+        raise InvalidInput([("task_id", f"unknown task {task_id!r}; define it first")]) from None
+
+
+def get_task(session: Session, *, task_id: str) -> Task:
+    """The task ``task_id``; `NotFound` when there is none."""
+    row = session.get(TaskRow, task_id)
+    if row is None:
+        raise NotFound(f"task {task_id!r} does not exist")
+    return Task.model_validate(row.definition)
+
+
+# --- submissions -----------------------------------------------------------------------------
+
+
+def add_submission(session: Session, *, submission: Submission, cost_usd: float | None) -> bool:
+    """Store a new submission as queued; True when created, False when it already existed.
+
+    Raises:
+        InvalidInput: the task does not exist.
+        Conflict: the id exists with different content.
+    """
+    digest = submission.content_hash()
+    existing = session.get(SubmissionRow, submission.id)
+    if existing is not None:
+        if existing.content_hash != digest:
+            raise Conflict(
+                f"submission {submission.id!r} exists with different content; "
+                "submission ids are idempotency keys, use a new id for a new run"
+            )
+        return False
+    get_task_or_invalid(session, task_id=submission.task_id)
+    usage = submission.usage
+    session.add(
+        SubmissionRow(
+            id=submission.id,
+            task_id=submission.task_id,
+            content_hash=digest,
+            payload=submission.model_dump(mode="json"),
+            status="queued",
+            tool=submission.tool,
+            model=submission.model,
+            variant=submission.variant,
+            run_index=submission.run_index,
+            total_tokens=usage.tokens,
+            tool_calls=usage.tool_calls,
+            iterations=usage.iterations,
+            execution_time=usage.execution_time,
+            cost_usd=cost_usd,
+        )
+    )
+    session.flush()
+    return True
+
+
+def get_submission_row(session: Session, *, submission_id: str) -> SubmissionRow:
+    """The stored submission row; `NotFound` when there is none."""
+    row = session.get(SubmissionRow, submission_id)
+    if row is None:
+        raise NotFound(f"submission {submission_id!r} does not exist")
+    return row
+
+
+def begin_enqueue(session: Session, *, submission_id: str) -> int:
+    """Count one more enqueue of a submission and return its attempt number (1, 2, ...)."""
+    row = get_submission_row(session, submission_id=submission_id)
+    row.enqueue_count += 1
+    row.status = "queued"
+    row.updated_at = utcnow()
+    session.flush()
+    return row.enqueue_count
+
+
+def set_status(
+    session: Session, *, submission_id: str, status: Status, error: dict[str, Any] | None = None
+) -> None:
+    """Set a submission's lifecycle status (and error as data)."""
+    session.execute(
+        update(SubmissionRow)
+        .where(SubmissionRow.id == submission_id)
+        .values(status=status, error=error, updated_at=utcnow())
+    )
+
+
+def mark_running(session: Session, *, submission_id: str) -> None:
+    """queued -> running; a finished submission keeps its status."""
+    session.execute(
+        update(SubmissionRow)
+        .where(SubmissionRow.id == submission_id, SubmissionRow.status == "queued")
+        .values(status="running", updated_at=utcnow())
+    )
+
+
+def stuck_submissions(session: Session, *, older_than: timedelta, limit: int = 1000) -> list[str]:
+    """Ids of submissions queued or running with no progress for longer than ``older_than``."""
+    cutoff = utcnow() - older_than
+    rows = session.scalars(
+        select(SubmissionRow.id)
+        .where(SubmissionRow.status.in_(("queued", "running")), SubmissionRow.updated_at < cutoff)
+        .order_by(SubmissionRow.updated_at)
+        .limit(limit)
+    )
+    return list(rows)
+
+
+def status_counts(session: Session, *, ids: Sequence[str]) -> dict[str, str]:
+    """Status of each submission id among ``ids`` that exists."""
+    rows = session.execute(
+        select(SubmissionRow.id, SubmissionRow.status).where(SubmissionRow.id.in_(ids))
+    )
+    return {row.id: row.status for row in rows}
+
+
+# --- tier results ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TierStart:
+    """What a tier task finds when it starts: how often it was delivered, whether it is done."""
+
+    deliveries: int
+    already_final: bool
+
+
+def start_tier(session: Session, *, submission_id: str, tier: Tier) -> TierStart:
+    """Record one more delivery of a tier task (a running row), atomically.
+
+    A row already in a final state stays as it is: a redelivered task that finished before need
+    not run again.
+    """
+    table = TierResultRow.__table__
+    upsert(
+        session,
+        table,  # type: ignore[arg-type]
+        values={
+            "submission_id": submission_id,
+            "tier": tier,
+            "status": "running",
+            "deliveries": 1,
+            "updated_at": utcnow(),
+        },
+        keys=["submission_id", "tier"],
+        update={"deliveries": table.c.deliveries + 1, "updated_at": utcnow()},
+    )
+    row = session.get(TierResultRow, (submission_id, tier), populate_existing=True)
+    assert row is not None
+    return TierStart(deliveries=row.deliveries, already_final=row.status in FINAL_TIER_STATES)
+
+
+def finish_tier(
+    session: Session,
+    *,
+    submission_id: str,
+    tier: Tier,
+    status: str,
+    metrics: dict[str, Any] | None,
+    error: dict[str, Any] | None = None,
+) -> None:
+    """Store a tier's final outcome (ok / skipped / failed); idempotent."""
+    upsert(
+        session,
+        TierResultRow.__table__,  # type: ignore[arg-type]
+        values={
+            "submission_id": submission_id,
+            "tier": tier,
+            "status": status,
+            "metrics": metrics,
+            "error": error,
+            "deliveries": 1,
+            "updated_at": utcnow(),
+        },
+        keys=["submission_id", "tier"],
+        update={"status": status, "metrics": metrics, "error": error, "updated_at": utcnow()},
+    )
+
+
+def tier_results(session: Session, *, submission_id: str) -> dict[str, TierResultRow]:
+    """The tier rows of a submission, by tier name."""
+    rows = session.scalars(
+        select(TierResultRow).where(TierResultRow.submission_id == submission_id)
+    )
+    return {row.tier: row for row in rows}
+
+
+# --- evaluations -----------------------------------------------------------------------------
+
+
+def save_evaluation(
+    session: Session,
+    *,
+    submission_id: str,
+    task_id: str,
+    status: str,
+    scores: dict[str, Any],
+    missing_tiers: dict[str, Any],
+    baseline_version: int,
+    profile_hash: str,
+) -> None:
+    """Upsert the evaluation of a submission: a second merge replaces, never duplicates."""
+    table = EvaluationRow.__table__
+    fields = {
+        "task_id": task_id,
+        "status": status,
+        "scores": scores,
+        "missing_tiers": missing_tiers,
+        "baseline_version": baseline_version,
+        "profile_hash": profile_hash,
+        "evaluated_at": utcnow(),
+    }
+    upsert(
+        session,
+        table,  # type: ignore[arg-type]
+        values={"submission_id": submission_id, "merge_count": 1, **fields},
+        keys=["submission_id"],
+        update={**fields, "merge_count": table.c.merge_count + 1},
+    )
+
+
+def get_evaluation(session: Session, *, submission_id: str) -> EvaluationRow | None:
+    """The evaluation of a submission, if merged."""
+    return session.get(EvaluationRow, submission_id)
+
+
+def task_evaluations(
+    session: Session, *, task_id: str
+) -> list[tuple[SubmissionRow, EvaluationRow]]:
+    """Every evaluated submission of a task with its evaluation."""
+    rows = session.execute(
+        select(SubmissionRow, EvaluationRow)
+        .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
+        .where(SubmissionRow.task_id == task_id)
+        .order_by(SubmissionRow.id)
+    )
+    return [(row[0], row[1]) for row in rows]
+
+
+# --- baselines -------------------------------------------------------------------------------
+
+
+def current_baseline(session: Session, *, task_id: str) -> BaselineRow | None:
+    """The newest baseline snapshot of a task, if any was computed."""
+    return session.scalars(
+        select(BaselineRow)
+        .where(BaselineRow.task_id == task_id)
+        .order_by(BaselineRow.version.desc())
+        .limit(1)
+    ).first()
+
+
+def add_baseline(
+    session: Session, *, task_id: str, data: dict[str, Any], submission_count: int
+) -> int:
+    """Store a new baseline version (previous + 1) and return it."""
+    latest = session.scalar(
+        select(func.max(BaselineRow.version)).where(BaselineRow.task_id == task_id)
+    )
+    version = (latest or 0) + 1
+    session.add(
+        BaselineRow(task_id=task_id, version=version, data=data, submission_count=submission_count)
+    )
+    session.flush()
+    return version
+
+
+def claim_refresh(session: Session, *, task_id: str) -> bool:
+    """Mark a baseline refresh of the task as scheduled; False when one already is (debounce)."""
+    result = session.execute(
+        update(TaskRow)
+        .where(TaskRow.id == task_id, TaskRow.refresh_scheduled.is_(False))
+        .values(refresh_scheduled=True)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def release_refresh(session: Session, *, task_id: str) -> None:
+    """Allow the next refresh of the task to be scheduled (called as a refresh starts)."""
+    session.execute(update(TaskRow).where(TaskRow.id == task_id).values(refresh_scheduled=False))
+
+
+def task_submission_rows(session: Session, *, task_id: str) -> list[SubmissionRow]:
+    """Every submission of a task (for baseline refresh and leaderboards)."""
+    return list(
+        session.scalars(
+            select(SubmissionRow).where(SubmissionRow.task_id == task_id).order_by(SubmissionRow.id)
+        )
+    )

@@ -1,0 +1,89 @@
+"""Worker processes: the app with the tasks registered, and per-child model loading."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from celery import Celery
+from celery.signals import worker_process_init
+
+from evalq.settings import Settings, get_settings
+from evalq.workers.app import TEXT_QUEUE, make_app
+
+TASK_MODULES = ("evalq.tasks.tiers", "evalq.tasks.merge", "evalq.tasks.recover")
+POOLS = {"evalq.text": "prefork", "evalq.judge": "threads"}
+
+log = logging.getLogger(__name__)
+
+
+def worker_app(settings: Settings | None = None) -> Celery:
+    """The Celery app with evalq's tasks imported (workers only: this imports the tier code)."""
+    app = make_app(settings or get_settings())
+    app.conf.include = list(TASK_MODULES)
+    app.loader.import_default_modules()
+    for module in TASK_MODULES:
+        __import__(module)
+    return app
+
+
+_consumed_queues: set[str] = set()
+_children: list[int] = []  # prefork pool size of this worker, when known
+
+
+def torch_threads(children: int, cpus: int | None = None) -> int:
+    """Intra-op threads for each of ``children`` processes: the CPUs shared out, at least 1.
+
+    torch defaults to one thread per CPU in every process; several prefork children each
+    spinning that many OpenMP threads on the same cores slow tier 1 down by an order of magnitude
+    (measured in bench/orchestration.py).
+    """
+    return max(1, (cpus or os.cpu_count() or 1) // max(1, children))
+
+
+@worker_process_init.connect
+def _preload_model(**_: Any) -> None:
+    """Load the BERTScore model once per prefork child of a text worker, before its first task."""
+    if TEXT_QUEUE not in _consumed_queues:
+        return
+    import torch
+
+    from evalq.profiles import profile_named
+    from evalq.tasks.context import semantic_scorer
+
+    torch.set_num_threads(torch_threads(_children[0] if _children else (os.cpu_count() or 1)))
+    semantic_scorer(profile_named("default"))
+    log.info("text worker child: BERTScore model loaded")
+
+
+def run_worker(
+    queues: list[str],
+    *,
+    pool: str | None,
+    concurrency: int | None,
+    loglevel: str,
+    include: list[str] | None = None,
+    hostname: str | None = None,
+) -> None:
+    """Start a worker consuming ``queues`` (blocking). Pool defaults by queue (DESIGN.md).
+
+    ``include`` names extra modules every worker process imports (e.g. signal handlers).
+    """
+    app = worker_app()
+    for module in include or []:
+        __import__(module)
+    app.conf.include = [*app.conf.include, *(include or [])]
+    _consumed_queues.update(queues)
+    if pool is None:
+        pool = "threads" if queues == ["evalq.judge"] else "prefork"
+    if pool == "prefork":
+        _children[:] = [concurrency or os.cpu_count() or 1]
+    argv = ["worker", "-Q", ",".join(queues), "-P", pool, "--loglevel", loglevel]
+    if concurrency is not None:
+        argv += ["-c", str(concurrency)]
+    elif pool == "threads":
+        argv += ["-c", "32"]
+    if hostname is not None:
+        argv += ["-n", hostname]
+    app.worker_main(argv)

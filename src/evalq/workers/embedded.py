@@ -1,0 +1,62 @@
+"""An in-process worker: the whole pipeline in one process (`evalq demo`, tests).
+
+It runs the same tasks and the same chords as distributed workers; only the transport differs
+(kombu's in-memory transport when no broker is configured).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from celery import Celery
+from celery._state import _set_task_join_will_block
+from celery.worker import WorkController
+
+from evalq.workers.app import QUEUES
+
+
+class _Controller(WorkController):  # type: ignore[misc]
+    """A WorkController that tells when its consumer is ready."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.started = threading.Event()
+        super().__init__(*args, **kwargs)
+
+    def on_consumer_ready(self, consumer: Any) -> None:
+        self.started.set()
+
+
+@contextmanager
+def embedded_worker(
+    app: Celery, *, queues: tuple[str, ...] = QUEUES, concurrency: int = 4, pool: str = "threads"
+) -> Iterator[WorkController]:
+    """Run a worker thread consuming ``queues`` for the duration of the block."""
+    app.finalize()
+    app.set_current()
+    app.set_default()
+    worker = _Controller(
+        app=app,
+        queues=list(queues),
+        concurrency=concurrency,
+        pool=pool,
+        loglevel="WARNING",
+        without_heartbeat=True,
+        without_mingle=True,
+        without_gossip=True,
+        hostname=f"evalq-embedded-{threading.get_ident()}@localhost",
+    )
+    thread = threading.Thread(target=worker.start, daemon=True, name="evalq-embedded-worker")
+    thread.start()
+    if not worker.started.wait(60):
+        raise RuntimeError("the embedded worker did not start within 60 s")
+    # The worker thread marks this process as "inside a task"; the caller's thread is not, so
+    # it may wait on results (as celery.contrib.testing's worker does).
+    _set_task_join_will_block(False)
+    try:
+        yield worker
+    finally:
+        worker.stop(in_sighandler=False)
+        thread.join(30)

@@ -1,0 +1,331 @@
+"""Fault-drill harness: real worker processes, a private Redis db, a fresh store, row counts.
+
+Workers are ``evalq worker`` subprocesses, each in its own process group (so a drill can kill a
+whole worker, children included, like a lost machine). Counts are read from the store, which is
+the source of truth; the broker only delivers.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import redis
+from sqlalchemy import func, select
+
+from evalq.store.db import session_scope
+from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow
+from tests.conftest import REDIS_HOST, REDIS_PORT, need
+from tests.support.databases import fresh_database
+
+REDIS_DRILL_DB = 14
+ROOT = Path(__file__).resolve().parents[2]
+EVALQ = str(Path(sys.executable).with_name("evalq"))
+ALL_QUEUES = "evalq.text,evalq.judge,evalq.graph,evalq.merge"
+
+# Settings every drill runs with (EVALQ_ prefix added by `drill_env`). The visibility timeout is
+# the smallest Settings allows (60 s); it exceeds the task limit plus the longest retry countdown
+# (40 + 1 * 2**(3-1) = 44 s), which `workers/app.py` enforces.
+DRILL_SETTINGS: dict[str, str] = {
+    "visibility_timeout_s": "60",
+    "task_time_limit_s": "40",
+    "tier_max_retries": "3",
+    "tier_retry_backoff_s": "1",
+    "max_deliveries": "3",
+    "unacked_restore_interval_s": "1",
+    "stuck_after_s": "10",
+    "baseline_refresh_debounce_s": "1",
+}
+
+
+def redis_drill_url() -> str:
+    """The drills' Redis database (14): broker and result backend; only it is ever flushed."""
+    need(REDIS_HOST, REDIS_PORT, "Redis")
+    return f"redis://{REDIS_HOST}:{REDIS_PORT}/{REDIS_DRILL_DB}"
+
+
+def flush_broker(url: str) -> None:
+    """FLUSHDB of the drills' Redis database (never FLUSHALL)."""
+    assert url.endswith(f"/{REDIS_DRILL_DB}")
+    with redis.Redis.from_url(url) as client:
+        client.flushdb()
+
+
+@contextmanager
+def fresh_postgres(directory: Path) -> Iterator[str]:
+    """A new, migrated PostgreSQL database, dropped afterwards (retrying while it restarts)."""
+    with fresh_database("postgresql", directory, prefix="evalq_drill_") as url:
+        yield url
+
+
+def drill_env(db_url: str, broker_url: str, **overrides: str) -> dict[str, str]:
+    """The environment of a drill's processes: EVALQ_* settings on top of this one's."""
+    settings = DRILL_SETTINGS | {
+        "database_url": db_url,
+        "broker_url": broker_url,
+        "result_backend": broker_url,
+    }
+    settings |= overrides
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EVALQ_")}
+    env |= {f"EVALQ_{k.upper()}": v for k, v in settings.items()}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONUNBUFFERED"] = "1"
+    env["OMP_NUM_THREADS"] = "1"  # four BERTScore children on two cores: no thread oversubscription
+    return env
+
+
+@dataclass
+class Worker:
+    """One ``evalq worker`` process group and its log file."""
+
+    name: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def pid(self) -> int:
+        """The worker's main process id (also its process-group id)."""
+        return self.process.pid
+
+    def children(self) -> list[int]:
+        """Pids of the prefork children of the main process."""
+        path = Path(f"/proc/{self.pid}/task/{self.pid}/children")
+        try:
+            return [int(p) for p in path.read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            return []
+
+    def busy_child(self, timeout: float = 60) -> int:
+        """A prefork child that is using the CPU right now (so it is mid-task), by pid."""
+
+        def cpu(pid: int) -> int:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except (FileNotFoundError, ProcessLookupError):
+                return -1
+            return int(fields[11]) + int(fields[12])  # utime + stime
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            before = {pid: cpu(pid) for pid in self.children()}
+            time.sleep(0.05)
+            busy = [pid for pid, t in before.items() if t >= 0 and cpu(pid) > t]
+            if busy:
+                return busy[0]
+        raise TimeoutError(f"no busy child of worker {self.name} within {timeout:.0f} s")
+
+    def alive(self) -> bool:
+        """True while the main process runs."""
+        return self.process.poll() is None
+
+    def kill_group(self) -> None:
+        """SIGKILL the whole process group (a lost machine: main process and children)."""
+        with suppress(ProcessLookupError):
+            os.killpg(self.pid, signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+    def stop(self, timeout: float = 20) -> None:
+        """Warm shutdown (SIGTERM), then SIGKILL of the group if it does not exit in time."""
+        if self.alive():
+            try:
+                os.killpg(self.pid, signal.SIGTERM)
+                self.process.wait(timeout=timeout)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                pass
+        self.kill_group()
+
+    def log_text(self) -> str:
+        """Everything the worker logged."""
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+
+@dataclass
+class Workers:
+    """The workers a drill started; all are stopped when the drill ends."""
+
+    env: Mapping[str, str]
+    logs: Path
+    started: list[Worker] = field(default_factory=list)
+
+    def start(
+        self,
+        name: str,
+        *,
+        queues: str = ALL_QUEUES,
+        concurrency: int = 2,
+        include: tuple[str, ...] = (),
+        ready_timeout: float = 120,
+    ) -> Worker:
+        """Start ``evalq worker`` in a new process group and wait until its children are up."""
+        log = self.logs / f"{name}.log"
+        argv = [EVALQ, "worker", "--queues", queues, "--pool", "prefork"]
+        argv += ["--concurrency", str(concurrency), "--loglevel", "INFO"]
+        for module in include:
+            argv += ["--include", module]
+        with log.open("ab") as out:
+            process = subprocess.Popen(
+                argv,
+                cwd=ROOT,
+                env=dict(self.env),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        worker = Worker(name, process, log)
+        self.started.append(worker)
+        wait_for(
+            lambda: " ready." in worker.log_text() or not worker.alive(),
+            timeout=ready_timeout,
+            what=f"worker {name} ready",
+        )
+        assert worker.alive(), worker.log_text()[-3000:]
+        return worker
+
+    def stop_all(self) -> None:
+        """Stop every worker this drill started."""
+        for worker in self.started:
+            worker.stop()
+
+
+@contextmanager
+def workers(env: Mapping[str, str], logs: Path) -> Iterator[Workers]:
+    """A `Workers` whose processes are always stopped (even when the drill fails)."""
+    logs.mkdir(parents=True, exist_ok=True)
+    pool = Workers(env, logs)
+    try:
+        yield pool
+    finally:
+        pool.stop_all()
+
+
+def run_cli(env: Mapping[str, str], *args: str, timeout: float = 120) -> str:
+    """Run ``evalq ARGS`` as its own process; returns stdout, raises on a non-zero exit."""
+    done = subprocess.run(
+        [EVALQ, *args],
+        cwd=ROOT,
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def wait_for(
+    predicate: Callable[[], bool], *, timeout: float, what: str, poll: float = 0.5
+) -> float:
+    """Poll ``predicate`` until true; returns the seconds it took, raises TimeoutError after."""
+    started = time.monotonic()
+    while True:
+        if predicate():
+            return time.monotonic() - started
+        if time.monotonic() - started > timeout:
+            raise TimeoutError(f"{what}: not reached within {timeout:.0f} s")
+        time.sleep(poll)
+
+
+def wait_for_quietly(predicate: Callable[[], bool], timeout: float, poll: float = 0.5) -> bool:
+    """Like `wait_for`, but returns False instead of raising when time runs out."""
+    try:
+        wait_for(predicate, timeout=timeout, what="", poll=poll)
+    except TimeoutError:
+        return False
+    return True
+
+
+# --- counts ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What the store holds for a batch: the figures every drill asserts on."""
+
+    submissions: int
+    statuses: dict[str, int]
+    evaluations: int
+    evaluations_per_submission: dict[int, int]  # rows per submission -> how many submissions
+    tier_rows: int
+    tier_rows_per_key: dict[int, int]  # rows per (submission, tier) -> how many keys
+    tier_statuses: dict[str, int]
+    merges: dict[int, int]  # merge_count -> how many evaluations
+    deliveries: dict[int, int]  # tier deliveries -> how many tier rows
+
+    @property
+    def final(self) -> int:
+        """Submissions done, degraded or failed."""
+        return sum(n for s, n in self.statuses.items() if s in ("done", "degraded", "failed"))
+
+
+def _histogram(values: list[Any]) -> dict[Any, int]:
+    out: dict[Any, int] = {}
+    for value in values:
+        out[value] = out.get(value, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def counts(url: str) -> Counts:
+    """Count the rows of the store (all of it: a drill's database holds only its batch)."""
+    with session_scope(url) as session:
+        statuses = dict(
+            session.execute(
+                select(SubmissionRow.status, func.count()).group_by(SubmissionRow.status)
+            ).all()
+        )
+        per_submission = session.execute(
+            select(func.count()).select_from(EvaluationRow).group_by(EvaluationRow.submission_id)
+        ).scalars()
+        per_key = session.execute(
+            select(func.count())
+            .select_from(TierResultRow)
+            .group_by(TierResultRow.submission_id, TierResultRow.tier)
+        ).scalars()
+        tier_statuses = dict(
+            session.execute(
+                select(TierResultRow.status, func.count()).group_by(TierResultRow.status)
+            ).all()
+        )
+        merges = list(session.scalars(select(EvaluationRow.merge_count)))
+        deliveries = list(session.scalars(select(TierResultRow.deliveries)))
+        return Counts(
+            submissions=sum(statuses.values()),
+            statuses=statuses,
+            evaluations=len(merges),
+            evaluations_per_submission=_histogram(list(per_submission)),
+            tier_rows=len(deliveries),
+            tier_rows_per_key=_histogram(list(per_key)),
+            tier_statuses=tier_statuses,
+            merges=_histogram(merges),
+            deliveries=_histogram(deliveries),
+        )
+
+
+def finished(url: str) -> int:
+    """How many submissions are in a final state (cheap: polled while a batch runs)."""
+    with session_scope(url) as session:
+        return int(
+            session.scalar(
+                select(func.count())
+                .select_from(SubmissionRow)
+                .where(SubmissionRow.status.in_(("done", "degraded", "failed")))
+            )
+            or 0
+        )
+
+
+def assert_exactly_once(c: Counts, n: int, tiers: int = 3) -> None:
+    """Every one of ``n`` submissions final, one evaluation row each, one row per tier."""
+    assert c.submissions == n, c
+    assert c.final == n, c
+    assert c.evaluations == n and c.evaluations_per_submission == {1: n}, c
+    assert c.tier_rows == n * tiers and c.tier_rows_per_key == {1: n * tiers}, c
+    assert "running" not in c.tier_statuses, c

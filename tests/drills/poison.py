@@ -1,0 +1,29 @@
+"""Test-only worker module (``evalq worker --include tests.drills.poison``): a poisonous input.
+
+Tier 1 kills its own process (SIGKILL, as a segfault in a native library would) while computing
+a submission whose id starts with ``poison-``. The crash happens inside the computation, after
+the task has counted its delivery in the tier row, as a real poisonous input would. Production
+code holds no such trigger: this module is only ever imported by the fault drills.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from evalq.schemas import Submission, Task
+from evalq.scoring.profile import Profile
+from evalq.tasks import tiers
+from evalq.tasks.tier import TierOutput
+
+POISON_PREFIX = "poison-"
+_compute_text = tiers.compute_text
+
+
+def _poisoned_compute_text(submission: Submission, task: Task, profile: Profile) -> TierOutput:
+    if submission.id.startswith(POISON_PREFIX):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _compute_text(submission, task, profile)
+
+
+tiers.compute_text = _poisoned_compute_text  # looked up by `tier_text` at call time

@@ -1,0 +1,62 @@
+"""Drill 2: the broker's data flushed mid-batch; the recovery sweep re-enqueues from the store."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from tests.drills import harness
+from tests.drills.batch import ids, submit_batch
+
+N = 200
+STUCK_S = int(harness.DRILL_SETTINGS["stuck_after_s"])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_broker_flush_mid_batch_then_recover_evaluates_each_once(
+    env: dict[str, str], store_url: str, broker_url: str, pool: harness.Workers
+) -> None:
+    pool.start("a")
+    pool.start("b")
+    started = time.monotonic()
+    submit_batch(env, ids(N))
+    harness.wait_for(lambda: harness.finished(store_url) >= 40, timeout=300, what="40 done")
+    harness.flush_broker(broker_url)  # queues, unacked messages, chord counters: all gone
+    at_flush = harness.finished(store_url)
+    flushed = time.monotonic()
+
+    # Without the sweep the batch stalls: what was in the broker is lost.
+    stalled = harness.finished(store_url)
+    time.sleep(STUCK_S + 2)
+    while harness.finished(store_url) != stalled:
+        stalled = harness.finished(store_url)
+        time.sleep(3)
+    assert stalled < N
+
+    # The sweep, as operators (or beat) run it, until everything is final.
+    sweeps: list[int] = []
+
+    def sweep_until_done() -> bool:
+        if harness.finished(store_url) == N:
+            return True
+        out = harness.run_cli(env, "recover", "--older-than", str(STUCK_S))
+        match = re.search(r"re-enqueued (\d+)", out)
+        assert match, out
+        sweeps.append(int(match.group(1)))
+        return harness.wait_for_quietly(lambda: harness.finished(store_url) == N, STUCK_S + 5)
+
+    harness.wait_for(sweep_until_done, timeout=600, what=f"all {N} final after recover", poll=0)
+    time.sleep(3)
+    c = harness.counts(store_url)
+    print(
+        f"\ndrill broker flush: flushed at {at_flush}/{N} final; stalled at {stalled}; sweeps "
+        f"re-enqueued {sweeps}; all final {time.monotonic() - flushed:.0f} s after the flush "
+        f"({time.monotonic() - started:.0f} s in all); merges {c.merges}; "
+        f"deliveries {c.deliveries}; statuses {c.statuses}"
+    )
+    assert sweeps[0] == N - stalled  # exactly the unfinished ones, each once
+    harness.assert_exactly_once(c, N)
+    assert c.statuses == {"done": N}, c

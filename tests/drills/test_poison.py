@@ -1,0 +1,62 @@
+"""Drill 5: a submission that kills its tier-1 worker process on every delivery.
+
+With prefork, the parent sees WorkerLostError and, with acks_late + reject_on_worker_lost,
+requeues the message; each delivery is counted in the tier row, and the delivery after
+``EVALQ_MAX_DELIVERIES`` records the tier failed (PoisonMessage) instead of running it. The chord
+completes, the merge runs, and the rest of the batch is unaffected.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from evalq.store import queries
+from evalq.store.db import session_scope
+from tests.drills import harness
+from tests.drills.batch import ids, submit_batch
+
+N_GOOD = 20
+MAX_DELIVERIES = int(harness.DRILL_SETTINGS["max_deliveries"])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_a_poisonous_submission_is_failed_after_bounded_deliveries(
+    env: dict[str, str], store_url: str, pool: harness.Workers
+) -> None:
+    worker = pool.start("a", concurrency=2, include=("tests.drills.poison",))
+    good = ids(N_GOOD)
+    poison = "poison-0000"
+    started = time.monotonic()
+    submit_batch(env, [poison, *good])
+    harness.wait_for(
+        lambda: harness.finished(store_url) == N_GOOD + 1, timeout=480, what="batch final", poll=1
+    )
+    elapsed = time.monotonic() - started
+    c = harness.counts(store_url)
+    with session_scope(store_url) as session:
+        row = queries.get_submission_row(session, submission_id=poison)
+        text = queries.tier_results(session, submission_id=poison)["text"]
+        evaluation = queries.get_evaluation(session, submission_id=poison)
+        assert evaluation is not None
+        status, missing = row.status, evaluation.missing_tiers
+        text_status, deliveries, error = text.status, text.deliveries, text.error
+    kills = worker.log_text().count("exited with 'signal 9 (SIGKILL)'")
+    print(
+        f"\ndrill poison: {N_GOOD + 1} submissions in {elapsed:.0f} s; poison text tier "
+        f"delivered {deliveries} times ({kills} children killed); status {status}; {error}"
+    )
+    # Bounded: killed on each of the first MAX_DELIVERIES deliveries, recorded failed on the next.
+    assert kills == MAX_DELIVERIES
+    assert (text_status, deliveries) == ("failed", MAX_DELIVERIES + 1)
+    assert error is not None and error["type"] == "PoisonMessage"
+    assert f"delivered {MAX_DELIVERIES + 1} times" in error["message"]
+    # The chord completed: the merge ran; the other tiers are scored, the lost one is named.
+    assert status == "degraded"
+    assert missing["text"]["status"] == "failed"
+    assert missing["text"]["error"]["type"] == "PoisonMessage"
+    # The rest of the batch is untouched.
+    harness.assert_exactly_once(c, N_GOOD + 1)
+    assert c.statuses == {"done": N_GOOD, "degraded": 1}, c

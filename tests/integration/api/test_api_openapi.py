@@ -1,0 +1,32 @@
+"""The OpenAPI document: served by the API, and committed as docs/openapi.json."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+
+from evalq.producer.api.openapi import render
+from tests.integration.api.conftest import ROOT, Server
+
+REGENERATE = "python -m evalq.producer.api.openapi > docs/openapi.json"
+
+
+def test_the_committed_document_is_current() -> None:
+    committed = (ROOT / "docs" / "openapi.json").read_text()
+    assert committed == render(), f"docs/openapi.json is stale: run `{REGENERATE}`"
+
+
+def test_the_server_serves_the_document_and_its_docs(api: Server) -> None:
+    served = httpx.get(f"{api.url}/openapi.json").json()
+    assert served == json.loads((ROOT / "docs" / "openapi.json").read_text())
+    submit = served["paths"]["/v1/submissions"]["post"]
+    schema = submit["requestBody"]["content"]["application/json"]["schema"]
+    assert {ref["$ref"] for ref in schema["oneOf"]} == {
+        "#/components/schemas/Submission",
+        "#/components/schemas/SubmissionBatch",
+    }
+    assert set(submit["responses"]) >= {"200", "201", "401", "403", "409", "413", "415", "422"}
+    assert served["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+    docs = httpx.get(f"{api.url}/docs")
+    assert docs.status_code == 200 and "swagger" in docs.text.lower()

@@ -1,0 +1,251 @@
+"""Reports of the bundled examples, rendered by a real headless Chromium.
+
+The examples go through the real pipeline (Redis db 10, an embedded worker, a SQLite store);
+`evalq report` writes the page; Chromium loads it from disk with networking off, runs its script
+and dumps the resulting DOM, and its console log must stay empty.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import subprocess
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.integration.conftest import configure
+from tests.integration.monitor.conftest import MONITOR_REDIS_DB
+from tests.support.databases import private_redis
+from tests.support.settings import pipeline_settings
+from tests.support.tools import required_program
+from typer.testing import CliRunner
+
+from evalq.producer.cli import EXAMPLES
+from evalq.producer.cli import app as cli
+from evalq.producer.client import Client
+from evalq.producer.files import read_jsonl, read_tasks
+from evalq.store.db import upgrade
+from evalq.tasks.merge import refresh_baseline
+from evalq.workers.bootstrap import worker_app
+from evalq.workers.embedded import embedded_worker
+
+ARENA, SCYLLA = "arena-frontend-dark-mode", "scylla-token-bucket"
+SCRIPT_TOOL = '<script>document.title="pwned"</script>'
+IMG_MODEL = "\"'><img src=x onerror=\"document.title='pwned'\">"
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--enable-logging=stderr",
+    "--v=0",
+)
+
+
+def chromium() -> str:
+    """The Chromium binary; fails in CI (.ci/run installs it), skips locally when missing."""
+    return required_program("chromium", "apt-get install chromium")
+
+
+@dataclass
+class Rendered:
+    dom: str
+    console: list[str]
+
+
+def render_in_chromium(page: Path, tmp: Path) -> Rendered:
+    """Load ``page`` in a fresh headless Chromium; its DOM after scripts ran, its console lines."""
+    profile = tmp / f"profile-{page.stem}"
+    done = subprocess.run(
+        [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
+    return Rendered(done.stdout, console)
+
+
+class Elements(HTMLParser):
+    """Every start tag of a document with its attributes, in order."""
+
+    def __init__(self, document: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self.text: dict[str, str] = {}
+        self._open_id: str | None = None
+        self.feed(document)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = {k: v or "" for k, v in attrs}
+        self.tags.append((tag, attributes))
+        self._open_id = attributes.get("id")
+
+    def handle_data(self, data: str) -> None:
+        if self._open_id:
+            self.text[self._open_id] = self.text.get(self._open_id, "") + data
+
+    def with_class(self, tag: str, css_class: str) -> list[dict[str, str]]:
+        return [a for t, a in self.tags if t == tag and css_class in a.get("class", "").split()]
+
+    def svgs(self) -> list[list[tuple[str, dict[str, str]]]]:
+        """The elements of each ``svg.plot``, one list per plot."""
+        plots: list[list[tuple[str, dict[str, str]]]] = []
+        for tag, attrs in self.tags:
+            if tag == "svg":
+                plots.append([(tag, attrs)])
+            elif plots:
+                plots[-1].append((tag, attrs))
+        return plots
+
+
+@pytest.fixture(scope="module")
+def examples_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Every bundled example evaluated by the pipeline, plus one run with hostile names."""
+    tmp = tmp_path_factory.mktemp("report")
+    db_url = f"sqlite:///{tmp / 'evalq.db'}"
+    upgrade(db_url)
+    tasks = read_tasks(EXAMPLES / "tasks.json")
+    submissions: list[dict[str, Any]] = []
+    for path in sorted(EXAMPLES.glob("*.jsonl")):
+        good, bad = read_jsonl(path)
+        assert not bad
+        submissions += good
+    hostile = dict(next(s for s in submissions if s["task_id"] == ARENA))
+    hostile |= {"id": "hostile-1", "tool": SCRIPT_TOOL, "model": IMG_MODEL}
+    submissions.append(hostile)
+    with (
+        private_redis(MONITOR_REDIS_DB) as redis_url,
+        pytest.MonkeyPatch.context() as monkeypatch,
+    ):
+        configure(monkeypatch, **pipeline_settings(db_url, redis_url))
+        app = worker_app()
+        client = Client(app=app)
+        with embedded_worker(app, concurrency=4):
+            for task in tasks:
+                client.put_task(task)
+            ids = [r.id for r in client.submit_many(submissions)]
+            statuses = client.wait(ids, timeout=600)
+            for task in tasks:
+                refresh_baseline(task.id)
+        app.close()
+        assert set(statuses.values()) == {"done"}, Counter(statuses.values())
+        yield db_url
+    configure(pytest.MonkeyPatch())
+
+
+def report(db_url: str, task_id: str, out: Path, fmt: str = "html") -> str:
+    """Run `evalq report` against the store; returns the file's text."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        configure(monkeypatch, database_url=db_url)
+        result = CliRunner().invoke(cli, ["report", task_id, "-o", str(out), "--format", fmt])
+    configure(pytest.MonkeyPatch())
+    assert result.exit_code == 0, result.output
+    return out.read_text(encoding="utf-8")
+
+
+def expected_marks(data: dict[str, Any]) -> dict[str, int]:
+    """How many marks each plot must draw for the report ``data`` (its JSON form)."""
+    entries = data["leaderboard"]["entries"]
+    costed = [e for e in entries if data["runs"][e["submission_id"]]["cost_usd"] is not None]
+    marks = {
+        "histogram bars": 5 * 10,  # five dimensions, ten bins each
+        "breakdown bars": 4 * len(entries),
+        "intervals": 5,
+        "points": len(costed),
+        "uplift bars": 0,
+    }
+    if data["variants"]:
+        marks["uplift bars"] = sum(v is not None for v in data["variants"]["uplift"].values())
+    return marks
+
+
+def drawn_marks(page: Elements) -> dict[str, int]:
+    counts = Counter[str]()
+    for plot in page.svgs():
+        kind = plot[0][1]["class"].split()[1]
+        for tag, attrs in plot[1:]:
+            classes = attrs.get("class", "").split()
+            if tag == "rect" and "bar" in classes:
+                name = {"histogram": "histogram bars", "grouped-bars": "breakdown bars"}
+                counts[name.get(kind, "uplift bars")] += 1
+            elif tag == "circle" and "point" in classes:
+                counts["points"] += 1
+            elif tag == "g" and "interval" in classes:
+                counts["intervals"] += 1
+    return {k: counts[k] for k in ("histogram bars", "breakdown bars", "intervals", "points")} | {
+        "uplift bars": counts["uplift bars"]
+    }
+
+
+def test_the_harness_sees_console_errors_and_script_effects(tmp_path: Path) -> None:
+    page = tmp_path / "broken.html"
+    page.write_text(
+        "<!DOCTYPE html><html><body><p id=out>before</p><script>"
+        "document.getElementById('out').textContent = 'after'; missingFunction();"
+        "</script></body></html>"
+    )
+    rendered = render_in_chromium(page, tmp_path)
+    assert Elements(rendered.dom).text["out"] == "after"
+    assert any("missingFunction is not defined" in line for line in rendered.console)
+
+
+@pytest.mark.parametrize("task_id", [ARENA, SCYLLA])
+def test_the_report_renders_its_plots_without_console_messages(
+    examples_store: str, task_id: str, tmp_path: Path
+) -> None:
+    page = tmp_path / f"{task_id}.html"
+    source = report(examples_store, task_id, page)
+    data = json.loads(report(examples_store, task_id, tmp_path / "r.json", "json"))
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", source)  # nothing to fetch
+
+    rendered = render_in_chromium(page, tmp_path)
+    assert rendered.console == []  # no error, no CSP violation, no log at all
+    dom = Elements(rendered.dom)
+    html_attrs = next(a for t, a in dom.tags if t == "html")
+    assert html_attrs.get("data-ready") == "true"  # the page's script ran to its end
+    expected = expected_marks(data)
+    assert drawn_marks(dom) == expected
+    assert int(dom.text["mark-count"]) == sum(expected.values())  # counted by the page's script
+    rows = [a["data-sid"] for t, a in dom.tags if t == "tr" and "data-sid" in a]
+    assert rows == [e["submission_id"] for e in data["leaderboard"]["entries"]]
+    if task_id == SCYLLA:
+        assert set(data["variants"]["uplift"]) == {"T1", "T2", "T3"}
+        assert expected["uplift bars"] == 3
+        variant_rows = re.findall(r"<tr><td>(T\d)</td>", rendered.dom)
+        assert variant_rows == ["T0", "T1", "T2", "T3"]
+
+
+def test_user_strings_are_escaped_in_the_page_and_kept_in_csv(
+    examples_store: str, tmp_path: Path
+) -> None:
+    page = tmp_path / "arena.html"
+    report(examples_store, ARENA, page)
+    rendered = render_in_chromium(page, tmp_path)
+    assert rendered.console == []
+    dom = Elements(rendered.dom)
+    assert [t for t, _ in dom.tags].count("script") == 1  # only the page's own
+    assert not [a for t, a in dom.tags if t == "img"]
+    assert "<title>evalq report: arena-frontend-dark-mode</title>" in rendered.dom
+    hostile_row = re.search(r'<tr data-sid="hostile-1">(.*?)</tr>', rendered.dom)
+    assert hostile_row is not None
+    assert '&lt;script&gt;document.title="pwned"&lt;/script&gt;' in hostile_row.group(1)
+    assert "&lt;img src=x onerror=" in hostile_row.group(1)
+
+    rows = list(
+        csv.DictReader(io.StringIO(report(examples_store, ARENA, tmp_path / "r.csv", "csv")))
+    )
+    hostile = next(r for r in rows if r["submission_id"] == "hostile-1")
+    assert (hostile["tool"], hostile["model"]) == (SCRIPT_TOOL, IMG_MODEL)
+    assert [int(r["rank"]) for r in rows] == sorted(int(r["rank"]) for r in rows)

@@ -1,0 +1,162 @@
+"""The store's reads and writes, on SQLite and on the running PostgreSQL."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from evalq.errors import Conflict, InvalidInput
+from evalq.schemas import Submission, Task
+from evalq.store import queries
+from evalq.store.db import session_scope
+from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow
+
+TASK = Task(id="t1", category="debugging")
+
+
+def submission(sid: str = "s1", tokens: int = 100) -> Submission:
+    return Submission.model_validate(
+        {
+            "id": sid,
+            "task_id": "t1",
+            "tool": "aider",
+            "model": "gpt-4o",
+            "usage": {"total_tokens": tokens, "tool_calls": 3},
+        }
+    )
+
+
+@pytest.fixture
+def url(db_url: str) -> str:
+    with session_scope(db_url) as session:
+        queries.put_task(session, task=TASK)
+    return db_url
+
+
+def count(url: str, model: type) -> int:
+    with session_scope(url) as session:
+        return int(session.scalar(select(func.count()).select_from(model)) or 0)
+
+
+def test_same_submission_twice_is_stored_once(url: str) -> None:
+    with session_scope(url) as session:
+        assert queries.add_submission(session, submission=submission(), cost_usd=None)
+    with session_scope(url) as session:
+        assert not queries.add_submission(session, submission=submission(), cost_usd=None)
+    assert count(url, SubmissionRow) == 1
+
+
+def test_same_id_with_other_content_is_a_conflict(url: str) -> None:
+    with session_scope(url) as session:
+        queries.add_submission(session, submission=submission(), cost_usd=None)
+    with pytest.raises(Conflict, match="different content"), session_scope(url) as session:
+        queries.add_submission(session, submission=submission(tokens=101), cost_usd=None)
+    with session_scope(url) as session:
+        stored = queries.get_submission_row(session, submission_id="s1")
+        assert stored.total_tokens == 100
+
+
+def test_unknown_task_is_invalid_and_nothing_is_stored(url: str) -> None:
+    other = submission().model_copy(update={"task_id": "nope"})
+    with (
+        pytest.raises(InvalidInput, match="task_id: unknown task 'nope'"),
+        session_scope(url) as session,
+    ):
+        queries.add_submission(session, submission=other, cost_usd=None)
+    assert count(url, SubmissionRow) == 0
+
+
+def test_concurrent_deliveries_are_counted_exactly(url: str) -> None:
+    with session_scope(url) as session:
+        queries.add_submission(session, submission=submission(), cost_usd=None)
+
+    def deliver(_: int) -> int:
+        with session_scope(url) as session:
+            return queries.start_tier(session, submission_id="s1", tier="text").deliveries
+
+    with ThreadPoolExecutor(8) as pool:
+        seen = sorted(pool.map(deliver, range(16)))
+    assert seen[-1] == 16  # every delivery counted once, no lost update
+    assert count(url, TierResultRow) == 1
+
+
+def test_a_finished_tier_stays_final_on_redelivery(url: str) -> None:
+    with session_scope(url) as session:
+        queries.add_submission(session, submission=submission(), cost_usd=None)
+        queries.start_tier(session, submission_id="s1", tier="graph")
+        queries.finish_tier(
+            session, submission_id="s1", tier="graph", status="ok", metrics={"x": 1}
+        )
+    with session_scope(url) as session:
+        again = queries.start_tier(session, submission_id="s1", tier="graph")
+    assert again.already_final and again.deliveries == 2
+    with session_scope(url) as session:
+        rows = queries.tier_results(session, submission_id="s1")
+        assert rows["graph"].status == "ok" and rows["graph"].metrics == {"x": 1}
+
+
+def test_evaluation_upsert_replaces_and_counts_merges(url: str) -> None:
+    with session_scope(url) as session:
+        queries.add_submission(session, submission=submission(), cost_usd=None)
+    for score in (1, 2):
+        with session_scope(url) as session:
+            queries.save_evaluation(
+                session,
+                submission_id="s1",
+                task_id="t1",
+                status="done",
+                scores={"x": score},
+                missing_tiers={},
+                baseline_version=0,
+                profile_hash="h",
+            )
+    assert count(url, EvaluationRow) == 1
+    with session_scope(url) as session:
+        row = queries.get_evaluation(session, submission_id="s1")
+        assert row is not None and row.scores == {"x": 2} and row.merge_count == 2
+
+
+def test_refresh_is_debounced_per_task(url: str) -> None:
+    with session_scope(url) as session:
+        assert queries.claim_refresh(session, task_id="t1")
+    with session_scope(url) as session:
+        assert not queries.claim_refresh(session, task_id="t1")
+        queries.release_refresh(session, task_id="t1")
+    with session_scope(url) as session:
+        assert queries.claim_refresh(session, task_id="t1")
+
+
+def test_baseline_versions_increase(url: str) -> None:
+    with session_scope(url) as session:
+        assert queries.current_baseline(session, task_id="t1") is None
+        assert queries.add_baseline(session, task_id="t1", data={"a": 1}, submission_count=5) == 1
+        assert queries.add_baseline(session, task_id="t1", data={"a": 2}, submission_count=6) == 2
+    with session_scope(url) as session:
+        latest = queries.current_baseline(session, task_id="t1")
+        assert latest is not None and latest.version == 2 and latest.data == {"a": 2}
+
+
+def test_stuck_submissions_are_found_by_age(url: str) -> None:
+    with session_scope(url) as session:
+        queries.add_submission(session, submission=submission("old"), cost_usd=None)
+        queries.add_submission(session, submission=submission("new"), cost_usd=None)
+        queries.set_status(session, submission_id="new", status="done")
+    with session_scope(url) as session:
+        assert queries.stuck_submissions(session, older_than=timedelta(seconds=3600)) == []
+        assert queries.stuck_submissions(session, older_than=timedelta(seconds=-1)) == ["old"]
+
+
+def test_first_use_of_a_new_sqlite_store_from_many_threads(tmp_path: Path) -> None:
+    # The worker's threads all open their first session together; the store migrates once.
+    url = f"sqlite:///{tmp_path / 'fresh.db'}"
+
+    def first_session(_: int) -> int:
+        with session_scope(url) as session:
+            return int(session.scalar(select(func.count()).select_from(SubmissionRow)) or 0)
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(first_session, range(8))) == [0] * 8

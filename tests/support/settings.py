@@ -1,0 +1,29 @@
+"""The evalq settings integration tests run a pipeline with."""
+
+from __future__ import annotations
+
+
+def pipeline_settings(db_url: str, redis_url: str, **extra: str) -> dict[str, str]:
+    """Settings (names without the ``EVALQ_`` prefix) for a store and a Redis broker.
+
+    Retries are immediate and few, and the baseline refresh and unacked-restore intervals short,
+    so a test's pipeline settles quickly.
+
+    Args:
+        db_url: The store.
+        redis_url: Broker and result backend.
+        **extra: More settings, or ones replacing these.
+
+    Returns:
+        The settings, for `configure` or `process_env`.
+    """
+    env = {
+        "database_url": db_url,
+        "broker_url": redis_url,
+        "result_backend": redis_url,
+        "tier_retry_backoff_s": "0",
+        "tier_max_retries": "1",
+        "baseline_refresh_debounce_s": "0.2",
+        "unacked_restore_interval_s": "1",
+    }
+    return env | extra

