@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from celery import Celery
 from sqlalchemy import func, select
 
 from evalq.store.db import session_scope
 from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow
+from evalq.workers.app import TIER_TASKS
 from tests.conftest import REDIS_HOST, REDIS_PORT, need
 from tests.support.databases import fresh_database
 
@@ -82,6 +84,20 @@ def drill_env(db_url: str, broker_url: str, **overrides: str) -> dict[str, str]:
     return env
 
 
+def node_name(worker: str) -> str:
+    """The Celery node name a drill's worker runs under (the target of control commands)."""
+    return f"{worker}@drill"
+
+
+@dataclass(frozen=True)
+class ActiveTier:
+    """A tier task running in a worker's child process."""
+
+    pid: int
+    submission_id: str
+    tier: str
+
+
 @dataclass
 class Worker:
     """One ``evalq worker`` process group and its log file."""
@@ -89,6 +105,11 @@ class Worker:
     name: str
     process: subprocess.Popen[bytes]
     log: Path
+
+    @property
+    def hostname(self) -> str:
+        """The worker's Celery node name (``--hostname``), the target of control commands."""
+        return node_name(self.name)
 
     @property
     def pid(self) -> int:
@@ -103,24 +124,19 @@ class Worker:
         except (FileNotFoundError, ProcessLookupError):
             return []
 
-    def busy_child(self, timeout: float = 60) -> int:
-        """A prefork child that is using the CPU right now (so it is mid-task), by pid."""
-
-        def cpu(pid: int) -> int:
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except (FileNotFoundError, ProcessLookupError):
-                return -1
-            return int(fields[11]) + int(fields[12])  # utime + stime
-
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            before = {pid: cpu(pid) for pid in self.children()}
-            time.sleep(0.05)
-            busy = [pid for pid, t in before.items() if t >= 0 and cpu(pid) > t]
-            if busy:
-                return busy[0]
-        raise TimeoutError(f"no busy child of worker {self.name} within {timeout:.0f} s")
+    def active_tier_tasks(self, broker_url: str) -> list[ActiveTier]:
+        """The tier tasks this worker's children run right now (``celery inspect active``)."""
+        app = Celery(broker=broker_url, set_as_current=False)
+        try:
+            replies = app.control.inspect(destination=[self.hostname], timeout=2).active() or {}
+        finally:
+            app.close()
+        tiers = {name: tier for tier, name in TIER_TASKS.items()}
+        return [
+            ActiveTier(pid=int(t["worker_pid"]), submission_id=str(t["args"][0]), tier=tiers[name])
+            for t in replies.get(self.hostname, [])
+            if (name := t["name"]) in tiers and t.get("worker_pid")
+        ]
 
     def alive(self) -> bool:
         """True while the main process runs."""
@@ -167,6 +183,7 @@ class Workers:
         """Start ``evalq worker`` in a new process group and wait until its children are up."""
         log = self.logs / f"{name}.log"
         argv = [EVALQ, "worker", "--queues", queues, "--pool", "prefork"]
+        argv += ["--hostname", node_name(name)]
         argv += ["--concurrency", str(concurrency), "--loglevel", "INFO"]
         for module in include:
             argv += ["--include", module]
@@ -320,6 +337,13 @@ def finished(url: str) -> int:
             )
             or 0
         )
+
+
+def tier_row(url: str, submission_id: str, tier: str) -> tuple[str, int] | None:
+    """(status, deliveries) of one tier row, None while it does not exist."""
+    with session_scope(url) as session:
+        row = session.get(TierResultRow, (submission_id, tier))
+        return None if row is None else (row.status, row.deliveries)
 
 
 def assert_exactly_once(c: Counts, n: int, tiers: int = 3) -> None:
