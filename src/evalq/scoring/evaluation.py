@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from evalq.errors import POISON_MESSAGE as POISON
 from evalq.metrics.time import normalise_time
 from evalq.schemas import TIERS, Submission, Task
 from evalq.scoring import scylla
@@ -35,9 +36,10 @@ class TierView:
 class EvaluationResult:
     """What the merge stores: status, every applicable score, and the tiers that are missing."""
 
-    status: Literal["done", "degraded"]
+    status: Literal["done", "degraded", "failed"]
     scores: dict[str, Any]
     missing: dict[str, Any]
+    error: dict[str, Any] | None = None  # why a ``failed`` evaluation failed
 
 
 def _metric(tier: TierView | None, name: str) -> float | None:
@@ -82,7 +84,9 @@ def evaluate_submission(
     when it carries scenarios or the task requires some. A failed or absent tier makes the
     evaluation ``degraded`` and is never scored as 0: the composites are renormalised over what is
     present and ``missing`` names the rest. A skipped tier (no judge configured, no trace, no
-    references) is not a failure.
+    references) is not a failure. A tier whose input killed its worker on every delivery
+    (`POISON_MESSAGE`) makes the evaluation ``failed``, with the reason in ``error``: the partial
+    scores are kept for inspection, but a failed submission is left out of rankings and baselines.
     """
     text, graph = tiers.get("text"), tiers.get("graph")
     judged = judge_scores(tiers.get("judge"))
@@ -128,5 +132,10 @@ def evaluate_submission(
             submission.scenarios, task.required_scenarios, profile.suite
         ).to_dict()
     missing = missing_tiers(tiers)
+    poisoned = [name for name, m in missing.items() if m.get("error", {}).get("type") == POISON]
+    if poisoned:
+        tier = poisoned[0]
+        error = {"type": POISON, "tier": tier, "message": missing[tier]["error"].get("message")}
+        return EvaluationResult("failed", scores, missing, error)
     degraded = any(m["status"] in ("failed", "absent") for m in missing.values())
     return EvaluationResult("degraded" if degraded else "done", scores, missing)

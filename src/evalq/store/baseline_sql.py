@@ -22,8 +22,8 @@ from evalq.scoring.arena import Baseline, compute_baseline
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.profile import ArenaProfile
 from evalq.store.models import SubmissionRow
+from evalq.store.queries import EVALUATED
 
-EVALUATED = ("done", "degraded")
 """Submission statuses whose runs count towards the baseline."""
 
 _Column = InstrumentedAttribute[Any]

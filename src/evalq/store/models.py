@@ -82,7 +82,7 @@ class EvaluationRow(Base):
 
     submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"), primary_key=True)
     task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id"), index=True)
-    status: Mapped[str] = mapped_column(String(16))  # done / degraded
+    status: Mapped[str] = mapped_column(String(16))  # done / degraded / failed
     scores: Mapped[dict[str, Any]]
     missing_tiers: Mapped[dict[str, Any]]
     baseline_version: Mapped[int] = mapped_column(Integer)

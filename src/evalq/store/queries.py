@@ -23,6 +23,8 @@ from evalq.store.models import (
 from evalq.store.upsert import upsert
 
 FINAL_TIER_STATES = ("ok", "skipped", "failed")
+EVALUATED = ("done", "degraded")
+"""Submission statuses that rankings and baselines count (a ``failed`` one is left out)."""
 
 
 # --- tasks -----------------------------------------------------------------------------------
@@ -281,11 +283,11 @@ def get_evaluation(session: Session, *, submission_id: str) -> EvaluationRow | N
 def task_evaluations(
     session: Session, *, task_id: str
 ) -> list[tuple[SubmissionRow, EvaluationRow]]:
-    """Every evaluated submission of a task with its evaluation."""
+    """Every evaluated submission of a task with its evaluation (``failed`` ones left out)."""
     rows = session.execute(
         select(SubmissionRow, EvaluationRow)
         .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
-        .where(SubmissionRow.task_id == task_id)
+        .where(SubmissionRow.task_id == task_id, SubmissionRow.status.in_(EVALUATED))
         .order_by(SubmissionRow.id)
     )
     return [(row[0], row[1]) for row in rows]

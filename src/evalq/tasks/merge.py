@@ -80,7 +80,9 @@ def _merge(self: CeleryTask, submission_id: str) -> dict[str, str]:
             baseline_version=version,
             profile_hash=profile.hash,
         )
-        queries.set_status(session, submission_id=submission_id, status=result.status)
+        queries.set_status(
+            session, submission_id=submission_id, status=result.status, error=result.error
+        )
         schedule = queries.claim_refresh(session, task_id=task.id)
     if schedule:
         current_app.send_task(

@@ -11,7 +11,7 @@ from typing import Any
 from celery import Task as CeleryTask
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
-from evalq.errors import EvalqError, InvalidInput
+from evalq.errors import POISON_MESSAGE, EvalqError, InvalidInput
 from evalq.profiles import profile_named
 from evalq.schemas import Submission, Task, Tier
 from evalq.scoring.profile import Profile
@@ -101,7 +101,7 @@ def _run_tier(
                 status="failed",
                 metrics=None,
                 error={
-                    "type": "PoisonMessage",
+                    "type": POISON_MESSAGE,
                     "message": f"delivered {start.deliveries} times; the worker was lost on "
                     f"each of the last {start.deliveries - retries - 1}",
                     "attempts": start.deliveries,

@@ -120,6 +120,28 @@ def test_evaluation_upsert_replaces_and_counts_merges(url: str) -> None:
         assert row is not None and row.scores == {"x": 2} and row.merge_count == 2
 
 
+def test_rankings_read_done_and_degraded_submissions_but_not_failed_ones(url: str) -> None:
+    for sid, status in (("s1", "done"), ("s2", "degraded"), ("s3", "failed"), ("s4", "queued")):
+        with session_scope(url) as session:
+            queries.add_submission(session, submission=submission(sid), cost_usd=None)
+            if sid == "s4":
+                continue  # not merged yet: no evaluation to rank
+            queries.save_evaluation(
+                session,
+                submission_id=sid,
+                task_id="t1",
+                status=status,
+                scores={},
+                missing_tiers={},
+                baseline_version=0,
+                profile_hash="h",
+            )
+            queries.set_status(session, submission_id=sid, status=status)
+    with session_scope(url) as session:
+        ranked = [row.id for row, _ in queries.task_evaluations(session, task_id="t1")]
+    assert ranked == ["s1", "s2"]
+
+
 def test_refresh_is_debounced_per_task(url: str) -> None:
     with session_scope(url) as session:
         assert queries.claim_refresh(session, task_id="t1")

@@ -76,6 +76,30 @@ def test_an_absent_tier_degrades() -> None:
     assert result.missing["graph"] == {"status": "absent"}
 
 
+def test_a_poisoned_tier_fails_the_evaluation_with_the_reason_and_keeps_the_rest() -> None:
+    poisoned = TierView(
+        "failed", {}, {"type": "PoisonMessage", "message": "delivered 4 times; ...", "attempts": 4}
+    )
+    result = evaluate_submission(
+        submission(), TASK, {"text": poisoned, "judge": FAILED, "graph": GRAPH}, BASELINE, PROFILE
+    )
+    assert result.status == "failed"
+    assert result.error == {
+        "type": "PoisonMessage",
+        "tier": "text",
+        "message": "delivered 4 times; ...",
+    }
+    assert result.missing["text"]["error"]["type"] == "PoisonMessage"
+    assert result.scores["tiers"] == {"graph": dict(GRAPH.metrics)}  # kept for inspection
+
+
+def test_only_a_poisoned_tier_fails_an_evaluation() -> None:
+    result = evaluate_submission(
+        submission(), TASK, {"text": TEXT, "judge": FAILED, "graph": GRAPH}, BASELINE, PROFILE
+    )
+    assert result.error is None
+
+
 def test_scylla_applies_to_variants_and_derives_pass_from_the_criteria() -> None:
     tiers = {"text": TEXT, "judge": JUDGE, "graph": GRAPH}
     plain = evaluate_submission(submission(), TASK, tiers, BASELINE, PROFILE)

@@ -110,6 +110,7 @@ def get_submission(submission_id: str, client: ClientDep) -> dict[str, Any]:
     """Status, scores, tier outcomes (errors without tracebacks) and the baseline version.
 
     ``scores`` and ``baseline_version`` appear once the submission is evaluated (status
-    ``done`` or ``degraded``).
+    ``done``, ``degraded`` or ``failed``; a failed one, whose input killed a tier's worker on
+    every delivery, keeps the scores of the tiers that ran and says why in ``error``).
     """
     return client.get_result(known("submission", submission_id))
