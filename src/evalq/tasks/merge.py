@@ -6,7 +6,7 @@ from typing import Any
 
 from celery import Task as CeleryTask
 from celery import current_app, shared_task
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 
 from evalq.profiles import profile_named
 from evalq.schemas import TIERS, Submission
@@ -18,6 +18,9 @@ from evalq.store.baseline_sql import sql_baseline
 from evalq.store.db import session_scope
 from evalq.tasks.tier import is_transient_db_error
 from evalq.workers.app import MERGE_TASK, REFRESH_TASK
+
+REFRESH_ATTEMPTS = 5
+"""How often a refresh that lost a race for its version number to another refresh reads again."""
 
 MERGE_MAX_WAITS = 40
 """How often a merge that found tiers unfinished waits for them before degrading."""
@@ -104,10 +107,27 @@ def refresh_baseline(task_id: str) -> int:
     refresh costs a few indexed queries however many submissions the task has.
 
     At most one refresh per task is scheduled at a time (`queries.claim_refresh`), so its cost is
-    shared by every merge that happened during the debounce interval.
+    shared by every merge that happened during the debounce interval. Two can still overlap (a
+    merge schedules the next as soon as this one starts; an operator can run one by hand): both
+    then ask for the same version number, the database's unique key rejects the second, and it
+    computes again from what it reads then, so the newest version is never older than either.
     """
     with session_scope() as session:
         queries.release_refresh(session, task_id=task_id)
+    attempt = 1
+    while True:
+        try:
+            return _store_baseline(task_id)
+        except IntegrityError:
+            # A concurrent refresh of the task stored this version first (the refresh a merge
+            # scheduled while this one ran, or one started by hand): read the state again.
+            if attempt == REFRESH_ATTEMPTS:
+                raise
+            attempt += 1
+
+
+def _store_baseline(task_id: str) -> int:
+    """Compute the task's baseline; store it as a new version unless it equals the newest."""
     with session_scope() as session:
         task = queries.get_task(session, task_id=task_id)
         profile = profile_named(task.profile)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
-from sqlalchemy import insert, select
+from sqlalchemy import event, insert, select
+from tests.integration.conftest import configure
 
 from evalq.profiles import profile_named
 from evalq.schemas import Task
@@ -13,8 +15,9 @@ from evalq.scoring.arena import compute_baseline
 from evalq.scoring.profile import ArenaProfile
 from evalq.store import queries
 from evalq.store.baseline_sql import arena_run, sql_baseline
-from evalq.store.db import session_scope
-from evalq.store.models import SubmissionRow
+from evalq.store.db import engine_for, session_scope
+from evalq.store.models import BaselineRow, SubmissionRow
+from evalq.tasks.merge import refresh_baseline
 
 STATUSES = ("done", "degraded", "queued", "running", "failed")
 
@@ -110,3 +113,40 @@ def test_sql_baseline_reads_only_the_task_and_its_evaluated_runs(db_url: str) ->
     assert result == expected
     assert result["max_tokens"] < 10_000_000
     assert result["submission_count"] == expected["submission_count"] > 0
+
+
+def test_a_refresh_that_loses_the_race_for_its_version_number_reads_again(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two refreshes of one task overlap: the second to insert a version computes again.
+
+    The interleaving is made exact: right before this refresh's INSERT reaches the database,
+    another refresh commits the same version number from its own connection.
+    """
+    store_runs(db_url, "race", random.Random(3), 12, timed=1.0)
+    configure(monkeypatch, database_url=db_url)
+    other = {"from": "the other refresh"}
+    raced: list[str] = []
+
+    def other_refresh_commits_first(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if not raced and statement.lstrip().upper().startswith("INSERT INTO BASELINES"):
+            raced.append(statement)
+            with session_scope(db_url) as session:
+                queries.add_baseline(session, task_id="race", data=other, submission_count=0)
+
+    engine = engine_for(db_url)
+    event.listen(engine, "before_cursor_execute", other_refresh_commits_first)
+    try:
+        version = refresh_baseline("race")
+    finally:
+        event.remove(engine, "before_cursor_execute", other_refresh_commits_first)
+    assert raced  # the race happened
+    with session_scope(db_url) as session:
+        rows = session.scalars(
+            select(BaselineRow).where(BaselineRow.task_id == "race").order_by(BaselineRow.version)
+        ).all()
+        stored = [(row.version, row.data) for row in rows]
+    assert version == 2
+    assert stored[0] == (1, other)
+    expected = database_baseline(db_url, "race", profile_named("default").arena)
+    assert stored[1] == (2, expected | {"last_updated": None})  # this refresh's own figures
