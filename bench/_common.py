@@ -56,11 +56,9 @@ def apply_env(env: dict[str, str]) -> None:
     for key in [k for k in os.environ if k.startswith("EVALQ_")]:
         del os.environ[key]
     os.environ.update({k: v for k, v in env.items() if k.startswith("EVALQ_")})
-    from evalq.profiles import profile_named
-    from evalq.settings import get_settings
+    from evalq.core.settings import get_settings
 
     get_settings.cache_clear()
-    profile_named.cache_clear()
 
 
 class Worker:

@@ -84,11 +84,11 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=100, help="judge worker threads")
     args = parser.parse_args()
 
+    from evalq.core.schemas import Task
     from evalq.producer.client import Client
-    from evalq.schemas import Task
     from evalq.store.db import session_scope, upgrade
     from evalq.store.queries import tier_results
-    from evalq.workers.app import JUDGE_QUEUE, QUEUES
+    from evalq.workers.names import JUDGE_QUEUE, QUEUES
 
     flush_db11()
     with (

@@ -36,7 +36,7 @@ DB = 13
 
 def store(url: str, start: int, count: int, references: int, rng: random.Random) -> list[str]:
     """Store ``count`` submissions (ids ``start``...) over the bench tasks; return their ids."""
-    from evalq.schemas import Submission, Task
+    from evalq.core.schemas import Submission, Task
     from evalq.store import queries
     from evalq.store.db import session_scope
 
@@ -81,7 +81,7 @@ def finished(url: str) -> int:
 
 def run_batch(app: object, url: str, ids: list[str], target: int) -> float:
     """Send the tier-1 task of ``ids`` and wait until ``target`` tier-1 rows are final."""
-    from evalq.workers.app import TEXT_QUEUE, TIER_TASKS
+    from evalq.workers.names import TEXT_QUEUE, TIER_TASKS
 
     start = time.perf_counter()
     for sid in ids:

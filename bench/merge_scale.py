@@ -84,8 +84,8 @@ def new_database(backend: str, workdir: Path, size: int) -> tuple[str, Callable[
 
 def tier_metrics(url: str, sample: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Real tier-1 and tier-3 metrics of one submission (the model runs once, here)."""
-    from evalq.profiles import profile_named
-    from evalq.schemas import Submission, Task
+    from evalq.core.profile import profile_named
+    from evalq.core.schemas import Submission, Task
     from evalq.tasks.tiers import compute_graph, compute_text
 
     task, sub = Task.model_validate(task_definition()), Submission.model_validate(sample)
@@ -98,7 +98,7 @@ def populate(url: str, size: int, fresh: int, metrics: dict[str, dict[str, Any]]
     """``size`` evaluated submissions, plus ``fresh`` running ones with their tier rows stored."""
     from sqlalchemy import insert
 
-    from evalq.schemas import Submission, Task
+    from evalq.core.schemas import Submission, Task
     from evalq.store import queries
     from evalq.store.db import session_scope
     from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow
@@ -174,10 +174,11 @@ def populate(url: str, size: int, fresh: int, metrics: dict[str, dict[str, Any]]
 
 def legacy_refresh(task_id: str) -> int:
     """The refresh before this benchmark: every submission row loaded, baseline in Python."""
-    from evalq.profiles import profile_named
+    from tests.support.stored_runs import arena_run, task_submission_rows
+
+    from evalq.core.profile import profile_named
     from evalq.scoring.arena import compute_baseline
     from evalq.store import queries
-    from evalq.store.baseline_sql import arena_run
     from evalq.store.db import session_scope
 
     with session_scope() as session:
@@ -186,7 +187,7 @@ def legacy_refresh(task_id: str) -> int:
         task = queries.get_task(session, task_id=task_id)
         runs = [
             arena_run(row)
-            for row in queries.task_submission_rows(session, task_id=task_id)
+            for row in task_submission_rows(session, task_id=task_id)
             if row.status in ("done", "degraded")
         ]
         data = compute_baseline(runs, profile_named(task.profile).arena).to_dict()

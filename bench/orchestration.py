@@ -46,7 +46,7 @@ PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 def bare_app() -> Celery:
     """The bare app: evalq's Celery configuration, two trivial tasks, nothing else."""
-    from evalq.settings import Settings
+    from evalq.core.settings import Settings
     from evalq.workers.app import make_app
 
     url = redis_url(DB)

@@ -4,7 +4,7 @@
 
 Pairs of ~500-word reviews are drawn deterministically from the bundled PeerRead prose. The
 reference style is spec 001's: a new TfidfVectorizer and a new torchmetrics BERTScore per call
-(`evalq.metrics.semantic.reference_bertscore`), plus the word Jaccard. torchmetrics fails beyond
+(`tests.support.reference.reference_bertscore`), plus the word Jaccard. torchmetrics fails beyond
 the model's 512 positions, so it gets each text cut at the last sentence that fits (less work
 than evalq does: a conservative comparison). evalq runs `text_metrics` with one preloaded
 `SemanticScorer` on the full texts (chunked): "cold" with an empty reference cache for every
@@ -36,8 +36,7 @@ def reference_style(candidate: str, reference: str, model_path: str) -> float:
     """Spec 001's tier-1 similarities, every object built per call; returns BERTScore F1."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.metrics.pairwise import cosine_similarity
-
-    from evalq.metrics.semantic import reference_bertscore
+    from tests.support.reference import reference_bertscore
 
     matrix = TfidfVectorizer().fit_transform([candidate, reference])
     cosine_similarity(matrix[0:1], matrix[1:2])
@@ -57,9 +56,9 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)  # 2 spinning OpenMP threads on a busy 2-core box: 10x
 
+    from evalq.core.profile import profile_named
     from evalq.metrics.semantic import SemanticScorer, default_model_path, go_offline
     from evalq.metrics.text import text_metrics
-    from evalq.profiles import profile_named
 
     go_offline()
     rng, sentences = random.Random(500), review_sentences()

@@ -15,7 +15,7 @@ from typing import Any
 
 from evalq_examples import arena, peerread, scylla, suite, tasks
 
-from evalq.schemas import parse_submission, parse_task
+from evalq.core.schemas import parse_submission, parse_task
 
 HERE = Path(__file__).resolve().parent
 SUBMISSION_FILES = {

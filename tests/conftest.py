@@ -1,33 +1,15 @@
-"""Fixtures shared by every test: reaching the real services, or saying why not."""
+"""Fixtures shared by every test live in the conftest files below this one; helpers tests
+import live in tests/support/ (services.py says where Redis and PostgreSQL are)."""
 
-from __future__ import annotations
-
-import os
-import socket
-
-import pytest
-
-REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
-PG_HOST, PG_PORT = "127.0.0.1", 5432
-PG_ADMIN_URL = os.environ.get(
-    "EVALQ_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+# Re-exported while the suites that import them from here move to tests.support.services.
+from tests.support.services import (
+    PG_ADMIN_URL,
+    PG_HOST,
+    PG_PORT,
+    REDIS_HOST,
+    REDIS_PORT,
+    need,
+    reachable,
 )
 
-
-def reachable(host: str, port: int) -> bool:
-    """True when something accepts TCP connections on host:port."""
-    try:
-        with socket.create_connection((host, port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
-def need(host: str, port: int, what: str) -> None:
-    """Fail in CI (CI=true), skip locally, when a service the test needs is not reachable."""
-    if reachable(host, port):
-        return
-    message = f"{what} is not reachable on {host}:{port}"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message + " (CI=true: .ci/run must start it)")
-    pytest.skip(message)
+__all__ = ["PG_ADMIN_URL", "PG_HOST", "PG_PORT", "REDIS_HOST", "REDIS_PORT", "need", "reachable"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalq.core.schemas import Task
+from evalq.core.settings import Settings
 from evalq.producer.client import Client
-from evalq.schemas import Task
-from evalq.settings import Settings
 from evalq.workers.app import make_app
 from tests.support.reviews import review_task, review_trace
 

@@ -24,9 +24,9 @@ from sqlalchemy import func, select
 
 from evalq.store.db import session_scope
 from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow
-from evalq.workers.app import TIER_TASKS
-from tests.conftest import REDIS_HOST, REDIS_PORT, need
+from evalq.workers.names import TIER_TASKS
 from tests.support.databases import fresh_database
+from tests.support.services import REDIS_HOST, REDIS_PORT, need
 
 REDIS_DRILL_DB = 14
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,19 +11,18 @@ from __future__ import annotations
 import os
 import signal
 
-from evalq.schemas import Submission, Task
-from evalq.scoring.profile import Profile
+from evalq.core.results import TierOutcome
+from evalq.store.queries import Job
 from evalq.tasks import tiers
-from evalq.tasks.tier import TierOutput
 
 POISON_PREFIX = "poison-"
 _compute_text = tiers.compute_text
 
 
-def _poisoned_compute_text(submission: Submission, task: Task, profile: Profile) -> TierOutput:
-    if submission.id.startswith(POISON_PREFIX):
+def _poisoned_compute_text(job: Job) -> TierOutcome:
+    if job.submission.id.startswith(POISON_PREFIX):
         os.kill(os.getpid(), signal.SIGKILL)
-    return _compute_text(submission, task, profile)
+    return _compute_text(job)
 
 
 tiers.compute_text = _poisoned_compute_text  # looked up by `tier_text` at call time

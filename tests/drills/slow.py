@@ -11,20 +11,19 @@ from __future__ import annotations
 
 import time
 
-from evalq.schemas import Submission, Task
-from evalq.scoring.profile import Profile
+from evalq.core.results import TierOutcome
+from evalq.store.queries import Job
 from evalq.tasks import tiers
-from evalq.tasks.tier import TierOutput
 
 SLOW_PREFIX = "slow-"
 SLOW_S = 3.0
 _compute_text = tiers.compute_text
 
 
-def _slow_compute_text(submission: Submission, task: Task, profile: Profile) -> TierOutput:
-    if submission.id.startswith(SLOW_PREFIX):
+def _slow_compute_text(job: Job) -> TierOutcome:
+    if job.submission.id.startswith(SLOW_PREFIX):
         time.sleep(SLOW_S)
-    return _compute_text(submission, task, profile)
+    return _compute_text(job)
 
 
 tiers.compute_text = _slow_compute_text  # looked up by `tier_text` at call time

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PG_HOST, PG_PORT, reachable
 from tests.drills import harness
 from tests.drills.batch import ids, submit_batch
+from tests.support.services import PG_HOST, PG_PORT, reachable
 
 N = 200
 

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from evalq.profiles import profile_named
-from evalq.settings import get_settings
 from tests.support.databases import fresh_database, private_redis
-
-REDIS_TEST_DB = int(os.environ.get("EVALQ_TEST_REDIS_DB", "9"))
-"""Redis database the integration tests flush and use (override to run two suites at once)."""
+from tests.support.settings import REDIS_TEST_DB, configure
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -30,9 +25,4 @@ def redis_url() -> Iterator[str]:
         yield url
 
 
-def configure(monkeypatch: pytest.MonkeyPatch, **env: str) -> None:
-    """Set EVALQ_* variables and drop every cache built from the old ones."""
-    for key, value in env.items():
-        monkeypatch.setenv(f"EVALQ_{key.upper()}", value)
-    get_settings.cache_clear()
-    profile_named.cache_clear()
+__all__ = ["REDIS_TEST_DB", "configure", "db_url", "redis_url"]  # configure: re-exported for now

@@ -17,7 +17,7 @@ import yaml
 from typer.testing import CliRunner
 
 from evalq.producer.cli import app as cli
-from evalq.workers.app import QUEUES
+from evalq.workers.names import QUEUES
 from tests.support.processes import EVALQ
 from tests.support.tools import required_program
 

@@ -12,7 +12,7 @@ import redis
 import sqlalchemy as sa
 
 from evalq.store.db import engine_for, upgrade
-from tests.conftest import PG_ADMIN_URL, PG_HOST, PG_PORT, REDIS_HOST, REDIS_PORT, need
+from tests.support.services import PG_ADMIN_URL, PG_HOST, PG_PORT, REDIS_HOST, REDIS_PORT, need
 
 
 @contextmanager

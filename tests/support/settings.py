@@ -1,6 +1,22 @@
-"""The evalq settings integration tests run a pipeline with."""
+"""The evalq settings integration tests run with, and how a test sets them."""
 
 from __future__ import annotations
+
+import os
+
+import pytest
+
+from evalq.core.settings import get_settings
+
+REDIS_TEST_DB = int(os.environ.get("EVALQ_TEST_REDIS_DB", "9"))
+"""Redis database the integration tests flush and use (override to run two suites at once)."""
+
+
+def configure(monkeypatch: pytest.MonkeyPatch, **env: str) -> None:
+    """Set EVALQ_* variables and drop every cache built from the old ones."""
+    for key, value in env.items():
+        monkeypatch.setenv(f"EVALQ_{key.upper()}", value)
+    get_settings.cache_clear()
 
 
 def pipeline_settings(db_url: str, redis_url: str, **extra: str) -> dict[str, str]:

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from evalq.schemas import Submission, Task, parse_submission, parse_task
-from evalq.scoring.profile import load_profile
+from evalq.core.profile import load_profile
+from evalq.core.schemas import Submission, Task, parse_submission, parse_task
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FILES = ("arena.jsonl", "peerread.jsonl", "scylla.jsonl", "suite.jsonl")

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalq.errors import InvalidInput
-from evalq.schemas import (
+from evalq.core.errors import InvalidInput
+from evalq.core.schemas import (
     MAX_TEXT_CHARS,
     MAX_TRACE_EDGES,
     MAX_TRACE_NODES,

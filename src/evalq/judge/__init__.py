@@ -1,26 +1,24 @@
 """Tier 2 of spec 001: the LLM judge (technical accuracy, constructiveness, planning rationality).
 
 Use `build_judge` to get a `Judge` for the configured model (or None when no judge model is set),
-then `Judge.evaluate(submission, task, deadline_s=...)`, which always returns a `JudgeOutcome`.
+then `Judge.evaluate(submission, task, deadline_s=...)`, which always returns a
+`evalq.core.results.JudgeResult`.
 """
 
 from __future__ import annotations
 
 import redis
 
+from evalq.core.profile import Profile
+from evalq.core.settings import Settings
 from evalq.judge.config import JudgeLimits, limits_from_settings
 from evalq.judge.judge import Judge
-from evalq.judge.models import JudgeModelConfig, judge_model_config, open_model
-from evalq.judge.outcome import JudgeOutcome, RubricOutcome
-from evalq.scoring.profile import Profile
-from evalq.settings import Settings
+from evalq.judge.provider import JudgeModelConfig, judge_model_config, open_model
 
 __all__ = [
     "Judge",
     "JudgeLimits",
     "JudgeModelConfig",
-    "JudgeOutcome",
-    "RubricOutcome",
     "build_judge",
 ]
 

@@ -6,12 +6,12 @@ import asyncio
 import random
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic_ai import NativeOutput
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
+from evalq.core.results import ErrorKind, ErrorRecord, RubricStatus
 from evalq.judge.config import JudgeLimits
 from evalq.judge.cost import Spend
 from evalq.judge.guarded import CallStats, GuardedModel, RedisHealth
@@ -30,26 +30,26 @@ class Asked:
     Attributes:
         verdict: the validated answer, or None.
         status: ``ok``, ``failed`` (retries, time or validation ran out) or ``skipped`` (budget).
-        error: {"type", "message", "attempts", "kind"} when failed.
+        error: the failure as data when failed.
         stats: requests, validation retries, tokens and rate-limit waits.
         transport_retries: runs repeated after a transient fault.
         waited_s: seconds slept in backoff.
     """
 
     verdict: Verdict | None
-    status: str
-    error: dict[str, Any] | None
+    status: RubricStatus
+    error: ErrorRecord | None
     stats: CallStats
     transport_retries: int
     waited_s: float
 
 
-def error_data(error: BaseException, attempts: int, kind: str) -> dict[str, Any]:
+def error_data(error: BaseException, attempts: int, kind: ErrorKind) -> ErrorRecord:
     """A failure as data: class name, message (bounded), attempts, and its kind."""
     message = str(error) or type(error).__name__
     if len(message) > MESSAGE_CHARS:
         message = message[: MESSAGE_CHARS - 3] + "..."
-    return {"type": type(error).__name__, "message": message, "attempts": attempts, "kind": kind}
+    return ErrorRecord(type=type(error).__name__, message=message, attempts=attempts, kind=kind)
 
 
 async def ask(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from evalq.scoring.profile import Profile
+from evalq.core.profile import Profile
 
 
 def pricing_key(model: str, profile: Profile) -> str | None:

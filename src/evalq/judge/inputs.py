@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from evalq.core.schemas import Submission, Task
 from evalq.judge.rubrics import Rubric
 from evalq.metrics.graph import summarise_trace
-from evalq.schemas import Submission, Task
 
 TRACE_SUMMARY_CHARS = 4000
 """Longest execution summary shown to the planning-rationality rubric."""

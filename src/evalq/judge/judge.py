@@ -18,19 +18,19 @@ from pydantic import ValidationError
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
+from evalq.core.profile import Profile
+from evalq.core.results import CriterionScore, JudgeResult, RubricResult
+from evalq.core.schemas import Submission, Task
 from evalq.judge.ask import ask, error_data
 from evalq.judge.cache import JudgmentCache, cache_key
 from evalq.judge.config import JudgeLimits
 from evalq.judge.cost import Spend, pricing_key
 from evalq.judge.guarded import RedisHealth
 from evalq.judge.inputs import rubric_input
-from evalq.judge.outcome import JudgeOutcome, RubricOutcome
+from evalq.judge.outcome import rubric_score
 from evalq.judge.ratelimit import SharedRateLimit
 from evalq.judge.rubrics import RUBRICS, Rubric, Verdict
-from evalq.judge.score import rubric_score
-from evalq.schemas import Submission, Task
-from evalq.scoring.profile import Profile
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ class Judge:
         if profile.judge.seed is not None:
             self.settings["seed"] = profile.judge.seed
 
-    def evaluate(self, submission: Submission, task: Task, *, deadline_s: float) -> JudgeOutcome:
+    def evaluate(self, submission: Submission, task: Task, *, deadline_s: float) -> JudgeResult:
         """Judge ``submission`` on every rubric that applies, within ``deadline_s`` seconds.
 
         Never raises for model, HTTP, Redis or validation faults: a rubric that applied but could
@@ -115,12 +115,12 @@ class Judge:
         with concurrent.futures.ThreadPoolExecutor(1) as pool:  # called from async code
             return pool.submit(asyncio.run, self._evaluate(submission, task, deadline)).result()
 
-    async def _evaluate(self, submission: Submission, task: Task, deadline: float) -> JudgeOutcome:
+    async def _evaluate(self, submission: Submission, task: Task, deadline: float) -> JudgeResult:
         spend = Spend(
             self.profile, pricing_key(self.model_id, self.profile), self.profile.judge.budget_usd
         )
         health = RedisHealth()
-        outcomes: list[RubricOutcome] = []
+        outcomes: list[RubricResult] = []
         try:
             model = self.model_factory()
             async with model:
@@ -133,14 +133,16 @@ class Judge:
             done = {o.rubric for o in outcomes}
             failure = error_data(error, 0, "permanent")
             outcomes += [
-                RubricOutcome(r.name, "failed", error=failure)
+                RubricResult(rubric=r.name, status="failed", error=failure)
                 for r in self.rubrics
                 if r.name not in done
             ]
-        errors = [
-            {"rubric": o.rubric, **o.error} for o in outcomes if o.status == "failed" and o.error
-        ]
-        return JudgeOutcome(
+        errors = tuple(
+            o.error.model_copy(update={"rubric": o.rubric})
+            for o in outcomes
+            if o.status == "failed" and o.error
+        )
+        return JudgeResult(
             scores={o.rubric: o.score for o in outcomes},
             failed=any(o.status == "failed" for o in outcomes),
             errors=errors,
@@ -160,11 +162,13 @@ class Judge:
         spend: Spend,
         health: RedisHealth,
         deadline: float,
-    ) -> RubricOutcome:
+    ) -> RubricResult:
         given = rubric_input(rubric, submission, task, self.profile.judge.paper_chars)
         if given.not_applicable is not None:
-            return RubricOutcome(
-                rubric.name, "skipped", skip_reason=f"not applicable: {given.not_applicable}"
+            return RubricResult(
+                rubric=rubric.name,
+                status="skipped",
+                skip_reason=f"not applicable: {given.not_applicable}",
             )
         native = bool(model.profile.get("supports_json_schema_output"))
         key = cache_key(
@@ -177,19 +181,22 @@ class Judge:
         )
         cached = self._cached(rubric, key, health)
         if cached is not None:
-            score, criteria = rubric_score(cached, self.weights[rubric.name])
-            return RubricOutcome(
-                rubric.name,
-                "ok",
-                score,
-                criteria,
+            cached_score, cached_criteria = rubric_score(cached, self.weights[rubric.name])
+            return RubricResult(
+                rubric=rubric.name,
+                status="ok",
+                score=cached_score,
+                criteria=cached_criteria,
                 cache_hit=True,
                 truncated=given.truncated,
                 cost_usd=spend.cost_of(0, 0),
             )
         if spend.exhausted:
-            return RubricOutcome(
-                rubric.name, "skipped", skip_reason="budget", truncated=given.truncated
+            return RubricResult(
+                rubric=rubric.name,
+                status="skipped",
+                skip_reason="budget",
+                truncated=given.truncated,
             )
         asked = await ask(
             rubric,
@@ -203,16 +210,17 @@ class Judge:
             health=health,
             deadline=deadline,
         )
-        score, criteria = None, {}
+        score = None
+        criteria: dict[str, CriterionScore] = {}
         if asked.verdict is not None:
             score, criteria = rubric_score(asked.verdict, self.weights[rubric.name])
             self._store(key, asked.verdict, health)
         stats = asked.stats
-        return RubricOutcome(
-            rubric.name,
-            asked.status,  # type: ignore[arg-type]
-            score,
-            criteria,
+        return RubricResult(
+            rubric=rubric.name,
+            status=asked.status,
+            score=score,
+            criteria=criteria,
             skip_reason="budget" if asked.status == "skipped" else None,
             error=asked.error,
             attempts=stats.requests,

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from evalq.scoring.profile import TextProfile
+    from evalq.core.profile import TextProfile
 
 _MATCH_BLOCK = 2048  # candidate tokens per similarity block: bounds memory on very long texts
 
@@ -208,17 +208,3 @@ def _load(model_path: str) -> tuple[Any, Any]:
             hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
     model.eval()
     return tokenizer, model
-
-
-def reference_bertscore(text: str, reference: str, model_path: str) -> float:
-    """Spec 001's reference style: a new torchmetrics `BERTScore` per call, same local model.
-
-    For benchmarks against `SemanticScorer`. Loads the model on every call and, like torchmetrics
-    itself, fails on texts longer than the model's 512 positions.
-    """
-    go_offline()
-    from torchmetrics.text import BERTScore
-
-    metric = BERTScore(model_name_or_path=model_path)  # last layer, no idf, no rescaling
-    f1 = metric([text], [reference])["f1"]
-    return float(torch.as_tensor(f1).reshape(-1)[0])  # one pair: torchmetrics returns a 0-d tensor

@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from evalq.core.normalise import normalise_time
+from evalq.core.weights import Weighted, weighted_mean
 from evalq.metrics.similarity import jaccard, tfidf_cosine_many
-from evalq.metrics.time import normalise_time
-from evalq.scoring.weights import Weighted, weighted_mean
 
 if TYPE_CHECKING:
+    from evalq.core.profile import TextProfile
     from evalq.metrics.semantic import SemanticScorer
-    from evalq.scoring.profile import TextProfile
 
 
 @dataclass(frozen=True)

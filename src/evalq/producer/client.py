@@ -9,11 +9,12 @@ from typing import Any
 
 from celery import Celery
 
-from evalq.errors import InvalidInput, NotFound
-from evalq.profiles import profile_named
-from evalq.schemas import Submission, Task, parse_submission, parse_task
-from evalq.scoring.arena.run import ArenaRun
-from evalq.settings import Settings, get_settings
+from evalq.core.errors import InvalidInput, NotFound
+from evalq.core.profile import profile_named
+from evalq.core.results import ErrorRecord
+from evalq.core.schemas import Submission, Task, parse_submission, parse_task
+from evalq.core.settings import Settings, get_settings
+from evalq.scoring.arena.run import price_submission
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.workers.app import make_app
@@ -44,8 +45,13 @@ class Client:
         self.url = self.settings.database_url
 
     def put_task(self, task: Task | Mapping[str, Any]) -> Task:
-        """Create or replace a task definition."""
+        """Create or replace a task definition.
+
+        Raises:
+            InvalidInput: the task is invalid, or names a profile these settings do not know.
+        """
         parsed = task if isinstance(task, Task) else parse_task(task)
+        profile_named(parsed.profile, self.settings)
         with session_scope(self.url) as session:
             queries.put_task(session, task=parsed)
         return parsed
@@ -54,8 +60,8 @@ class Client:
         """Validate, store and enqueue one submission; idempotent on its id.
 
         The same id with the same content returns the existing job without enqueueing it again;
-        the same id with different content raises `evalq.errors.Conflict`. Invalid input raises
-        `evalq.errors.InvalidInput` and stores nothing.
+        the same id with different content raises `evalq.core.errors.Conflict`. Invalid input raises
+        `evalq.core.errors.InvalidInput` and stores nothing.
         """
         return self.submit_many([submission])[0]
 
@@ -77,9 +83,9 @@ class Client:
         with session_scope(self.url) as session:
             for submission in parsed:
                 task = queries.get_task_or_invalid(session, task_id=submission.task_id)
-                run = ArenaRun.from_submission(submission, profile_named(task.profile))
+                profile = profile_named(task.profile, self.settings)
                 created = queries.add_submission(
-                    session, submission=submission, cost_usd=run.cost_usd
+                    session, submission=submission, cost_usd=price_submission(submission, profile)
                 )
                 if created:
                     attempt = queries.begin_enqueue(session, submission_id=submission.id)
@@ -148,10 +154,10 @@ class Client:
 
 
 def _public(error: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A tier error without its traceback (kept in the store for operators)."""
+    """A stored tier error without its traceback (kept in the store for operators)."""
     if error is None:
         return None
-    return {k: v for k, v in error.items() if k != "traceback"}
+    return ErrorRecord.model_validate(error).public().model_dump(mode="json", exclude_none=True)
 
 
 __all__ = ["Client", "NotFound", "Submitted"]

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalq.errors import InvalidInput
-from evalq.schemas import Task, parse_submission, parse_task
+from evalq.core.errors import InvalidInput
+from evalq.core.schemas import Task, parse_submission, parse_task
 
 LineProblems = tuple[int, list[tuple[str, str]]]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from scipy.stats import t as student_t
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
 
 MIN_SCORES = 3
 """Fewer scores than this: the interval is the whole range, ``enough_data`` False."""

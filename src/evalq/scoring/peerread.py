@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalq.scoring.profile import PeerReadProfile, Recommendation
-from evalq.scoring.weights import weighted_mean
+from evalq.core.profile import PeerReadProfile, Recommendation
+from evalq.core.weights import weighted_mean
 
 _TOLERANCE = 1e-9
 """Floating-point slack: an input or score this far outside its bound is still accepted."""

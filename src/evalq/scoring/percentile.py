@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
 
 EMPTY_PERCENTILE = 50.0
 """Percentile when there are no scores at all (the spec's value)."""

@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
 
 T = TypeVar("T")
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from evalq.scoring.profile import Price, ScyllaProfile
-from evalq.scoring.weights import weighted_mean
+from evalq.core.profile import Price, ScyllaProfile
+from evalq.core.results import ScyllaScores
+from evalq.core.weights import weighted_mean
 
 THRESHOLD_TOLERANCE = 1e-9
 """A score this close below a grade threshold still reaches it (floating-point rounding)."""
@@ -108,13 +108,26 @@ class ScyllaRun:
             data["cost_of_pass"] = "inf"
         return data
 
+    def scores(self, *, variant: str, run_index: int | None) -> ScyllaScores:
+        """The stored form of this run of ``variant``."""
+        return ScyllaScores.model_validate(
+            self.to_dict() | {"variant": variant, "run_index": run_index}
+        )
+
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ScyllaRun:
-        """Rebuild a run from `to_dict` output (e.g. stored JSON); other keys are ignored."""
-        values: dict[str, Any] = {name: data.get(name) for name in cls.__dataclass_fields__}
-        if values["cost_of_pass"] == "inf":
-            values["cost_of_pass"] = math.inf
-        return cls(**values)
+    def from_scores(cls, stored: ScyllaScores) -> ScyllaRun:
+        """Rebuild a run from its stored form."""
+        cost_of_pass = stored.cost_of_pass
+        return cls(
+            passed=stored.passed,
+            pass_rate=stored.pass_rate,
+            impl_rate=stored.impl_rate,
+            composite=stored.composite,
+            grade=stored.grade,
+            cost_usd=stored.cost_usd,
+            cost_of_pass=math.inf if cost_of_pass == "inf" else cost_of_pass,
+            duration_seconds=stored.duration_seconds,
+        )
 
 
 def score_run(

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from evalq.scoring.profile import ScyllaProfile
+from evalq.core.profile import ScyllaProfile
 from evalq.scoring.scylla import ScyllaRun, letter_grade
 from evalq.scoring.statistics import Statistics, population_variance, summarize
 

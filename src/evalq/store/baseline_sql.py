@@ -18,9 +18,8 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, func, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
+from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena import Baseline, compute_baseline
-from evalq.scoring.arena.run import ArenaRun
-from evalq.scoring.profile import ArenaProfile
 from evalq.store.models import SubmissionRow
 from evalq.store.queries import EVALUATED
 
@@ -141,18 +140,3 @@ class _Ranks:
             delta = i * (size + 1) - j * 4
             result.append((self.at(j - 1) * (4 - delta) + self.at(j) * delta) / 4)
         return result[0], result[1]
-
-
-def arena_run(row: SubmissionRow) -> ArenaRun:
-    """The Arena figures of a stored submission, from its columns (no payload parsing)."""
-    return ArenaRun(
-        submission_id=row.id,
-        task_id=row.task_id,
-        total_tokens=row.total_tokens,
-        tool_calls=row.tool_calls,
-        iterations=row.iterations,
-        execution_time=row.execution_time,
-        cost_usd=row.cost_usd,
-        tool=row.tool,
-        model=row.model,
-    )

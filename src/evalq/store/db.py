@@ -13,7 +13,7 @@ from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
-from evalq.settings import get_settings
+from evalq.core.settings import get_settings
 
 
 @lru_cache(maxsize=8)

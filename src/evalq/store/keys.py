@@ -1,4 +1,4 @@
-"""API keys of the HTTP API: the table and its queries.
+"""API keys of the HTTP API: creating, listing, revoking and checking them.
 
 A key is shown once, when it is created; the store keeps only its SHA-256 digest. Keys are
 high-entropy random strings, so a plain (unsalted) digest is enough to make the table useless to
@@ -15,27 +15,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, get_args
 
-from sqlalchemy import String, select
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
-from evalq.errors import Conflict, InvalidInput, NotFound
-from evalq.store.models import Base, utcnow
+from evalq.core.errors import Conflict, InvalidInput, NotFound
+from evalq.store.models import ApiKeyRow, utcnow
 
 Scope = Literal["read", "write"]
 SCOPES: tuple[Scope, ...] = get_args(Scope)
 KEY_PREFIX = "evq_"
-
-
-class ApiKeyRow(Base):
-    """One API key: its name, its scopes, and the SHA-256 digest of the secret."""
-
-    __tablename__ = "api_keys"
-
-    name: Mapped[str] = mapped_column(String(100), primary_key=True)
-    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    scopes: Mapped[str] = mapped_column(String(100))  # comma-separated, sorted
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    revoked_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 @dataclass(frozen=True)

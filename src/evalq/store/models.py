@@ -24,7 +24,7 @@ class Base(DeclarativeBase):
 
 
 class TaskRow(Base):
-    """A task definition (the validated `evalq.schemas.Task` as JSON)."""
+    """A task definition (the validated `evalq.core.schemas.Task` as JSON)."""
 
     __tablename__ = "tasks"
 
@@ -112,3 +112,15 @@ for _column in ("total_tokens", "tool_calls", "iterations", "execution_time", "c
         getattr(SubmissionRow, _column),
         SubmissionRow.status,
     )
+
+
+class ApiKeyRow(Base):
+    """One API key: its name, its scopes, and the SHA-256 digest of the secret."""
+
+    __tablename__ = "api_keys"
+
+    name: Mapped[str] = mapped_column(String(100), primary_key=True)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    scopes: Mapped[str] = mapped_column(String(100))  # comma-separated, sorted
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -10,8 +10,11 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from evalq.errors import Conflict, InvalidInput, NotFound
-from evalq.schemas import Status, Submission, Task, Tier, canonical_hash
+from evalq.core.errors import Conflict, InvalidInput, NotFound
+from evalq.core.profile import Profile, profile_named
+from evalq.core.results import EvaluationScores, MissingTier, TierOutcome
+from evalq.core.schemas import Status, Submission, Task, Tier, canonical_hash
+from evalq.core.settings import Settings
 from evalq.store.models import (
     BaselineRow,
     EvaluationRow,
@@ -120,6 +123,50 @@ def get_submission_row(session: Session, *, submission_id: str) -> SubmissionRow
     return row
 
 
+@dataclass(frozen=True)
+class Job:
+    """A stored submission with everything scoring it needs, loaded once per task run.
+
+    Attributes:
+        submission: the validated submission.
+        task: the task it ran.
+        profile: the scoring profile the task selects.
+        cost_usd: the run's cost as priced once at submit (None when unknown).
+        status: the submission's lifecycle status when loaded.
+    """
+
+    submission: Submission
+    task: Task
+    profile: Profile
+    cost_usd: float | None
+    status: str
+
+
+def load_job(session: Session, *, submission_id: str, settings: Settings | None = None) -> Job:
+    """The submission, its task and its profile, read in one query.
+
+    Raises:
+        NotFound: no such submission.
+        InvalidInput: its task names a profile these settings do not know.
+    """
+    found = session.execute(
+        select(SubmissionRow, TaskRow)
+        .join(TaskRow, TaskRow.id == SubmissionRow.task_id)
+        .where(SubmissionRow.id == submission_id)
+    ).first()
+    if found is None:
+        raise NotFound(f"submission {submission_id!r} does not exist")
+    row, task_row = found
+    task = Task.model_validate(task_row.definition)
+    return Job(
+        submission=Submission.model_validate(row.payload),
+        task=task,
+        profile=profile_named(task.profile, settings),
+        cost_usd=row.cost_usd,
+        status=row.status,
+    )
+
+
 def begin_enqueue(session: Session, *, submission_id: str) -> int:
     """Count one more enqueue of a submission and return its attempt number (1, 2, ...)."""
     row = get_submission_row(session, submission_id=submission_id)
@@ -206,30 +253,28 @@ def start_tier(session: Session, *, submission_id: str, tier: Tier) -> TierStart
     return TierStart(deliveries=row.deliveries, already_final=row.status in FINAL_TIER_STATES)
 
 
-def finish_tier(
-    session: Session,
-    *,
-    submission_id: str,
-    tier: Tier,
-    status: str,
-    metrics: dict[str, Any] | None,
-    error: dict[str, Any] | None = None,
-) -> None:
+def finish_tier(session: Session, *, submission_id: str, outcome: TierOutcome) -> None:
     """Store a tier's final outcome (ok / skipped / failed); idempotent."""
+    metrics, error = outcome.stored()
     upsert(
         session,
         TierResultRow.__table__,  # type: ignore[arg-type]
         values={
             "submission_id": submission_id,
-            "tier": tier,
-            "status": status,
+            "tier": outcome.tier,
+            "status": outcome.status,
             "metrics": metrics,
             "error": error,
             "deliveries": 1,
             "updated_at": utcnow(),
         },
         keys=["submission_id", "tier"],
-        update={"status": status, "metrics": metrics, "error": error, "updated_at": utcnow()},
+        update={
+            "status": outcome.status,
+            "metrics": metrics,
+            "error": error,
+            "updated_at": utcnow(),
+        },
     )
 
 
@@ -241,6 +286,18 @@ def tier_results(session: Session, *, submission_id: str) -> dict[str, TierResul
     return {row.tier: row for row in rows}
 
 
+def tier_outcome(row: TierResultRow) -> TierOutcome | None:
+    """A finished tier row as its typed outcome; None while it is still running."""
+    if row.status == "running":
+        return None
+    return TierOutcome.from_stored(
+        row.tier,  # type: ignore[arg-type]
+        row.status,  # type: ignore[arg-type]
+        row.metrics,
+        row.error,
+    )
+
+
 # --- evaluations -----------------------------------------------------------------------------
 
 
@@ -250,8 +307,8 @@ def save_evaluation(
     submission_id: str,
     task_id: str,
     status: str,
-    scores: dict[str, Any],
-    missing_tiers: dict[str, Any],
+    scores: EvaluationScores,
+    missing_tiers: dict[str, MissingTier],
     baseline_version: int,
     profile_hash: str,
 ) -> None:
@@ -260,8 +317,11 @@ def save_evaluation(
     fields = {
         "task_id": task_id,
         "status": status,
-        "scores": scores,
-        "missing_tiers": missing_tiers,
+        "scores": scores.model_dump(mode="json"),
+        "missing_tiers": {
+            name: missing.model_dump(mode="json", exclude_none=True)
+            for name, missing in missing_tiers.items()
+        },
         "baseline_version": baseline_version,
         "profile_hash": profile_hash,
         "evaluated_at": utcnow(),
@@ -334,12 +394,3 @@ def claim_refresh(session: Session, *, task_id: str) -> bool:
 def release_refresh(session: Session, *, task_id: str) -> None:
     """Allow the next refresh of the task to be scheduled (called as a refresh starts)."""
     session.execute(update(TaskRow).where(TaskRow.id == task_id).values(refresh_scheduled=False))
-
-
-def task_submission_rows(session: Session, *, task_id: str) -> list[SubmissionRow]:
-    """Every submission of a task (for baseline refresh and leaderboards)."""
-    return list(
-        session.scalars(
-            select(SubmissionRow).where(SubmissionRow.task_id == task_id).order_by(SubmissionRow.id)
-        )
-    )

@@ -6,37 +6,25 @@ from typing import Any
 
 from celery import Task as CeleryTask
 from celery import current_app, shared_task
-from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from evalq.profiles import profile_named
-from evalq.schemas import TIERS, Submission
-from evalq.scoring.arena import Baseline, compute_baseline
-from evalq.scoring.evaluation import TierView, evaluate_submission
-from evalq.settings import get_settings
+from evalq.core.profile import profile_named
+from evalq.core.schemas import TIERS
+from evalq.core.settings import get_settings
+from evalq.read.baseline import current_baseline
+from evalq.scoring.evaluation import evaluate_submission
 from evalq.store import queries
 from evalq.store.baseline_sql import sql_baseline
 from evalq.store.db import session_scope
-from evalq.tasks.tier import is_transient_db_error
-from evalq.workers.app import MERGE_TASK, REFRESH_TASK
-
-REFRESH_ATTEMPTS = 5
-"""How often a refresh that lost a race for its version number to another refresh reads again."""
-
-MERGE_MAX_WAITS = 40
-"""How often a merge that found tiers unfinished waits for them before degrading."""
-
-
-def merge_wait(waits: int) -> float:
-    """Seconds to wait before re-checking unfinished tiers (1, 2, 4 ... capped at 30)."""
-    return float(min(30, 2**waits))
-
-
-def baseline_of(session: Any, task_id: str, profile_name: str) -> tuple[Baseline, int]:
-    """The task's current baseline snapshot and its version (0 = the profile's defaults)."""
-    row = queries.current_baseline(session, task_id=task_id)
-    if row is None:
-        return compute_baseline([], profile_named(profile_name).arena), 0
-    return Baseline.from_dict(row.data), row.version
+from evalq.workers.names import MERGE_TASK, REFRESH_TASK
+from evalq.workers.policy import (
+    MERGE_MAX_WAITS,
+    REFRESH_ATTEMPTS,
+    REFRESH_MAX_RETRIES,
+    TRANSIENT_DB_ERRORS,
+    is_transient_db_error,
+    merge_wait,
+)
 
 
 @shared_task(bind=True, name=MERGE_TASK, max_retries=MERGE_MAX_WAITS)
@@ -57,22 +45,23 @@ def merge_tiers(self: CeleryTask, _markers: Any, submission_id: str) -> dict[str
 
 
 def _merge(self: CeleryTask, submission_id: str) -> dict[str, str]:
+    settings = get_settings()
     with session_scope() as session:
-        row = queries.get_submission_row(session, submission_id=submission_id)
-        submission = Submission.model_validate(row.payload)
-        task = queries.get_task(session, task_id=submission.task_id)
+        job = queries.load_job(session, submission_id=submission_id, settings=settings)
         rows = queries.tier_results(session, submission_id=submission_id)
         unfinished = [t for t in TIERS if t not in rows or rows[t].status == "running"]
         if unfinished and self.request.retries < MERGE_MAX_WAITS:
             raise self.retry(countdown=merge_wait(self.request.retries))
         tiers = {
-            tier: TierView(status=r.status, metrics=r.metrics or {}, error=r.error)
-            for tier, r in rows.items()
-            if r.status != "running"
+            outcome.tier: outcome
+            for outcome in map(queries.tier_outcome, rows.values())
+            if outcome is not None
         }
-        profile = profile_named(task.profile)
-        baseline, version = baseline_of(session, task.id, task.profile)
-        result = evaluate_submission(submission, task, tiers, baseline, profile)
+        task = job.task
+        current = current_baseline(session, task_id=task.id, profile=job.profile)
+        result = evaluate_submission(
+            job.submission, task, tiers, current.baseline, job.profile, cost_usd=job.cost_usd
+        )
         queries.save_evaluation(
             session,
             submission_id=submission_id,
@@ -80,25 +69,24 @@ def _merge(self: CeleryTask, submission_id: str) -> dict[str, str]:
             status=result.status,
             scores=result.scores,
             missing_tiers=result.missing,
-            baseline_version=version,
-            profile_hash=profile.hash,
+            baseline_version=current.version,
+            profile_hash=job.profile.hash,
         )
-        queries.set_status(
-            session, submission_id=submission_id, status=result.status, error=result.error
-        )
+        error = None if result.error is None else result.error.model_dump(mode="json")
+        queries.set_status(session, submission_id=submission_id, status=result.status, error=error)
         schedule = queries.claim_refresh(session, task_id=task.id)
     if schedule:
         current_app.send_task(
-            REFRESH_TASK, args=[task.id], countdown=get_settings().baseline_refresh_debounce_s
+            REFRESH_TASK, args=[task.id], countdown=settings.baseline_refresh_debounce_s
         )
     return {"submission_id": submission_id, "status": result.status}
 
 
 @shared_task(
     name=REFRESH_TASK,
-    autoretry_for=(OperationalError, InterfaceError),  # the store restarted: try again
+    autoretry_for=TRANSIENT_DB_ERRORS,  # the store restarted: try again
     retry_backoff=True,
-    max_retries=5,
+    max_retries=REFRESH_MAX_RETRIES,
 )
 def refresh_baseline(task_id: str) -> int:
     """Recompute a task's Arena baseline from its evaluated submissions; store a new version.
@@ -130,7 +118,7 @@ def _store_baseline(task_id: str) -> int:
     """Compute the task's baseline; store it as a new version unless it equals the newest."""
     with session_scope() as session:
         task = queries.get_task(session, task_id=task_id)
-        profile = profile_named(task.profile)
+        profile = profile_named(task.profile, get_settings())
         # Order statistics read in the database: O(1) rows instead of every submission.
         baseline = sql_baseline(session, task_id=task_id, profile=profile.arena)
         current = queries.current_baseline(session, task_id=task_id)

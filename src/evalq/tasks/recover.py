@@ -8,8 +8,8 @@ from celery import Celery, current_app, shared_task
 
 from evalq.store import queries
 from evalq.store.db import session_scope
-from evalq.workers.app import RECOVER_TASK
 from evalq.workers.chords import enqueue
+from evalq.workers.names import RECOVER_TASK
 
 
 def declare_queues(app: Celery) -> None:
@@ -44,7 +44,7 @@ def recover(app: Celery, *, older_than: timedelta, limit: int = 1000) -> list[st
 @shared_task(name=RECOVER_TASK)
 def recover_stuck() -> int:
     """Beat entry: run the recovery sweep with the configured timeout."""
-    from evalq.settings import get_settings
+    from evalq.core.settings import get_settings
 
     older = timedelta(seconds=get_settings().stuck_after_s)
     return len(recover(current_app, older_than=older))

@@ -5,55 +5,57 @@ from __future__ import annotations
 from celery import Task as CeleryTask
 from celery import shared_task
 
-from evalq.schemas import Submission, Task
-from evalq.scoring.profile import Profile
-from evalq.settings import Settings, get_settings
-from evalq.tasks.context import judge_for, semantic_scorer
-from evalq.tasks.tier import TierOutput, run_tier
-from evalq.workers.app import TIER_TASKS, celery_config
+from evalq.core.results import ErrorRecord, TextResult, TierOutcome
+from evalq.core.settings import Settings, get_settings
+from evalq.store.queries import Job
+from evalq.tasks.resources import judge_for, semantic_scorer
+from evalq.tasks.runner import run_tier
+from evalq.workers.app import celery_config
+from evalq.workers.names import TIER_TASKS
 
 
-def compute_text(submission: Submission, task: Task, profile: Profile) -> TierOutput:
+def compute_text(job: Job) -> TierOutcome:
     """Tier 1: similarity of the output to the task's references (spec 001)."""
     from evalq.metrics.text import overall_similarity, task_success, text_metrics, tier1_score
 
+    task, profile = job.task, job.profile
     if not task.reference_outputs:
-        return TierOutput("skipped", {"reason": "the task has no reference outputs"})
+        return TierOutcome(
+            tier="text", status="skipped", reason="the task has no reference outputs"
+        )
     metrics = text_metrics(
-        submission.output,
+        job.submission.output,
         task.reference_outputs,
         profile=profile.text,
         semantic=semantic_scorer(profile),
     )
-    tier = tier1_score(metrics, submission.usage.execution_time, profile.text)
-    return TierOutput(
-        "ok",
-        {
-            "cosine": metrics.cosine,
-            "jaccard": metrics.jaccard,
-            "semantic": metrics.semantic,
-            "references": metrics.references,
-            "overall_similarity": overall_similarity(metrics, profile.text),
-            "task_success": task_success(metrics, profile.text),
-            "tier_score": tier.value,
-            "tier_missing": list(tier.missing),
-        },
+    tier = tier1_score(metrics, job.submission.usage.execution_time, profile.text)
+    result = TextResult(
+        cosine=metrics.cosine,
+        jaccard=metrics.jaccard,
+        semantic=metrics.semantic,
+        references=metrics.references,
+        overall_similarity=overall_similarity(metrics, profile.text),
+        task_success=task_success(metrics, profile.text),
+        tier_score=tier.value,
+        tier_missing=tuple(tier.missing),
     )
+    return TierOutcome(tier="text", status="ok", result=result)
 
 
-def compute_graph(submission: Submission, task: Task, profile: Profile) -> TierOutput:
+def compute_graph(job: Job) -> TierOutcome:
     """Tier 3: graph metrics of the execution trace (spec 001)."""
     from evalq.metrics.graph import graph_metrics
 
-    if submission.trace is None:
-        return TierOutput("skipped", {"reason": "the submission has no trace"})
-    metrics = graph_metrics(
-        submission.trace,
-        task,
-        tool_efficiency_weights=profile.graph.tool_efficiency_weights,
-        coordination_quality_weights=profile.graph.coordination_quality_weights,
+    if job.submission.trace is None:
+        return TierOutcome(tier="graph", status="skipped", reason="the submission has no trace")
+    result = graph_metrics(
+        job.submission.trace,
+        job.task,
+        tool_efficiency_weights=job.profile.graph.tool_efficiency_weights,
+        coordination_quality_weights=job.profile.graph.coordination_quality_weights,
     )
-    return TierOutput("ok", metrics.to_dict())
+    return TierOutcome(tier="graph", status="ok", result=result)
 
 
 def judge_deadline_s(settings: Settings) -> float:
@@ -66,18 +68,20 @@ def judge_deadline_s(settings: Settings) -> float:
     return 0.8 * float(celery_config(settings)["task_soft_time_limit"])
 
 
-def compute_judge(submission: Submission, task: Task, profile: Profile) -> TierOutput:
+def compute_judge(job: Job) -> TierOutcome:
     """Tier 2: the LLM judge's rubrics (spec 001), or skipped when no judge is configured."""
-    judge = judge_for(task.profile)
-    if judge is None:
-        return TierOutput("skipped", {"reason": "no judge configured (EVALQ_JUDGE_MODEL unset)"})
     settings = get_settings()
-    outcome = judge.evaluate(submission, task, deadline_s=judge_deadline_s(settings))
-    details = outcome.to_dict()
-    if outcome.failed:
-        first = outcome.errors[0] if outcome.errors else {"type": "JudgeFailed", "message": ""}
-        return TierOutput("failed", details, error={**first, "errors": outcome.errors})
-    return TierOutput("ok", details)
+    judge = judge_for(job.profile, settings)
+    if judge is None:
+        return TierOutcome(
+            tier="judge", status="skipped", reason="no judge configured (EVALQ_JUDGE_MODEL unset)"
+        )
+    result = judge.evaluate(job.submission, job.task, deadline_s=judge_deadline_s(settings))
+    if result.failed:
+        first = result.errors[0] if result.errors else ErrorRecord(type="JudgeFailed", message="")
+        error = first.model_copy(update={"errors": result.errors, "tier": "judge"})
+        return TierOutcome(tier="judge", status="failed", result=result, error=error)
+    return TierOutcome(tier="judge", status="ok", result=result)
 
 
 @shared_task(bind=True, name=TIER_TASKS["text"])

@@ -12,38 +12,9 @@ from typing import Any
 from celery import Celery
 from kombu.entity import Queue
 
-from evalq.settings import Settings, get_settings
-
-TEXT_QUEUE = "evalq.text"
-JUDGE_QUEUE = "evalq.judge"
-GRAPH_QUEUE = "evalq.graph"
-MERGE_QUEUE = "evalq.merge"
-QUEUES = (TEXT_QUEUE, JUDGE_QUEUE, GRAPH_QUEUE, MERGE_QUEUE)
-
-TIER_TASKS = {"text": "evalq.tier.text", "judge": "evalq.tier.judge", "graph": "evalq.tier.graph"}
-MERGE_TASK = "evalq.merge"
-REFRESH_TASK = "evalq.refresh_baseline"
-RECOVER_TASK = "evalq.recover"
-
-ROUTES = {
-    TIER_TASKS["text"]: {"queue": TEXT_QUEUE},
-    TIER_TASKS["judge"]: {"queue": JUDGE_QUEUE},
-    TIER_TASKS["graph"]: {"queue": GRAPH_QUEUE},
-    MERGE_TASK: {"queue": MERGE_QUEUE},
-    REFRESH_TASK: {"queue": MERGE_QUEUE},
-    RECOVER_TASK: {"queue": MERGE_QUEUE},
-}
-
-
-def longest_retry_countdown(settings: Settings) -> int:
-    """The largest countdown a tier retry can wait (exponential backoff, capped at 5 minutes).
-
-    A retry after a database error waits at least a 1 s base, even with a backoff of 0.
-    """
-    if settings.tier_max_retries == 0:
-        return 0
-    base = max(1, settings.tier_retry_backoff_s)
-    return int(min(300, base * 2 ** (settings.tier_max_retries - 1)))
+from evalq.core.settings import Settings, get_settings
+from evalq.workers.names import MERGE_QUEUE, QUEUES, RECOVER_TASK, ROUTES
+from evalq.workers.policy import longest_retry_countdown
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:

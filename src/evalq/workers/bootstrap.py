@@ -1,21 +1,20 @@
-"""Worker processes: the app with the tasks registered, and per-child model loading."""
+"""Worker processes: the app with the tasks registered (by module name), and what it consumes.
+
+The per-child model loading lives with the model, in `evalq.tasks.resources`; workers never
+import the task code directly.
+"""
 
 from __future__ import annotations
 
-import logging
+import importlib
 import os
-from typing import Any
 
 from celery import Celery
-from celery.signals import worker_process_init
 
-from evalq.settings import Settings, get_settings
-from evalq.workers.app import TEXT_QUEUE, make_app
+from evalq.core.settings import Settings, get_settings
+from evalq.workers.app import make_app
 
 TASK_MODULES = ("evalq.tasks.tiers", "evalq.tasks.merge", "evalq.tasks.recover")
-POOLS = {"evalq.text": "prefork", "evalq.judge": "threads"}
-
-log = logging.getLogger(__name__)
 
 
 def worker_app(settings: Settings | None = None) -> Celery:
@@ -24,7 +23,7 @@ def worker_app(settings: Settings | None = None) -> Celery:
     app.conf.include = list(TASK_MODULES)
     app.loader.import_default_modules()
     for module in TASK_MODULES:
-        __import__(module)
+        importlib.import_module(module)
     return app
 
 
@@ -42,19 +41,14 @@ def torch_threads(children: int, cpus: int | None = None) -> int:
     return max(1, (cpus or os.cpu_count() or 1) // max(1, children))
 
 
-@worker_process_init.connect
-def _preload_model(**_: Any) -> None:
-    """Load the BERTScore model once per prefork child of a text worker, before its first task."""
-    if TEXT_QUEUE not in _consumed_queues:
-        return
-    import torch
+def consumes(queue: str) -> bool:
+    """True in a worker process started (by `run_worker`) to consume ``queue``."""
+    return queue in _consumed_queues
 
-    from evalq.profiles import profile_named
-    from evalq.tasks.context import semantic_scorer
 
-    torch.set_num_threads(torch_threads(_children[0] if _children else (os.cpu_count() or 1)))
-    semantic_scorer(profile_named("default"))
-    log.info("text worker child: BERTScore model loaded")
+def pool_children() -> int:
+    """The prefork pool size of this worker, or the CPU count when unknown."""
+    return _children[0] if _children else (os.cpu_count() or 1)
 
 
 def run_worker(

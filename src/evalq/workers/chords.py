@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from celery import Celery, chord, group
 
-from evalq.schemas import TIERS
-from evalq.workers.app import MERGE_TASK, ROUTES, TIER_TASKS
+from evalq.core.schemas import TIERS
+from evalq.workers.names import MERGE_TASK, ROUTES, TIER_TASKS
 
 
 def chord_ids(submission_id: str, attempt: int) -> dict[str, str]:

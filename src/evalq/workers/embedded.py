@@ -15,7 +15,7 @@ from celery import Celery
 from celery._state import _set_task_join_will_block
 from celery.worker import WorkController
 
-from evalq.workers.app import QUEUES
+from evalq.workers.names import QUEUES
 
 
 class _Controller(WorkController):  # type: ignore[misc]

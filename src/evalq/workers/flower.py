@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 
-from evalq.errors import InvalidInput
-from evalq.settings import Settings, get_settings
+from evalq.core.errors import InvalidInput
+from evalq.core.settings import Settings, get_settings
 from evalq.workers.app import make_app
 
 

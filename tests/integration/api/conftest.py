@@ -13,8 +13,7 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from evalq.profiles import profile_named
-from evalq.settings import get_settings
+from evalq.core.settings import get_settings
 from evalq.store.db import session_scope
 from evalq.store.keys import ApiKeyRow, create_key
 from evalq.store.models import BaselineRow, EvaluationRow, SubmissionRow, TaskRow, TierResultRow
@@ -127,4 +126,3 @@ def api(
         output = log_path.read_text(errors="replace")
         assert "Traceback" not in output, output[-4000:]
         get_settings.cache_clear()
-        profile_named.cache_clear()

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from tests.conftest import REDIS_HOST, REDIS_PORT, need
+from tests.support.services import REDIS_HOST, REDIS_PORT, need
 
 JUDGE_REDIS_DB = 15
 

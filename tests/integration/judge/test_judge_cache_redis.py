@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import redis
 
+from evalq.core.profile import load_profile, profile_from_dict
 from evalq.judge import JudgeLimits
-from evalq.scoring.profile import load_profile, profile_from_dict
 from tests.unit.judge.judge_helpers import Scripted, scripted_judge, submission, task
 
 pytestmark = pytest.mark.integration
@@ -30,14 +30,14 @@ def test_rerun_is_a_cache_hit_with_the_same_verdict(judge_redis: tuple[redis.Red
     )
     judge = scripted_judge(body, redis=client, limits=limits(prefix))
     first = judge.evaluate(submission(), task(), deadline_s=30)
-    assert len(body.calls) == 2 and first.to_dict()["cache_hits"] == 0
+    assert len(body.calls) == 2 and first.cache_hits == 0
     keys = sorted(client.scan_iter(match=f"{prefix}:cache:*"))
     assert len(keys) == 2 and all(client.ttl(k) == -1 for k in keys)  # no TTL by default
     stored = {k: client.get(k) for k in keys}
 
     second = judge.evaluate(submission(), task(), deadline_s=30)
     assert len(body.calls) == 2  # no new request
-    assert second.to_dict()["cache_hits"] == 2
+    assert second.cache_hits == 2
     assert second.scores == first.scores
     assert [r.criteria for r in second.rubrics] == [r.criteria for r in first.rubrics]
     assert {k: client.get(k) for k in keys} == stored  # the same bytes, not rewritten

@@ -14,10 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from evalq.core.profile import load_profile
+from evalq.core.schemas import Submission, Task
+from evalq.core.settings import Settings
 from evalq.judge import JudgeLimits, build_judge
-from evalq.schemas import Submission, Task
-from evalq.scoring.profile import load_profile
-from evalq.settings import Settings
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.integration
@@ -83,7 +83,7 @@ def test_a_faulty_batch_finishes_with_exactly_the_expected_retries_and_failures(
             assert rubric.score == 0.75  # the stub answers 4 -> (4-1)/4
         else:
             assert rubric.score is None and outcomes[case].failed
-            assert outcomes[case].errors[0]["attempts"] == requests
+            assert outcomes[case].errors[0].attempts == requests
 
     expected_requests = sum(spec[1] * spec[3] for spec in PATTERNS.values())
     expected_failed = sum(spec[1] for spec in PATTERNS.values() if spec[2] == "failed")

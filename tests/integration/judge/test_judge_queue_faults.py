@@ -30,17 +30,17 @@ from functools import cache
 
 import pytest
 
+from evalq.core.schemas import Task
+from evalq.core.settings import Settings
 from evalq.producer.client import Client
-from evalq.schemas import Task
-from evalq.settings import Settings
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.tasks.tiers import judge_deadline_s
 from evalq.workers.app import celery_config
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
-from tests.integration.conftest import configure
 from tests.support.openai_stub import Fault, OpenAIStub
+from tests.support.settings import configure
 
 pytestmark = pytest.mark.integration
 
@@ -192,7 +192,10 @@ def test_judge_faults_on_30_percent_of_calls_degrade_exactly_the_exhausted(
     # The judge's own retries are the only ones: one delivery of each judge tier task.
     assert {row.deliveries for row in judge_rows.values()} == {1}
     for sid, s in batch.items():
-        rubric = judge_rows[sid].metrics["rubrics"]["constructiveness"]
+        metrics = judge_rows[sid].metrics
+        assert metrics is not None
+        rubrics = {r["rubric"]: r for r in metrics["rubrics"]}
+        rubric = rubrics["constructiveness"]
         got = (rubric["attempts"], rubric["transport_retries"], rubric["validation_retries"])
         assert got == (len(s.faults), s.transport_retries, s.validation_retries), sid
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from evalq.core.profile import load_profile
+from evalq.core.schemas import Submission, Task
+from evalq.core.settings import Settings
 from evalq.judge import JudgeLimits, build_judge
 from evalq.judge.local import serve_local_model
-from evalq.judge.models import judge_model_config, open_model
-from evalq.schemas import Submission, Task
-from evalq.scoring.profile import load_profile
-from evalq.settings import Settings
+from evalq.judge.provider import judge_model_config, open_model
 
 pytestmark = pytest.mark.integration
 
@@ -71,7 +71,7 @@ def test_the_judge_runs_a_rubric_on_a_local_llama_cpp_model() -> None:
         serving_rss = rss_mib()
 
     for outcome in outcomes:
-        rubric = {r.rubric: r for r in outcome.rubrics}["constructiveness"]
+        rubric = outcome.rubric("constructiveness")
         assert rubric.transport_retries == 0  # a healthy local server: no transport faults
         assert rubric.attempts == 1 + rubric.validation_retries >= 1
         assert rubric.input_tokens > 0 and rubric.output_tokens > 0  # llama.cpp's own counts
@@ -82,14 +82,14 @@ def test_the_judge_runs_a_rubric_on_a_local_llama_cpp_model() -> None:
                 "improvement_guidance",
             }
             for criterion in rubric.criteria.values():
-                assert criterion["score"] in {1, 2, 3, 4, 5}
-                assert criterion["normalised"] == (criterion["score"] - 1) / 4
+                assert criterion.score in {1, 2, 3, 4, 5}
+                assert criterion.normalised == (criterion.score - 1) / 4
             assert rubric.score is not None and 0 <= rubric.score <= 1
             assert outcome.scores["constructiveness"] == rubric.score and not outcome.failed
         else:  # the small model may still answer outside the schema: recorded, never a 0
             assert rubric.status == "failed" and rubric.score is None and outcome.failed
-            assert rubric.error is not None and rubric.error["kind"] == "invalid_output"
-            assert rubric.error["attempts"] == rubric.attempts
+            assert rubric.error is not None and rubric.error.kind == "invalid_output"
+            assert rubric.error.attempts == rubric.attempts
     print(
         "local judge:",
         {

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 from celery import Celery
-from tests.integration.conftest import configure
-from tests.integration.monitor.conftest import evalq_env
+from tests.support.monitor import evalq_env
 from tests.support.processes import start, stop, wait_until
-from tests.support.settings import pipeline_settings
+from tests.support.settings import configure, pipeline_settings
 
 from evalq.store.db import upgrade
-from evalq.workers.app import MERGE_QUEUE, make_app
-from evalq.workers.queues import queue_depths
+from evalq.workers.app import make_app
+from evalq.workers.depths import queue_depths
+from evalq.workers.names import MERGE_QUEUE
 
 
 def test_beat_sends_the_recovery_sweep_to_the_merge_queue(

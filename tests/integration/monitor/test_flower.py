@@ -10,16 +10,15 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.integration.conftest import configure
-from tests.integration.monitor.conftest import MONITOR_REDIS_DB, evalq_env
-from tests.integration.queue.conftest import TASK, submission
 from tests.support.databases import private_redis
+from tests.support.monitor import MONITOR_REDIS_DB, evalq_env
+from tests.support.pipeline import TASK, submission
 from tests.support.processes import free_port, start, stop, wait_for_http, wait_until
-from tests.support.settings import pipeline_settings
+from tests.support.settings import configure, pipeline_settings
 
 from evalq.producer.client import Client
 from evalq.store.db import upgrade
-from evalq.workers.app import QUEUES, ROUTES, TIER_TASKS
+from evalq.workers.names import QUEUES, ROUTES, TIER_TASKS
 
 pytestmark = pytest.mark.slow  # two subprocesses and a model load: about a minute
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from tests.integration.conftest import configure
+from tests.support.settings import configure
 from typer.testing import CliRunner
 
 from evalq.producer.cli import app as cli

@@ -7,17 +7,16 @@ from collections.abc import Iterator
 
 import pytest
 from celery import Celery
-from tests.integration.conftest import configure
-from tests.integration.queue.conftest import TASK, submission
-from tests.support.settings import pipeline_settings
+from tests.support.pipeline import TASK, submission
+from tests.support.settings import configure, pipeline_settings
 from typer.testing import CliRunner
 
 from evalq.producer.cli import app as cli
 from evalq.producer.client import Client
-from evalq.workers.app import GRAPH_QUEUE, JUDGE_QUEUE, MERGE_QUEUE, QUEUES, TEXT_QUEUE
 from evalq.workers.bootstrap import worker_app
+from evalq.workers.depths import queue_depths, redis_queue_depths
 from evalq.workers.embedded import embedded_worker
-from evalq.workers.queues import queue_depths, redis_queue_depths
+from evalq.workers.names import GRAPH_QUEUE, JUDGE_QUEUE, MERGE_QUEUE, QUEUES, TEXT_QUEUE
 
 
 @pytest.fixture

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import redis
 from sqlalchemy import func, select
-from tests.integration.queue.conftest import TASK, Pipeline, submission
+from tests.support.pipeline import TASK, Pipeline, submission
 
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.models import EvaluationRow, TierResultRow
 from evalq.tasks.recover import recover
-from evalq.workers.app import MERGE_TASK, TIER_TASKS
 from evalq.workers.embedded import embedded_worker
+from evalq.workers.names import MERGE_TASK, TIER_TASKS
 
 
 def evaluations(url: str) -> int:
@@ -122,7 +122,7 @@ def test_a_batch_survives_a_broker_flush_through_recover(
 def test_baseline_leaves_its_default_and_ties_rank_1_1_3(
     pipeline: Callable[..., Pipeline],
 ) -> None:
-    from evalq.producer.leaderboard import leaderboard
+    from evalq.read.leaderboard import leaderboard
 
     p = pipeline()
     runs = {  # a and b are identical in every raw metric: they must tie

@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.integration.conftest import configure
-from tests.integration.monitor.conftest import MONITOR_REDIS_DB
 from tests.support.databases import private_redis
-from tests.support.settings import pipeline_settings
+from tests.support.monitor import MONITOR_REDIS_DB
+from tests.support.settings import configure, pipeline_settings
 from tests.support.tools import required_program
 from typer.testing import CliRunner
 

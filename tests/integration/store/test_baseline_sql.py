@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 from sqlalchemy import event, insert, select
-from tests.integration.conftest import configure
+from tests.support.settings import configure
+from tests.support.stored_runs import arena_run
 
-from evalq.profiles import profile_named
-from evalq.schemas import Task
+from evalq.core.profile import ArenaProfile, profile_named
+from evalq.core.schemas import Task
 from evalq.scoring.arena import compute_baseline
-from evalq.scoring.profile import ArenaProfile
 from evalq.store import queries
-from evalq.store.baseline_sql import arena_run, sql_baseline
+from evalq.store.baseline_sql import sql_baseline
 from evalq.store.db import engine_for, session_scope
 from evalq.store.models import BaselineRow, SubmissionRow
 from evalq.tasks.merge import refresh_baseline

@@ -9,13 +9,27 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from evalq.errors import Conflict, InvalidInput
-from evalq.schemas import Submission, Task
+from evalq.core.errors import Conflict, InvalidInput
+from evalq.core.profile import Profile
+from evalq.core.results import EvaluationScores, GraphResult, TierOutcome
+from evalq.core.schemas import Submission, Task
+from evalq.scoring.arena import compute_baseline
+from evalq.scoring.evaluation import evaluate_submission
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow
 
 TASK = Task(id="t1", category="debugging")
+GRAPH_OK = TierOutcome(
+    tier="graph", status="ok", result=GraphResult(path_convergence=0.5, central_agent="a")
+)
+
+
+def scores_of(sub: Submission) -> EvaluationScores:
+    """What a merge of ``sub`` with no tier results stores."""
+    profile = Profile()
+    baseline = compute_baseline([], profile.arena)
+    return evaluate_submission(sub, TASK, {}, baseline, profile, cost_usd=None).scores
 
 
 def submission(sid: str = "s1", tokens: int = 100) -> Submission:
@@ -88,28 +102,29 @@ def test_a_finished_tier_stays_final_on_redelivery(url: str) -> None:
     with session_scope(url) as session:
         queries.add_submission(session, submission=submission(), cost_usd=None)
         queries.start_tier(session, submission_id="s1", tier="graph")
-        queries.finish_tier(
-            session, submission_id="s1", tier="graph", status="ok", metrics={"x": 1}
-        )
+        queries.finish_tier(session, submission_id="s1", outcome=GRAPH_OK)
     with session_scope(url) as session:
         again = queries.start_tier(session, submission_id="s1", tier="graph")
     assert again.already_final and again.deliveries == 2
     with session_scope(url) as session:
         rows = queries.tier_results(session, submission_id="s1")
-        assert rows["graph"].status == "ok" and rows["graph"].metrics == {"x": 1}
+        assert rows["graph"].status == "ok"
+        assert queries.tier_outcome(rows["graph"]) == GRAPH_OK
 
 
 def test_evaluation_upsert_replaces_and_counts_merges(url: str) -> None:
     with session_scope(url) as session:
         queries.add_submission(session, submission=submission(), cost_usd=None)
-    for score in (1, 2):
+    first = scores_of(submission())
+    second = first.model_copy(update={"judge": {"technical_accuracy": 0.5}})
+    for scores in (first, second):
         with session_scope(url) as session:
             queries.save_evaluation(
                 session,
                 submission_id="s1",
                 task_id="t1",
                 status="done",
-                scores={"x": score},
+                scores=scores,
                 missing_tiers={},
                 baseline_version=0,
                 profile_hash="h",
@@ -117,7 +132,8 @@ def test_evaluation_upsert_replaces_and_counts_merges(url: str) -> None:
     assert count(url, EvaluationRow) == 1
     with session_scope(url) as session:
         row = queries.get_evaluation(session, submission_id="s1")
-        assert row is not None and row.scores == {"x": 2} and row.merge_count == 2
+        assert row is not None and row.merge_count == 2
+        assert EvaluationScores.model_validate(row.scores) == second
 
 
 def test_rankings_read_done_and_degraded_submissions_but_not_failed_ones(url: str) -> None:
@@ -131,7 +147,7 @@ def test_rankings_read_done_and_degraded_submissions_but_not_failed_ones(url: st
                 submission_id=sid,
                 task_id="t1",
                 status=status,
-                scores={},
+                scores=scores_of(submission(sid)),
                 missing_tiers={},
                 baseline_version=0,
                 profile_hash="h",

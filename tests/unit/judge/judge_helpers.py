@@ -11,9 +11,9 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, UserProm
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
+from evalq.core.profile import load_profile
+from evalq.core.schemas import Submission, Task, Trace
 from evalq.judge import Judge, JudgeLimits
-from evalq.schemas import Submission, Task, Trace
-from evalq.scoring.profile import load_profile
 
 FAST = JudgeLimits(backoff_base_s=0.001, backoff_cap_s=0.01, max_attempts=3, output_retries=2)
 

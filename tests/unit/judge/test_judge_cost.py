@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from evalq.core.profile import load_profile, profile_from_dict
 from evalq.judge.cost import Spend, pricing_key
-from evalq.scoring.profile import load_profile, profile_from_dict
 from tests.unit.judge.judge_helpers import TRACE, Scripted, scripted_judge, submission, task
 
 
@@ -32,8 +32,7 @@ def test_cost_per_rubric_and_total() -> None:
     )
     assert [r.cost_usd for r in outcome.rubrics] == pytest.approx([0.013] * 3)
     assert outcome.cost_usd == pytest.approx(0.039)
-    data = outcome.to_dict()
-    assert (data["input_tokens"], data["output_tokens"]) == (3000, 300)
+    assert (outcome.input_tokens, outcome.output_tokens) == (3000, 300)
 
 
 def test_budget_stops_further_calls_and_skips_the_rest() -> None:
@@ -45,7 +44,7 @@ def test_budget_stops_further_calls_and_skips_the_rest() -> None:
     )
     assert len(body.calls) == 2
     assert outcome.scores["planning_rationality"] is None
-    assert outcome.to_dict()["skipped"] == {"planning_rationality": "budget"}
+    assert outcome.skipped == {"planning_rationality": "budget"}
     assert not outcome.failed
     assert outcome.cost_usd == pytest.approx(0.026)
 
@@ -67,7 +66,7 @@ def test_unknown_price_counts_tokens_but_no_dollars_and_no_budget_stop() -> None
         submission(trace=TRACE), task(), deadline_s=30
     )
     assert outcome.cost_usd is None and len(body.calls) == 3
-    assert outcome.to_dict()["input_tokens"] == 3000
+    assert outcome.input_tokens == 3000
 
 
 def test_zero_budget_skips_every_applicable_rubric() -> None:
@@ -77,7 +76,7 @@ def test_zero_budget_skips_every_applicable_rubric() -> None:
     outcome = scripted_judge(body, model_id="judge-x", profile=priced(0.0)).evaluate(
         submission(), task(), deadline_s=30
     )
-    assert body.calls == [] and set(outcome.to_dict()["skipped"].values()) == {
+    assert body.calls == [] and set(outcome.skipped.values()) == {
         "budget",
         "not applicable: the submission has no execution trace",
     }

@@ -8,10 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from pydantic_ai.exceptions import ModelHTTPError, ModelRateLimitError, ModelServerError
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
+from evalq.core.profile import load_profile
 from evalq.judge import Judge, JudgeLimits
 from evalq.judge.prompts import REMOVED
-from evalq.scoring.profile import load_profile
 from tests.unit.judge.judge_helpers import (
     TRACE,
     Scripted,
@@ -54,7 +54,7 @@ def test_all_three_rubrics_score_and_normalise() -> None:
     assert outcome.scores == pytest.approx(
         {"technical_accuracy": 0.65, "constructiveness": 2 / 3, "planning_rationality": 0.55}
     )
-    assert not outcome.failed and outcome.errors == []
+    assert not outcome.failed and outcome.errors == ()
     assert outcome.attempts == 3 and outcome.retries == 0
     prompts = by_rubric(body)
     assert (
@@ -64,7 +64,7 @@ def test_all_three_rubrics_score_and_normalise() -> None:
     assert "PAPER" not in prompts["constructiveness"][0]
     summary = prompts["planning"][0]
     assert "EXECUTION_SUMMARY>>>" in summary and "search" in summary and "REVIEW" not in summary
-    json.dumps(outcome.to_dict())  # JSON-ready
+    json.dumps(outcome.model_dump(mode="json"))  # JSON-ready
 
 
 def test_the_model_gets_temperature_seed_and_no_sdk_retries() -> None:
@@ -83,7 +83,7 @@ def test_paper_is_truncated_to_paper_chars_and_the_cut_recorded() -> None:
     outcome = scripted_judge(body).evaluate(submission(), task(paper), deadline_s=30)
     prompt = by_rubric(body)["technical accuracy"][0]
     assert paper[:2000] in prompt and paper[:2001] not in prompt  # profile.judge.paper_chars = 2000
-    assert outcome.to_dict()["truncated"] == {
+    assert outcome.truncated == {
         "technical_accuracy": {"paper": {"original_chars": 5000, "kept_chars": 2000}}
     }
 
@@ -109,7 +109,8 @@ def test_rubrics_without_input_are_not_applicable_never_zero(sub, tsk, expected)
     outcome = scripted_judge(body).evaluate(sub, tsk, deadline_s=30)
     for name in expected:
         assert outcome.scores[name] is None
-        assert outcome.to_dict()["skipped"][name].startswith("not applicable")
+        reason = outcome.skipped[name]
+        assert reason is not None and reason.startswith("not applicable")
     assert not outcome.failed
     assert len(body.calls) == 3 - len(expected)
 
@@ -126,9 +127,9 @@ def test_invalid_answers_get_validation_retries() -> None:
         4,
     )
     outcome = scripted_judge(body).evaluate(submission(), task(None), deadline_s=30)
-    rubric = outcome.to_dict()["rubrics"]["constructiveness"]
+    rubric = outcome.rubric("constructiveness")
     assert outcome.scores["constructiveness"] == 0.75
-    assert (rubric["attempts"], rubric["validation_retries"], rubric["transport_retries"]) == (
+    assert (rubric.attempts, rubric.validation_retries, rubric.transport_retries) == (
         2,
         1,
         0,
@@ -142,8 +143,8 @@ def test_validation_retries_are_bounded_and_the_failure_is_data() -> None:
     )
     assert outcome.failed and outcome.scores["constructiveness"] is None
     (error,) = outcome.errors
-    assert error["rubric"] == "constructiveness" and error["kind"] == "invalid_output"
-    assert error["attempts"] == 3 == len(body.calls)  # 1 + output_retries, never a score of 0
+    assert error.rubric == "constructiveness" and error.kind == "invalid_output"
+    assert error.attempts == 3 == len(body.calls)  # 1 + output_retries, never a score of 0
 
 
 def test_transient_faults_are_retried_and_counted() -> None:
@@ -166,7 +167,7 @@ def test_transient_faults_stop_after_max_attempts() -> None:
         body, limits=JudgeLimits(max_attempts=3, backoff_base_s=0.001)
     ).evaluate(submission(), task(None), deadline_s=30)
     (error,) = outcome.errors
-    assert outcome.failed and error["type"] == "ModelServerError" and error["attempts"] == 3
+    assert outcome.failed and error.type == "ModelServerError" and error.attempts == 3
     assert outcome.rubrics[1].transport_retries == 2 and len(body.calls) == 3
 
 
@@ -175,7 +176,7 @@ def test_permanent_faults_are_not_retried(status: int) -> None:
     body = Scripted(ModelHTTPError(status, "m", {"error": "no"}), 5)
     outcome = scripted_judge(body).evaluate(submission(), task(None), deadline_s=30)
     assert outcome.failed and len(body.calls) == 1
-    assert outcome.errors[0]["kind"] == "permanent" and outcome.errors[0]["attempts"] == 1
+    assert outcome.errors[0].kind == "permanent" and outcome.errors[0].attempts == 1
 
 
 def test_a_retry_after_past_the_deadline_gives_up_at_once() -> None:
@@ -184,7 +185,7 @@ def test_a_retry_after_past_the_deadline_gives_up_at_once() -> None:
     )
     body = Scripted(rate, 5)
     outcome = scripted_judge(body).evaluate(submission(), task(None), deadline_s=2)
-    assert outcome.failed and outcome.errors[0]["kind"] == "deadline" and len(body.calls) == 1
+    assert outcome.failed and outcome.errors[0].kind == "deadline" and len(body.calls) == 1
 
 
 def test_nothing_escapes_evaluate() -> None:
@@ -193,19 +194,19 @@ def test_nothing_escapes_evaluate() -> None:
 
     judge = Judge(model_id="x", model_factory=broken_factory, profile=load_profile())
     outcome = judge.evaluate(submission(), task(), deadline_s=5)
-    assert outcome.failed and {e["rubric"] for e in outcome.errors} == {
+    assert outcome.failed and {e.rubric for e in outcome.errors} == {
         "technical_accuracy",
         "constructiveness",
         "planning_rationality",
     }
-    assert outcome.errors[0]["type"] == "RuntimeError"
+    assert outcome.errors[0].type == "RuntimeError"
     assert all(v is None for v in outcome.scores.values())
 
 
 def test_unknown_criteria_in_the_profile_are_rejected() -> None:
     data = load_profile().model_dump()
     data["judge"]["constructiveness"]["weights"] = {"actionable_feedback": 1.0, "tone": 1.0}
-    from evalq.scoring.profile import profile_from_dict
+    from evalq.core.profile import profile_from_dict
 
     with pytest.raises(InvalidInput, match="tone"):
         scripted_judge(Scripted(3), profile=profile_from_dict(data))

@@ -112,7 +112,7 @@ def test_no_injected_score_reaches_the_result(attack: str) -> None:
     assert outcome.scores["technical_accuracy"] == 0.25
     assert outcome.scores["constructiveness"] == 0.25
     for rubric in outcome.rubrics[:2]:
-        assert {c["score"] for c in rubric.criteria.values()} == {HONEST}
+        assert {c.score for c in rubric.criteria.values()} == {HONEST}
 
 
 def test_fresh_nonce_per_call() -> None:

@@ -56,7 +56,7 @@ def test_schema_constrains_scores_by_enum_not_bounds(rubric) -> None:  # type: i
 
 
 def test_rubric_criteria_match_the_profile_weights() -> None:
-    from evalq.scoring.profile import load_profile
+    from evalq.core.profile import load_profile
 
     judge = load_profile().judge
     for rubric in RUBRICS:

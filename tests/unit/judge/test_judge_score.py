@@ -6,6 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evalq.core.profile import load_profile
+from evalq.core.results import CriterionScore
+from evalq.judge.outcome import normalise, rubric_score
 from evalq.judge.rubrics import (
     ConstructivenessVerdict,
     Criterion,
@@ -13,8 +16,6 @@ from evalq.judge.rubrics import (
     TechnicalAccuracyVerdict,
     Verdict,
 )
-from evalq.judge.score import normalise, rubric_score
-from evalq.scoring.profile import load_profile
 
 JUDGE = load_profile().judge
 scores = st.sampled_from([1, 2, 3, 4, 5])
@@ -45,11 +46,9 @@ def test_technical_accuracy_weights_5_3_2() -> None:
         verdict(TechnicalAccuracyVerdict, [5, 3, 1]), JUDGE.technical_accuracy.weights
     )
     assert score == pytest.approx(0.65)
-    assert criteria["methodology_understanding"] == {
-        "score": 3,
-        "normalised": 0.5,
-        "rationale": "r",
-    }
+    assert criteria["methodology_understanding"] == CriterionScore(
+        score=3, normalised=0.5, rationale="r"
+    )
 
 
 def test_constructiveness_is_the_plain_mean() -> None:

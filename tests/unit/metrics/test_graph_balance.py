@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from tests.unit.metrics.test_graph_strategies import steps_st
 
+from evalq.core.schemas import TraceStep
 from evalq.metrics.graph import steps_per_agent, task_distribution_balance
-from evalq.schemas import TraceStep
 
 
 def steps_by(*agents: str | None) -> list[TraceStep]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evalq.core.schemas import AgentMessage, TraceStep
 from evalq.metrics.graph import (
     Handoff,
     agent_interaction_graph,
@@ -9,7 +10,6 @@ from evalq.metrics.graph import (
     handoffs,
     tool_transition_graph,
 )
-from evalq.schemas import AgentMessage, TraceStep
 
 
 def step(tool: str, agent: str | None = None) -> TraceStep:

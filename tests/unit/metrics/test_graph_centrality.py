@@ -8,12 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.unit.metrics.test_graph_strategies import messages_st, steps_st
 
+from evalq.core.schemas import AgentMessage, TraceStep
 from evalq.metrics.graph import (
     centrality_scores,
     coordination_centrality,
     coordination_hub,
 )
-from evalq.schemas import AgentMessage, TraceStep
 
 
 def msg(sender: str, receiver: str) -> AgentMessage:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from tests.unit.metrics.test_graph_strategies import messages_st
 
+from evalq.core.schemas import AgentMessage, MessageType
 from evalq.metrics.graph import COORDINATION_TYPES, PRODUCTIVE_TYPES, communication_overhead
-from evalq.schemas import AgentMessage, MessageType
 
 
 def message(kind: MessageType) -> AgentMessage:

@@ -8,8 +8,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from tests.unit.metrics.test_graph_strategies import TOOLS, reference_st, steps_of, steps_st
 
+from evalq.core.schemas import ToolGraph, TraceStep
 from evalq.metrics.graph import actual_steps, minimum_steps, path_convergence, reference_graph
-from evalq.schemas import ToolGraph, TraceStep
 
 # Reference graph (start A, end D):
 #

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import random
 
 import pytest
 from hypothesis import given
+from pydantic import ValidationError
 from tests.unit.metrics.test_graph_strategies import (
     messages_st,
     optimal_st,
@@ -16,8 +16,8 @@ from tests.unit.metrics.test_graph_strategies import (
     steps_st,
 )
 
-from evalq.metrics.graph import GraphMetrics, graph_metrics, summarise_trace
-from evalq.schemas import (
+from evalq.core.results import GraphResult
+from evalq.core.schemas import (
     MAX_TRACE_EDGES,
     MAX_TRACE_NODES,
     AgentMessage,
@@ -26,6 +26,7 @@ from evalq.schemas import (
     Trace,
     TraceStep,
 )
+from evalq.metrics.graph import graph_metrics, summarise_trace
 
 # Reference: A -> B -> C -> D plus the shortcut A -> C; shortest A -> C -> D = 2 edges.
 TASK = Task(
@@ -140,8 +141,8 @@ def test_weights_are_parameters() -> None:
 
 def test_no_trace_is_all_not_applicable() -> None:
     metrics = graph_metrics(None, TASK)
-    assert metrics == GraphMetrics()
-    values = metrics.to_dict()
+    assert metrics == GraphResult()
+    values = metrics.model_dump()
     assert values.pop("coordination_centrality") == {}
     assert set(values.values()) == {None}
 
@@ -158,15 +159,17 @@ def test_single_agent_run_without_task_references() -> None:
     assert metrics.coordination_centrality == {}
 
 
-def test_to_dict_is_json_and_the_result_frozen() -> None:
+def test_the_stored_form_is_json_and_the_result_frozen() -> None:
     trace = Trace(
         steps=[TraceStep(tool="A", agent="x"), TraceStep(tool="D", agent="y")],
         messages=[AgentMessage(sender="y", receiver="x", type="handoff")],
     )
     metrics = graph_metrics(trace, TASK)
-    assert json.loads(json.dumps(metrics.to_dict())) == metrics.to_dict()
-    assert list(metrics.to_dict()["coordination_centrality"]) == ["x", "y"]
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    stored = metrics.model_dump(mode="json")
+    assert json.loads(json.dumps(stored)) == stored
+    assert GraphResult.model_validate(stored) == metrics
+    assert list(stored["coordination_centrality"]) == ["x", "y"]
+    with pytest.raises(ValidationError):
         metrics.path_convergence = 1.0  # type: ignore[misc]
 
 
@@ -178,7 +181,7 @@ def test_every_metric_in_unit_interval_or_none(
     optimal: dict[str, str],
 ) -> None:
     task = Task(id="t", category="debugging", reference_tool_graph=reference, optimal_tools=optimal)
-    values = graph_metrics(Trace(steps=steps, messages=messages), task).to_dict()
+    values = graph_metrics(Trace(steps=steps, messages=messages), task).model_dump()
     centrality = values.pop("coordination_centrality")
     agent = values.pop("central_agent")
     assert (agent is None) == (not centrality)

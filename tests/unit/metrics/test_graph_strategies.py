@@ -10,7 +10,7 @@ from typing import get_args
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalq.schemas import AgentMessage, MessageType, ToolGraph, Trace, TraceStep
+from evalq.core.schemas import AgentMessage, MessageType, ToolGraph, Trace, TraceStep
 
 TOOLS = ["plan", "search", "read", "write", "test"]
 AGENTS = ["alice", "bob", "carol", "dave"]

@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests.unit.metrics.test_graph_strategies import messages_st, steps_st
 
+from evalq.core.schemas import AgentMessage, Trace, TraceStep
 from evalq.metrics.graph import summarise_trace
-from evalq.schemas import AgentMessage, Trace, TraceStep
 
 TRACE = Trace(
     steps=[

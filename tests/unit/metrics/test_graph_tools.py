@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from tests.unit.metrics.test_graph_strategies import optimal_st, steps_st
 
+from evalq.core.schemas import TraceStep
 from evalq.metrics.graph import tool_selection_accuracy
-from evalq.schemas import TraceStep
 
 OPTIMAL = {"find": "search", "edit": "editor"}
 

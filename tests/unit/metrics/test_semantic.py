@@ -15,15 +15,15 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.support.reference import reference_bertscore
 from torchmetrics.functional.text.bert import bert_score
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
 from evalq.metrics.semantic import (
     Embedding,
     SemanticScorer,
     bertscore_f1,
     default_model_path,
-    reference_bertscore,
 )
 
 PAIRS = [

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evalq.core.profile import TextProfile
 from evalq.metrics.semantic import SemanticScorer
 from evalq.metrics.similarity import jaccard, tfidf_cosine
 from evalq.metrics.text import (
@@ -22,7 +23,6 @@ from evalq.metrics.text import (
     text_metrics,
     tier1_score,
 )
-from evalq.scoring.profile import TextProfile
 
 PROFILE = TextProfile()
 IDF_ONE = math.log(1.5) + 1  # smooth idf of a term in one of two documents

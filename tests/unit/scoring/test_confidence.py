@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
 from evalq.scoring.confidence import confidence_interval
 
 

@@ -6,24 +6,63 @@ from typing import Any
 
 import pytest
 
-from evalq.schemas import Submission, Task
+from evalq.core.profile import Profile
+from evalq.core.results import (
+    ErrorRecord,
+    GraphResult,
+    JudgeResult,
+    MissingTier,
+    TextResult,
+    TierOutcome,
+)
+from evalq.core.schemas import Submission, Task
 from evalq.scoring.arena import compute_baseline
-from evalq.scoring.evaluation import TierView, evaluate_submission
-from evalq.scoring.profile import Profile
+from evalq.scoring.arena.run import price_submission
+from evalq.scoring.evaluation import EvaluationResult, evaluate_submission
 
 PROFILE = Profile()
 BASELINE = compute_baseline([], PROFILE.arena)
 TASK = Task.model_validate(
     {"id": "t", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
 )
-TEXT = TierView("ok", {"overall_similarity": 0.6, "task_success": 0.0})
-GRAPH = TierView("ok", {"coordination_quality": 0.8, "tool_efficiency": 1.0})
-JUDGE = TierView(
-    "ok",
-    {"scores": {"technical_accuracy": 0.5, "constructiveness": 0.75, "planning_rationality": 1.0}},
+TEXT = TierOutcome(
+    tier="text",
+    status="ok",
+    result=TextResult(
+        cosine=0.5,
+        jaccard=0.4,
+        semantic=0.7,
+        references=1,
+        overall_similarity=0.6,
+        task_success=0.0,
+        tier_score=0.5,
+    ),
 )
-SKIPPED = TierView("skipped", {"reason": "no judge configured"})
-FAILED = TierView("failed", {}, {"type": "ModelHTTPError", "message": "500", "traceback": "..."})
+GRAPH = TierOutcome(
+    tier="graph",
+    status="ok",
+    result=GraphResult(coordination_quality=0.8, tool_efficiency=1.0),
+)
+JUDGE = TierOutcome(
+    tier="judge",
+    status="ok",
+    result=JudgeResult(
+        scores={"technical_accuracy": 0.5, "constructiveness": 0.75, "planning_rationality": 1.0},
+        failed=False,
+    ),
+)
+SKIPPED = TierOutcome(tier="judge", status="skipped", reason="no judge configured")
+FAILED = TierOutcome(
+    tier="judge",
+    status="failed",
+    error=ErrorRecord(type="ModelHTTPError", message="500", kind="transient", traceback="..."),
+)
+
+
+def evaluate(sub: Submission, task: Task, tiers: dict[str, TierOutcome]) -> EvaluationResult:
+    """The merge's call: the cost as priced at submit (stored on the row)."""
+    cost = price_submission(sub, PROFILE)
+    return evaluate_submission(sub, task, tiers, BASELINE, PROFILE, cost_usd=cost)  # type: ignore[arg-type]
 
 
 def submission(**changes: Any) -> Submission:
@@ -38,97 +77,122 @@ def submission(**changes: Any) -> Submission:
 
 
 def test_all_tiers_present_is_done_and_peerread_is_the_plain_mean() -> None:
-    result = evaluate_submission(
-        submission(), TASK, {"text": TEXT, "judge": JUDGE, "graph": GRAPH}, BASELINE, PROFILE
+    result = evaluate(
+        submission(),
+        TASK,
+        {"text": TEXT, "judge": JUDGE, "graph": GRAPH},
     )
     assert result.status == "done" and result.missing == {}
     # time_taken at t=0 is 1/(1+ln 1) = 1; mean of (1, 0, 0.6, 0.8, 1.0, 1.0) = 4.4/6
-    assert result.scores["peerread"]["composite"] == pytest.approx(4.4 / 6)
-    assert result.scores["judge"]["planning_rationality"] == 1.0
+    assert result.scores.peerread.composite == pytest.approx(4.4 / 6)
+    assert result.scores.judge["planning_rationality"] == 1.0
 
 
 def test_skipped_judge_is_renormalised_but_not_degraded() -> None:
-    result = evaluate_submission(
-        submission(), TASK, {"text": TEXT, "judge": SKIPPED, "graph": GRAPH}, BASELINE, PROFILE
+    result = evaluate(
+        submission(),
+        TASK,
+        {"text": TEXT, "judge": SKIPPED, "graph": GRAPH},
     )
     assert result.status == "done"
-    assert result.missing == {"judge": {"status": "skipped", "reason": "no judge configured"}}
-    peer = result.scores["peerread"]
-    assert peer["missing"] == ["planning_rational"]
-    assert peer["composite"] == pytest.approx(3.4 / 5)  # (1 + 0 + 0.6 + 0.8 + 1.0) / 5
+    assert result.missing == {"judge": MissingTier(status="skipped", reason="no judge configured")}
+    peer = result.scores.peerread
+    assert peer.missing == ("planning_rational",)
+    assert peer.composite == pytest.approx(3.4 / 5)  # (1 + 0 + 0.6 + 0.8 + 1.0) / 5
 
 
 def test_failed_judge_degrades_and_names_the_error_without_traceback() -> None:
-    result = evaluate_submission(
-        submission(), TASK, {"text": TEXT, "judge": FAILED, "graph": GRAPH}, BASELINE, PROFILE
+    result = evaluate(
+        submission(),
+        TASK,
+        {"text": TEXT, "judge": FAILED, "graph": GRAPH},
     )
     assert result.status == "degraded"
-    assert result.missing["judge"] == {
-        "status": "failed",
-        "error": {"type": "ModelHTTPError", "message": "500"},
-    }
-    assert result.scores["peerread"]["composite"] == pytest.approx(3.4 / 5)  # never a 0
+    assert result.missing["judge"] == MissingTier(
+        status="failed",
+        error=ErrorRecord(type="ModelHTTPError", message="500", kind="transient"),
+    )
+    assert result.scores.peerread.composite == pytest.approx(3.4 / 5)  # never a 0
 
 
 def test_an_absent_tier_degrades() -> None:
-    result = evaluate_submission(submission(), TASK, {"text": TEXT}, BASELINE, PROFILE)
+    result = evaluate(submission(), TASK, {"text": TEXT})
     assert result.status == "degraded"
-    assert result.missing["graph"] == {"status": "absent"}
+    assert result.missing["graph"] == MissingTier(status="absent")
 
 
 def test_a_poisoned_tier_fails_the_evaluation_with_the_reason_and_keeps_the_rest() -> None:
-    poisoned = TierView(
-        "failed", {}, {"type": "PoisonMessage", "message": "delivered 4 times; ...", "attempts": 4}
+    poisoned = TierOutcome(
+        tier="text",
+        status="failed",
+        error=ErrorRecord(
+            type="PoisonMessage",
+            message="delivered 4 times; ...",
+            attempts=4,
+            kind="worker_lost",
+        ),
     )
-    result = evaluate_submission(
-        submission(), TASK, {"text": poisoned, "judge": FAILED, "graph": GRAPH}, BASELINE, PROFILE
+    result = evaluate(
+        submission(),
+        TASK,
+        {"text": poisoned, "judge": FAILED, "graph": GRAPH},
     )
     assert result.status == "failed"
-    assert result.error == {
-        "type": "PoisonMessage",
-        "tier": "text",
-        "message": "delivered 4 times; ...",
-    }
-    assert result.missing["text"]["error"]["type"] == "PoisonMessage"
-    assert result.scores["tiers"] == {"graph": dict(GRAPH.metrics)}  # kept for inspection
+    assert result.error == ErrorRecord(
+        type="PoisonMessage",
+        tier="text",
+        message="delivered 4 times; ...",
+        attempts=4,
+        kind="worker_lost",
+    )
+    text_gap = result.missing["text"].error
+    assert text_gap is not None and text_gap.type == "PoisonMessage"
+    kept = result.scores.tiers  # kept for inspection
+    assert kept.graph == GRAPH.result and kept.text is None and kept.judge is None
 
 
 def test_only_a_poisoned_tier_fails_an_evaluation() -> None:
-    result = evaluate_submission(
-        submission(), TASK, {"text": TEXT, "judge": FAILED, "graph": GRAPH}, BASELINE, PROFILE
+    result = evaluate(
+        submission(),
+        TASK,
+        {"text": TEXT, "judge": FAILED, "graph": GRAPH},
     )
     assert result.error is None
 
 
 def test_scylla_applies_to_variants_and_derives_pass_from_the_criteria() -> None:
     tiers = {"text": TEXT, "judge": JUDGE, "graph": GRAPH}
-    plain = evaluate_submission(submission(), TASK, tiers, BASELINE, PROFILE)
-    assert "scylla" not in plain.scores and "suite" not in plain.scores
+    plain = evaluate(submission(), TASK, tiers)
+    assert plain.scores.scylla is None and plain.scores.suite is None
     failing = submission(variant="T1", run_index=3, evidence={"success": False})
-    scylla = evaluate_submission(failing, TASK, tiers, BASELINE, PROFILE).scores["scylla"]
+    scylla = evaluate(failing, TASK, tiers).scores.scylla
+    assert scylla is not None
     # no_errors fails -> pass_rate 0; impl_rate = mean judge rubric = (0.5+0.75+1)/3 = 0.75
-    assert scylla["pass_rate"] == 0.0 and scylla["impl_rate"] == pytest.approx(0.75)
-    assert scylla["composite"] == pytest.approx(0.375) and scylla["grade"] == "F"
-    assert scylla["variant"] == "T1" and scylla["run_index"] == 3
-    assert scylla["cost_usd"] is None and scylla["cost_of_pass"] is None  # no cost, no price
+    assert scylla.pass_rate == 0.0 and scylla.impl_rate == pytest.approx(0.75)
+    assert scylla.composite == pytest.approx(0.375) and scylla.grade == "F"
+    assert scylla.variant == "T1" and scylla.run_index == 3
+    assert scylla.cost_usd is None and scylla.cost_of_pass is None  # no cost, no price
     priced = submission(
         variant="T1",
         evidence={"success": False},
         usage={"input_tokens": 1000, "output_tokens": 100},
     )
-    scylla = evaluate_submission(priced, TASK, tiers, BASELINE, PROFILE).scores["scylla"]
+    scylla = evaluate(priced, TASK, tiers).scores.scylla
+    assert scylla is not None
     # gpt-4o: (1000 x 5 + 100 x 15) / 1e6 = 0.0065; never passing -> cost of pass is infinite
-    assert scylla["cost_usd"] == pytest.approx(0.0065) and scylla["cost_of_pass"] == "inf"
+    assert scylla.cost_usd == pytest.approx(0.0065) and scylla.cost_of_pass == "inf"
 
 
 def test_an_explicit_impl_rate_wins_over_the_judge() -> None:
     sub = submission(variant="T0", passed=True, impl_rate=0.85)
-    scylla = evaluate_submission(sub, TASK, {"judge": JUDGE}, BASELINE, PROFILE).scores["scylla"]
-    assert scylla["composite"] == pytest.approx(0.925) and scylla["grade"] == "B"
+    scylla = evaluate(sub, TASK, {"judge": JUDGE}).scores.scylla
+    assert scylla is not None
+    assert scylla.composite == pytest.approx(0.925) and scylla.grade == "B"
 
 
 def test_the_suite_gate_applies_when_the_task_requires_scenarios() -> None:
     task = TASK.model_copy(update={"required_scenarios": ["CORE-1"]})
-    result = evaluate_submission(submission(), task, {}, BASELINE, PROFILE)
-    suite = result.scores["suite"]
-    assert suite["passed"] is False and suite["missing_required"] == ["CORE-1"]
+    result = evaluate(submission(), task, {})
+    suite = result.scores.suite
+    assert suite is not None
+    assert suite.passed is False and suite.missing_required == ("CORE-1",)

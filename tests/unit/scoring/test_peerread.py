@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evalq.core.profile import PeerReadProfile
 from evalq.scoring.peerread import peerread_composite, recommendation
-from evalq.scoring.profile import PeerReadProfile
 
 PROFILE = PeerReadProfile()  # six weights of 0.167
 FULL = {

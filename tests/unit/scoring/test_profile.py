@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evalq.errors import InvalidInput
-from evalq.scoring.profile import Profile, load_profile
+from evalq.core.errors import InvalidInput
+from evalq.core.profile import Profile, load_profile
 
 
 def test_bundled_toml_is_the_documented_defaults() -> None:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
 from evalq.scoring.ranking import competition_ranks, rank_by
 
 

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalq.scoring.profile import Price, ScyllaProfile, load_profile
+from evalq.core.profile import Price, ScyllaProfile, load_profile
+from evalq.core.results import ScyllaScores
 from evalq.scoring.scylla import (
     ScyllaRun,
     composite,
@@ -146,5 +147,5 @@ def test_run_round_trips_through_stored_json() -> None:
     run = score_run(
         passed=False, impl_rate=0.4, cost_usd=0.2, duration_seconds=5.0, profile=PROFILE
     )
-    stored = json.loads(json.dumps(run.to_dict() | {"variant": "T1", "run_index": 3}))
-    assert ScyllaRun.from_dict(stored) == run
+    stored = json.loads(run.scores(variant="T1", run_index=3).model_dump_json())
+    assert ScyllaRun.from_scores(ScyllaScores.model_validate(stored)) == run

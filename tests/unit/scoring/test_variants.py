@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalq.scoring.profile import ScyllaProfile
+from evalq.core.profile import ScyllaProfile
 from evalq.scoring.scylla import ScyllaRun, score_run
 from evalq.scoring.variants import (
     compare_variants,

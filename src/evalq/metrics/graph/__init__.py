@@ -33,7 +33,7 @@ from evalq.metrics.graph.overhead import (
     communication_overhead,
 )
 from evalq.metrics.graph.path import actual_steps, minimum_steps, path_convergence
-from evalq.metrics.graph.result import GraphMetrics, graph_metrics
+from evalq.metrics.graph.result import graph_metrics
 from evalq.metrics.graph.summary import summarise_trace
 from evalq.metrics.graph.tools import tool_selection_accuracy
 
@@ -42,7 +42,6 @@ __all__ = [
     "COORDINATION_TYPES",
     "PRODUCTIVE_TYPES",
     "TOOL_EFFICIENCY_WEIGHTS",
-    "GraphMetrics",
     "Handoff",
     "actual_steps",
     "agent_interaction_graph",

@@ -6,7 +6,7 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 
-from evalq.schemas import TraceStep
+from evalq.core.schemas import TraceStep
 
 
 def steps_per_agent(steps: Sequence[TraceStep]) -> dict[str, int]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from evalq.schemas import AgentMessage, ToolGraph, TraceStep
+from evalq.core.schemas import AgentMessage, ToolGraph, TraceStep
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ import numpy.typing as npt
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import shortest_path
 
+from evalq.core.schemas import AgentMessage, TraceStep
 from evalq.metrics.graph.build import agent_interaction_graph
-from evalq.schemas import AgentMessage, TraceStep
 
 Vector = npt.NDArray[np.float64]
 Indices = npt.NDArray[np.intp]

@@ -2,7 +2,7 @@
 
 Spec 001 names both as composite inputs but does not define them; these definitions are
 evalq's (docs/scoring/tier3.md). Each is a weighted mean, renormalised over the parts present,
-through `evalq.scoring.weights.weighted_mean`. The weights are parameters; the defaults below are
+through `evalq.core.weights.weighted_mean`. The weights are parameters; the defaults below are
 what a profile without a ``[graph]`` section means.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from evalq.scoring.weights import weighted_mean
+from evalq.core.weights import weighted_mean
 
 TOOL_EFFICIENCY_WEIGHTS: Mapping[str, float] = MappingProxyType(
     {"path_convergence": 1.0, "tool_selection_accuracy": 1.0}

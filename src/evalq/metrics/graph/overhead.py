@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evalq.schemas import AgentMessage, MessageType
+from evalq.core.schemas import AgentMessage, MessageType
 
 COORDINATION_TYPES: frozenset[MessageType] = frozenset({"coordination", "status_update", "handoff"})
 """Message types that organise the work (spec 001)."""

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import networkx as nx
 
+from evalq.core.schemas import ToolGraph, TraceStep
 from evalq.metrics.graph.build import reference_graph
-from evalq.schemas import ToolGraph, TraceStep
 
 
 def minimum_steps(reference: ToolGraph) -> int | None:

@@ -23,9 +23,9 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from evalq.core.schemas import Trace, TraceStep
 from evalq.metrics.graph.build import agents_of, handoffs
 from evalq.metrics.graph.overhead import communication_overhead
-from evalq.schemas import Trace, TraceStep
 
 
 def summarise_trace(trace: Trace, *, max_chars: int = 4000) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from evalq.schemas import TraceStep
+from evalq.core.schemas import TraceStep
 
 
 def tool_selection_accuracy(

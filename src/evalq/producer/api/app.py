@@ -8,13 +8,13 @@ from fastapi import FastAPI
 from pydantic.json_schema import models_json_schema
 
 from evalq import __version__
+from evalq.core.schemas import Submission, Task
+from evalq.core.settings import Settings, get_settings
 from evalq.producer.api import errors
 from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
 from evalq.producer.api.routes import health, submissions, tasks
 from evalq.producer.client import Client
-from evalq.schemas import Submission, Task
-from evalq.settings import Settings, get_settings
 
 DESCRIPTION = """Enqueue evaluations of AI-agent runs and read their results.
 

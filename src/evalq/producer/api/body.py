@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from evalq.errors import EvalqError, InvalidInput
+from evalq.core.errors import EvalqError, InvalidInput
 
 MAX_INT = 2**31 - 1
 """Largest integer accepted anywhere in a body (the store's INTEGER columns are 32-bit)."""

@@ -8,8 +8,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from evalq.errors import EvalqError
-from evalq.settings import get_settings
+from evalq.core.errors import EvalqError
+from evalq.core.settings import get_settings
 from evalq.store.db import session_scope
 from evalq.store.keys import create_key, list_keys, revoke_key
 

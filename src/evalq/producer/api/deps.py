@@ -7,10 +7,10 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
 
-from evalq.errors import NotFound
+from evalq.core.errors import NotFound
+from evalq.core.settings import Settings
 from evalq.producer.api.body import is_json, parse_json
 from evalq.producer.client import Client
-from evalq.settings import Settings
 
 IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:\-/]*")
 

@@ -11,7 +11,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from sqlalchemy.exc import OperationalError as DatabaseError
 
-from evalq.errors import Conflict, InvalidInput, NotFound, UpstreamFailure
+from evalq.core.errors import Conflict, InvalidInput, NotFound, UpstreamFailure
 from evalq.producer.api.body import BodyTooLarge
 from evalq.producer.api.models import Message, Problems
 

@@ -1,4 +1,4 @@
-"""Bodies the HTTP API sends and accepts, besides the wire models of `evalq.schemas`."""
+"""Bodies the HTTP API sends and accepts, besides the wire models of `evalq.core.schemas`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from evalq.schemas import Status, Strict, Submission
+from evalq.core.schemas import Status, Strict, Submission
 
 
 class SubmissionBatch(Strict):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalq.settings import Settings
+from evalq.core.settings import Settings
 
 
 def document() -> dict[str, Any]:

@@ -6,7 +6,6 @@ See docs/scoring/arena.md for every formula and each departure from the spec.
 from __future__ import annotations
 
 from evalq.scoring.arena.baseline import Baseline, compute_baseline
-from evalq.scoring.arena.batch import BatchResult, score_batch
 from evalq.scoring.arena.correctness import (
     CorrectnessResult,
     CriterionOutcome,
@@ -32,7 +31,6 @@ __all__ = [
     "ArenaRun",
     "ArenaScore",
     "Baseline",
-    "BatchResult",
     "CorrectnessResult",
     "CostResult",
     "CriterionOutcome",
@@ -48,7 +46,6 @@ __all__ = [
     "efficiency_score",
     "evaluate_criterion",
     "iteration_score",
-    "score_batch",
     "score_run",
     "speed_score",
     "token_score",

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
+from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena.run import ArenaRun
-from evalq.scoring.profile import ArenaProfile
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Correctness score (spec 000, "Correctness Score"): the task's success criteria, really checked.
 
 The spec passes ``min_functionality`` and every unknown criterion type unconditionally. Here
-(DESIGN.md) each type in `evalq.schemas.Criterion` has a real check against the run's
+(DESIGN.md) each type in `evalq.core.schemas.Criterion` has a real check against the run's
 `Evidence`, and anything else is an `InvalidInput`. The rules:
 
 - ``file_exists``: ``file_path`` is in ``evidence.files_created`` (exact string match).
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalq.errors import InvalidInput
-from evalq.schemas import (
+from evalq.core.errors import InvalidInput
+from evalq.core.schemas import (
     Criterion,
     Evidence,
     FileExists,

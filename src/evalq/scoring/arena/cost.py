@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena.baseline import Baseline
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.scale import clamp_score, range_position
-from evalq.scoring.profile import ArenaProfile
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
+from evalq.core.profile import ArenaProfile
+from evalq.core.weights import weighted_mean
 from evalq.scoring.arena.baseline import Baseline
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.scale import clamp_score, range_position
-from evalq.scoring.profile import ArenaProfile
-from evalq.scoring.weights import weighted_mean
 
 FIRST_TRY = 100.0
 """Iteration score of a run that needed a single iteration."""

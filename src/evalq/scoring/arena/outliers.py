@@ -6,8 +6,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena.run import ArenaRun
-from evalq.scoring.profile import ArenaProfile
 
 EXTREMELY_EFFICIENT_TOKENS = "extremely_efficient_tokens"
 EXTREMELY_FAST = "extremely_fast"

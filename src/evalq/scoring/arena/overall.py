@@ -6,8 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalq.errors import InvalidInput
-from evalq.schemas import Evidence, Task
+from evalq.core.errors import InvalidInput
+from evalq.core.profile import ArenaProfile
+from evalq.core.schemas import Evidence, Task
+from evalq.core.weights import weighted_mean
 from evalq.scoring.arena.baseline import Baseline
 from evalq.scoring.arena.correctness import CriterionOutcome, correctness_score
 from evalq.scoring.arena.cost import cost_score
@@ -15,8 +17,6 @@ from evalq.scoring.arena.efficiency import efficiency_score
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.scale import clamp_score
 from evalq.scoring.arena.speed import speed_score
-from evalq.scoring.profile import ArenaProfile
-from evalq.scoring.weights import weighted_mean
 
 DIMENSIONS = ("efficiency", "speed", "cost", "correctness")
 """The four Arena dimensions, in the spec's order."""

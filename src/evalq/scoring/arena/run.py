@@ -6,9 +6,9 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from evalq.errors import InvalidInput
-from evalq.schemas import Submission
-from evalq.scoring.profile import Profile
+from evalq.core.errors import InvalidInput
+from evalq.core.profile import Profile
+from evalq.core.schemas import Submission
 
 
 @dataclass(frozen=True)
@@ -67,17 +67,10 @@ class ArenaRun:
         return self.cost_usd or None
 
     @classmethod
-    def from_submission(cls, sub: Submission, profile: Profile) -> ArenaRun:
-        """Extract the Arena figures of a validated submission.
-
-        The cost is ``usage.cost_usd`` when reported; otherwise it is priced with
-        ``profile.price(model, input_tokens, output_tokens)`` when both token counts are known
-        and the model has a price; otherwise None. An execution time of 0 becomes None.
-        """
+    def of(cls, sub: Submission, cost_usd: float | None) -> ArenaRun:
+        """The Arena figures of a validated submission whose cost was priced at submit
+        (`price_submission`, stored on its row). An execution time of 0 becomes None."""
         usage = sub.usage
-        cost = usage.cost_usd
-        if cost is None and usage.input_tokens is not None and usage.output_tokens is not None:
-            cost = profile.price(sub.model, usage.input_tokens, usage.output_tokens)
         return cls(
             submission_id=sub.id,
             task_id=sub.task_id,
@@ -85,7 +78,24 @@ class ArenaRun:
             tool_calls=usage.tool_calls,
             iterations=usage.iterations,
             execution_time=usage.execution_time or None,
-            cost_usd=cost,
+            cost_usd=cost_usd,
             tool=sub.tool,
             model=sub.model,
         )
+
+    @classmethod
+    def from_submission(cls, sub: Submission, profile: Profile) -> ArenaRun:
+        """`of` with the cost priced now (`price_submission`): for submissions not yet stored."""
+        return cls.of(sub, price_submission(sub, profile))
+
+
+def price_submission(sub: Submission, profile: Profile) -> float | None:
+    """A run's cost in dollars: ``usage.cost_usd`` when reported; otherwise
+    ``profile.price(model, input_tokens, output_tokens)`` when both token counts are known and
+    the model has a price; otherwise None."""
+    usage = sub.usage
+    if usage.cost_usd is not None:
+        return usage.cost_usd
+    if usage.input_tokens is None or usage.output_tokens is None:
+        return None
+    return profile.price(sub.model, usage.input_tokens, usage.output_tokens)

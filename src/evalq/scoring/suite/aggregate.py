@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evalq.schemas import ScenarioResult
-from evalq.scoring.profile import SuiteProfile
+from evalq.core.profile import SuiteProfile
+from evalq.core.schemas import ScenarioResult
+from evalq.core.weights import weighted_mean
 from evalq.scoring.suite import metrics
 from evalq.scoring.suite.latency import latency_p95, normalized_latency
 from evalq.scoring.suite.scenario import (
@@ -15,7 +16,6 @@ from evalq.scoring.suite.scenario import (
     scenario_score,
     scenario_weight,
 )
-from evalq.scoring.weights import weighted_mean
 
 
 @dataclass(frozen=True)

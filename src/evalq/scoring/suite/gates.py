@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from evalq.schemas import ScenarioResult
-from evalq.scoring.profile import SuiteProfile
+from evalq.core.profile import SuiteProfile
+from evalq.core.schemas import ScenarioResult
 from evalq.scoring.suite.aggregate import SuiteMetrics
 from evalq.scoring.suite.scenario import reaches, scenario_passed
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evalq.schemas import ScenarioResult
-from evalq.scoring.profile import SuiteProfile
+from evalq.core.profile import SuiteProfile
+from evalq.core.schemas import ScenarioResult
 
 TOLERANCE = 1e-9
 """A value this close below a threshold still reaches it (floating-point rounding)."""

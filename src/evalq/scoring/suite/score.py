@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from evalq.scoring.profile import SuiteProfile
+from evalq.core.profile import SuiteProfile
+from evalq.core.weights import Weighted, weighted_mean
 from evalq.scoring.suite.aggregate import SuiteMetrics
-from evalq.scoring.weights import Weighted, weighted_mean
 
 
 def weighted_score(

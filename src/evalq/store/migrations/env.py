@@ -5,7 +5,6 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine
 
-import evalq.store.keys  # noqa: F401  (its table belongs to the same metadata)
 from evalq.store.models import Base
 
 config = context.config

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from evalq.core.profile import ArenaProfile, Profile
 from evalq.scoring.arena import ArenaRun, Baseline
-from evalq.scoring.profile import ArenaProfile, Profile
 
 BASELINE_FIGURES: dict[str, Any] = {
     "submission_count": 10,

@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
+from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena import ArenaRun, Baseline, compute_baseline
-from evalq.scoring.profile import ArenaProfile
 
 
 def five_runs(make_run: Callable[..., ArenaRun]) -> list[ArenaRun]:

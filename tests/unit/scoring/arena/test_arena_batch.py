@@ -6,11 +6,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from tests.support.arena_batch import score_batch
 
-from evalq.errors import InvalidInput, NotFound
-from evalq.schemas import Submission, Task
-from evalq.scoring.arena import ArenaRun, Baseline, compute_baseline, score_batch, score_run
-from evalq.scoring.profile import Profile
+from evalq.core.errors import InvalidInput, NotFound
+from evalq.core.profile import Profile
+from evalq.core.schemas import Submission, Task
+from evalq.scoring.arena import ArenaRun, Baseline, compute_baseline, score_run
 
 TASKS = {
     "t1": Task(id="t1", category="debugging"),

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from evalq import schemas  # TestsPass / TestResult by name would be collected by pytest
-from evalq.errors import InvalidInput
-from evalq.schemas import Evidence, FileExists, MinFunctionality, NoErrors, Task, parse_task
+from evalq.core import schemas  # TestsPass / TestResult by name would be collected by pytest
+from evalq.core.errors import InvalidInput
+from evalq.core.schemas import Evidence, FileExists, MinFunctionality, NoErrors, Task, parse_task
 from evalq.scoring.arena import check_criterion, correctness_score, evaluate_criterion
 
 

@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
+from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena import (
     ArenaRun,
     Baseline,
@@ -17,7 +18,6 @@ from evalq.scoring.arena import (
     token_score,
     tool_call_score,
 )
-from evalq.scoring.profile import ArenaProfile
 
 Run = Callable[..., ArenaRun]
 Base = Callable[..., Baseline]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena import ArenaRun, OutlierFlag, detect_outliers
-from evalq.scoring.profile import ArenaProfile
 
 Run = Callable[..., ArenaRun]
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from evalq.errors import InvalidInput
-from evalq.schemas import Evidence, Task
+from evalq.core.errors import InvalidInput
+from evalq.core.profile import ArenaProfile
+from evalq.core.schemas import Evidence, Task
 from evalq.scoring.arena import ArenaRun, Baseline, dimension_weights, score_run
-from evalq.scoring.profile import ArenaProfile
 
 Run = Callable[..., ArenaRun]
 Base = Callable[..., Baseline]

@@ -7,7 +7,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalq.schemas import Evidence, Task
+from evalq.core.profile import ArenaProfile
+from evalq.core.schemas import Evidence, Task
 from evalq.scoring.arena import (
     ArenaRun,
     Baseline,
@@ -18,7 +19,6 @@ from evalq.scoring.arena import (
     token_score,
     tool_call_score,
 )
-from evalq.scoring.profile import ArenaProfile
 
 PROFILE = ArenaProfile()
 counts = st.integers(min_value=0, max_value=10**7)

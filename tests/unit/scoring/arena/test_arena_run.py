@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from evalq.errors import InvalidInput
-from evalq.schemas import Submission
+from evalq.core.errors import InvalidInput
+from evalq.core.profile import Profile
+from evalq.core.schemas import Submission
 from evalq.scoring.arena import ArenaRun
-from evalq.scoring.profile import Profile
 
 
 def submission(**usage: Any) -> Submission:

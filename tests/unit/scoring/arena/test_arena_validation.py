@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
-from evalq.schemas import Evidence, Task
+from evalq.core.profile import ArenaProfile
+from evalq.core.schemas import Evidence, Task
 from evalq.scoring.arena import ArenaRun, ArenaScore, Baseline, score_run, validate_evaluation
-from evalq.scoring.profile import ArenaProfile
 
 TASK = Task(id="t1", category="debugging")
 

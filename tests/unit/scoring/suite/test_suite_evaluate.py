@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalq.schemas import ScenarioResult
-from evalq.scoring.profile import SuiteProfile
+from evalq.core.profile import SuiteProfile
+from evalq.core.schemas import ScenarioResult
 from evalq.scoring.suite import evaluate_suite, weighted_score
 from evalq.scoring.suite.aggregate import suite_metrics
 from evalq.scoring.suite.score import final_score

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalq.schemas import ScenarioResult
-from evalq.scoring.profile import SuiteProfile
+from evalq.core.profile import SuiteProfile
+from evalq.core.schemas import ScenarioResult
 from evalq.scoring.suite.scenario import scenario_passed, scenario_score, scenario_weight
 
 PROFILE = SuiteProfile()

@@ -8,12 +8,12 @@ from fastapi import APIRouter, Depends, Response
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
+from evalq.core.schemas import Submission, problems_of
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import ClientDep, JsonBody, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Accepted, BatchAccepted, Message, SubmissionBatch
-from evalq.schemas import Submission, problems_of
 from evalq.store import queries
 from evalq.store.db import session_scope
 

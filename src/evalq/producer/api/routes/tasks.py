@@ -6,15 +6,15 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Response
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
+from evalq.core.profile import profile_named
+from evalq.core.schemas import parse_task
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import JsonBody, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message, TaskStored
-from evalq.producer.api.reports import baseline_report, suite_report, variant_report
-from evalq.producer.leaderboard import leaderboard
-from evalq.profiles import profile_named
-from evalq.schemas import parse_task
+from evalq.read.leaderboard import leaderboard
+from evalq.read.reports import baseline_report, suite_report, variant_report
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.models import TaskRow
@@ -40,7 +40,12 @@ def get_leaderboard(
     """
     with session_scope(settings.database_url) as session:
         board = leaderboard(
-            session, task_id=known("task", task_id), tool=tool, model=model, variant=variant
+            session,
+            task_id=known("task", task_id),
+            tool=tool,
+            model=model,
+            variant=variant,
+            settings=settings,
         )
     return board.to_dict()
 
@@ -49,14 +54,14 @@ def get_leaderboard(
 def get_baseline(task_id: str, settings: SettingsDep) -> dict[str, Any]:
     """The current Arena baseline snapshot and its version (0: the profile's defaults)."""
     with session_scope(settings.database_url) as session:
-        return baseline_report(session, task_id=known("task", task_id))
+        return baseline_report(session, task_id=known("task", task_id), settings=settings)
 
 
 @router.get("/{task_id:path}/variants", dependencies=READ, responses=NOT_FOUND)
 def get_variants(task_id: str, settings: SettingsDep) -> dict[str, Any]:
     """Per-variant statistics (T0..Tn) and each variant's uplift over T0 (null when T0 is 0)."""
     with session_scope(settings.database_url) as session:
-        return variant_report(session, task_id=known("task", task_id))
+        return variant_report(session, task_id=known("task", task_id), settings=settings)
 
 
 @router.get("/{task_id:path}/suite", dependencies=READ, responses=NOT_FOUND)
@@ -96,7 +101,7 @@ def put_task(
     if isinstance(data, dict) and data.setdefault("id", task_id) != task_id:
         raise InvalidInput([("id", f"must equal the task id in the path ({task_id!r})")])
     task = parse_task(data)
-    profile_named(task.profile)  # InvalidInput on `profile` when this deployment lacks it
+    profile_named(task.profile, settings)  # InvalidInput on `profile` when this deployment lacks it
     with session_scope(settings.database_url) as session:
         created = session.get(TaskRow, task.id) is None
         changed = queries.put_task(session, task=task)

@@ -1,6 +1,6 @@
 """The scoring profile: every weight, threshold, default and price in one validated TOML file.
 
-The bundled ``profiles/default.toml`` holds the specifications' values. A profile's ``hash`` (of
+The bundled ``default_profile.toml`` holds the specifications' values. A profile's ``hash`` (of
 its validated, canonical content) is recorded with every score, so a number can always be traced
 to the exact configuration that produced it.
 """
@@ -8,15 +8,16 @@ to the exact configuration that produced it.
 from __future__ import annotations
 
 import tomllib
-from functools import cached_property
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from evalq.errors import InvalidInput
-from evalq.schemas import canonical_hash, problems_of
+from evalq.core.errors import InvalidInput
+from evalq.core.schemas import canonical_hash, problems_of
+from evalq.core.settings import Settings, get_settings
 
 Recommendation = Literal["accept", "weak_accept", "weak_reject", "reject"]
 Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
@@ -303,7 +304,7 @@ def profile_from_dict(data: dict[str, Any]) -> Profile:
 def load_profile(path: Path | str | None = None) -> Profile:
     """Load and validate a profile TOML file; the bundled default when ``path`` is None."""
     if path is None:
-        text = resources.files("evalq").joinpath("profiles/default.toml").read_text("utf-8")
+        text = resources.files("evalq").joinpath("core/default_profile.toml").read_text("utf-8")
     else:
         text = Path(path).read_text("utf-8")
     try:
@@ -311,3 +312,30 @@ def load_profile(path: Path | str | None = None) -> Profile:
     except tomllib.TOMLDecodeError as error:
         raise InvalidInput([("profile", f"not valid TOML: {error}")]) from None
     return profile_from_dict(data)
+
+
+def profile_named(name: str, settings: Settings | None = None) -> Profile:
+    """The profile a task selects, read from ``settings`` (the process Settings by default).
+
+    ``default`` is ``settings.profile_path`` or the bundled profile; any other name is
+    ``NAME.toml`` in ``settings.profile_dir``. Each file is loaded once per process.
+
+    Raises:
+        InvalidInput: on ``profile`` when the name is unknown to these settings.
+    """
+    settings = settings or get_settings()
+    return _load_named(name, settings.profile_path, settings.profile_dir)
+
+
+@lru_cache(maxsize=32)
+def _load_named(name: str, path: Path | None, directory: Path | None) -> Profile:
+    if name == "default":
+        return load_profile(path)
+    if directory is None:
+        raise InvalidInput([("profile", f"unknown profile {name!r}; set EVALQ_PROFILE_DIR")])
+    candidate = directory / f"{name}.toml"
+    if not candidate.is_file():
+        raise InvalidInput(
+            [("profile", f"unknown profile {name!r}: no {name}.toml in EVALQ_PROFILE_DIR")]
+        )
+    return load_profile(candidate)

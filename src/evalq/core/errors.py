@@ -27,10 +27,5 @@ class NotFound(EvalqError):
     """A task or submission that does not exist was asked for."""
 
 
-POISON_MESSAGE = "PoisonMessage"
-"""Error type of a tier whose input killed its worker process on every delivery (see
-`evalq.tasks.tier`); the merge marks such a submission ``failed``, not ``degraded``."""
-
-
 class UpstreamFailure(EvalqError):
     """A dependency evalq does not control failed (a judge model, the broker, the database)."""

@@ -2,56 +2,38 @@
 
 from __future__ import annotations
 
-import random
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 from celery import Task as CeleryTask
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError
 
-from evalq.errors import POISON_MESSAGE, EvalqError, InvalidInput
-from evalq.profiles import profile_named
-from evalq.schemas import Submission, Task, Tier
-from evalq.scoring.profile import Profile
-from evalq.settings import get_settings
+from evalq.core.errors import EvalqError, InvalidInput
+from evalq.core.results import WORKER_LOST, ErrorKind, ErrorRecord, TierOutcome
+from evalq.core.schemas import Tier
+from evalq.core.settings import get_settings
 from evalq.store import queries
 from evalq.store.db import session_scope
+from evalq.store.queries import Job
+from evalq.workers.policy import db_retry_countdown, is_transient_db_error, retry_countdown
+
+Compute = Callable[[Job], TierOutcome]
+"""A tier's pure computation: the loaded job in, its outcome out."""
+
+TRACEBACK_CHARS = 8000
+MESSAGE_CHARS = 2000
 
 
-@dataclass(frozen=True)
-class TierOutput:
-    """What a tier computed: ``ok`` with metrics, ``skipped`` with a reason, or ``failed``."""
-
-    status: str
-    metrics: dict[str, Any] | None = None
-    error: dict[str, Any] | None = field(default=None)
-
-
-Compute = Callable[[Submission, Task, Profile], TierOutput]
-
-
-def error_record(exc: BaseException, attempts: int) -> dict[str, Any]:
+def error_record(exc: BaseException, attempts: int, tier: Tier) -> ErrorRecord:
     """An exception as data: stored in the tier row, not only in the log."""
-    return {
-        "type": type(exc).__name__,
-        "message": str(exc)[:2000],
-        "attempts": attempts,
-        "traceback": "".join(traceback.format_exception(exc))[-8000:],
-    }
-
-
-def retry_countdown(retries: int, base: int) -> float:
-    """Exponential backoff with full jitter, capped at 5 minutes."""
-    ceiling = min(300, base * 2**retries)
-    return float(ceiling / 2 + random.uniform(0, ceiling / 2))
-
-
-def is_transient_db_error(exc: BaseException) -> bool:
-    """True for a store error worth retrying: the database restarted, a connection dropped."""
-    return isinstance(exc, OperationalError | InterfaceError) or (
-        isinstance(exc, DBAPIError) and exc.connection_invalidated
+    kind: ErrorKind = "invalid_input" if isinstance(exc, InvalidInput) else "internal"
+    return ErrorRecord(
+        type=type(exc).__name__,
+        message=str(exc)[:MESSAGE_CHARS],
+        attempts=attempts,
+        kind=kind,
+        tier=tier,
+        traceback="".join(traceback.format_exception(exc))[-TRACEBACK_CHARS:],
     )
 
 
@@ -77,7 +59,7 @@ def run_tier(
         if is_transient_db_error(exc) and retries < settings.tier_max_retries:
             raise celery_task.retry(
                 exc=exc,
-                countdown=retry_countdown(retries, max(1, settings.tier_retry_backoff_s)),
+                countdown=db_retry_countdown(retries, settings),
                 max_retries=settings.tier_max_retries,
             ) from exc
         raise
@@ -94,25 +76,23 @@ def _run_tier(
         if start.already_final:
             return {"submission_id": submission_id, "tier": tier, "status": "already_final"}
         if start.deliveries > settings.max_deliveries + retries:
-            queries.finish_tier(
-                session,
-                submission_id=submission_id,
+            lost = TierOutcome(
                 tier=tier,
                 status="failed",
-                metrics=None,
-                error={
-                    "type": POISON_MESSAGE,
-                    "message": f"delivered {start.deliveries} times; the worker was lost on "
+                error=ErrorRecord(
+                    type=WORKER_LOST,
+                    message=f"delivered {start.deliveries} times; the worker was lost on "
                     f"each of the last {start.deliveries - retries - 1}",
-                    "attempts": start.deliveries,
-                },
+                    attempts=start.deliveries,
+                    kind="worker_lost",
+                    tier=tier,
+                ),
             )
+            queries.finish_tier(session, submission_id=submission_id, outcome=lost)
             return {"submission_id": submission_id, "tier": tier, "status": "failed"}
-        row = queries.get_submission_row(session, submission_id=submission_id)
-        submission = Submission.model_validate(row.payload)
-        task = queries.get_task(session, task_id=submission.task_id)
+        job = queries.load_job(session, submission_id=submission_id, settings=settings)
     try:
-        output = compute(submission, task, profile_named(task.profile))
+        outcome = compute(job)
     except Exception as exc:
         permanent = isinstance(exc, InvalidInput) or (
             isinstance(exc, EvalqError) and not getattr(exc, "retryable", True)
@@ -121,14 +101,9 @@ def _run_tier(
             raise celery_task.retry(
                 exc=exc, countdown=retry_countdown(retries, settings.tier_retry_backoff_s)
             ) from exc
-        output = TierOutput("failed", error=error_record(exc, retries + 1))
-    with session_scope() as session:
-        queries.finish_tier(
-            session,
-            submission_id=submission_id,
-            tier=tier,
-            status=output.status,
-            metrics=output.metrics,
-            error=output.error,
+        outcome = TierOutcome(
+            tier=tier, status="failed", error=error_record(exc, retries + 1, tier)
         )
-    return {"submission_id": submission_id, "tier": tier, "status": output.status}
+    with session_scope() as session:
+        queries.finish_tier(session, submission_id=submission_id, outcome=outcome)
+    return {"submission_id": submission_id, "tier": tier, "status": outcome.status}

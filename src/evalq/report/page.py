@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from evalq.producer.leaderboard import CATEGORIES, Entry
-from evalq.producer.report.assets import SCRIPT, STYLE, script_hash
-from evalq.producer.report.data import ReportData
-from evalq.producer.report.svg import (
+from evalq.read.leaderboard import CATEGORIES, Entry
+from evalq.read.report_data import ReportData
+from evalq.report.assets import SCRIPT, STYLE, script_hash
+from evalq.report.svg import (
     BarRow,
     IntervalRow,
     Point,

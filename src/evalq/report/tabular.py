@@ -6,7 +6,7 @@ import csv
 import io
 import json
 
-from evalq.producer.report.data import ReportData
+from evalq.read.report_data import ReportData
 
 CSV_COLUMNS = (
     "rank",

@@ -8,11 +8,11 @@ import pytest
 from pydantic import SecretStr
 from pydantic_ai.models.openai import OpenAIChatModel
 
+from evalq.core.profile import load_profile
+from evalq.core.settings import Settings
 from evalq.judge import JudgeLimits, build_judge
 from evalq.judge.config import limits_from_settings
-from evalq.judge.models import JudgeModelConfig, judge_model_config, open_model
-from evalq.scoring.profile import load_profile
-from evalq.settings import Settings
+from evalq.judge.provider import JudgeModelConfig, judge_model_config, open_model
 
 
 def test_no_model_means_no_judge() -> None:

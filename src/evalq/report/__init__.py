@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from evalq.errors import InvalidInput
-from evalq.producer.report.data import ReportData, report_data
-from evalq.producer.report.page import render_html
-from evalq.producer.report.tabular import render_csv, render_json
+from evalq.core.errors import InvalidInput
+from evalq.read.report_data import ReportData, report_data
+from evalq.report.page import render_html
+from evalq.report.tabular import render_csv, render_json
 
 Format = Literal["html", "csv", "json"]
 RENDERERS: dict[str, Callable[[ReportData], str]] = {

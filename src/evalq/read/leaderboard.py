@@ -13,9 +13,12 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from evalq.profiles import profile_named
-from evalq.schemas import Submission
-from evalq.scoring.arena import Baseline, compute_baseline, detect_outliers, score_run
+from evalq.core.profile import profile_named
+from evalq.core.results import EvaluationScores
+from evalq.core.schemas import Submission
+from evalq.core.settings import Settings
+from evalq.read.baseline import current_baseline
+from evalq.scoring.arena import detect_outliers, score_run
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.confidence import confidence_interval
 from evalq.scoring.percentile import percentile
@@ -72,6 +75,7 @@ def leaderboard(
     tool: str | None = None,
     model: str | None = None,
     variant: str | None = None,
+    settings: Settings | None = None,
 ) -> Leaderboard:
     """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3).
 
@@ -79,9 +83,9 @@ def leaderboard(
     rows kept.
     """
     task = queries.get_task(session, task_id=task_id)
-    profile = profile_named(task.profile)
-    stored = queries.current_baseline(session, task_id=task_id)
-    baseline = Baseline.from_dict(stored.data) if stored else compute_baseline([], profile.arena)
+    profile = profile_named(task.profile, settings)
+    current = current_baseline(session, task_id=task_id, profile=profile)
+    baseline = current.baseline
     rows = []
     for sub_row, evaluation in queries.task_evaluations(session, task_id=task_id):
         if (tool and sub_row.tool != tool) or (model and sub_row.model != model):
@@ -89,10 +93,10 @@ def leaderboard(
         if variant and sub_row.variant != variant:
             continue
         submission = Submission.model_validate(sub_row.payload)
-        run = ArenaRun.from_submission(submission, profile)
+        run = ArenaRun.of(submission, sub_row.cost_usd)
         arena = score_run(run, task, submission.evidence, baseline, profile.arena)
-        peer = evaluation.scores.get("peerread", {})
-        rows.append((sub_row, evaluation, arena, peer, run))
+        scores = EvaluationScores.model_validate(evaluation.scores)
+        rows.append((sub_row, evaluation, arena, scores, run))
     outliers = {
         flag.submission_id: list(flag.flags)
         for flag in detect_outliers([run for _, _, _, _, run in rows], profile.arena)
@@ -119,19 +123,19 @@ def leaderboard(
             category_ranks={name: by_category[name][i] for name in CATEGORIES},
             percentile=round(percentile(overall[i], overall), 1),
             imputed=list(arena.imputed),
-            peerread=peer.get("composite"),
-            recommendation=peer.get("recommendation"),
+            peerread=scores.peerread.composite,
+            recommendation=scores.peerread.recommendation,
             flags=outliers.get(sub_row.id, []),
-            scylla_grade=(evaluation.scores.get("scylla") or {}).get("grade"),
-            suite_passed=(evaluation.scores.get("suite") or {}).get("passed"),
+            scylla_grade=scores.scylla.grade if scores.scylla else None,
+            suite_passed=scores.suite.passed if scores.suite else None,
         )
-        for i, (sub_row, evaluation, arena, peer, _) in enumerate(rows)
+        for i, (sub_row, evaluation, arena, scores, _) in enumerate(rows)
     ]
     entries.sort(key=lambda e: (e.rank, e.submission_id))
     interval = confidence_interval(overall, profile.arena.confidence_level)
     return Leaderboard(
         task_id=task_id,
-        baseline_version=stored.version if stored else 0,
+        baseline_version=current.version,
         baseline_is_default=baseline.is_default,
         entries=entries,
         confidence_interval={

@@ -23,7 +23,7 @@ from pydantic import SecretStr
 from pydantic_ai.models import Model, infer_model
 from pydantic_ai.providers import Provider, infer_provider, infer_provider_class
 
-from evalq.settings import Settings
+from evalq.core.settings import Settings
 
 _OPENAI_PREFIXES = ("openai:", "openai-chat:", "openai-compatible:")
 

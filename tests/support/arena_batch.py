@@ -1,18 +1,22 @@
-"""Batch scoring (spec 000, "Batch Processing"): group by task, score, then update baselines."""
+"""Spec 000's batch scorer ("Batch Processing"): group by task, score, then update baselines.
+
+The service scores one submission per merge (`evalq.scoring.evaluation`); this is the spec's
+batch procedure, kept for the conformance tests that replay the spec's examples through it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from evalq.errors import InvalidInput, NotFound
-from evalq.schemas import Submission, Task
+from evalq.core.errors import InvalidInput, NotFound
+from evalq.core.profile import Profile
+from evalq.core.schemas import Submission, Task
 from evalq.scoring.arena.baseline import Baseline, compute_baseline
 from evalq.scoring.arena.outliers import OutlierFlag, detect_outliers
 from evalq.scoring.arena.overall import ArenaScore, score_run
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.validation import validate_evaluation
-from evalq.scoring.profile import Profile
 
 
 @dataclass(frozen=True)

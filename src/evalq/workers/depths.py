@@ -14,7 +14,7 @@ import redis
 from celery import Celery
 from kombu.exceptions import ChannelError
 
-from evalq.workers.app import QUEUES
+from evalq.workers.names import QUEUES
 
 PRIORITY_SEPARATOR = "\x06\x16"
 PRIORITY_STEPS = (0, 3, 6, 9)

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
 
-from evalq.producer.leaderboard import CATEGORIES, Entry, Leaderboard, leaderboard
-from evalq.profiles import profile_named
+from evalq.core.profile import profile_named
+from evalq.core.settings import Settings
+from evalq.read.leaderboard import CATEGORIES, Entry, Leaderboard, leaderboard
+from evalq.read.variants import variant_runs
 from evalq.scoring.confidence import confidence_interval
-from evalq.scoring.scylla import ScyllaRun
 from evalq.scoring.variants import VariantReport, compare_variants
 from evalq.store import queries
 
@@ -89,18 +89,16 @@ def dimension_intervals(entries: list[Entry], level: float) -> list[Interval]:
     return intervals
 
 
-def report_data(session: Session, *, task_id: str) -> ReportData:
+def report_data(session: Session, *, task_id: str, settings: Settings | None = None) -> ReportData:
     """Assemble a task's report from stored evaluations (raises NotFound for an unknown task)."""
     task = queries.get_task(session, task_id=task_id)
-    profile = profile_named(task.profile)
-    board = leaderboard(session, task_id=task_id)
-    runs: dict[str, Run] = {}
-    by_variant: dict[str, list[ScyllaRun]] = defaultdict(list)
-    for row, evaluation in queries.task_evaluations(session, task_id=task_id):
-        runs[row.id] = Run(row.id, row.cost_usd, row.execution_time)
-        scylla = evaluation.scores.get("scylla")
-        if scylla and scylla.get("variant"):
-            by_variant[scylla["variant"]].append(ScyllaRun.from_dict(scylla))
+    profile = profile_named(task.profile, settings)
+    board = leaderboard(session, task_id=task_id, settings=settings)
+    runs = {
+        row.id: Run(row.id, row.cost_usd, row.execution_time)
+        for row, _ in queries.task_evaluations(session, task_id=task_id)
+    }
+    by_variant = variant_runs(session, task_id=task_id)
     level = profile.arena.confidence_level
     return ReportData(
         task_id=task_id,

@@ -12,7 +12,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from evalq.errors import InvalidInput
+from evalq.core.errors import InvalidInput
 
 MAX_TEXT_CHARS = 100_000
 """Longest output, reference or scenario text accepted (characters)."""

@@ -1,0 +1,418 @@
+"""The typed contract between the tiers, the merge and the read side: what is stored as JSON.
+
+A tier task stores `TierOutcome.stored()` in its ``tier_results`` row; the merge reads it back
+with `TierOutcome.from_stored`, scores it, and stores `EvaluationScores.model_dump`; the read side
+and the front doors read `EvaluationScores.model_validate`. Nothing else reads stored results by
+string key, so a field renamed here is renamed everywhere (and mypy says where it is used).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+
+from evalq.core.schemas import Tier
+
+TierStatus = Literal["running", "ok", "skipped", "failed"]
+FinalTierStatus = Literal["ok", "skipped", "failed"]
+EvaluationStatus = Literal["done", "degraded", "failed"]
+ErrorKind = Literal[
+    "invalid_input",
+    "transient",
+    "permanent",
+    "deadline",
+    "invalid_output",
+    "worker_lost",
+    "internal",
+]
+"""Whose fault a failure was: bad input; an upstream fault that outlasted its retries (429,
+5xx, timeout); an upstream answer that retrying cannot fix; time ran out; a judge answer that
+never validated; a worker killed on every delivery; evalq's own code."""
+
+WORKER_LOST = "PoisonMessage"
+"""Error type of a tier whose input killed its worker process on every delivery (see
+`evalq.tasks.runner`); the merge marks such a submission ``failed``, not ``degraded``."""
+
+
+class Record(BaseModel):
+    """A stored record: frozen, and strict about its fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ErrorRecord(Record):
+    """One failure as data: the same shape for a tier, a judge rubric and what clients see.
+
+    ``traceback`` stays in the store for operators; `public` leaves it out.
+    """
+
+    type: str = Field(description="Exception class name.")
+    message: str = Field(description="Its message, bounded.")
+    attempts: int = Field(default=1, ge=0, description="Tries made before giving up.")
+    kind: ErrorKind = "internal"
+    tier: Tier | None = Field(default=None, description="The tier that failed.")
+    rubric: str | None = Field(default=None, description="The judge rubric that failed.")
+    traceback: str | None = None
+    errors: tuple[ErrorRecord, ...] = Field(
+        default=(), description="The failures this one sums up (a judge's failed rubrics)."
+    )
+
+    def public(self) -> ErrorRecord:
+        """The record without tracebacks (what the API and the client show)."""
+        return self.model_copy(
+            update={"traceback": None, "errors": tuple(e.public() for e in self.errors)}
+        )
+
+
+# --- tier results ----------------------------------------------------------------------------
+
+
+class TextResult(Record):
+    """Tier 1 (spec 001): similarities of the output to the task's references."""
+
+    cosine: float | None
+    jaccard: float | None
+    semantic: float | None
+    references: int
+    overall_similarity: float | None
+    task_success: float | None
+    tier_score: float | None
+    tier_missing: tuple[str, ...] = ()
+
+
+class GraphResult(Record):
+    """Tier 3 (spec 001): metrics of the execution trace; None means not applicable, never 0.
+
+    Attributes:
+        path_convergence: minimum / actual steps from the reference start to end, in [0, 1].
+        tool_selection_accuracy: share of judged steps that used the context's optimal tool.
+        communication_overhead: coordination messages / all messages (lower is better).
+        coordination_centrality: agent -> mean of betweenness, closeness, degree centrality.
+        central_agent: the agent with the highest centrality.
+        max_coordination_centrality: that agent's centrality (the scalar summary).
+        task_distribution_balance: 1 - stdev / mean of the per-agent step counts, >= 0.
+        tool_efficiency: PeerRead composite input (docs/scoring/tier3.md).
+        coordination_quality: PeerRead composite input (docs/scoring/tier3.md).
+    """
+
+    path_convergence: float | None = None
+    tool_selection_accuracy: float | None = None
+    communication_overhead: float | None = None
+    coordination_centrality: dict[str, float] = Field(default_factory=dict)
+    central_agent: str | None = None
+    max_coordination_centrality: float | None = None
+    task_distribution_balance: float | None = None
+    tool_efficiency: float | None = None
+    coordination_quality: float | None = None
+
+
+RubricStatus = Literal["ok", "failed", "skipped"]
+
+
+class CriterionScore(Record):
+    """One judge criterion: the raw 1-5 score, its normalised value, and the rationale."""
+
+    score: int
+    normalised: float
+    rationale: str
+
+
+class RubricResult(Record):
+    """One rubric's result.
+
+    Attributes:
+        status: ``ok`` (scored), ``failed`` (applied but could not be judged), ``skipped``.
+        score: weighted mean of the normalised criterion scores in [0, 1]; None unless ok.
+        skip_reason: why a skipped rubric was not judged (not applicable, or the budget).
+        attempts: model requests sent (transport retries and output retries included).
+        transport_retries: retries after a transient fault (429, 5xx, timeout, reset).
+        validation_retries: extra requests after an answer failed validation.
+        cache_hit: the verdict came from the cache (no request, no cost).
+        cost_usd: dollars for the tokens billed; None when the model has no price.
+        truncated: field -> {"original_chars", "kept_chars"} for each shortened input.
+        waited_s: seconds spent in backoff and rate-limit waits.
+    """
+
+    rubric: str
+    status: RubricStatus
+    score: float | None = None
+    criteria: dict[str, CriterionScore] = Field(default_factory=dict)
+    skip_reason: str | None = None
+    error: ErrorRecord | None = None
+    attempts: int = 0
+    transport_retries: int = 0
+    validation_retries: int = 0
+    cache_hit: bool = False
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    truncated: dict[str, dict[str, int]] = Field(default_factory=dict)
+    waited_s: float = 0.0
+
+
+class JudgeResult(Record):
+    """Tier 2 (spec 001): the judge's rubric scores, or its errors as data, and what it cost.
+
+    Attributes:
+        scores: rubric -> normalised score in [0, 1], or None (not applicable, skipped, failed).
+        failed: True when a rubric that applied could not be judged (retries or time ran out).
+        errors: one record per failed rubric.
+        rubrics: the per-rubric details, in rubric order.
+        cost_usd: total dollars; None when the model has no price in the profile.
+        redis_error: the first Redis failure, after which this evaluation ran without the
+            shared cache and rate limit; None when Redis answered (or none is configured).
+    """
+
+    model: str = ""
+    scores: dict[str, float | None]
+    failed: bool
+    errors: tuple[ErrorRecord, ...] = ()
+    rubrics: tuple[RubricResult, ...] = ()
+    cost_usd: float | None = None
+    budget_usd: float | None = None
+    redis_error: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_totals(cls, data: Any) -> Any:
+        """Stored JSON carries the totals below; they are derived, not read back."""
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if k not in JUDGE_TOTALS}
+        return data
+
+    def rubric(self, name: str) -> RubricResult:
+        """The result of the rubric ``name``; KeyError when it was not part of this judgment."""
+        for result in self.rubrics:
+            if result.rubric == name:
+                return result
+        raise KeyError(name)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def attempts(self) -> int:
+        """Model requests sent over all rubrics."""
+        return sum(r.attempts for r in self.rubrics)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def transport_retries(self) -> int:
+        """Retries after transient faults over all rubrics."""
+        return sum(r.transport_retries for r in self.rubrics)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def validation_retries(self) -> int:
+        """Extra requests after invalid answers over all rubrics."""
+        return sum(r.validation_retries for r in self.rubrics)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def cache_hits(self) -> int:
+        """Rubrics answered from the cache."""
+        return sum(r.cache_hit for r in self.rubrics)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def input_tokens(self) -> int:
+        """Prompt tokens billed over all rubrics, failed requests included."""
+        return sum(r.input_tokens for r in self.rubrics)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def output_tokens(self) -> int:
+        """Completion tokens billed over all rubrics."""
+        return sum(r.output_tokens for r in self.rubrics)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def skipped(self) -> dict[str, str | None]:
+        """Each skipped rubric with why."""
+        return {r.rubric: r.skip_reason for r in self.rubrics if r.status == "skipped"}
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def truncated(self) -> dict[str, dict[str, dict[str, int]]]:
+        """Each rubric whose inputs were shortened, with how much."""
+        return {r.rubric: r.truncated for r in self.rubrics if r.truncated}
+
+    @property
+    def retries(self) -> int:
+        """Transport and validation retries over all rubrics."""
+        return self.transport_retries + self.validation_retries
+
+
+JUDGE_TOTALS = frozenset(
+    {
+        "attempts",
+        "transport_retries",
+        "validation_retries",
+        "cache_hits",
+        "input_tokens",
+        "output_tokens",
+        "skipped",
+        "truncated",
+    }
+)
+
+
+TierResult = TextResult | JudgeResult | GraphResult
+RESULT_TYPES: dict[Tier, type[TextResult] | type[JudgeResult] | type[GraphResult]] = {
+    "text": TextResult,
+    "judge": JudgeResult,
+    "graph": GraphResult,
+}
+
+
+class TierOutcome(Record):
+    """What one tier ended with: ``ok`` with its result, ``skipped`` with a reason, ``failed``
+    with an error (a failed judge also keeps its partial result for inspection)."""
+
+    tier: Tier
+    status: FinalTierStatus
+    result: TextResult | JudgeResult | GraphResult | None = None
+    reason: str | None = None
+    error: ErrorRecord | None = None
+
+    def stored(self) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The ``metrics`` and ``error`` columns of the tier row."""
+        metrics: dict[str, Any] | None = None
+        if self.result is not None:
+            metrics = self.result.model_dump(mode="json")
+        elif self.reason is not None:
+            metrics = {"reason": self.reason}
+        error = None if self.error is None else self.error.model_dump(mode="json")
+        return metrics, error
+
+    @classmethod
+    def from_stored(
+        cls,
+        tier: Tier,
+        status: FinalTierStatus,
+        metrics: dict[str, Any] | None,
+        error: dict[str, Any] | None,
+    ) -> TierOutcome:
+        """Read a tier row's columns back (the inverse of `stored`)."""
+        result: TierResult | None = None
+        reason: str | None = None
+        if status == "skipped":
+            reason = (metrics or {}).get("reason")
+        elif metrics:
+            result = RESULT_TYPES[tier].model_validate(metrics)
+        parsed = None if error is None else ErrorRecord.model_validate(error)
+        return cls(tier=tier, status=status, result=result, reason=reason, error=parsed)
+
+    @property
+    def text(self) -> TextResult | None:
+        """The tier-1 result when this is an ok text tier."""
+        ok = self.status == "ok" and isinstance(self.result, TextResult)
+        return self.result if ok else None  # type: ignore[return-value]
+
+    @property
+    def judge(self) -> JudgeResult | None:
+        """The tier-2 result when this is an ok judge tier."""
+        ok = self.status == "ok" and isinstance(self.result, JudgeResult)
+        return self.result if ok else None  # type: ignore[return-value]
+
+    @property
+    def graph(self) -> GraphResult | None:
+        """The tier-3 result when this is an ok graph tier."""
+        ok = self.status == "ok" and isinstance(self.result, GraphResult)
+        return self.result if ok else None  # type: ignore[return-value]
+
+
+class MissingTier(Record):
+    """A tier that produced no metrics, and why."""
+
+    status: Literal["absent", "skipped", "failed"]
+    reason: str | None = None
+    error: ErrorRecord | None = None
+
+
+# --- evaluation scores -----------------------------------------------------------------------
+
+
+class PeerReadScores(Record):
+    """The PeerRead composite (spec 001) and its recommendation."""
+
+    composite: float | None
+    recommendation: Literal["accept", "weak_accept", "weak_reject", "reject"] | None
+    recommendation_weight: float | None
+    used: tuple[str, ...]
+    missing: tuple[str, ...]
+    inputs: dict[str, float | None]
+
+
+class CriterionRecord(Record):
+    """One Arena success criterion's outcome."""
+
+    type: str
+    passed: bool
+    reason: str
+
+
+class ArenaScores(Record):
+    """The Arena evaluation (spec 000) in the spec's key names, rounded to two decimals."""
+
+    submission_id: str
+    task_id: str
+    overall_score: float
+    unadjusted_score: float
+    efficiency_score: float
+    speed_score: float
+    cost_score: float
+    correctness_score: float
+    efficiency_breakdown: dict[str, float]
+    breakdown: dict[str, float]
+    difficulty_factor: float
+    imputed: tuple[str, ...]
+    criteria: tuple[CriterionRecord, ...]
+    baseline_is_default: bool
+
+
+class ScyllaScores(Record):
+    """One Scylla run (spec 003); an infinite cost of pass is stored as the string "inf"."""
+
+    passed: bool
+    pass_rate: float
+    impl_rate: float | None
+    composite: float | None
+    grade: str | None
+    cost_usd: float | None
+    cost_of_pass: float | Literal["inf"] | None
+    duration_seconds: float | None
+    variant: str
+    run_index: int | None
+
+
+class SuiteScores(Record):
+    """A suite run's gate (spec 004): passed, the final score, and every reason."""
+
+    metrics: dict[str, Any]
+    final_score: float | None
+    final_used: tuple[str, ...]
+    final_missing: tuple[str, ...]
+    passed: bool
+    blocking_failures: tuple[str, ...]
+    warnings: tuple[str, ...]
+    missing_required: tuple[str, ...]
+    failed_required: tuple[str, ...]
+
+
+class TierResults(Record):
+    """The results of the tiers that ran ok."""
+
+    text: TextResult | None = None
+    judge: JudgeResult | None = None
+    graph: GraphResult | None = None
+
+
+class EvaluationScores(Record):
+    """Every score of one evaluation, as stored in ``evaluations.scores``."""
+
+    peerread: PeerReadScores
+    arena: ArenaScores
+    judge: dict[str, float | None]
+    tiers: TierResults
+    scylla: ScyllaScores | None = None
+    suite: SuiteScores | None = None

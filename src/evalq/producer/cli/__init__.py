@@ -1,0 +1,48 @@
+"""The `evalq` command line: the root typer app and the command tree.
+
+Each command lives in the module of its kind (``submit``, ``boards``, ``ops``, ``demo``); this
+module only registers them, in the order ``evalq --help`` lists them.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from evalq.core.errors import InvalidInput
+from evalq.producer.api.commands import api as api_command
+from evalq.producer.api.commands import keys_app
+from evalq.producer.cli import boards, demo, ops, submit
+from evalq.producer.cli.demo import EXAMPLES
+
+__all__ = ["EXAMPLES", "app", "main"]
+
+app = typer.Typer(help="evalq: evaluate AI-agent runs on a job queue.", no_args_is_help=True)
+db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
+task_app = typer.Typer(help="Task definitions.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+app.add_typer(task_app, name="task")
+app.add_typer(keys_app, name="keys")
+
+app.command("api")(api_command)
+app.command()(submit.submit)
+app.command()(submit.status)
+app.command("leaderboard")(boards.leaderboard_command)
+app.command()(ops.worker)
+app.command()(ops.recover)
+db_app.command("upgrade")(ops.db_upgrade)
+task_app.command("put")(submit.task_put)
+app.command()(demo.demo)
+app.command()(ops.flower)
+app.command()(ops.beat)
+app.command()(boards.report)
+
+
+def main() -> None:
+    """Entry point of the `evalq` script."""
+    try:
+        app()
+    except InvalidInput as error:  # pragma: no cover - typer exits first in practice
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,62 @@
+"""`evalq demo`: evaluate the bundled examples end to end and print the leaderboards."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from evalq.core.errors import EvalqError, InvalidInput
+from evalq.core.settings import get_settings
+from evalq.producer.cli.boards import leaderboard_command
+from evalq.producer.cli.output import console, fail, wait_with_progress
+from evalq.producer.client import Client
+from evalq.producer.files import read_jsonl, read_tasks
+
+EXAMPLES = Path(__file__).resolve().parents[4] / "examples"  # src/evalq/producer/cli/ -> repo
+
+
+def demo(
+    examples: Annotated[Path, typer.Option(help="Directory with tasks.json and *.jsonl.")] = (
+        EXAMPLES
+    ),
+    timeout: Annotated[float, typer.Option(help="Seconds to wait.")] = 1800,
+) -> None:
+    """Evaluate the bundled examples end to end and print the leaderboards.
+
+    With no EVALQ_BROKER_URL the whole pipeline runs in this process (an embedded worker over
+    kombu's in-memory transport, the SQLite store); with one, real workers do the work.
+    """
+    settings = get_settings()
+    client = Client(settings)
+    context: AbstractContextManager[Any] = nullcontext()
+    if not settings.broker_url:
+        from evalq.workers.bootstrap import worker_app
+        from evalq.workers.embedded import embedded_worker
+
+        client.app = worker_app(settings)
+        context = embedded_worker(client.app)
+    try:
+        tasks = read_tasks(examples / "tasks.json")
+        submissions: list[dict[str, Any]] = []
+        for path in sorted(examples.glob("*.jsonl")):
+            good, bad = read_jsonl(path)
+            if bad:
+                raise InvalidInput([(f"{path.name}:{line}", str(p)) for line, p in bad])
+            submissions += good
+    except EvalqError as error:
+        fail(error)
+    with context:
+        for task in tasks:
+            client.put_task(task)
+        results = client.submit_many(submissions)
+        console.print(f"{len(results)} submissions on {len(tasks)} tasks")
+        wait_with_progress(client, [r.id for r in results], timeout=timeout)
+        from evalq.tasks.merge import refresh_baseline
+
+        for task in tasks:  # settle the baselines before ranking
+            refresh_baseline(task.id)
+    for task in tasks:
+        leaderboard_command(task.id)

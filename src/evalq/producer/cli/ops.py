@@ -1,0 +1,94 @@
+"""The operator commands: `evalq worker`, `beat`, `flower`, `recover` and `db upgrade`."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalq.core.errors import EvalqError
+from evalq.core.settings import get_settings
+from evalq.producer.cli.output import console, fail, require_broker
+from evalq.producer.client import Client
+
+
+def worker(
+    queues: Annotated[str, typer.Option(help="Comma-separated queues.")] = (
+        "evalq.text,evalq.judge,evalq.graph,evalq.merge"
+    ),
+    pool: Annotated[str | None, typer.Option(help="prefork / threads / solo.")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="Processes or threads.")] = None,
+    loglevel: Annotated[str, typer.Option()] = "INFO",
+    include: Annotated[
+        list[str] | None, typer.Option(help="Extra modules to import (signal handlers, tasks).")
+    ] = None,
+    hostname: Annotated[
+        str | None, typer.Option(help="Node name, e.g. text1@%h (several workers on one host).")
+    ] = None,
+) -> None:
+    """Start a worker on the configured broker (EVALQ_BROKER_URL)."""
+    from evalq.workers.bootstrap import run_worker
+
+    if not get_settings().broker_url:
+        console.print(
+            "[red]error:[/red] EVALQ_BROKER_URL is not set (e.g. redis://127.0.0.1:6379/0)"
+        )
+        raise typer.Exit(2)
+    run_worker(
+        queues.split(","),
+        pool=pool,
+        concurrency=concurrency,
+        loglevel=loglevel,
+        include=include or [],
+        hostname=hostname,
+    )
+
+
+def recover(
+    older_than: Annotated[float | None, typer.Option(help="Seconds without progress.")] = None,
+) -> None:
+    """Re-enqueue submissions stuck in queued/running (the database is the source of truth)."""
+    from evalq.tasks.recover import recover as sweep
+
+    seconds = older_than if older_than is not None else get_settings().stuck_after_s
+    ids = sweep(Client().app, older_than=timedelta(seconds=seconds))
+    console.print(f"re-enqueued {len(ids)} submission(s)")
+
+
+def db_upgrade() -> None:
+    """Apply the Alembic migrations to EVALQ_DATABASE_URL."""
+    from evalq.store.db import upgrade
+
+    upgrade(get_settings().database_url)
+    console.print("database is at the latest revision")
+
+
+def flower(
+    address: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="HTTP port.")] = 5555,
+    purge_offline_after: Annotated[
+        int | None, typer.Option(help="Forget workers offline this many seconds.")
+    ] = None,
+) -> None:
+    """Start Flower on EVALQ_BROKER_URL, behind basic auth (EVALQ_FLOWER_USER/_PASSWORD)."""
+    from evalq.workers.flower import run_flower
+
+    try:
+        run_flower(address=address, port=port, purge_offline_after_s=purge_offline_after)
+    except EvalqError as error:
+        fail(error)
+
+
+def beat(
+    schedule: Annotated[
+        Path, typer.Option(help="Celery beat's schedule file (last run of each entry).")
+    ] = Path("celerybeat-schedule"),
+    loglevel: Annotated[str, typer.Option()] = "INFO",
+) -> None:
+    """Run Celery beat: the periodic recovery sweep (EVALQ_RECOVER_EVERY_S). Run exactly one."""
+    from evalq.workers.bootstrap import worker_app
+
+    require_broker("beat")
+    worker_app().start(["beat", "--schedule", str(schedule), "--loglevel", loglevel])

@@ -1,0 +1,58 @@
+"""How the `evalq` commands talk to the user: the console, error exits, the progress bar."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from evalq.core.errors import EvalqError
+from evalq.core.settings import get_settings
+from evalq.producer.client import FINAL_STATUSES, Client
+
+console = Console(width=None if sys.stdout.isatty() else 200)
+
+
+def fail(error: EvalqError) -> NoReturn:
+    """Print ``error`` on stderr and exit with status 2."""
+    typer.echo(f"error: {error}", err=True)
+    raise typer.Exit(2)
+
+
+def require_broker(what: str) -> None:
+    """Exit with status 2 unless EVALQ_BROKER_URL is set; ``what`` names the command's need."""
+    if not get_settings().broker_url:
+        typer.echo(f"error: EVALQ_BROKER_URL is not set ({what} needs a real broker)", err=True)
+        raise typer.Exit(2)
+
+
+def wait_with_progress(client: Client, ids: list[str], *, timeout: float) -> dict[str, str]:
+    """Wait for ``ids`` with a progress bar: done / degraded / failed, rate and ETA."""
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TextColumn("{task.fields[detail]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    ) as progress:
+        bar = progress.add_task("evaluating", total=len(ids), detail="")
+        started = time.monotonic()
+
+        def report(statuses: dict[str, str]) -> None:
+            counts = {s: list(statuses.values()).count(s) for s in FINAL_STATUSES}
+            finished = sum(counts.values())
+            rate = finished / max(1e-9, time.monotonic() - started)
+            detail = (
+                f"done {counts['done']} degraded {counts['degraded']} "
+                f"failed {counts['failed']} · {rate:.1f}/s"
+            )
+            progress.update(bar, completed=finished, detail=detail)
+
+        return client.wait(ids, timeout=timeout, on_progress=report)

@@ -1,0 +1,75 @@
+"""What a worker process loads once and reuses: profiles, the BERTScore model, the judge."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from celery.signals import worker_process_init
+
+from evalq.core.profile import Profile, profile_named
+from evalq.core.settings import Settings
+from evalq.workers import bootstrap
+from evalq.workers.names import TEXT_QUEUE
+
+if TYPE_CHECKING:
+    from evalq.judge import Judge
+    from evalq.metrics.semantic import SemanticScorer
+
+_lock = threading.Lock()
+log = logging.getLogger(__name__)
+
+
+@lru_cache(maxsize=4)
+def _scorer(model_path: str, max_chunk_tokens: int) -> SemanticScorer:
+    from evalq.metrics.semantic import SemanticScorer, default_model_path
+
+    return SemanticScorer(model_path or default_model_path(), max_chunk_tokens=max_chunk_tokens)
+
+
+def semantic_scorer(profile: Profile) -> SemanticScorer:
+    """The process's BERTScore scorer for the profile's model, loaded on first use."""
+    with _lock:  # threads of one worker share one model
+        return _scorer(profile.text.model_path, profile.text.max_chunk_tokens)
+
+
+_judges: dict[tuple[str, str], Judge | None] = {}
+
+
+def judge_for(profile: Profile, settings: Settings) -> Judge | None:
+    """The process's judge for a profile, or None when no judge model is configured.
+
+    Keyed by the profile's hash and the settings, so new settings (tests, reloads) get a new one.
+    """
+    if settings.judge_model is None:
+        return None
+    key = (profile.hash, settings.model_dump_json())
+    with _lock:  # threads of one worker share one judge
+        if key not in _judges:
+            _judges[key] = _build_judge(profile, settings)
+        return _judges[key]
+
+
+def _build_judge(profile: Profile, settings: Settings) -> Judge | None:
+    from evalq.judge import build_judge
+
+    redis_client = None
+    if settings.broker_url and settings.broker_url.startswith("redis"):
+        import redis
+
+        redis_client = redis.Redis.from_url(settings.broker_url)
+    return build_judge(settings, profile, redis=redis_client)
+
+
+@worker_process_init.connect
+def _preload_model(**_: Any) -> None:
+    """Load the BERTScore model once per prefork child of a text worker, before its first task."""
+    if not bootstrap.consumes(TEXT_QUEUE):
+        return
+    import torch
+
+    torch.set_num_threads(bootstrap.torch_threads(bootstrap.pool_children()))
+    semantic_scorer(profile_named("default"))
+    log.info("text worker child: BERTScore model loaded")

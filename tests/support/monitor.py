@@ -1,0 +1,13 @@
+"""What the monitoring tests share: their own Redis database and evalq subprocess environments."""
+
+from __future__ import annotations
+
+from tests.support.processes import process_env
+
+MONITOR_REDIS_DB = 10
+"""The monitoring tests' Redis database (other suites use database 9)."""
+
+
+def evalq_env(**settings: str) -> dict[str, str]:
+    """This process's environment without EVALQ_* and FLOWER_* variables, plus ``settings``."""
+    return process_env(settings, drop=("EVALQ_", "FLOWER_"))

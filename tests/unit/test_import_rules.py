@@ -1,0 +1,137 @@
+"""The import rules of docs/architecture.md, checked mechanically.
+
+Every ``import`` in ``src/evalq`` counts, those inside functions too (a lazy import is still a
+dependency); modules named in strings (the task modules a worker loads by name) do not.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "evalq"
+
+PURE = ("core", "metrics", "scoring", "judge")
+OUTSIDE_PURE = (
+    "evalq.store",
+    "evalq.tasks",
+    "evalq.workers",
+    "evalq.read",
+    "evalq.producer",
+    "evalq.report",
+    "celery",
+    "kombu",
+    "sqlalchemy",
+    "alembic",
+    "fastapi",
+)
+RULES: dict[str, tuple[str, ...]] = {
+    # package -> module prefixes it must never import
+    "core": ("evalq.metrics", "evalq.scoring", "evalq.judge", *OUTSIDE_PURE, "redis", "torch"),
+    "metrics": ("evalq.scoring", "evalq.judge", *OUTSIDE_PURE),
+    "scoring": ("evalq.metrics", "evalq.judge", *OUTSIDE_PURE),
+    "judge": ("evalq.scoring", *OUTSIDE_PURE),
+    "workers": ("evalq.tasks", "evalq.read", "evalq.producer", "evalq.report"),
+    "store": ("evalq.tasks", "evalq.workers", "evalq.read", "evalq.producer", "evalq.report"),
+    "read": ("evalq.tasks", "evalq.workers", "evalq.producer", "evalq.report", "celery"),
+    "report": ("evalq.store", "evalq.tasks", "evalq.workers", "evalq.producer", "celery"),
+}
+
+FRONT_DOORS = [
+    "evalq.producer.client",
+    "evalq.producer.cli",
+    "evalq.producer.files",
+    "evalq.producer.api.app",
+    "evalq.producer.api.routes.submissions",
+    "evalq.producer.api.routes.tasks",
+    "evalq.producer.api.routes.health",
+    "evalq.producer.api.commands",
+    "evalq.read.leaderboard",
+    "evalq.read.reports",
+    "evalq.read.report_data",
+    "evalq.report",
+    "evalq.workers.chords",
+    "evalq.workers.app",
+    "evalq.scoring.evaluation",
+]
+HEAVY = (
+    "torch",
+    "transformers",
+    "sklearn",
+    "torchmetrics",
+    "pydantic_ai",
+    "evalq.tasks.tiers",
+    "evalq.metrics.semantic",
+)
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports, absolute names (``from . import x`` resolved)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    package = ".".join(path.relative_to(SRC.parent).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def violations(package: str, forbidden: tuple[str, ...]) -> list[str]:
+    """``file: module`` for each forbidden import in ``src/evalq/<package>``."""
+    found = []
+    for path in sorted((SRC / package).rglob("*.py")):
+        for module in sorted(imported_modules(path)):
+            if any(module == f or module.startswith(f + ".") for f in forbidden):
+                found.append(f"{path.relative_to(SRC)}: {module}")
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(RULES))
+def test_package_imports_only_what_its_layer_allows(package: str) -> None:
+    assert violations(package, RULES[package]) == []
+
+
+def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
+    module = SRC / "scoring" / "_import_rule_probe.py"
+    module.write_text("def f() -> None:\n    from evalq.store import queries  # lazy\n")
+    try:
+        assert violations("scoring", RULES["scoring"]) == [
+            "scoring/_import_rule_probe.py: evalq.store",
+            "scoring/_import_rule_probe.py: evalq.store.queries",
+        ]
+    finally:
+        module.unlink()
+
+
+def test_front_doors_do_not_import_torch_or_the_tier_code() -> None:
+    code = (
+        "import sys\n"
+        + "".join(f"import {module}\n" for module in FRONT_DOORS)
+        + f"heavy = sorted(m for m in {HEAVY!r} if m in sys.modules)\n"
+        "print(','.join(heavy))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert result.stdout.strip() == ""
+
+
+def test_base_dependencies_leave_torch_to_the_worker_extra() -> None:
+    project = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text())["project"]
+    base = " ".join(project["dependencies"])
+    assert "torch" not in base and "transformers" not in base and "scikit-learn" not in base
+    assert any(
+        dep.startswith("torch==2.13.0") for dep in project["optional-dependencies"]["worker"]
+    )
