@@ -1,10 +1,10 @@
 """Arena submissions (spec 000): eleven or twelve runs of each of the three Arena tasks.
 
 What the rows exercise: priced models (cost from the profile's pricing table) next to explicit
-`cost_usd`; runs with no time, no cost or neither (the imputed-50 path); an exact tie in every
-raw figure (fe-03 and fe-04); a suspicious outlier (fe-09: 2,070 tokens, 3.4 s, one tool call);
-evidence that passes some criteria and fails others; traces on the dark-mode task, which has a
-reference tool graph and optimal tools, and on one debugging run, which has neither.
+`cost_usd`; runs with no time, no cost or neither (not reported: the worst value); an exact tie
+in every raw figure (fe-03 and fe-04); a suspicious outlier (fe-09: 2,070 tokens, 3.4 s, one
+tool call); evidence that passes some criteria and fails others; traces on the dark-mode task,
+which has a reference tool graph and optimal tools, and on one debugging run, which has neither.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -31,3 +33,32 @@ def task_submission_rows(session: Session, *, task_id: str) -> list[SubmissionRo
             select(SubmissionRow).where(SubmissionRow.task_id == task_id).order_by(SubmissionRow.id)
         )
     )
+
+
+def submission_columns(
+    sid: str,
+    *,
+    task_id: str = "t1",
+    tokens: int = 100,
+    calls: int = 1,
+    seconds: float | None = None,
+    tool: str = "aider",
+    model: str = "gpt-4o",
+    **extra: Any,
+) -> dict[str, Any]:
+    """The columns of one evaluated (``done``) submission row, to insert without the pipeline."""
+    return {
+        "id": sid,
+        "task_id": task_id,
+        "content_hash": "0" * 64,
+        "payload": {},
+        "status": "done",
+        "tool": tool,
+        "model": model,
+        "total_tokens": tokens,
+        "tool_calls": calls,
+        "iterations": 3,
+        "execution_time": seconds,
+        "cost_usd": 0.01,
+        **extra,
+    }

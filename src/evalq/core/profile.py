@@ -116,6 +116,18 @@ class GraphProfile(Section):
         return self
 
 
+PEERREAD_INPUTS = (
+    "time_taken",
+    "task_success",
+    "output_similarity",
+    "coordination_quality",
+    "tool_efficiency",
+    "planning_rationality",
+)
+"""The PeerRead composite's inputs (spec 001); ``planning_rationality`` is also the judge
+rubric's name, so the judge and the composite speak one vocabulary."""
+
+
 class PeerReadProfile(Section):
     """The PeerRead composite (spec 001) and its recommendation mapping."""
 
@@ -125,7 +137,7 @@ class PeerReadProfile(Section):
             "task_success": 0.167,
             "coordination_quality": 0.167,
             "tool_efficiency": 0.167,
-            "planning_rational": 0.167,
+            "planning_rationality": 0.167,
             "output_similarity": 0.167,
         },
         description="Normalised by their sum (DESIGN.md).",
@@ -140,6 +152,12 @@ class PeerReadProfile(Section):
     @model_validator(mode="after")
     def _check(self) -> PeerReadProfile:
         _some_weight(self.weights, "peerread.weights")
+        unknown = sorted(set(self.weights) - set(PEERREAD_INPUTS))
+        if unknown:
+            raise ValueError(
+                f"peerread.weights: unknown input(s) {', '.join(unknown)}; "
+                f"the inputs are {', '.join(PEERREAD_INPUTS)}"
+            )
         if not self.weak_reject <= self.weak_accept <= self.accept:
             raise ValueError("thresholds must satisfy weak_reject <= weak_accept <= accept")
         return self
@@ -195,7 +213,6 @@ class ArenaProfile(Section):
         default={"beginner": 1.0, "intermediate": 1.1, "advanced": 1.2}
     )
     speed_exponent: Positive = 0.7
-    imputed_score: Annotated[float, Field(ge=0, le=100)] = 50.0
     min_submissions: int = Field(default=5, ge=1)
     default_baseline: BaselineDefaults = BaselineDefaults()
     confidence_level: Annotated[float, Field(gt=0, lt=1)] = 0.95

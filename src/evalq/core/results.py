@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
-from evalq.core.schemas import Tier
+from evalq.core.profile import Recommendation
+from evalq.core.schemas import TaskKind, Tier
 
 TierStatus = Literal["running", "ok", "skipped", "failed"]
 FinalTierStatus = Literal["ok", "skipped", "failed"]
@@ -336,11 +337,17 @@ class PeerReadScores(Record):
     """The PeerRead composite (spec 001) and its recommendation."""
 
     composite: float | None
-    recommendation: Literal["accept", "weak_accept", "weak_reject", "reject"] | None
+    recommendation: Recommendation | None
     recommendation_weight: float | None
     used: tuple[str, ...]
     missing: tuple[str, ...]
     inputs: dict[str, float | None]
+    not_reported: tuple[str, ...] = Field(
+        default=(), description="Inputs the submitter did not report, counted as 0."
+    )
+    partial: bool = Field(
+        default=False, description="A tier failed, so inputs the task needs are missing."
+    )
 
 
 class CriterionRecord(Record):
@@ -365,7 +372,7 @@ class ArenaScores(Record):
     efficiency_breakdown: dict[str, float]
     breakdown: dict[str, float]
     difficulty_factor: float
-    imputed: tuple[str, ...]
+    not_reported: tuple[str, ...]
     criteria: tuple[CriterionRecord, ...]
     baseline_is_default: bool
 
@@ -373,8 +380,8 @@ class ArenaScores(Record):
 class ScyllaScores(Record):
     """One Scylla run (spec 003); an infinite cost of pass is stored as the string "inf"."""
 
-    passed: bool
-    pass_rate: float
+    passed: bool | None
+    pass_rate: float | None
     impl_rate: float | None
     composite: float | None
     grade: str | None
@@ -407,12 +414,32 @@ class TierResults(Record):
     graph: GraphResult | None = None
 
 
-class EvaluationScores(Record):
-    """Every score of one evaluation, as stored in ``evaluations.scores``."""
+class ReviewScores(Record):
+    """Spec 000's plausibility checks of one run, as the merge found them.
 
-    peerread: PeerReadScores
+    Attributes:
+        flags: the outlier indicators (extremely efficient tokens, extremely fast, minimal tool
+            usage) when there are enough of them to ask for a manual review; empty otherwise.
+        warnings: the validation rules' messages (they are shown, they do not hold a run back).
+    """
+
+    flags: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+class EvaluationScores(Record):
+    """Every score of one evaluation, as stored in ``evaluations.scores``.
+
+    ``kind`` is the task kind the merge scored for (`evalq.scoring.kinds`): PeerRead scores exist
+    for ``peerread`` tasks, Scylla scores for ``scylla``, the suite gate for ``suite``; the Arena
+    scores always (as merged: the read side re-scores them against the current baseline).
+    """
+
+    kind: TaskKind
+    peerread: PeerReadScores | None = None
     arena: ArenaScores
     judge: dict[str, float | None]
     tiers: TierResults
     scylla: ScyllaScores | None = None
     suite: SuiteScores | None = None
+    review: ReviewScores = Field(default_factory=ReviewScores)

@@ -46,6 +46,8 @@ MessageType = Literal[
 ScenarioCategory = Literal["happy_path", "edge_case", "adversarial", "regression"]
 Capability = Literal["core_function", "convenience_feature"]
 Status = Literal["queued", "running", "done", "degraded", "failed"]
+TaskKind = Literal["arena", "peerread", "scylla", "suite"]
+TASK_KINDS: tuple[TaskKind, ...] = ("arena", "peerread", "scylla", "suite")
 Tier = Literal["text", "judge", "graph"]
 TIERS: tuple[Tier, ...] = ("text", "judge", "graph")
 
@@ -116,7 +118,15 @@ class Task(Strict):
     """A task that submissions are evaluated against."""
 
     id: Identifier
-    category: Category = Field(description="Spec 000 category; selects the Arena weights.")
+    kind: TaskKind | None = Field(
+        default=None,
+        description="What the task's leaderboard ranks by: arena, peerread, scylla or suite. "
+        "Absent: derived (docs/scoring.md, 'Task kinds').",
+    )
+    category: Category | None = Field(
+        default=None,
+        description="Spec 000 category; selects the Arena weights (absent: the general weights).",
+    )
     difficulty: Difficulty = Field(default="beginner", description="Spec 000 difficulty bonus.")
     success_criteria: list[Criterion] = Field(
         default_factory=list, description="Checked against each submission's evidence."

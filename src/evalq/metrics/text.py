@@ -77,15 +77,21 @@ def overall_similarity(metrics: TextMetrics, profile: TextProfile) -> float | No
     return weighted_mean(_similarities(metrics), profile.success_weights).value
 
 
+THRESHOLD_TOLERANCE = 1e-9
+"""A value this close below a threshold still reaches it (floating-point rounding)."""
+
+
 def task_success(metrics: TextMetrics, profile: TextProfile) -> float | None:
     """1.0 when the overall similarity reaches ``profile.success_threshold``, else 0.0.
 
-    None when no similarity could be computed (no references).
+    A similarity within 1e-9 below the threshold reaches it (a weighted sum such as
+    0.7999999999999999 is 0.8), as every other threshold in evalq. None when no similarity could
+    be computed (no references).
     """
     overall = overall_similarity(metrics, profile)
     if overall is None:
         return None
-    return 1.0 if overall >= profile.success_threshold else 0.0
+    return 1.0 if overall >= profile.success_threshold - THRESHOLD_TOLERANCE else 0.0
 
 
 def tier1_score(

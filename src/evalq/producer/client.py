@@ -8,17 +8,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from celery import Celery
+from sqlalchemy.exc import IntegrityError
 
 from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.profile import profile_named
-from evalq.core.results import ErrorRecord
 from evalq.core.schemas import Submission, Task, parse_submission, parse_task
 from evalq.core.settings import Settings, get_settings
+from evalq.read.submission import submission_result
 from evalq.scoring.arena.run import price_submission
 from evalq.store import queries
+from evalq.store.baseline_sql import store_baseline
 from evalq.store.db import session_scope
 from evalq.workers.app import make_app
 from evalq.workers.chords import enqueue
+from evalq.workers.policy import REFRESH_ATTEMPTS
 
 FINAL_STATUSES = frozenset({"done", "degraded", "failed"})
 
@@ -95,6 +98,30 @@ class Client:
             enqueue(self.app, submission_id, attempt)
         return results
 
+    def accept_review(self, submission_id: str) -> int:
+        """Accept a submission flagged for review; its task's baseline counts it again.
+
+        The baseline is refreshed here and now (no worker needed) and its version returned.
+        Accepting an accepted submission again changes nothing.
+
+        Raises:
+            NotFound: no such submission.
+            InvalidInput: on ``review`` when the submission is not flagged for review.
+        """
+        with session_scope(self.url) as session:
+            task_id = queries.get_submission_row(session, submission_id=submission_id).task_id
+            queries.accept_review(session, submission_id=submission_id)
+        for attempt in range(1, REFRESH_ATTEMPTS + 1):
+            try:
+                with session_scope(self.url) as session:
+                    task = queries.get_task(session, task_id=task_id)
+                    profile = profile_named(task.profile, self.settings)
+                    return store_baseline(session, task_id=task_id, profile=profile.arena)
+            except IntegrityError:  # a concurrent refresh stored this version: read again
+                if attempt == REFRESH_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
     def status(self, submission_id: str) -> str:
         """The submission's lifecycle status."""
         with session_scope(self.url) as session:
@@ -127,37 +154,13 @@ class Client:
             time.sleep(poll)
 
     def get_result(self, submission_id: str) -> dict[str, Any]:
-        """Status, scores, tier outcomes (errors included) and the baseline version used."""
+        """Status, scores, tier outcomes (errors included) and the baseline version used.
+
+        The Arena scores are against the task's current baseline (as on its leaderboard); the
+        score as merged is under ``merged`` (`evalq.read.submission.submission_result`).
+        """
         with session_scope(self.url) as session:
-            row = queries.get_submission_row(session, submission_id=submission_id)
-            evaluation = queries.get_evaluation(session, submission_id=submission_id)
-            tiers = queries.tier_results(session, submission_id=submission_id)
-            result: dict[str, Any] = {
-                "id": row.id,
-                "task_id": row.task_id,
-                "status": row.status,
-                "error": row.error,
-                "tiers": {
-                    name: {"status": t.status, "metrics": t.metrics, "error": _public(t.error)}
-                    for name, t in sorted(tiers.items())
-                },
-            }
-            if evaluation is not None:
-                result |= {
-                    "scores": evaluation.scores,
-                    "missing_tiers": evaluation.missing_tiers,
-                    "baseline_version": evaluation.baseline_version,
-                    "profile_hash": evaluation.profile_hash,
-                    "evaluated_at": evaluation.evaluated_at.isoformat(),
-                }
-            return result
-
-
-def _public(error: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A stored tier error without its traceback (kept in the store for operators)."""
-    if error is None:
-        return None
-    return ErrorRecord.model_validate(error).public().model_dump(mode="json", exclude_none=True)
+            return submission_result(session, submission_id=submission_id, settings=self.settings)
 
 
 __all__ = ["Client", "NotFound", "Submitted"]

@@ -1,9 +1,15 @@
-"""Leaderboards: every submission of a task ranked against one baseline snapshot.
+"""Leaderboards: every submission of a task ranked by the score its task's kind is about.
 
-Arena scores depend on the task's baseline, which moves as submissions arrive. A leaderboard
-therefore re-scores every evaluated submission from its stored raw metrics against the *current*
-snapshot, so all ranks are computed against the same reference. Other scores (PeerRead, Scylla,
-suite) do not depend on the baseline and are read as stored.
+The task's kind (`evalq.scoring.kinds`) decides the ranking: a PeerRead task ranks by the PeerRead
+composite, a suite by its gate and then its final score, a Scylla task per variant (with its runs
+ranked by their Scylla composite beneath), an Arena task by the Arena overall before the
+difficulty factor. Within every kind a partial evaluation (a tier failed) ranks below the
+complete ones, and says so.
+
+Arena scores depend on the task's baseline, which moves as submissions arrive, so every
+evaluated submission is re-scored from its stored raw figures against the *current* snapshot:
+all rows are compared against the same reference. The other scores do not depend on the
+baseline and are read as stored.
 """
 
 from __future__ import annotations
@@ -13,24 +19,32 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from evalq.core.profile import profile_named
+from evalq.core.profile import Profile, profile_named
 from evalq.core.results import EvaluationScores
-from evalq.core.schemas import Submission
+from evalq.core.schemas import Submission, Task
 from evalq.core.settings import Settings
-from evalq.read.baseline import current_baseline
-from evalq.scoring.arena import detect_outliers, score_run
+from evalq.read.baseline import CurrentBaseline, current_baseline
+from evalq.scoring.arena import ArenaScore, score_run
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.confidence import confidence_interval
-from evalq.scoring.percentile import percentile
+from evalq.scoring.kinds import KindRule, RankedValues, kind_of, ranking_value, sort_key
 from evalq.scoring.ranking import competition_ranks
+from evalq.scoring.scylla import ScyllaRun
+from evalq.scoring.variants import compare_variants
 from evalq.store import queries
+from evalq.store.models import EvaluationRow, SubmissionRow
 
 CATEGORIES = ("efficiency", "speed", "cost", "correctness")
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One row of a leaderboard."""
+    """One row of a leaderboard.
+
+    ``rank`` and ``percentile`` follow the task kind's ranking (``ranking_value`` is the number
+    shown for it); ``overall`` is the Arena overall before the difficulty factor (what ranks an
+    Arena task) and ``overall_adjusted`` the one after it (for comparing across tasks).
+    """
 
     rank: int
     submission_id: str
@@ -38,34 +52,68 @@ class Entry:
     model: str
     variant: str | None
     status: str
+    ranking_value: float | None
+    partial: bool
+    not_reported: list[str]
+    review: str | None
+    flags: list[str]
+    warnings: list[str]
     overall: float
+    overall_adjusted: float
     efficiency: float
     speed: float
     cost: float
     correctness: float
     category_ranks: dict[str, int]
     percentile: float
-    imputed: list[str]
     peerread: float | None
     recommendation: str | None
-    flags: list[str]
+    scylla_composite: float | None
     scylla_grade: str | None
     suite_passed: bool | None
+    suite_final_score: float | None
+
+
+@dataclass(frozen=True)
+class VariantRow:
+    """One variant of a Scylla task's per-variant board (spec 003)."""
+
+    rank: int
+    variant: str
+    runs: int
+    pass_rate: float | None
+    median_composite: float | None
+    grade: str | None
+    cost_of_pass: float | str | None
+    uplift: float | None
 
 
 @dataclass(frozen=True)
 class Leaderboard:
-    """A task's ranked entries, the baseline they were scored against, and the score spread."""
+    """A task's ranked entries, what they are ranked by, and the baseline they were scored
+    against. ``variants`` is the per-variant board of a Scylla task (None for other kinds)."""
 
     task_id: str
+    kind: str
+    ranking_key: str
     baseline_version: int
     baseline_is_default: bool
     entries: list[Entry]
+    variants: list[VariantRow] | None
     confidence_interval: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class _Row:
+    submission: SubmissionRow
+    evaluation: EvaluationRow
+    scores: EvaluationScores
+    arena: ArenaScore
+    values: RankedValues
 
 
 def leaderboard(
@@ -77,7 +125,8 @@ def leaderboard(
     variant: str | None = None,
     settings: Settings | None = None,
 ) -> Leaderboard:
-    """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3).
+    """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3) by the score
+    its kind is about.
 
     Filters keep only the matching submissions; ranks and percentiles are computed among the
     rows kept.
@@ -85,64 +134,162 @@ def leaderboard(
     task = queries.get_task(session, task_id=task_id)
     profile = profile_named(task.profile, settings)
     current = current_baseline(session, task_id=task_id, profile=profile)
-    baseline = current.baseline
-    rows = []
-    for sub_row, evaluation in queries.task_evaluations(session, task_id=task_id):
-        if (tool and sub_row.tool != tool) or (model and sub_row.model != model):
-            continue
-        if variant and sub_row.variant != variant:
-            continue
-        submission = Submission.model_validate(sub_row.payload)
-        run = ArenaRun.of(submission, sub_row.cost_usd)
-        arena = score_run(run, task, submission.evidence, baseline, profile.arena)
-        scores = EvaluationScores.model_validate(evaluation.scores)
-        rows.append((sub_row, evaluation, arena, scores, run))
-    outliers = {
-        flag.submission_id: list(flag.flags)
-        for flag in detect_outliers([run for _, _, _, _, run in rows], profile.arena)
-    }
-    overall = [round(arena.overall, 2) for _, _, arena, _, _ in rows]
-    ranks = competition_ranks(overall)
+    rows = [
+        _row(sub_row, evaluation, task, profile, current)
+        for sub_row, evaluation in queries.task_evaluations(session, task_id=task_id)
+        if not (tool and sub_row.tool != tool)
+        and not (model and sub_row.model != model)
+        and not (variant and sub_row.variant != variant)
+    ]
+    rule = kind_of(
+        task,
+        has_variants=any(r.submission.variant is not None for r in rows),
+        has_scenarios=any(r.scores.suite is not None for r in rows),
+    )
+    keys = [sort_key(rule, r.values) for r in rows]
+    ranks = _ranks(keys)
     by_category = {
-        name: competition_ranks([round(getattr(a, name), 2) for _, _, a, _, _ in rows])
+        name: competition_ranks([getattr(r.arena, name) for r in rows], ndigits=2)
         for name in CATEGORIES
     }
     entries = [
-        Entry(
-            rank=ranks[i],
-            submission_id=sub_row.id,
-            tool=sub_row.tool,
-            model=sub_row.model,
-            variant=sub_row.variant,
-            status=evaluation.status,
-            overall=overall[i],
-            efficiency=round(arena.efficiency, 2),
-            speed=round(arena.speed, 2),
-            cost=round(arena.cost, 2),
-            correctness=round(arena.correctness, 2),
-            category_ranks={name: by_category[name][i] for name in CATEGORIES},
-            percentile=round(percentile(overall[i], overall), 1),
-            imputed=list(arena.imputed),
-            peerread=scores.peerread.composite,
-            recommendation=scores.peerread.recommendation,
-            flags=outliers.get(sub_row.id, []),
-            scylla_grade=scores.scylla.grade if scores.scylla else None,
-            suite_passed=scores.suite.passed if scores.suite else None,
-        )
-        for i, (sub_row, evaluation, arena, scores, _) in enumerate(rows)
+        _entry(r, rule, ranks[i], _percentile(keys[i], keys), by_category, i)
+        for i, r in enumerate(rows)
     ]
     entries.sort(key=lambda e: (e.rank, e.submission_id))
-    interval = confidence_interval(overall, profile.arena.confidence_level)
+    shown = [e.ranking_value for e in entries if e.ranking_value is not None]
+    interval = confidence_interval(shown, profile.arena.confidence_level)
     return Leaderboard(
         task_id=task_id,
+        kind=rule.kind,
+        ranking_key=rule.ranking_key,
         baseline_version=current.version,
-        baseline_is_default=baseline.is_default,
+        baseline_is_default=current.baseline.is_default,
         entries=entries,
+        variants=_variant_board(rows, profile) if rule.kind == "scylla" else None,
         confidence_interval={
-            "low": round(interval.low, 2),
-            "high": round(interval.high, 2),
-            "mean": None if interval.mean is None else round(interval.mean, 2),
+            "of": rule.ranking_key,
+            "low": round(interval.low, 4),
+            "high": round(interval.high, 4),
+            "mean": None if interval.mean is None else round(interval.mean, 4),
             "enough_data": interval.enough_data,
             "level": profile.arena.confidence_level,
         },
     )
+
+
+def _row(
+    sub_row: SubmissionRow,
+    evaluation: EvaluationRow,
+    task: Task,
+    profile: Profile,
+    current: CurrentBaseline,
+) -> _Row:
+    submission = Submission.model_validate(sub_row.payload)
+    run = ArenaRun.of(submission, sub_row.cost_usd)
+    arena = score_run(run, task, submission.evidence, current.baseline, profile.arena)
+    scores = EvaluationScores.model_validate(evaluation.scores)
+    partial = evaluation.status == "degraded"
+    values = RankedValues(
+        partial=partial,
+        arena_unadjusted=arena.unadjusted,
+        peerread_composite=scores.peerread.composite if scores.peerread else None,
+        scylla_composite=scores.scylla.composite if scores.scylla else None,
+        suite_passed=scores.suite.passed if scores.suite else None,
+        suite_final_score=scores.suite.final_score if scores.suite else None,
+    )
+    return _Row(sub_row, evaluation, scores, arena, values)
+
+
+def _ranks(keys: list[tuple[float, ...]]) -> list[int]:
+    """Standard competition ranks of sort keys (smaller is better; equal keys share a rank)."""
+    return [1 + sum(other < key for other in keys) for key in keys]
+
+
+def _percentile(key: tuple[float, ...], keys: list[tuple[float, ...]]) -> float:
+    """100 x (rows ranked strictly below + half the other rows tied) / (n - 1); 100 when alone."""
+    if len(keys) <= 1:
+        return 100.0
+    below = sum(other > key for other in keys)
+    tied = sum(other == key for other in keys) - 1
+    return round(100.0 * (below + tied / 2) / (len(keys) - 1), 1)
+
+
+def _entry(
+    row: _Row,
+    rule: KindRule,
+    rank: int,
+    percentile: float,
+    by_category: dict[str, list[int]],
+    index: int,
+) -> Entry:
+    scores, arena = row.scores, row.arena
+    peer_not_reported = list(scores.peerread.not_reported) if scores.peerread else []
+    value = ranking_value(rule, row.values)
+    return Entry(
+        rank=rank,
+        submission_id=row.submission.id,
+        tool=row.submission.tool,
+        model=row.submission.model,
+        variant=row.submission.variant,
+        status=row.evaluation.status,
+        ranking_value=None if value is None else round(value, 4),
+        partial=row.values.partial,
+        not_reported=sorted({*arena.not_reported, *peer_not_reported}),
+        review=row.submission.review,
+        flags=list(scores.review.flags),
+        warnings=list(scores.review.warnings),
+        overall=round(arena.unadjusted, 2),
+        overall_adjusted=round(arena.overall, 2),
+        efficiency=round(arena.efficiency, 2),
+        speed=round(arena.speed, 2),
+        cost=round(arena.cost, 2),
+        correctness=round(arena.correctness, 2),
+        category_ranks={name: by_category[name][index] for name in CATEGORIES},
+        percentile=percentile,
+        peerread=scores.peerread.composite if scores.peerread else None,
+        recommendation=scores.peerread.recommendation if scores.peerread else None,
+        scylla_composite=scores.scylla.composite if scores.scylla else None,
+        scylla_grade=scores.scylla.grade if scores.scylla else None,
+        suite_passed=scores.suite.passed if scores.suite else None,
+        suite_final_score=scores.suite.final_score if scores.suite else None,
+    )
+
+
+def _variant_board(rows: list[_Row], profile: Profile) -> list[VariantRow]:
+    """The per-variant board: each variant's pass rate, median composite, grade, cost of pass
+    and uplift over the baseline variant, ranked by median composite."""
+    runs: dict[str, list[ScyllaRun]] = {}
+    for row in rows:
+        if row.scores.scylla is not None:
+            runs.setdefault(row.scores.scylla.variant, []).append(
+                ScyllaRun.from_scores(row.scores.scylla)
+            )
+    if not runs:
+        return []
+    report = compare_variants(runs, profile.scylla)
+    medians = [
+        -1.0 if stats.composite is None else stats.composite.median for stats in report.variants
+    ]
+    ranks = competition_ranks(medians, ndigits=4)
+    board = []
+    for stats, rank in zip(report.variants, ranks, strict=True):
+        cost_of_pass = stats.cost_of_pass
+        board.append(
+            VariantRow(
+                rank=rank,
+                variant=stats.variant,
+                runs=stats.runs,
+                pass_rate=None if stats.pass_rate is None else round(stats.pass_rate.mean, 4),
+                median_composite=None
+                if stats.composite is None
+                else round(stats.composite.median, 4),
+                grade=stats.grade,
+                cost_of_pass="inf"
+                if cost_of_pass is not None and cost_of_pass == float("inf")
+                else cost_of_pass,
+                uplift=report.uplift.get(stats.variant),
+            )
+        )
+    board.sort(key=lambda v: (v.rank, v.variant))
+    return board

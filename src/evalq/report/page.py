@@ -49,8 +49,8 @@ def leaderboard_table(data: ReportData) -> str:
     rows = []
     for e in data.entries:
         run = data.runs.get(e.submission_id)
-        imputed = ", ".join(f"{name} imputed" for name in e.imputed)
-        flags = ", ".join([*e.flags, *([imputed] if imputed else [])])
+        missing = ", ".join(f"{name} not reported" for name in e.not_reported)
+        flags = ", ".join([*e.flags, *([missing] if missing else [])])
         rows.append(
             f'<tr data-sid="{esc(e.submission_id)}">'
             f'<td class="num" data-value="{e.rank}">{e.rank}</td>'

@@ -25,7 +25,7 @@ CSV_COLUMNS = (
     "recommendation",
     "cost_usd",
     "execution_time",
-    "imputed",
+    "not_reported",
     "flags",
 )
 
@@ -40,7 +40,7 @@ def render_csv(data: ReportData) -> str:
         row = {name: getattr(entry, name, None) for name in CSV_COLUMNS}
         row["cost_usd"] = None if run is None else run.cost_usd
         row["execution_time"] = None if run is None else run.execution_time
-        row["imputed"] = ";".join(entry.imputed)
+        row["not_reported"] = ";".join(entry.not_reported)
         row["flags"] = ";".join(entry.flags)
         writer.writerow(row)
     return out.getvalue()

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from evalq.core.normalise import normalise_time
-from evalq.core.profile import Profile
+from evalq.core.profile import PEERREAD_INPUTS, Profile
 from evalq.core.results import (
     WORKER_LOST,
     ArenaScores,
@@ -19,6 +19,7 @@ from evalq.core.results import (
     EvaluationStatus,
     MissingTier,
     PeerReadScores,
+    ReviewScores,
     ScyllaScores,
     SuiteScores,
     TierOutcome,
@@ -26,8 +27,11 @@ from evalq.core.results import (
 )
 from evalq.core.schemas import TIERS, Submission, Task, Tier
 from evalq.scoring import scylla
-from evalq.scoring.arena import Baseline, score_run
+from evalq.scoring.arena import ArenaScore, Baseline, score_run
+from evalq.scoring.arena.outliers import run_flags
 from evalq.scoring.arena.run import ArenaRun
+from evalq.scoring.arena.validation import validate_evaluation
+from evalq.scoring.kinds import kind_of
 from evalq.scoring.peerread import peerread_composite
 from evalq.scoring.suite import evaluate_suite
 
@@ -66,6 +70,124 @@ def missing_tiers(tiers: Mapping[Tier, TierOutcome]) -> dict[str, MissingTier]:
     return missing
 
 
+@dataclass(frozen=True)
+class InputSet:
+    """The PeerRead inputs of one submission over the task's one input set.
+
+    Attributes:
+        values: input -> value; 0.0 for an input the submitter did not report.
+        not_reported: inputs the submitter did not report (no time, no trace, a trace without
+            what the metric measures, a judge rubric without its input): the worst value.
+        partial: inputs missing because their tier failed or never ran: left out, and the
+            composite is marked partial.
+        excluded: inputs no submission of this task can have here (the task has no reference
+            outputs, no reference graph or optimal tools; no judge is configured): left out for
+            every submission alike.
+    """
+
+    values: dict[str, float | None]
+    not_reported: tuple[str, ...]
+    partial: tuple[str, ...]
+    excluded: tuple[str, ...]
+
+
+def peerread_inputs(
+    submission: Submission, task: Task, tiers: Mapping[Tier, TierOutcome]
+) -> InputSet:
+    """Sort each PeerRead input into present, not reported, partial or excluded (DESIGN.md:
+    every submission of a task is scored over the same inputs; omission never raises a score)."""
+    state: dict[str, str] = {}
+    values: dict[str, float | None] = {}
+
+    def put(name: str, value: float | None, *, when_none: str) -> None:
+        state[name] = "present" if value is not None else when_none
+        values[name] = value
+
+    time = submission.usage.execution_time
+    put("time_taken", normalise_time(time) if time else None, when_none="not_reported")
+
+    text = tiers.get("text")
+    for name in ("task_success", "output_similarity"):
+        if not task.reference_outputs:
+            put(name, None, when_none="excluded")
+        elif text is None or text.status == "failed":
+            put(name, None, when_none="partial")
+        else:
+            result = text.text
+            value = None
+            if result is not None:
+                value = result.task_success if name == "task_success" else result.overall_similarity
+            put(name, value, when_none="not_reported")
+
+    graph = tiers.get("graph")
+    for name in ("coordination_quality", "tool_efficiency"):
+        task_has_references = task.reference_tool_graph is not None or bool(task.optimal_tools)
+        if name == "tool_efficiency" and not task_has_references:
+            put(name, None, when_none="excluded")
+        elif graph is None or graph.status == "failed":
+            put(name, None, when_none="partial")
+        else:  # skipped (no trace) or ok; a metric the trace cannot show is not reported
+            found = graph.graph
+            value = None
+            if found is not None:
+                value = (
+                    found.coordination_quality
+                    if name == "coordination_quality"
+                    else found.tool_efficiency
+                )
+            put(name, value, when_none="not_reported")
+
+    judge = tiers.get("judge")
+    rubric = "planning_rationality"
+    if judge is not None and judge.status == "skipped":
+        put(rubric, None, when_none="excluded")  # no judge in this deployment: none has it
+    elif judge is None or judge.status == "failed" or judge.judge is None:
+        put(rubric, None, when_none="partial")
+    else:
+        score = judge.judge.scores.get(rubric)
+        unanswered = "partial"
+        try:
+            reason = judge.judge.rubric(rubric).skip_reason or ""
+            if reason.startswith("not applicable"):
+                unanswered = "not_reported"  # the submission lacks what the rubric reads
+        except KeyError:
+            unanswered = "excluded"  # the profile's judge does not ask this rubric
+        put(rubric, score, when_none=unanswered)
+
+    def named(kind: str) -> tuple[str, ...]:
+        return tuple(name for name in PEERREAD_INPUTS if state.get(name) == kind)
+
+    for name in named("not_reported"):
+        values[name] = 0.0
+    return InputSet(values, named("not_reported"), named("partial"), named("excluded"))
+
+
+def scylla_pass(submission: Submission, criteria: tuple[bool, ...]) -> bool | None:
+    """Did a Scylla run pass: its ``passed`` flag, else all of its task's criteria; None when it
+    has neither (never a vacuous pass)."""
+    if submission.passed is not None:
+        return submission.passed
+    if not criteria:
+        return None
+    return all(criteria)
+
+
+def review_of(
+    run: ArenaRun, arena: ArenaScore, baseline: Baseline, profile: Profile
+) -> ReviewScores:
+    """Spec 000's outlier indicators and validation rules for one run.
+
+    The token threshold is the task's current median tokens (the baseline's) times
+    ``outlier_token_fraction``; with at least ``outlier_min_flags`` indicators the run is flagged
+    for a manual review (it is then kept out of the task's baseline until a person accepts it).
+    """
+    flags = run_flags(
+        run, baseline.median_tokens * profile.arena.outlier_token_fraction, profile.arena
+    )
+    review_flags = flags if len(flags) >= profile.arena.outlier_min_flags else ()
+    return ReviewScores(flags=review_flags, warnings=tuple(validate_evaluation(arena, run)))
+
+
 def evaluate_submission(
     submission: Submission,
     task: Task,
@@ -75,67 +197,68 @@ def evaluate_submission(
     *,
     cost_usd: float | None,
 ) -> EvaluationResult:
-    """Score a submission with every scorer that applies to it.
+    """Score a submission with the scorers its task's kind names (`evalq.scoring.kinds`).
 
-    PeerRead and Arena always apply; Scylla when the submission names a variant; the suite gate
-    when it carries scenarios or the task requires some. A failed or absent tier makes the
-    evaluation ``degraded`` and is never scored as 0: the composites are renormalised over what is
-    present and ``missing`` names the rest. A skipped tier (no judge configured, no trace, no
-    references) is not a failure. A tier whose input killed its worker on every delivery
-    (`WORKER_LOST`) makes the evaluation ``failed``, with the reason in ``error``: the partial
-    scores are kept for inspection, but a failed submission is left out of rankings and baselines.
-    ``cost_usd`` is the cost priced at submit (stored on the submission's row).
+    The Arena scores always apply (every submission reports usage); PeerRead for ``peerread``
+    tasks, Scylla for ``scylla``, the suite gate for ``suite``. A failed or absent tier makes the
+    evaluation ``degraded`` and its composite ``partial``; it is never scored as 0. An input the
+    submitter did not report counts as the worst value (`peerread_inputs`). A skipped tier (no
+    judge configured, no trace, no references) is not a failure. A tier whose input killed its
+    worker on every delivery (`WORKER_LOST`) makes the evaluation ``failed``, with the reason in
+    ``error``: the partial scores are kept for inspection, but a failed submission is left out of
+    rankings and baselines. ``cost_usd`` is the cost priced at submit (stored on its row).
     """
-    text = tiers["text"].text if "text" in tiers else None
-    graph = tiers["graph"].graph if "graph" in tiers else None
+    rule = kind_of(
+        task,
+        has_variants=submission.variant is not None,
+        has_scenarios=bool(submission.scenarios),
+    )
     judged = judge_scores(tiers.get("judge"))
     usage = submission.usage
-    peer = peerread_composite(
-        {
-            "time_taken": None
-            if usage.execution_time is None
-            else normalise_time(usage.execution_time),
-            "task_success": text.task_success if text else None,
-            "output_similarity": text.overall_similarity if text else None,
-            "coordination_quality": graph.coordination_quality if graph else None,
-            "tool_efficiency": graph.tool_efficiency if graph else None,
-            "planning_rational": judged["planning_rationality"],
-        },
-        profile.peerread,
-    )
     run = ArenaRun.of(submission, cost_usd)
     arena = score_run(run, task, submission.evidence, baseline, profile.arena)
+    missing = missing_tiers(tiers)
+    partial = any(m.status in ("failed", "absent") for m in missing.values())
+    peer_scores: PeerReadScores | None = None
+    if rule.peerread:
+        inputs = peerread_inputs(submission, task, tiers)
+        present = {
+            k: v for k, v in inputs.values.items() if k not in inputs.excluded + inputs.partial
+        }
+        peer = peerread_composite(present, profile.peerread, not_reported=inputs.not_reported)
+        peer_scores = PeerReadScores.model_validate(
+            peer.to_dict()
+            | {"missing": list(inputs.partial + inputs.excluded), "partial": bool(inputs.partial)}
+        )
     scylla_scores: ScyllaScores | None = None
-    if submission.variant is not None:
-        passed = submission.passed
-        if passed is None:
-            passed = all(c.passed for c in arena.criteria)
-        present = [s for s in judged.values() if s is not None]
+    if rule.scylla:
+        present_judge = [s for s in judged.values() if s is not None]
         impl = submission.impl_rate
-        if impl is None and present:
-            impl = sum(present) / len(present)
+        if impl is None and present_judge:
+            impl = sum(present_judge) / len(present_judge)
         scylla_scores = scylla.score_run(
-            passed=passed,
+            passed=scylla_pass(submission, tuple(c.passed for c in arena.criteria)),
             impl_rate=impl,
             cost_usd=run.cost_usd,
             duration_seconds=usage.execution_time,
             profile=profile.scylla,
-        ).scores(variant=submission.variant, run_index=submission.run_index)
+        ).scores(variant=submission.variant or "T0", run_index=submission.run_index)
     suite_scores: SuiteScores | None = None
-    if submission.scenarios or task.required_scenarios:
+    if rule.suite:
         suite_scores = SuiteScores.model_validate(
             evaluate_suite(submission.scenarios, task.required_scenarios, profile.suite).to_dict()
         )
     ok = {name: t.result for name, t in tiers.items() if t.status == "ok"}
     scores = EvaluationScores(
-        peerread=PeerReadScores.model_validate(peer.to_dict()),
+        kind=rule.kind,
+        peerread=peer_scores,
         arena=ArenaScores.model_validate(arena.to_dict()),
         judge=judged,
         tiers=TierResults.model_validate(ok),
         scylla=scylla_scores,
         suite=suite_scores,
+        review=review_of(run, arena, baseline, profile),
     )
-    missing = missing_tiers(tiers)
     for name, gap in missing.items():
         if gap.error is not None and gap.error.type == WORKER_LOST:
             error = ErrorRecord(
@@ -146,5 +269,4 @@ def evaluate_submission(
                 tier=name,
             )
             return EvaluationResult("failed", scores, missing, error)
-    degraded = any(m.status in ("failed", "absent") for m in missing.values())
-    return EvaluationResult("degraded" if degraded else "done", scores, missing)
+    return EvaluationResult("degraded" if partial else "done", scores, missing)

@@ -14,8 +14,11 @@ THRESHOLD_TOLERANCE = 1e-9
 """A score this close below a grade threshold still reaches it (floating-point rounding)."""
 
 
-def pass_rate(passed: bool) -> float:
-    """1.0 for a run that passed all its tests, 0.0 otherwise."""
+def pass_rate(passed: bool | None) -> float | None:
+    """1.0 for a run that passed all its tests, 0.0 for one that did not, None when unknown (the
+    run reported no ``passed`` flag and its task has no criteria to decide it)."""
+    if passed is None:
+        return None
     return 1.0 if passed else 0.0
 
 
@@ -48,7 +51,9 @@ def cost_of_pass(cost: float, pass_rate: float) -> float:
     return math.inf if pass_rate == 0 else cost / pass_rate
 
 
-def composite(pass_rate: float, impl_rate: float | None, profile: ScyllaProfile) -> float | None:
+def composite(
+    pass_rate: float | None, impl_rate: float | None, profile: ScyllaProfile
+) -> float | None:
     """Weighted mean of pass rate and implementation rate, weights divided by their sum.
 
     When ``impl_rate`` is None (no judge score) the weights are renormalised over the pass rate
@@ -70,7 +75,12 @@ def letter_grade(score: float, profile: ScyllaProfile) -> str:
 
     Thresholds come from ``profile.grades`` (A >= 0.95, B >= 0.85, C >= 0.75, D >= 0.65 by
     default); a score within 1e-9 below a threshold counts as reaching it.
+
+    Raises:
+        ValueError: ``score`` is NaN or outside [0, 1].
     """
+    if not (math.isfinite(score) and 0.0 <= score <= 1.0):
+        raise ValueError(f"letter_grade: score must be in [0, 1], got {score!r}")
     for grade, threshold in sorted(profile.grades.items(), key=lambda item: -item[1]):
         if score >= threshold - THRESHOLD_TOLERANCE:
             return grade
@@ -92,8 +102,8 @@ class ScyllaRun:
         duration_seconds: wall time, or None when unknown.
     """
 
-    passed: bool
-    pass_rate: float
+    passed: bool | None
+    pass_rate: float | None
     impl_rate: float | None
     composite: float | None
     grade: str | None
@@ -132,7 +142,7 @@ class ScyllaRun:
 
 def score_run(
     *,
-    passed: bool,
+    passed: bool | None,
     impl_rate: float | None,
     cost_usd: float | None,
     duration_seconds: float | None,
@@ -160,6 +170,6 @@ def score_run(
         composite=score,
         grade=None if score is None else letter_grade(score, profile),
         cost_usd=cost_usd,
-        cost_of_pass=None if cost_usd is None else cost_of_pass(cost_usd, rate),
+        cost_of_pass=None if cost_usd is None or rate is None else cost_of_pass(cost_usd, rate),
         duration_seconds=duration_seconds,
     )

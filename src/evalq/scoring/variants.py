@@ -33,7 +33,7 @@ class VariantStats:
 
     variant: str
     runs: int
-    pass_rate: Statistics
+    pass_rate: Statistics | None
     impl_rate: Statistics | None
     composite: Statistics | None
     cost_usd: Statistics | None
@@ -111,16 +111,16 @@ def variant_stats(variant: str, runs: Sequence[ScyllaRun], profile: ScyllaProfil
     if not runs:
         raise ValueError(f"variant {variant!r} has no runs")
     composite = _summary([r.composite for r in runs])
-    costed = [r for r in runs if r.cost_usd is not None]
+    costed = [r for r in runs if r.cost_usd is not None and r.pass_rate is not None]
     cost_of_pass = None
     if costed:
-        passes = sum(r.pass_rate for r in costed)
+        passes = sum(r.pass_rate or 0.0 for r in costed)
         total = math.fsum(r.cost_usd or 0.0 for r in costed)
         cost_of_pass = math.inf if passes == 0 else total / passes
     return VariantStats(
         variant=variant,
         runs=len(runs),
-        pass_rate=summarize([r.pass_rate for r in runs]),
+        pass_rate=_summary([r.pass_rate for r in runs]),
         impl_rate=_summary([r.impl_rate for r in runs]),
         composite=composite,
         cost_usd=_summary([r.cost_usd for r in runs]),

@@ -1,13 +1,16 @@
 """A task's Arena baseline from order statistics read in the database, not from every row.
 
 `sql_baseline` returns exactly what `evalq.scoring.arena.compute_baseline` returns for the task's
-evaluated runs (status done / degraded), but reads O(1) values per figure: three counts, the
-extremes from either end of an index, and each median / quartile as the one or two rows at its
-rank (``ORDER BY column LIMIT 2 OFFSET rank``). The per-column indexes of migration 0003 answer
-all of these from the index alone, without sorting or reading submission rows (an OFFSET still
-steps over ``rank`` index entries, which is cheap next to loading rows). The arithmetic on those
-values is the arithmetic of `statistics.median` and
+baseline runs (status done / degraded, not flagged for review), but reads O(1) values per
+figure: three counts, the extremes from either end of an index, and each median / quartile as the
+one or two rows at its rank (``ORDER BY column LIMIT 2 OFFSET rank``). The per-column indexes of
+migration 0003 order these reads, so nothing is sorted (an OFFSET still steps over ``rank``
+index entries). The arithmetic on those values is the arithmetic of `statistics.median` and
 `statistics.quantiles(n=4, method="exclusive")`, so the results are equal, not merely close.
+
+A run flagged for review (`evalq.store.queries.flag_for_review`) is left out of every one of
+these reads until a person accepts it; ``review`` is not in those indexes, so each index entry
+read is checked against its table row.
 """
 
 from __future__ import annotations
@@ -20,10 +23,9 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena import Baseline, compute_baseline
+from evalq.store import queries
 from evalq.store.models import SubmissionRow
 from evalq.store.queries import EVALUATED
-
-"""Submission statuses whose runs count towards the baseline."""
 
 _Column = InstrumentedAttribute[Any]
 
@@ -32,6 +34,8 @@ def sql_baseline(
     session: Session, *, task_id: str, profile: ArenaProfile, last_updated: str | None = None
 ) -> Baseline:
     """The Arena baseline of ``task_id``'s evaluated submissions, computed in the database.
+
+    Submissions flagged for review are left out; accepted ones (and never flagged ones) count.
 
     Args:
         session: an open session.
@@ -42,11 +46,17 @@ def sql_baseline(
     Returns:
         The same `Baseline` as ``compute_baseline(runs, profile)`` over those submissions.
     """
-    evaluated = and_(SubmissionRow.task_id == task_id, SubmissionRow.status.in_(EVALUATED))
+    # Every read below narrows this one condition, so each applies the review exclusion.
+    evaluated = and_(
+        SubmissionRow.task_id == task_id,
+        SubmissionRow.status.in_(EVALUATED),
+        # NULL-safe: a never-reviewed run (NULL) counts, as an accepted one does.
+        SubmissionRow.review.is_distinct_from("flagged"),
+    )
     time, cost = SubmissionRow.execution_time, SubmissionRow.cost_usd
     timed = and_(evaluated, _measured(time))
     costed = and_(evaluated, _measured(cost))
-    # Three counts, each answered from one covering index (no table rows read).
+    # Three counts over the same runs.
     count, times, costs = (
         int(session.scalar(select(func.count()).where(where)) or 0)
         for where in (evaluated, timed, costed)
@@ -140,3 +150,21 @@ class _Ranks:
             delta = i * (size + 1) - j * 4
             result.append((self.at(j - 1) * (4 - delta) + self.at(j) * delta) / 4)
         return result[0], result[1]
+
+
+def store_baseline(session: Session, *, task_id: str, profile: ArenaProfile) -> int:
+    """Compute the task's baseline in the database; store it as a new version unless it equals
+    the newest. Returns the current version.
+
+    Raises:
+        sqlalchemy.exc.IntegrityError: a concurrent refresh stored this version number first
+            (the caller reads again in a new transaction).
+    """
+    baseline = sql_baseline(session, task_id=task_id, profile=profile)
+    current = queries.current_baseline(session, task_id=task_id)
+    data = baseline.to_dict()
+    if current is not None and current.data == data:
+        return current.version
+    return queries.add_baseline(
+        session, task_id=task_id, data=data, submission_count=baseline.submission_count
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -36,6 +36,12 @@ class TaskRow(Base):
     refresh_scheduled: Mapped[bool] = mapped_column(default=False)
 
 
+Review = Literal["flagged", "accepted"]
+"""A submission's manual review: ``flagged`` (its outlier flags ask for a person; it is left out
+of its task's baseline until accepted) or ``accepted`` (a person accepted it; it counts again).
+None: never flagged."""
+
+
 class SubmissionRow(Base):
     """One submission, its lifecycle status, and the raw metrics baselines are built from."""
 
@@ -59,6 +65,9 @@ class SubmissionRow(Base):
     iterations: Mapped[int] = mapped_column(Integer)
     execution_time: Mapped[float | None] = mapped_column(Float, default=None)
     cost_usd: Mapped[float | None] = mapped_column(Float, default=None)
+    # Manual review (migration 0004): a flagged run is left out of the baseline (baseline_sql).
+    review: Mapped[Review | None] = mapped_column(String(16), default=None)
+    reviewed_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class TierResultRow(Base):
@@ -104,13 +113,14 @@ class BaselineRow(Base):
 
 
 Index("ix_submissions_task_status", SubmissionRow.task_id, SubmissionRow.status)
-# Rank indexes of the baseline's order statistics (evalq.store.baseline_sql, migration 0003).
+# Rank indexes of the baseline's order statistics (evalq.store.baseline_sql, migrations 0003-4).
 for _column in ("total_tokens", "tool_calls", "iterations", "execution_time", "cost_usd"):
     Index(
         f"ix_submissions_task_rank_{_column}",
         SubmissionRow.task_id,
         getattr(SubmissionRow, _column),
         SubmissionRow.status,
+        SubmissionRow.review,
     )
 
 

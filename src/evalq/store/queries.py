@@ -217,6 +217,51 @@ def status_counts(session: Session, *, ids: Sequence[str]) -> dict[str, str]:
     return {row.id: row.status for row in rows}
 
 
+# --- manual review ---------------------------------------------------------------------------
+
+
+def flag_for_review(session: Session, *, submission_id: str) -> None:
+    """Flag a submission for review, leaving it out of its task's baseline until accepted.
+
+    Only a submission never reviewed is flagged: merging an accepted run again (merges are
+    idempotent) must not undo a person's decision. An unknown id changes nothing.
+    """
+    session.execute(
+        update(SubmissionRow)
+        .where(SubmissionRow.id == submission_id, SubmissionRow.review.is_(None))
+        .values(review="flagged")
+    )
+
+
+def accept_review(session: Session, *, submission_id: str) -> None:
+    """Accept a flagged submission: it counts towards its task's baseline again.
+
+    Accepting an accepted submission again changes nothing.
+
+    Raises:
+        NotFound: no such submission.
+        InvalidInput: the submission is not flagged for review.
+    """
+    accepted = session.execute(
+        update(SubmissionRow)
+        .where(SubmissionRow.id == submission_id, SubmissionRow.review == "flagged")
+        .values(review="accepted", reviewed_at=utcnow())
+    )
+    if accepted.rowcount:  # type: ignore[attr-defined]
+        return
+    row = get_submission_row(session, submission_id=submission_id)
+    if row.review != "accepted":
+        raise InvalidInput([("review", f"submission {submission_id!r} is not flagged for review")])
+
+
+def flagged_submissions(session: Session, *, task_id: str | None = None) -> list[SubmissionRow]:
+    """Submissions flagged for review and not yet accepted (of one task, or all), by id."""
+    query = select(SubmissionRow).where(SubmissionRow.review == "flagged")
+    if task_id is not None:
+        query = query.where(SubmissionRow.task_id == task_id)
+    return list(session.scalars(query.order_by(SubmissionRow.id)))
+
+
 # --- tier results ----------------------------------------------------------------------------
 
 

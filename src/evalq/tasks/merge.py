@@ -14,7 +14,7 @@ from evalq.core.settings import get_settings
 from evalq.read.baseline import current_baseline
 from evalq.scoring.evaluation import evaluate_submission
 from evalq.store import queries
-from evalq.store.baseline_sql import sql_baseline
+from evalq.store.baseline_sql import store_baseline
 from evalq.store.db import session_scope
 from evalq.workers.names import MERGE_TASK, REFRESH_TASK
 from evalq.workers.policy import (
@@ -74,6 +74,9 @@ def _merge(self: CeleryTask, submission_id: str) -> dict[str, str]:
         )
         error = None if result.error is None else result.error.model_dump(mode="json")
         queries.set_status(session, submission_id=submission_id, status=result.status, error=error)
+        if result.scores.review.flags:
+            # Too good to be true: kept out of the task's baseline until a person accepts it.
+            queries.flag_for_review(session, submission_id=submission_id)
         schedule = queries.claim_refresh(session, task_id=task.id)
     if schedule:
         current_app.send_task(
@@ -120,11 +123,4 @@ def _store_baseline(task_id: str) -> int:
         task = queries.get_task(session, task_id=task_id)
         profile = profile_named(task.profile, get_settings())
         # Order statistics read in the database: O(1) rows instead of every submission.
-        baseline = sql_baseline(session, task_id=task_id, profile=profile.arena)
-        current = queries.current_baseline(session, task_id=task_id)
-        data = baseline.to_dict()
-        if current is not None and current.data == data:
-            return current.version
-        return queries.add_baseline(
-            session, task_id=task_id, data=data, submission_count=baseline.submission_count
-        )
+        return store_baseline(session, task_id=task_id, profile=profile.arena)

@@ -30,3 +30,17 @@ def test_the_server_serves_the_document_and_its_docs(api: Server) -> None:
     assert served["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
     docs = httpx.get(f"{api.url}/docs")
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
+
+
+def test_every_route_answers_with_a_named_schema() -> None:
+    """No route's success body is an opaque object: each is a model in components/schemas."""
+    document = json.loads(render())
+    schemas = document["components"]["schemas"]
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            success = next(code for code in operation["responses"] if code.startswith("2"))
+            body = operation["responses"][success]["content"]["application/json"]["schema"]
+            refs = [body] if "$ref" in body else body.get("anyOf", [])
+            assert refs and all("$ref" in ref for ref in refs), (method, path, body)
+            for ref in refs:
+                assert ref["$ref"].removeprefix("#/components/schemas/") in schemas

@@ -30,6 +30,19 @@ def test_the_same_submission_twice_is_one_job(api: Server) -> None:
     assert client.get("/v1/submissions/idem-1").json()["status"] == "queued"
 
 
+def test_an_unevaluated_submission_has_no_score_keys(api: Server) -> None:
+    client = api.client()
+    assert client.post("/v1/submissions", json=submission("unevaluated-1")).status_code == 201
+    assert client.get("/v1/submissions/unevaluated-1").json() == {
+        "id": "unevaluated-1",
+        "task_id": "t1",
+        "status": "queued",
+        "error": None,
+        "review": None,
+        "tiers": {},
+    }
+
+
 def test_the_same_id_with_other_content_is_409_naming_it(api: Server) -> None:
     client = api.client()
     assert client.post("/v1/submissions", json=submission("conf-1")).status_code == 201

@@ -35,7 +35,7 @@ def test_a_chord_completes_and_stores_the_evaluation(pipeline: Callable[..., Pip
         "judge": {"status": "skipped", "reason": "no judge configured (EVALQ_JUDGE_MODEL unset)"}
     }
     peer = result["scores"]["peerread"]
-    assert "planning_rational" in peer["missing"] and 0 < peer["composite"] <= 1
+    assert "planning_rationality" in peer["missing"] and 0 < peer["composite"] <= 1
     assert 0 < result["tiers"]["text"]["metrics"]["semantic"] <= 1
     assert result["scores"]["arena"]["baseline_is_default"] is True
     assert result["baseline_version"] == 0

@@ -188,3 +188,13 @@ def test_tier1_score_is_not_increasing_in_time(
     slow_score = tier1_score(m, slow, PROFILE).value
     assert fast_score is not None and slow_score is not None
     assert slow_score <= fast_score + 1e-12
+
+
+def test_task_success_reaches_its_threshold_within_the_rounding_tolerance() -> None:
+    # 0.5 x 0.98 + 0.3 x 0.6 + 0.2 x 0.65 is 0.8, but 0.7999999999999999 in floating point
+    metrics = TextMetrics(cosine=0.6, jaccard=0.65, semantic=0.98, references=1)
+    overall = overall_similarity(metrics, PROFILE)
+    assert overall is not None and overall < PROFILE.success_threshold
+    assert task_success(metrics, PROFILE) == 1.0
+    below = TextMetrics(cosine=0.79, jaccard=0.79, semantic=0.79, references=1)
+    assert task_success(below, PROFILE) == 0.0

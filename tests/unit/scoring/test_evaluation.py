@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -25,6 +26,15 @@ BASELINE = compute_baseline([], PROFILE.arena)
 TASK = Task.model_validate(
     {"id": "t", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
 )
+REVIEW = Task.model_validate(  # reference outputs: a PeerRead task
+    {
+        "id": "t",
+        "category": "data_analysis",
+        "reference_outputs": ["A careful review."],
+        "optimal_tools": {"read": "load_paper"},
+    }
+)
+TIME = 1 / (1 + math.log(1 + 30.0))  # normalise_time(30 s)
 TEXT = TierOutcome(
     tier="text",
     status="ok",
@@ -71,48 +81,87 @@ def submission(**changes: Any) -> Submission:
         "task_id": "t",
         "tool": "aider",
         "model": "gpt-4o",
-        "usage": {"total_tokens": 1000, "tool_calls": 5, "execution_time": 0.0},
+        "usage": {"total_tokens": 1000, "tool_calls": 5, "execution_time": 30.0},
     }
     return Submission.model_validate(data | changes)
 
 
 def test_all_tiers_present_is_done_and_peerread_is_the_plain_mean() -> None:
-    result = evaluate(
-        submission(),
-        TASK,
-        {"text": TEXT, "judge": JUDGE, "graph": GRAPH},
-    )
+    result = evaluate(submission(), REVIEW, {"text": TEXT, "judge": JUDGE, "graph": GRAPH})
     assert result.status == "done" and result.missing == {}
-    # time_taken at t=0 is 1/(1+ln 1) = 1; mean of (1, 0, 0.6, 0.8, 1.0, 1.0) = 4.4/6
-    assert result.scores.peerread.composite == pytest.approx(4.4 / 6)
+    peer = result.scores.peerread
+    assert peer is not None and result.scores.kind == "peerread"
+    # mean of (time, task success 0, similarity 0.6, coordination 0.8, tool efficiency 1, judge 1)
+    assert peer.composite == pytest.approx((TIME + 0 + 0.6 + 0.8 + 1.0 + 1.0) / 6)
+    assert peer.not_reported == () and not peer.partial
     assert result.scores.judge["planning_rationality"] == 1.0
 
 
-def test_skipped_judge_is_renormalised_but_not_degraded() -> None:
-    result = evaluate(
-        submission(),
-        TASK,
-        {"text": TEXT, "judge": SKIPPED, "graph": GRAPH},
-    )
+def test_no_judge_in_the_deployment_leaves_its_input_out_for_everyone() -> None:
+    result = evaluate(submission(), REVIEW, {"text": TEXT, "judge": SKIPPED, "graph": GRAPH})
     assert result.status == "done"
     assert result.missing == {"judge": MissingTier(status="skipped", reason="no judge configured")}
     peer = result.scores.peerread
-    assert peer.missing == ("planning_rational",)
-    assert peer.composite == pytest.approx(3.4 / 5)  # (1 + 0 + 0.6 + 0.8 + 1.0) / 5
+    assert peer is not None and not peer.partial
+    assert peer.missing == ("planning_rationality",)
+    assert peer.composite == pytest.approx((TIME + 0 + 0.6 + 0.8 + 1.0) / 5)
 
 
-def test_failed_judge_degrades_and_names_the_error_without_traceback() -> None:
-    result = evaluate(
-        submission(),
-        TASK,
-        {"text": TEXT, "judge": FAILED, "graph": GRAPH},
-    )
+def test_failed_judge_degrades_marks_the_composite_partial_and_hides_the_traceback() -> None:
+    result = evaluate(submission(), REVIEW, {"text": TEXT, "judge": FAILED, "graph": GRAPH})
     assert result.status == "degraded"
     assert result.missing["judge"] == MissingTier(
         status="failed",
         error=ErrorRecord(type="ModelHTTPError", message="500", kind="transient"),
     )
-    assert result.scores.peerread.composite == pytest.approx(3.4 / 5)  # never a 0
+    peer = result.scores.peerread
+    assert peer is not None and peer.partial and peer.missing == ("planning_rationality",)
+    assert peer.composite == pytest.approx((TIME + 0 + 0.6 + 0.8 + 1.0) / 5)  # never a 0
+
+
+@pytest.mark.parametrize("unmeasured", [None, 0.0])
+def test_time_not_reported_or_zero_counts_as_the_worst_value(unmeasured: float | None) -> None:
+    tiers = {"text": TEXT, "judge": JUDGE, "graph": GRAPH}
+    timed = evaluate(submission(), REVIEW, tiers).scores.peerread
+    usage = {"total_tokens": 1000, "tool_calls": 5, "execution_time": unmeasured}
+    untimed = evaluate(submission(usage=usage), REVIEW, tiers).scores.peerread
+    assert timed is not None and untimed is not None
+    # the same input set for both; leaving the time out (or reporting 0) never raises a score
+    assert untimed.not_reported == ("time_taken",)
+    assert untimed.composite == pytest.approx((0 + 0 + 0.6 + 0.8 + 1.0 + 1.0) / 6)
+    assert untimed.composite < timed.composite
+    assert untimed.inputs["time_taken"] == 0.0
+
+
+def test_a_missing_trace_counts_its_graph_inputs_as_the_worst_value() -> None:
+    no_trace = TierOutcome(tier="graph", status="skipped", reason="the submission has no trace")
+    result = evaluate(submission(), REVIEW, {"text": TEXT, "judge": JUDGE, "graph": no_trace})
+    peer = result.scores.peerread
+    assert result.status == "done" and peer is not None
+    assert peer.not_reported == ("coordination_quality", "tool_efficiency")
+    assert peer.composite == pytest.approx((TIME + 0 + 0.6 + 0 + 0 + 1.0) / 6)
+
+
+def test_peerread_applies_only_to_peerread_tasks() -> None:
+    result = evaluate(submission(), TASK, {"text": TEXT, "judge": JUDGE, "graph": GRAPH})
+    assert result.scores.kind == "arena"
+    assert result.scores.peerread is None and result.scores.scylla is None
+
+
+def test_an_outlier_is_flagged_for_review_with_its_indicators() -> None:
+    # 100 tokens (< 10% of the median 20000), 2 s, one tool call: three of spec 000's flags
+    usage = {"total_tokens": 100, "tool_calls": 1, "execution_time": 2.0}
+    review = evaluate(submission(usage=usage), TASK, {}).scores.review
+    assert review.flags == ("extremely_efficient_tokens", "extremely_fast", "minimal_tool_usage")
+    assert evaluate(submission(), TASK, {}).scores.review.flags == ()
+
+
+def test_a_scylla_run_with_neither_criteria_nor_a_pass_flag_has_no_pass() -> None:
+    bare = TASK.model_copy(update={"success_criteria": []})
+    scylla = evaluate(submission(variant="T0", impl_rate=0.9), bare, {}).scores.scylla
+    assert scylla is not None
+    assert scylla.passed is None and scylla.pass_rate is None  # was a vacuous pass, grade A
+    assert scylla.composite == pytest.approx(0.9)  # the implementation rate alone
 
 
 def test_an_absent_tier_degrades() -> None:

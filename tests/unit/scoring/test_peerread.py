@@ -18,7 +18,7 @@ FULL = {
     "task_success": 0.8,
     "coordination_quality": 0.7,
     "tool_efficiency": 0.6,
-    "planning_rational": 0.5,
+    "planning_rationality": 0.5,
     "output_similarity": 0.4,
 }
 
@@ -34,18 +34,18 @@ def test_judge_present_equal_weights_are_the_plain_mean() -> None:
 
 
 def test_judge_skipped_renormalises_over_the_other_five() -> None:
-    score = peerread_composite({**FULL, "planning_rational": None}, PROFILE)
+    score = peerread_composite({**FULL, "planning_rationality": None}, PROFILE)
     # (0.9 + 0.8 + 0.7 + 0.6 + 0.4) / 5 = 3.4 / 5 = 0.68, not 3.4 / 6 = 0.567
     assert score.composite == pytest.approx(0.68)
-    assert score.missing == ("planning_rational",)
-    assert "planning_rational" not in score.used
+    assert score.missing == ("planning_rationality",)
+    assert "planning_rationality" not in score.used
 
 
 def test_judge_failed_without_a_value_is_the_same() -> None:
-    inputs = {k: v for k, v in FULL.items() if k != "planning_rational"}
+    inputs = {k: v for k, v in FULL.items() if k != "planning_rationality"}
     score = peerread_composite(inputs, PROFILE)
     assert score.composite == pytest.approx(0.68)
-    assert score.missing == ("planning_rational",)
+    assert score.missing == ("planning_rationality",)
 
 
 def test_no_inputs_gives_no_composite() -> None:
@@ -131,6 +131,23 @@ def test_recommendation_is_monotone(a: float, b: float) -> None:
 
 
 def test_score_serialises() -> None:
-    data = peerread_composite({**FULL, "planning_rational": None}, PROFILE).to_dict()
-    assert json.loads(json.dumps(data, allow_nan=False))["missing"] == ["planning_rational"]
+    data = peerread_composite({**FULL, "planning_rationality": None}, PROFILE).to_dict()
+    assert json.loads(json.dumps(data, allow_nan=False))["missing"] == ["planning_rationality"]
     assert data["recommendation"] == "weak_accept"  # 0.68
+
+
+def test_an_unknown_input_name_is_an_error_naming_it() -> None:
+    # the judge's rubric is `planning_rationality`; the old composite name was silently dropped
+    with pytest.raises(ValueError, match="'planning_rational'"):
+        peerread_composite({**FULL, "planning_rational": 0.5}, PROFILE)
+
+
+def test_the_profile_rejects_weights_for_inputs_that_do_not_exist() -> None:
+    with pytest.raises(ValueError, match="planning_rational"):
+        PeerReadProfile(weights={"time_taken": 1.0, "planning_rational": 1.0})
+
+
+def test_not_reported_inputs_are_named_with_the_score() -> None:
+    score = peerread_composite({**FULL, "time_taken": 0.0}, PROFILE, not_reported=("time_taken",))
+    assert score.not_reported == ("time_taken",)
+    assert score.composite == pytest.approx((0.8 + 0.7 + 0.6 + 0.5 + 0.4) / 6)

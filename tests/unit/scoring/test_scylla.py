@@ -149,3 +149,9 @@ def test_run_round_trips_through_stored_json() -> None:
     )
     stored = json.loads(run.scores(variant="T1", run_index=3).model_dump_json())
     assert ScyllaRun.from_scores(ScyllaScores.model_validate(stored)) == run
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.1, math.nan, math.inf])
+def test_letter_grade_rejects_scores_outside_the_unit_interval(bad: float) -> None:
+    with pytest.raises(ValueError, match="letter_grade"):
+        letter_grade(bad, PROFILE)

@@ -54,6 +54,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         )
         schemas = document.setdefault("components", {}).setdefault("schemas", {})
         for name, schema in wire.get("$defs", {}).items():
-            schemas.setdefault(name, schema)
+            if schemas.setdefault(name, schema) != schema:  # two models of one name
+                raise RuntimeError(f"the OpenAPI document has two schemas named {name!r}")
         app.openapi_schema = document
     return app.openapi_schema

@@ -1,16 +1,19 @@
-"""Dependencies the routes share: the Client, the settings, a parsed JSON body, path ids."""
+"""Dependencies the routes share: the Client, the settings, a store session, the body, path ids."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
+from sqlalchemy.orm import Session
 
 from evalq.core.errors import NotFound
 from evalq.core.settings import Settings
 from evalq.producer.api.body import is_json, parse_json
 from evalq.producer.client import Client
+from evalq.store.db import session_scope
 
 IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:\-/]*")
 
@@ -25,6 +28,17 @@ def settings_of(request: Request) -> Settings:
     """The app's Settings."""
     settings: Settings = request.app.state.settings
     return settings
+
+
+def session_of(settings: SettingsDep) -> Iterator[Session]:
+    """One store session per request, in one transaction.
+
+    Committed when the route returns, rolled back when it raises, and closed before the response
+    is sent (``scope="function"`` on `SessionDep`): a client that reads right after a write sees
+    it, and a failed commit is the request's error rather than a lost write after a 2xx.
+    """
+    with session_scope(settings.database_url) as session:
+        yield session
 
 
 async def json_body(request: Request) -> Any:
@@ -43,4 +57,5 @@ def known(kind: str, value: str) -> str:
 
 SettingsDep = Annotated[Settings, Depends(settings_of)]
 ClientDep = Annotated[Client, Depends(client_of)]
+SessionDep = Annotated[Session, Depends(session_of, scope="function")]
 JsonBody = Annotated[Any, Depends(json_body)]

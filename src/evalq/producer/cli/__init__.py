@@ -13,7 +13,7 @@ import typer
 from evalq.core.errors import InvalidInput
 from evalq.producer.api.commands import api as api_command
 from evalq.producer.api.commands import keys_app
-from evalq.producer.cli import boards, demo, ops, submit
+from evalq.producer.cli import boards, demo, ops, review, submit
 from evalq.producer.cli.demo import EXAMPLES
 
 __all__ = ["EXAMPLES", "app", "main"]
@@ -24,6 +24,7 @@ task_app = typer.Typer(help="Task definitions.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(task_app, name="task")
 app.add_typer(keys_app, name="keys")
+app.add_typer(review.review_app, name="review")
 
 app.command("api")(api_command)
 app.command()(submit.submit)

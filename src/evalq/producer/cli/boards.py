@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -12,50 +12,72 @@ from rich.table import Table
 from evalq.core.errors import EvalqError
 from evalq.producer.cli.output import console, fail
 
+if TYPE_CHECKING:
+    from evalq.read.leaderboard import Leaderboard
 
-def print_leaderboard(board: Any) -> None:
-    """Render a leaderboard as a table."""
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def print_leaderboard(board: Leaderboard) -> None:
+    """Render a leaderboard as a table: the columns the task's kind ranks by first."""
     title = (
-        f"{board.task_id}: baseline v{board.baseline_version}"
-        f"{' (default)' if board.baseline_is_default else ''}"
+        f"{board.task_id} ({board.kind}, ranked by {board.ranking_key}): "
+        f"baseline v{board.baseline_version}{' (default)' if board.baseline_is_default else ''}"
     )
+    if board.variants is not None:
+        variants = Table(title=f"{board.task_id}: variants")
+        for column in ("rank", "variant", "runs", "pass rate", "median", "grade", "cost/pass"):
+            variants.add_column(column)
+        variants.add_column("uplift vs T0")
+        for v in board.variants:
+            variants.add_row(
+                str(v.rank), v.variant, str(v.runs), _num(v.pass_rate, 2),
+                _num(v.median_composite), v.grade or "-",
+                str(v.cost_of_pass) if isinstance(v.cost_of_pass, str) else _num(v.cost_of_pass, 4),
+                "-" if v.uplift is None else f"{v.uplift:+.1%}",
+            )  # fmt: skip
+        console.print(variants)
     table = Table(title=title)
-    entries = board.entries
-    optional = {  # columns shown only when some entry has a value
-        "peerread": [None if e.peerread is None else f"{e.peerread:.3f}" for e in entries],
-        "variant": [e.variant for e in entries],
-        "grade": [e.scylla_grade for e in entries],
-        "suite": [
-            None if e.suite_passed is None else ("pass" if e.suite_passed else "blocked")
-            for e in entries
-        ],
-        "flags": [",".join(e.flags) or None for e in entries],
-    }
-    shown = {name: values for name, values in optional.items() if any(values)}
-    columns = ["rank", "submission", "tool", "model", "overall", "eff", "speed", "cost"]
-    for column in [*columns, "correct", "pct", *shown, "status"]:
+    kind_columns = {
+        "peerread": ["composite", "recommendation"],
+        "suite": ["gate", "final"],
+        "scylla": ["variant", "composite", "grade"],
+        "arena": [],
+    }[board.kind]
+    columns = ["rank", "submission", "tool", "model", *kind_columns, "overall", "adj"]
+    columns += ["eff", "speed", "cost", "correct", "pct", "not reported", "review", "status"]
+    for column in columns:
         table.add_column(column)
-    for i, e in enumerate(entries):
+    for e in board.entries:
+        kind_cells = {
+            "peerread": [_num(e.peerread), e.recommendation or "-"],
+            "suite": [
+                "-" if e.suite_passed is None else ("pass" if e.suite_passed else "blocked"),
+                _num(e.suite_final_score),
+            ],
+            "scylla": [e.variant or "-", _num(e.scylla_composite), e.scylla_grade or "-"],
+            "arena": [],
+        }[board.kind]
+        review = {"flagged": "held", "accepted": "accepted"}.get(e.review or "", "-")
+        if e.flags:
+            review += ": " + ",".join(e.flags)
         table.add_row(
-            str(e.rank),
-            e.submission_id,
-            e.tool,
-            e.model,
-            f"{e.overall:.2f}",
-            f"{e.efficiency:.1f}",
-            f"{e.speed:.1f}{'*' if 'speed' in e.imputed else ''}",
-            f"{e.cost:.1f}{'*' if 'cost' in e.imputed else ''}",
-            f"{e.correctness:.0f}",
-            f"{e.percentile:.1f}",
-            *[values[i] or "-" for values in shown.values()],
-            e.status,
-        )
+            str(e.rank), e.submission_id, e.tool, e.model, *kind_cells,
+            f"{e.overall:.2f}", f"{e.overall_adjusted:.2f}", f"{e.efficiency:.1f}",
+            f"{e.speed:.1f}", f"{e.cost:.1f}", f"{e.correctness:.0f}", f"{e.percentile:.1f}",
+            ",".join(e.not_reported) or "-", review,
+            f"{e.status} (partial)" if e.partial else e.status,
+        )  # fmt: skip
     console.print(table)
     ci = board.confidence_interval
     note = "" if ci["enough_data"] else " (not enough data)"
     console.print(
-        f"  {ci['level']:.0%} CI of the overall mean: [{ci['low']}, {ci['high']}]{note}"
-        "   * = imputed (no time / cost reported)"
+        f"  {ci['level']:.0%} CI of the mean {ci['of']}: [{ci['low']}, {ci['high']}]{note}; "
+        "overall = Arena overall before the difficulty factor, adj = after it; "
+        "not reported = counted as the worst value; held = flagged for review, left out of the "
+        "baseline until accepted (evalq review accept ID)"
     )
 
 

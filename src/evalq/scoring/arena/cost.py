@@ -7,25 +7,25 @@ from dataclasses import dataclass
 from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena.baseline import Baseline
 from evalq.scoring.arena.run import ArenaRun
-from evalq.scoring.arena.scale import clamp_score, range_position
+from evalq.scoring.arena.scale import NOT_REPORTED_SCORE, clamp_score, range_position
 
 
 @dataclass(frozen=True)
 class CostResult:
-    """Cost score in [0, 100]; ``imputed`` when the run had no cost and the default was used."""
+    """Cost score in [0, 100]; ``not_reported`` when the run had no cost (it then scores 0)."""
 
     score: float
-    imputed: bool
+    not_reported: bool
 
 
 def cost_score(run: ArenaRun, baseline: Baseline, profile: ArenaProfile) -> CostResult:
     """``100 * (max - cost) / (max - min)`` over the baseline's cost range.
 
     100 at or below the minimum, 0 at or above the maximum. A run without a cost (None, or 0 as
-    in the spec) scores ``profile.imputed_score`` (spec: 50) and is flagged ``imputed``.
+    in the spec) scores 0, the worst value, and is flagged ``not_reported`` (DESIGN.md).
     """
     cost = run.measured_cost
     if cost is None:
-        return CostResult(score=clamp_score(profile.imputed_score), imputed=True)
+        return CostResult(score=NOT_REPORTED_SCORE, not_reported=True)
     ratio = range_position(cost, baseline.min_cost, baseline.max_cost)
-    return CostResult(score=clamp_score(100.0 * ratio), imputed=False)
+    return CostResult(score=clamp_score(100.0 * ratio), not_reported=False)

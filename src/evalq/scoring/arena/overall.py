@@ -39,7 +39,7 @@ class ArenaScore:
         token_score, tool_call_score, iteration_score: the parts of ``efficiency``.
         weights: the dimension weights used, divided by their sum.
         difficulty_factor: the multiplier applied to ``unadjusted``.
-        imputed: dimensions scored with the default because the run lacked the figure
+        not_reported: dimensions scored 0 (the worst value) because the run lacked the figure
             (``speed`` and/or ``cost``).
         criteria: each success criterion's outcome.
         baseline_is_default: the baseline came from the profile's defaults.
@@ -58,7 +58,7 @@ class ArenaScore:
     iteration_score: float
     weights: Mapping[str, float] = field(hash=False)
     difficulty_factor: float
-    imputed: tuple[str, ...]
+    not_reported: tuple[str, ...]
     criteria: tuple[CriterionOutcome, ...]
     baseline_is_default: bool
 
@@ -80,7 +80,7 @@ class ArenaScore:
             },
             "breakdown": {f"{name}_weight": w for name, w in self.weights.items()},
             "difficulty_factor": self.difficulty_factor,
-            "imputed": list(self.imputed),
+            "not_reported": list(self.not_reported),
             "criteria": [
                 {"type": c.type, "passed": c.passed, "reason": c.reason} for c in self.criteria
             ],
@@ -95,7 +95,9 @@ def dimension_weights(task: Task, profile: ArenaProfile) -> dict[str, float]:
     Raises:
         InvalidInput: no dimension has a positive weight.
     """
-    raw = profile.category_weights.get(task.category, profile.weights)
+    raw = profile.weights
+    if task.category is not None:
+        raw = profile.category_weights.get(task.category, profile.weights)
     total = sum(max(0.0, raw.get(name, 0.0)) for name in DIMENSIONS)
     if total <= 0:
         raise InvalidInput([("profile.arena.weights", f"needs a positive weight on {DIMENSIONS}")])
@@ -146,8 +148,8 @@ def score_run(
         iteration_score=efficiency.iterations,
         weights=weights,
         difficulty_factor=factor,
-        imputed=tuple(
-            name for name, result in (("speed", speed), ("cost", cost)) if result.imputed
+        not_reported=tuple(
+            name for name, result in (("speed", speed), ("cost", cost)) if result.not_reported
         ),
         criteria=correctness.outcomes,
         baseline_is_default=baseline.is_default,

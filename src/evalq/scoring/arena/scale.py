@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+NOT_REPORTED_SCORE = 0.0
+"""A dimension whose figure the run did not report scores the worst value (DESIGN.md)."""
+
 
 def range_position(value: float, best: float, worst: float) -> float:
     """Fraction of the way from ``worst`` back to ``best`` that ``value`` reaches, in [0, 1].

@@ -18,8 +18,8 @@ def validate_evaluation(score: ArenaScore, run: ArenaRun) -> list[str]:
 
     The spec's rules: every score (overall, efficiency, speed, cost, correctness) in [0, 100]
     (a NaN fails too); efficiency and speed both above 95 is suspicious; fewer than 10 total
-    tokens is suspicious. An imputed speed is 50 by construction, so it never trips the second
-    rule. evalq adds one: the score must belong to the run.
+    tokens is suspicious. A speed that was not reported is 0 by construction, so it never trips
+    the second rule. evalq adds one: the score must belong to the run.
     """
     errors = []
     dimensions = {

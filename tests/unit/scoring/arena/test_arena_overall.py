@@ -29,7 +29,7 @@ def task(category: str = "backend_development", difficulty: str = "beginner") ->
 
 def run_fields() -> dict[str, Any]:
     # tokens 75, tool calls 70, iterations 85 -> efficiency 75.5 (see test_arena_dimensions)
-    # no time -> speed 50 imputed; cost 0.06 -> 75
+    # no time -> speed 0, not reported (the worst value); cost 0.06 -> 75
     return {"total_tokens": 2000, "tool_calls": 5, "iterations": 2, "cost_usd": 0.06}
 
 
@@ -41,14 +41,14 @@ def test_backend_development_hand_computed(
 ) -> None:
     score = score_run(make_run(**run_fields()), task(), EVIDENCE, make_baseline(), arena)
     # backend weights .35 / .30 / .20 / .15:
-    # 0.35 * 75.5 + 0.30 * 50 + 0.20 * 75 + 0.15 * 50 = 26.425 + 15 + 15 + 7.5 = 63.925
+    # 0.35 * 75.5 + 0.30 * 0 + 0.20 * 75 + 0.15 * 50 = 26.425 + 0 + 15 + 7.5 = 48.925
     assert (score.efficiency, score.speed, score.cost, score.correctness) == pytest.approx(
-        (75.5, 50.0, 75.0, 50.0)
+        (75.5, 0.0, 75.0, 50.0)
     )
-    assert score.unadjusted == pytest.approx(63.925)
-    assert score.overall == pytest.approx(63.925)
+    assert score.unadjusted == pytest.approx(48.925)
+    assert score.overall == pytest.approx(48.925)
     assert score.difficulty_factor == 1.0
-    assert score.imputed == ("speed",)
+    assert score.not_reported == ("speed",)
     assert [(c.type, c.passed) for c in score.criteria] == [
         ("no_errors", True),
         ("tests_pass", False),
@@ -62,8 +62,8 @@ def test_category_changes_the_weights(
     score = score_run(
         make_run(**run_fields()), task("frontend_development"), EVIDENCE, make_baseline(), arena
     )
-    # frontend .30 / .25 / .15 / .30: 22.65 + 12.5 + 11.25 + 15 = 61.4
-    assert score.overall == pytest.approx(61.4)
+    # frontend .30 / .25 / .15 / .30: 22.65 + 0 + 11.25 + 15 = 48.9
+    assert score.overall == pytest.approx(48.9)
 
 
 def test_missing_category_falls_back_to_the_general_weights(
@@ -71,26 +71,37 @@ def test_missing_category_falls_back_to_the_general_weights(
 ) -> None:
     profile = ArenaProfile(category_weights={})
     score = score_run(make_run(**run_fields()), task(), EVIDENCE, make_baseline(), profile)
-    # .35 / .25 / .20 / .20: 26.425 + 12.5 + 15 + 10 = 63.925 (same total, different split)
+    # .35 / .25 / .20 / .20: 26.425 + 0 + 15 + 10 = 51.425
     assert score.weights == pytest.approx(
         {"efficiency": 0.35, "speed": 0.25, "cost": 0.20, "correctness": 0.20}
     )
-    assert score.overall == pytest.approx(63.925)
+    assert score.overall == pytest.approx(51.425)
+
+
+def test_a_task_without_a_category_uses_the_general_weights(
+    make_run: Run, make_baseline: Base, arena: ArenaProfile
+) -> None:
+    uncategorised = Task.model_validate({"id": "t1", "success_criteria": [{"type": "no_errors"}]})
+    assert uncategorised.category is None
+    score = score_run(make_run(**run_fields()), uncategorised, EVIDENCE, make_baseline(), arena)
+    assert score.weights == pytest.approx(
+        {"efficiency": 0.35, "speed": 0.25, "cost": 0.20, "correctness": 0.20}
+    )
 
 
 def test_weights_are_normalised_by_their_sum(make_run: Run, make_baseline: Base) -> None:
     weights = {"efficiency": 1.0, "speed": 1.0, "cost": 1.0, "correctness": 1.0}
     profile = ArenaProfile(weights=weights, category_weights={})
     score = score_run(make_run(**run_fields()), task(), EVIDENCE, make_baseline(), profile)
-    # equal weights summing to 4 = the plain mean: (75.5 + 50 + 75 + 50) / 4 = 62.625
-    assert score.overall == pytest.approx(62.625)
+    # equal weights summing to 4 = the plain mean: (75.5 + 0 + 75 + 50) / 4 = 50.125
+    assert score.overall == pytest.approx(50.125)
     assert sum(score.weights.values()) == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize(
     ("difficulty", "expected"),
-    [("beginner", 63.925), ("intermediate", 70.3175), ("advanced", 76.71)],
-    # 63.925 * 1.1 = 70.3175; 63.925 * 1.2 = 76.71
+    [("beginner", 48.925), ("intermediate", 53.8175), ("advanced", 58.71)],
+    # 48.925 * 1.1 = 53.8175; 48.925 * 1.2 = 58.71
 )
 def test_difficulty_adjusts_the_overall_only(
     make_run: Run, make_baseline: Base, arena: ArenaProfile, difficulty: str, expected: float
@@ -99,7 +110,7 @@ def test_difficulty_adjusts_the_overall_only(
         make_run(**run_fields()), task(difficulty=difficulty), EVIDENCE, make_baseline(), arena
     )
     assert score.overall == pytest.approx(expected)
-    assert score.unadjusted == pytest.approx(63.925)
+    assert score.unadjusted == pytest.approx(48.925)
     assert score.efficiency == pytest.approx(75.5)
 
 
@@ -111,10 +122,11 @@ def test_difficulty_bonus_is_capped_at_100(
     score = score_run(perfect, task(difficulty="advanced"), evidence, make_baseline(), arena)
     assert score.unadjusted == pytest.approx(100.0)
     assert score.overall == 100.0
-    slower = make_run(total_tokens=500, tool_calls=1, execution_time=None, cost_usd=0.001)
-    # backend: 0.35 * 100 + 0.30 * 50 + 0.20 * 100 + 0.15 * 100 = 85; 85 * 1.2 = 102 -> 100
+    slower = make_run(total_tokens=500, tool_calls=1, execution_time=930.0, cost_usd=0.001)
+    # time halfway through 60..1800 s: speed 100 * 0.5 ** 0.7 = 61.5572
+    # backend: 0.35 * 100 + 0.30 * 61.5572 + 0.20 * 100 + 0.15 * 100 = 88.4672; x 1.2 -> 100
     adjusted = score_run(slower, task(difficulty="advanced"), evidence, make_baseline(), arena)
-    assert adjusted.unadjusted == pytest.approx(85.0)
+    assert adjusted.unadjusted == pytest.approx(70 + 0.30 * 100 * 0.5**0.7)
     assert adjusted.overall == 100.0
 
 
@@ -123,19 +135,19 @@ def test_unlisted_difficulty_has_no_adjustment(make_run: Run, make_baseline: Bas
     score = score_run(
         make_run(**run_fields()), task(difficulty="advanced"), EVIDENCE, make_baseline(), profile
     )
-    assert score.difficulty_factor == 1.0 and score.overall == pytest.approx(63.925)
+    assert score.difficulty_factor == 1.0 and score.overall == pytest.approx(48.925)
 
 
-def test_imputed_names_both_missing_dimensions(
+def test_not_reported_names_both_missing_dimensions_and_scores_them_worst(
     make_run: Run, make_baseline: Base, arena: ArenaProfile
 ) -> None:
     score = score_run(make_run(), task(), EVIDENCE, make_baseline(), arena)
-    assert score.imputed == ("speed", "cost")
-    assert (score.speed, score.cost) == (50.0, 50.0)
+    assert score.not_reported == ("speed", "cost")
+    assert (score.speed, score.cost) == (0.0, 0.0)
     measured = score_run(
         make_run(execution_time=100.0, cost_usd=0.1), task(), EVIDENCE, make_baseline(), arena
     )
-    assert measured.imputed == ()
+    assert measured.not_reported == ()
 
 
 def test_rounding_only_at_the_edge(make_run: Run, make_baseline: Base, arena: ArenaProfile) -> None:
@@ -148,7 +160,7 @@ def test_rounding_only_at_the_edge(make_run: Run, make_baseline: Base, arena: Ar
     # overall: 26.425 + 0.30 * 81.76038 + 15 + 7.5 = 73.45311 -> 73.45
     assert data["overall_score"] == 73.45
     assert data["breakdown"]["speed_weight"] == pytest.approx(0.30)
-    assert data["imputed"] == []
+    assert data["not_reported"] == []
     assert data["criteria"][1] == {
         "type": "tests_pass",
         "passed": False,

@@ -122,7 +122,7 @@ def test_slower_never_raises_speed(baseline: Baseline, a: float, b: float) -> No
     slow_score = speed_score(run(execution_time=slow), baseline, PROFILE)
     fast_score = speed_score(run(execution_time=fast), baseline, PROFILE)
     assert slow_score.score <= fast_score.score
-    assert not slow_score.imputed and not fast_score.imputed
+    assert not slow_score.not_reported and not fast_score.not_reported
 
 
 @given(baselines(), dollars, dollars)

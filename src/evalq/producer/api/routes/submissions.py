@@ -11,9 +11,17 @@ from sqlalchemy.exc import IntegrityError
 from evalq.core.errors import InvalidInput
 from evalq.core.schemas import Submission, problems_of
 from evalq.producer.api.auth import require
-from evalq.producer.api.deps import ClientDep, JsonBody, SettingsDep, known
+from evalq.producer.api.deps import ClientDep, JsonBody, SessionDep, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
-from evalq.producer.api.models import Accepted, BatchAccepted, Message, SubmissionBatch
+from evalq.producer.api.models import (
+    Accepted,
+    BatchAccepted,
+    Message,
+    ReviewAccepted,
+    SubmissionBatch,
+    SubmissionResult,
+)
+from evalq.read.submission import submission_result
 from evalq.store import queries
 from evalq.store.db import session_scope
 
@@ -100,17 +108,41 @@ def submit(
     return BatchAccepted(submissions=accepted) if batch else accepted[0]
 
 
+@router.post(
+    "/{submission_id:path}/review/accept",
+    summary="Accept a submission flagged for review",
+    dependencies=[Depends(require("write"))],
+    responses={404: {"model": Message, "description": "No such submission."}, **ERROR_RESPONSES},
+)
+def accept_review(submission_id: str, client: ClientDep) -> ReviewAccepted:
+    """Accept a run the merge flagged as an outlier: its task's baseline counts it again.
+
+    The baseline is refreshed at once and its version returned; accepting an accepted run
+    again changes nothing. A run that is not flagged is a 422 on ``review``.
+    """
+    version = client.accept_review(known("submission", submission_id))
+    return ReviewAccepted(submission_id=submission_id, review="accepted", baseline_version=version)
+
+
 @router.get(
     "/{submission_id:path}",
     summary="Status and scores of one submission",
     dependencies=[Depends(require("read"))],
     responses={404: {"model": Message, "description": "No such submission."}, **ERROR_RESPONSES},
+    response_model_exclude_unset=True,  # the keys submission_result leaves out stay out
 )
-def get_submission(submission_id: str, client: ClientDep) -> dict[str, Any]:
+def get_submission(
+    submission_id: str, session: SessionDep, settings: SettingsDep
+) -> SubmissionResult:
     """Status, scores, tier outcomes (errors without tracebacks) and the baseline version.
 
-    ``scores`` and ``baseline_version`` appear once the submission is evaluated (status
+    ``scores`` and the fields after it appear once the submission is evaluated (status
     ``done``, ``degraded`` or ``failed``; a failed one, whose input killed a tier's worker on
-    every delivery, keeps the scores of the tiers that ran and says why in ``error``).
+    every delivery, keeps the scores of the tiers that ran and says why in ``error``). Its Arena
+    scores are against the task's current baseline, as on the leaderboard; ``merged`` keeps
+    those the merge stored.
     """
-    return client.get_result(known("submission", submission_id))
+    result = submission_result(
+        session, submission_id=known("submission", submission_id), settings=settings
+    )
+    return SubmissionResult.model_validate(result)

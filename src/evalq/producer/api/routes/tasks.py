@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
 
@@ -10,13 +10,18 @@ from evalq.core.errors import InvalidInput
 from evalq.core.profile import profile_named
 from evalq.core.schemas import parse_task
 from evalq.producer.api.auth import require
-from evalq.producer.api.deps import JsonBody, SettingsDep, known
+from evalq.producer.api.deps import JsonBody, SessionDep, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message, TaskStored
+from evalq.producer.api.reports import (
+    BaselineReport,
+    LeaderboardReport,
+    SuiteReport,
+    VariantsReport,
+)
 from evalq.read.leaderboard import leaderboard
 from evalq.read.reports import baseline_report, suite_report, variant_report
 from evalq.store import queries
-from evalq.store.db import session_scope
 from evalq.store.models import TaskRow
 
 router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
@@ -28,47 +33,47 @@ Filter = Annotated[str | None, Query(max_length=200)]
 @router.get("/{task_id:path}/leaderboard", dependencies=READ, responses=NOT_FOUND)
 def get_leaderboard(
     task_id: str,
+    session: SessionDep,
     settings: SettingsDep,
     tool: Filter = None,
     model: Filter = None,
     variant: Filter = None,
-) -> dict[str, Any]:
-    """Every evaluated submission ranked against the current baseline (ranks 1, 1, 3).
+) -> LeaderboardReport:
+    """Every evaluated submission ranked by what the task's kind is about (ranks 1, 1, 3).
 
-    Filters keep the matching submissions; ranks, percentiles and the confidence interval of the
-    mean overall score are computed among those kept.
+    Arena figures are re-scored against the current baseline. Filters keep the matching
+    submissions; ranks, percentiles and the confidence interval of the mean ranking value are
+    computed among those kept.
     """
-    with session_scope(settings.database_url) as session:
-        board = leaderboard(
-            session,
-            task_id=known("task", task_id),
-            tool=tool,
-            model=model,
-            variant=variant,
-            settings=settings,
-        )
-    return board.to_dict()
+    board = leaderboard(
+        session,
+        task_id=known("task", task_id),
+        tool=tool,
+        model=model,
+        variant=variant,
+        settings=settings,
+    )
+    return LeaderboardReport.model_validate(board.to_dict())
 
 
 @router.get("/{task_id:path}/baseline", dependencies=READ, responses=NOT_FOUND)
-def get_baseline(task_id: str, settings: SettingsDep) -> dict[str, Any]:
+def get_baseline(task_id: str, session: SessionDep, settings: SettingsDep) -> BaselineReport:
     """The current Arena baseline snapshot and its version (0: the profile's defaults)."""
-    with session_scope(settings.database_url) as session:
-        return baseline_report(session, task_id=known("task", task_id), settings=settings)
+    report = baseline_report(session, task_id=known("task", task_id), settings=settings)
+    return BaselineReport.model_validate(report)
 
 
 @router.get("/{task_id:path}/variants", dependencies=READ, responses=NOT_FOUND)
-def get_variants(task_id: str, settings: SettingsDep) -> dict[str, Any]:
+def get_variants(task_id: str, session: SessionDep, settings: SettingsDep) -> VariantsReport:
     """Per-variant statistics (T0..Tn) and each variant's uplift over T0 (null when T0 is 0)."""
-    with session_scope(settings.database_url) as session:
-        return variant_report(session, task_id=known("task", task_id), settings=settings)
+    report = variant_report(session, task_id=known("task", task_id), settings=settings)
+    return VariantsReport.model_validate(report)
 
 
 @router.get("/{task_id:path}/suite", dependencies=READ, responses=NOT_FOUND)
-def get_suite(task_id: str, settings: SettingsDep) -> dict[str, Any]:
+def get_suite(task_id: str, session: SessionDep) -> SuiteReport:
     """The suite gate (pass, blocking failures, warnings, metrics) of each suite submission."""
-    with session_scope(settings.database_url) as session:
-        return suite_report(session, task_id=known("task", task_id))
+    return SuiteReport.model_validate(suite_report(session, task_id=known("task", task_id)))
 
 
 @router.put(
@@ -91,6 +96,7 @@ def put_task(
     task_id: str,
     response: Response,
     data: JsonBody,
+    session: SessionDep,
     settings: SettingsDep,
 ) -> TaskStored:
     """Create or replace a task definition (a `Task`).
@@ -102,8 +108,7 @@ def put_task(
         raise InvalidInput([("id", f"must equal the task id in the path ({task_id!r})")])
     task = parse_task(data)
     profile_named(task.profile, settings)  # InvalidInput on `profile` when this deployment lacks it
-    with session_scope(settings.database_url) as session:
-        created = session.get(TaskRow, task.id) is None
-        changed = queries.put_task(session, task=task)
+    created = session.get(TaskRow, task.id) is None
+    changed = queries.put_task(session, task=task)
     response.status_code = 201 if created else 200
     return TaskStored(task=task.model_dump(mode="json"), created=created, changed=changed)

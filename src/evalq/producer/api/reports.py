@@ -1,0 +1,215 @@
+"""Bodies of the task reports: leaderboard, baseline, variants and suite gate.
+
+Each mirrors, key for key, the dict `evalq.read` builds (`Leaderboard.to_dict`,
+`baseline_report`, `variant_report`, `suite_report`); see `Reply`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from evalq.core.profile import Recommendation
+from evalq.core.results import EvaluationStatus, SuiteScores
+from evalq.core.schemas import TaskKind
+from evalq.producer.api.models import Reply
+from evalq.store.models import Review
+
+# --- leaderboard -----------------------------------------------------------------------------
+
+
+class CategoryRanks(Reply):
+    """An entry's rank in each Arena category (standard competition ranking)."""
+
+    efficiency: int
+    speed: int
+    cost: int
+    correctness: int
+
+
+class LeaderboardEntry(Reply):
+    """One evaluated submission; Arena figures are re-scored against the current baseline."""
+
+    rank: int = Field(description="Standard competition rank (1, 1, 3) by the task kind's key.")
+    submission_id: str
+    tool: str
+    model: str
+    variant: str | None
+    status: EvaluationStatus
+    ranking_value: float | None = Field(description="The value shown for the ranking key.")
+    partial: bool = Field(description="A tier failed (status degraded): ranked below the rest.")
+    not_reported: list[str] = Field(description="Inputs the submitter did not report.")
+    review: Review | None = Field(
+        description="flagged: left out of the baseline until a person accepts it; null: never."
+    )
+    flags: list[str] = Field(description="Outlier indicators that asked for a manual review.")
+    warnings: list[str] = Field(description="Validation warnings (shown, never held against).")
+    overall: float = Field(description="Arena overall before the difficulty factor (0-100).")
+    overall_adjusted: float = Field(description="Arena overall after the difficulty factor.")
+    efficiency: float
+    speed: float
+    cost: float
+    correctness: float
+    category_ranks: CategoryRanks
+    percentile: float = Field(description="Mid-rank percentile among the entries.")
+    peerread: float | None = Field(description="The PeerRead composite.")
+    recommendation: Recommendation | None
+    scylla_composite: float | None
+    scylla_grade: str | None
+    suite_passed: bool | None
+    suite_final_score: float | None
+
+
+class VariantRank(Reply):
+    """One variant of a Scylla task's per-variant board, ranked by median composite."""
+
+    rank: int
+    variant: str
+    runs: int
+    pass_rate: float | None = Field(description="Mean pass rate of its runs.")
+    median_composite: float | None
+    grade: str | None
+    cost_of_pass: float | Literal["inf"] | None = Field(
+        description='Dollars per pass; "inf" when no run passed, null when no run has a cost.'
+    )
+    uplift: float | None = Field(description="Over the baseline variant; null for it.")
+
+
+class ConfidenceInterval(Reply):
+    """Student-t confidence interval of the mean ranking value."""
+
+    of: str = Field(description="The ranking key whose values it is about.")
+    low: float
+    high: float
+    mean: float | None = Field(description="Null with too few values.")
+    enough_data: bool = Field(description="False under 3 values (the bounds are then the range).")
+    level: float = Field(description="Confidence level, e.g. 0.95.")
+
+
+class LeaderboardReport(Reply):
+    """Body of GET /v1/tasks/{id}/leaderboard."""
+
+    task_id: str
+    kind: TaskKind = Field(description="The task kind, which decides the ranking.")
+    ranking_key: str = Field(description="What the entries are ranked by.")
+    baseline_version: int = Field(description="The Arena baseline every entry was scored against.")
+    baseline_is_default: bool
+    entries: list[LeaderboardEntry] = Field(description="By rank, then submission id.")
+    variants: list[VariantRank] | None = Field(
+        description="A Scylla task's per-variant board; null for the other kinds."
+    )
+    confidence_interval: ConfidenceInterval
+
+
+# --- baseline --------------------------------------------------------------------------------
+
+
+class BaselineFigures(Reply):
+    """An Arena baseline snapshot: medians and ranges of the task's runs.
+
+    ``is_default``: fewer runs than the profile's ``min_submissions``, every figure is the
+    profile's default and the quartiles are null. ``time_is_default`` / ``cost_is_default``: no
+    run reported a time / cost, so those figures are the defaults.
+    """
+
+    submission_count: int
+    median_tokens: float
+    min_tokens: float
+    max_tokens: float
+    q25_tokens: float | None
+    q75_tokens: float | None
+    median_tool_calls: float
+    min_tool_calls: float
+    max_tool_calls: float
+    median_execution_time: float
+    min_execution_time: float
+    max_execution_time: float
+    median_cost: float
+    min_cost: float
+    max_cost: float
+    median_iterations: float
+    is_default: bool
+    time_is_default: bool
+    cost_is_default: bool
+    last_updated: str | None
+
+
+class BaselineReport(Reply):
+    """Body of GET /v1/tasks/{id}/baseline."""
+
+    task_id: str
+    version: int = Field(description="0: the profile's defaults, before any refresh stored one.")
+    is_default: bool
+    submission_count: int = Field(description="Evaluated submissions it was computed from.")
+    created_at: str | None = Field(description="When it was stored (ISO 8601); null for 0.")
+    baseline: BaselineFigures
+
+
+# --- variants --------------------------------------------------------------------------------
+
+
+class Statistics(Reply):
+    """Summary of one metric over a variant's runs (population standard deviation)."""
+
+    median: float
+    mean: float
+    mode: float
+    min: float
+    max: float
+    std_dev: float
+    count: int = Field(description="Runs that reported the metric.")
+
+
+class VariantStatistics(Reply):
+    """One variant's runs; a metric no run reported is null."""
+
+    variant: str
+    runs: int
+    pass_rate: Statistics | None
+    impl_rate: Statistics | None
+    composite: Statistics | None
+    cost_usd: Statistics | None
+    duration_seconds: Statistics | None
+    grade: str | None = Field(description="Letter grade of the median composite.")
+    cost_of_pass: float | Literal["inf"] | None = Field(
+        description='Dollars per pass; "inf" when no run passed, null when no run has a cost.'
+    )
+
+
+class VariantsReport(Reply):
+    """Body of GET /v1/tasks/{id}/variants (spec 003's cross-variant report)."""
+
+    task_id: str
+    runs: int = Field(description="Evaluated submissions that name a variant.")
+    variants: list[VariantStatistics] = Field(description="In natural order: T0, T1, ..., T10.")
+    baseline: str | None = Field(description="The baseline variant; null when it has no runs.")
+    uplift: dict[str, float | None] = Field(
+        description="Other variant -> relative uplift of its median composite over the "
+        "baseline's; null without a baseline or when the baseline's is 0."
+    )
+    pass_rate_variance: float | None
+    composite_variance: float | None
+    cost_variance: float | None
+    cost_delta: float | None = Field(description="Most minus least expensive median cost.")
+
+
+# --- suite -----------------------------------------------------------------------------------
+
+
+class SuiteResult(SuiteScores):
+    """One submission's suite gate, as the merge stored it, and who ran it."""
+
+    submission_id: str
+    tool: str
+    model: str
+    status: EvaluationStatus
+
+
+class SuiteReport(Reply):
+    """Body of GET /v1/tasks/{id}/suite (spec 004's gate)."""
+
+    task_id: str
+    submissions: int = Field(description="Evaluated submissions that carry a suite gate.")
+    passed: int = Field(description="How many of them passed.")
+    results: list[SuiteResult]

@@ -1,0 +1,100 @@
+"""`evalq review list` and `evalq review accept ID`: the runs held out of their task's baseline."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import insert
+from typer.testing import CliRunner
+
+from evalq.core.schemas import Task
+from evalq.producer.cli import app
+from evalq.store import queries
+from evalq.store.db import session_scope
+from evalq.store.models import SubmissionRow
+from tests.support.settings import configure
+from tests.support.stored_runs import submission_columns
+
+
+def run(sid: str, task_id: str, tool: str = "aider", model: str = "gpt-4o") -> dict[str, object]:
+    return submission_columns(sid, task_id=task_id, tool=tool, model=model)
+
+
+@pytest.fixture
+def store(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Task t1 with runs flagged (f1 by claude-code, f2), plain (ok); task t2 with flagged g1."""
+    configure(monkeypatch, database_url=db_url)
+    with session_scope(db_url) as session:
+        for task_id in ("t1", "t2"):
+            queries.put_task(session, task=Task(id=task_id, category="debugging"))
+        session.execute(
+            insert(SubmissionRow),
+            [
+                run("f2", "t1"),
+                run("f1", "t1", tool="claude-code", model="sonnet"),
+                run("ok", "t1"),
+                run("g1", "t2"),
+            ],
+        )
+        for sid in ("f2", "f1", "g1"):
+            queries.flag_for_review(session, submission_id=sid)
+    return db_url
+
+
+def review(url: str, sid: str) -> str | None:
+    with session_scope(url) as session:
+        return queries.get_submission_row(session, submission_id=sid).review
+
+
+def test_list_shows_the_flagged_runs_in_id_order(store: str) -> None:
+    result = CliRunner().invoke(app, ["review", "list"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stdout.splitlines() if line.startswith("│")]
+    assert [line.split("│")[1].strip() for line in lines] == ["f1", "f2", "g1"]
+    assert [cell.strip() for cell in lines[0].split("│")[1:-1]] == [
+        "f1",
+        "t1",
+        "claude-code",
+        "sonnet",
+    ]
+
+
+def test_list_of_one_task(store: str) -> None:
+    result = CliRunner().invoke(app, ["review", "list", "--task", "t2"])
+    assert result.exit_code == 0, result.output
+    assert "g1" in result.stdout
+    assert "f1" not in result.stdout
+    result = CliRunner().invoke(app, ["review", "list", "--task", "none"])
+    assert result.exit_code == 0, result.output
+    assert "no submissions flagged for review" in result.stdout
+
+
+def test_accept_counts_the_run_again_in_a_refreshed_baseline(store: str) -> None:
+    result = CliRunner().invoke(app, ["review", "accept", "f1"])
+    assert result.exit_code == 0, result.output
+    assert "accepted f1; the baseline of t1 counts it (version 1)" in result.stdout
+    assert review(store, "f1") == "accepted"
+    with session_scope(store) as session:
+        baseline = queries.current_baseline(session, task_id="t1")
+        assert baseline is not None and baseline.submission_count == 2  # ok and f1, not f2
+    listed = CliRunner().invoke(app, ["review", "list"])
+    assert "f1" not in listed.stdout
+    assert "f2" in listed.stdout
+
+    again = CliRunner().invoke(app, ["review", "accept", "f1"])
+    assert again.exit_code == 0, again.output
+    assert "f1 was already accepted; nothing changed" in again.stdout
+
+
+@pytest.mark.parametrize(
+    ("sid", "message"),
+    [
+        ("nope", "error: submission 'nope' does not exist"),
+        ("ok", "error: review: submission 'ok' is not flagged for review"),
+    ],
+)
+def test_accept_of_an_unknown_or_unflagged_run_fails(store: str, sid: str, message: str) -> None:
+    result = CliRunner().invoke(app, ["review", "accept", sid])
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert result.stdout == ""
+    assert review(store, "ok") is None

@@ -1,0 +1,45 @@
+"""The read side's fixture: the bundled examples evaluated once for these tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from tests.support.settings import configure
+
+from evalq.producer.cli import EXAMPLES
+from evalq.producer.client import Client
+from evalq.producer.files import read_jsonl, read_tasks
+from evalq.store.db import upgrade
+from evalq.tasks.merge import refresh_baseline
+from evalq.workers.bootstrap import worker_app
+from evalq.workers.embedded import embedded_worker
+
+
+@pytest.fixture(scope="package")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Every bundled example evaluated in-process (memory transport, SQLite), as `evalq demo`."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('kinds') / 'evalq.db'}"
+    upgrade(url)
+    submissions: list[dict[str, Any]] = []
+    for path in sorted(EXAMPLES.glob("*.jsonl")):
+        good, bad = read_jsonl(path)
+        assert not bad
+        submissions += good
+    tasks = read_tasks(EXAMPLES / "tasks.json")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.delenv("EVALQ_BROKER_URL", raising=False)
+        monkeypatch.delenv("EVALQ_JUDGE_MODEL", raising=False)
+        configure(monkeypatch, database_url=url)
+        client = Client(app=worker_app())
+        with embedded_worker(client.app):
+            for task in tasks:
+                client.put_task(task)
+            ids = [r.id for r in client.submit_many(submissions)]
+            assert set(client.wait(ids, timeout=600).values()) == {"done"}
+            for task in tasks:
+                refresh_baseline(task.id)
+        client.app.close()
+        yield url
+    configure(pytest.MonkeyPatch())
