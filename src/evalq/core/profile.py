@@ -7,6 +7,7 @@ to the exact configuration that produced it.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -331,6 +332,10 @@ def load_profile(path: Path | str | None = None) -> Profile:
     return profile_from_dict(data)
 
 
+PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+"""What `profile_named` accepts: a file name in the profile directory, never a path."""
+
+
 def profile_named(name: str, settings: Settings | None = None) -> Profile:
     """The profile a task selects, read from ``settings`` (the process Settings by default).
 
@@ -340,6 +345,10 @@ def profile_named(name: str, settings: Settings | None = None) -> Profile:
     Raises:
         InvalidInput: on ``profile`` when the name is unknown to these settings.
     """
+    if not PROFILE_NAME.fullmatch(name):
+        raise InvalidInput(
+            [("profile", f"{name[:64]!r} is not a profile name (letters, digits, '_' and '-')")]
+        )
     settings = settings or get_settings()
     return _load_named(name, settings.profile_path, settings.profile_dir)
 

@@ -177,9 +177,13 @@ class JudgeResult(Record):
     @model_validator(mode="before")
     @classmethod
     def _drop_totals(cls, data: Any) -> Any:
-        """Stored JSON carries the totals below; they are derived, not read back."""
+        """Stored JSON carries the totals below; they are derived, not read back. Rows stored
+        before evalq 0.2 keep ``rubrics`` as a mapping by rubric name: read as a list."""
         if isinstance(data, dict):
-            return {k: v for k, v in data.items() if k not in JUDGE_TOTALS}
+            data = {k: v for k, v in data.items() if k not in JUDGE_TOTALS}
+            rubrics = data.get("rubrics")
+            if isinstance(rubrics, dict):
+                data["rubrics"] = [{"rubric": name, **r} for name, r in rubrics.items()]
         return data
 
     def rubric(self, name: str) -> RubricResult:
@@ -361,6 +365,16 @@ class CriterionRecord(Record):
 class ArenaScores(Record):
     """The Arena evaluation (spec 000) in the spec's key names, rounded to two decimals."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _before_0_2(cls, data: Any) -> Any:
+        """Scores stored before evalq 0.2 name ``not_reported`` ``imputed`` (then scored 50)."""
+        if isinstance(data, dict) and "imputed" in data and "not_reported" not in data:
+            data = {k: v for k, v in data.items() if k != "imputed"}
+            data["not_reported"] = []
+            # the stored scores gave those dimensions 50; the read side re-scores them
+        return data
+
     submission_id: str
     task_id: str
     overall_score: float
@@ -434,6 +448,15 @@ class EvaluationScores(Record):
     for ``peerread`` tasks, Scylla scores for ``scylla``, the suite gate for ``suite``; the Arena
     scores always (as merged: the read side re-scores them against the current baseline).
     """
+
+    @model_validator(mode="before")
+    @classmethod
+    def _before_0_2(cls, data: Any) -> Any:
+        """Scores stored before evalq 0.2 have no ``kind``: the scorers that ran say it."""
+        if isinstance(data, dict) and "kind" not in data:
+            kind = "suite" if data.get("suite") else "scylla" if data.get("scylla") else "arena"
+            data = {**data, "kind": kind}
+        return data
 
     kind: TaskKind
     peerread: PeerReadScores | None = None

@@ -23,6 +23,10 @@ MAX_TRACE_NODES = 1000
 MAX_TRACE_EDGES = 5000
 """Tool transitions plus agent messages in one trace (spec 001's graph limit)."""
 
+ProfileName = Annotated[
+    str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+]
+"""A profile's name: ``NAME.toml`` in the profile directory, so never a path."""
 Identifier = Annotated[
     str,
     Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:\-/]*$"),
@@ -144,7 +148,11 @@ class Task(Strict):
     required_scenarios: list[Identifier] = Field(
         default_factory=list, description="Suite scenarios that must pass for the suite to pass."
     )
-    profile: Identifier = Field(default="default", description="Scoring profile name.")
+    profile: ProfileName = Field(
+        default="default",
+        description="Scoring profile name: letters, digits, '_' and '-' (a file in "
+        "EVALQ_PROFILE_DIR, never a path).",
+    )
 
 
 # --- submission ------------------------------------------------------------------------------

@@ -134,18 +134,22 @@ def leaderboard(
     task = queries.get_task(session, task_id=task_id)
     profile = profile_named(task.profile, settings)
     current = current_baseline(session, task_id=task_id, profile=profile)
-    rows = [
+    every = [
         _row(sub_row, evaluation, task, profile, current)
         for sub_row, evaluation in queries.task_evaluations(session, task_id=task_id)
-        if not (tool and sub_row.tool != tool)
-        and not (model and sub_row.model != model)
-        and not (variant and sub_row.variant != variant)
     ]
-    rule = kind_of(
+    rule = kind_of(  # from all of the task's runs, whatever the filters keep
         task,
-        has_variants=any(r.submission.variant is not None for r in rows),
-        has_scenarios=any(r.scores.suite is not None for r in rows),
+        has_variants=any(r.submission.variant is not None for r in every),
+        has_scenarios=any(r.scores.suite is not None for r in every),
     )
+    rows = [
+        r
+        for r in every
+        if not (tool and r.submission.tool != tool)
+        and not (model and r.submission.model != model)
+        and not (variant and r.submission.variant != variant)
+    ]
     keys = [sort_key(rule, r.values) for r in rows]
     ranks = _ranks(keys)
     by_category = {
@@ -189,7 +193,9 @@ def _row(
     run = ArenaRun.of(submission, sub_row.cost_usd)
     arena = score_run(run, task, submission.evidence, current.baseline, profile.arena)
     scores = EvaluationScores.model_validate(evaluation.scores)
-    partial = evaluation.status == "degraded"
+    # a tier failed, or the composite misses an input for another reason that is not the
+    # submitter's (e.g. the judge's budget ran out before a rubric)
+    partial = evaluation.status == "degraded" or bool(scores.peerread and scores.peerread.partial)
     values = RankedValues(
         partial=partial,
         arena_unadjusted=arena.unadjusted,

@@ -98,14 +98,17 @@ def ranking_value(rule: KindRule, values: RankedValues) -> float | None:
 
 
 def sort_key(rule: KindRule, values: RankedValues, *, ndigits: int = 4) -> tuple[float, ...]:
-    """A key that sorts better rows first (ascending): complete before partial, then the kind's
-    own order. Missing values sort last; values are rounded so displayed ties rank together."""
+    """A key that sorts better rows first (ascending): rows without the kind's value last, then
+    complete before partial, then the kind's own order; values are rounded so displayed ties
+    rank together."""
 
     def desc(value: float | None) -> float:
         return math.inf if value is None else -round(value, ndigits)
 
     completeness = 1.0 if values.partial else 0.0
     if rule.kind == "suite":
+        missing = 1.0 if values.suite_passed is None else 0.0
         gate = 0.0 if values.suite_passed else 1.0
-        return (completeness, gate, desc(values.suite_final_score))
-    return (completeness, desc(ranking_value(rule, values)))
+        return (missing, completeness, gate, desc(values.suite_final_score))
+    value = ranking_value(rule, values)
+    return (1.0 if value is None else 0.0, completeness, desc(value))

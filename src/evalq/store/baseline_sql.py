@@ -3,14 +3,14 @@
 `sql_baseline` returns exactly what `evalq.scoring.arena.compute_baseline` returns for the task's
 baseline runs (status done / degraded, not flagged for review), but reads O(1) values per
 figure: three counts, the extremes from either end of an index, and each median / quartile as the
-one or two rows at its rank (``ORDER BY column LIMIT 2 OFFSET rank``). The per-column indexes of
-migration 0003 order these reads, so nothing is sorted (an OFFSET still steps over ``rank``
-index entries). The arithmetic on those values is the arithmetic of `statistics.median` and
+one or two rows at its rank (``ORDER BY column LIMIT 2 OFFSET rank``). The per-column indexes
+of migrations 0003 and 0004 order these reads, so nothing is sorted (an OFFSET still steps over
+``rank`` index entries). The arithmetic on those values is the arithmetic of `statistics.median` and
 `statistics.quantiles(n=4, method="exclusive")`, so the results are equal, not merely close.
 
 A run flagged for review (`evalq.store.queries.flag_for_review`) is left out of every one of
-these reads until a person accepts it; ``review`` is not in those indexes, so each index entry
-read is checked against its table row.
+these reads until a person accepts it; ``review`` is the last column of those indexes (0004), so
+the reads stay index-only.
 """
 
 from __future__ import annotations

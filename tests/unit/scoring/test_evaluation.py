@@ -13,6 +13,7 @@ from evalq.core.results import (
     GraphResult,
     JudgeResult,
     MissingTier,
+    RubricResult,
     TextResult,
     TierOutcome,
 )
@@ -245,3 +246,21 @@ def test_the_suite_gate_applies_when_the_task_requires_scenarios() -> None:
     suite = result.scores.suite
     assert suite is not None
     assert suite.passed is False and suite.missing_required == ("CORE-1",)
+
+
+def test_a_rubric_the_judge_could_not_answer_makes_the_composite_partial() -> None:
+    budget = TierOutcome(
+        tier="judge",
+        status="ok",
+        result=JudgeResult(
+            scores={"planning_rationality": None},
+            failed=False,
+            rubrics=(
+                RubricResult(rubric="planning_rationality", status="skipped", skip_reason="budget"),
+            ),
+        ),
+    )
+    result = evaluate(submission(), REVIEW, {"text": TEXT, "judge": budget, "graph": GRAPH})
+    peer = result.scores.peerread
+    assert peer is not None and peer.partial and peer.missing == ("planning_rationality",)
+    assert peer.not_reported == ()  # not the submitter's omission, and never a 0

@@ -56,3 +56,10 @@ def test_a_suite_ranks_a_passing_gate_first_then_by_final_score() -> None:
 def test_arena_ranks_by_the_unadjusted_overall() -> None:
     rows = [RankedValues(False, v) for v in (92.74, 98.28, 97.78)]
     assert ranked("arena", *rows) == [1, 2, 0]
+
+
+def test_a_row_without_the_kinds_value_ranks_last_even_below_partial_rows() -> None:
+    missing = RankedValues(partial=False, arena_unadjusted=90.0, peerread_composite=None)
+    partial = RankedValues(partial=True, arena_unadjusted=10.0, peerread_composite=0.9)
+    complete = RankedValues(partial=False, arena_unadjusted=50.0, peerread_composite=0.2)
+    assert ranked("peerread", missing, partial, complete) == [2, 1, 0]

@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from evalq.core.errors import InvalidInput
-from evalq.core.profile import Profile, load_profile
+from evalq.core.profile import Profile, load_profile, profile_named
+from evalq.core.schemas import Task
+from evalq.core.settings import Settings
 
 
 def test_bundled_toml_is_the_documented_defaults() -> None:
@@ -55,3 +58,27 @@ def test_price_uses_dollars_per_million_tokens() -> None:
     # gpt-4o: 1M input x $5 + 0.5M output x $15 = 5 + 7.5
     assert Profile().price("gpt-4o", 1_000_000, 500_000) == pytest.approx(12.5)
     assert Profile().price("unknown-model", 1, 1) is None
+
+
+@pytest.mark.parametrize("name", ["sub/../../outside", "../outside", "/etc/passwd", "a.b", ""])
+def test_a_profile_name_is_a_name_never_a_path(tmp_path: Path, name: str) -> None:
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    (tmp_path / "outside.toml").write_text("")  # what a traversal would have loaded
+    with pytest.raises(InvalidInput) as caught:
+        profile_named(name, Settings(profile_dir=profiles))
+    assert [field for field, _ in caught.value.problems] == ["profile"]
+    assert str(tmp_path) not in str(caught.value)
+    with pytest.raises(ValidationError):
+        Task.model_validate({"id": "t", "profile": name})
+
+
+def test_an_unknown_profile_does_not_show_the_server_path(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        profile_named("missing", Settings(profile_dir=tmp_path))
+    assert "missing" in str(caught.value) and str(tmp_path) not in str(caught.value)
+
+
+def test_a_named_profile_is_read_from_the_settings_given(tmp_path: Path) -> None:
+    (tmp_path / "house.toml").write_text("[arena]\noutlier_min_flags = 3\n")
+    assert profile_named("house", Settings(profile_dir=tmp_path)).arena.outlier_min_flags == 3

@@ -111,3 +111,33 @@ def test_counts_fit_the_stores_32_bit_columns() -> None:
     found = problems(valid(usage={"total_tokens": 2**31}))
     assert "less than or equal to 2147483647" in found["usage.total_tokens"]
     assert parse_submission(valid(usage={"total_tokens": 2**31 - 1})).usage.tokens == 2**31 - 1
+
+
+def test_scores_stored_before_the_typed_contract_are_still_read() -> None:
+    """A store written by evalq 0.1 (no kind, arena `imputed`, judge rubrics by name)."""
+    from evalq.core.results import EvaluationScores, JudgeResult
+
+    arena = {
+        "submission_id": "s", "task_id": "t", "overall_score": 60.0, "unadjusted_score": 60.0,
+        "efficiency_score": 70.0, "speed_score": 50.0, "cost_score": 50.0,
+        "correctness_score": 100.0, "efficiency_breakdown": {"tokens": 70.0},
+        "breakdown": {"efficiency_weight": 0.35}, "difficulty_factor": 1.0,
+        "imputed": ["speed", "cost"], "criteria": [], "baseline_is_default": True,
+    }  # fmt: skip
+    peer = {
+        "composite": 0.5, "recommendation": "weak_reject", "recommendation_weight": -0.7,
+        "used": ["time_taken"], "missing": [], "inputs": {"time_taken": 0.5},
+    }  # fmt: skip
+    judge = {
+        "model": "m", "scores": {"constructiveness": 0.75}, "failed": False, "errors": [],
+        "rubrics": {"constructiveness": {"status": "ok", "score": 0.75, "criteria": {},
+                                         "attempts": 1, "waited_s": 0.0}},
+        "attempts": 1, "cache_hits": 0, "skipped": {}, "truncated": {},
+    }  # fmt: skip
+    stored = {"peerread": peer, "arena": arena, "judge": {"constructiveness": 0.75},
+              "tiers": {"judge": judge}, "suite": None}  # fmt: skip
+    scores = EvaluationScores.model_validate(stored)
+    assert scores.kind == "arena" and scores.arena.not_reported == ()
+    assert scores.tiers.judge is not None
+    assert scores.tiers.judge.rubric("constructiveness").score == 0.75
+    assert JudgeResult.model_validate(judge).attempts == 1
