@@ -35,10 +35,13 @@ Name = Annotated[str, Field(min_length=1, max_length=200)]
 Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
 MAX_COUNT = 2**31 - 1
 """Largest count accepted (the store's integer columns are 32-bit on PostgreSQL)."""
-Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
-Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Dollars = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+# Numbers and flags are strict: `true`, `"12"` or `12.5` for a count is an error, never a
+# coercion (`true` was stored as 1); an integer is accepted where a float is expected.
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT, strict=True)]
+Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False, strict=True)]
+Dollars = Annotated[float, Field(ge=0, allow_inf_nan=False, strict=True)]
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False, strict=True)]
+Flag = Annotated[bool, Field(strict=True)]
 
 Category = Literal[
     "frontend_development", "backend_development", "data_analysis", "debugging", "refactoring"
@@ -168,7 +171,7 @@ class Usage(Strict):
     )
     tool_calls: Count = 0
     iterations: int = Field(
-        default=1, ge=1, le=MAX_COUNT, description="Attempts/refinements; at least 1."
+        default=1, ge=1, le=MAX_COUNT, strict=True, description="Attempts/refinements; at least 1."
     )
     execution_time: Seconds | None = Field(default=None, description="Wall time in seconds.")
     cost_usd: Dollars | None = Field(
@@ -251,7 +254,7 @@ class TestResult(Strict):
     __test__: ClassVar[bool] = False  # wire model, not a pytest test class
 
     name: Name
-    passed: bool
+    passed: Flag
 
 
 class Evidence(Strict):
@@ -259,7 +262,7 @@ class Evidence(Strict):
 
     files_created: list[Name] = Field(default_factory=list)
     errors: list[Text] = Field(default_factory=list)
-    success: bool = Field(default=True, description="Did the workflow complete without errors?")
+    success: Flag = Field(default=True, description="Did the workflow complete without errors?")
     tests: list[TestResult] = Field(default_factory=list)
 
 
@@ -274,7 +277,7 @@ class ScenarioResult(Strict):
     must_not_violations: list[Name] = Field(
         default_factory=list, description="Must-not rules the run broke; any one fails it."
     )
-    latency_ms: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
+    latency_ms: Annotated[float, Field(ge=0, allow_inf_nan=False, strict=True)] | None = None
     correct_outputs: Count | None = None
     total_outputs: Count | None = None
     true_positives: Count | None = None
@@ -307,7 +310,7 @@ class Submission(Strict):
     trace: Trace | None = None
     evidence: Evidence = Field(default_factory=Evidence)
     scenarios: list[ScenarioResult] = Field(default_factory=list, max_length=10_000)
-    passed: bool | None = Field(
+    passed: Flag | None = Field(
         default=None, description="Scylla pass/fail; derived from the success criteria if absent."
     )
     impl_rate: Fraction | None = Field(

@@ -141,3 +141,26 @@ def test_scores_stored_before_the_typed_contract_are_still_read() -> None:
     assert scores.tiers.judge is not None
     assert scores.tiers.judge.rubric("constructiveness").score == 0.75
     assert JudgeResult.model_validate(judge).attempts == 1
+
+
+@pytest.mark.parametrize(
+    ("usage", "field"),
+    [
+        ({"total_tokens": 1, "tool_calls": True}, "usage.tool_calls"),  # was stored as 1
+        ({"total_tokens": 1, "tool_calls": False}, "usage.tool_calls"),  # was stored as 0
+        ({"total_tokens": "12"}, "usage.total_tokens"),  # was stored as 12
+        ({"total_tokens": 12.5}, "usage.total_tokens"),
+        ({"total_tokens": 1, "iterations": "2"}, "usage.iterations"),
+        ({"total_tokens": 1, "execution_time": "94"}, "usage.execution_time"),
+        ({"total_tokens": 1, "cost_usd": True}, "usage.cost_usd"),
+    ],
+)
+def test_numbers_are_not_coerced(usage: dict[str, Any], field: str) -> None:
+    assert field in problems(valid(usage=usage))
+
+
+def test_flags_are_not_coerced_and_integers_still_pass_as_floats() -> None:
+    assert "passed" in problems(valid(variant="T0", passed="true"))
+    assert "evidence.success" in problems(valid(evidence={"success": 1}))
+    timed = parse_submission(valid(usage={"total_tokens": 1, "execution_time": 94}))
+    assert timed.usage.execution_time == 94.0
