@@ -132,14 +132,12 @@ class Job:
         task: the task it ran.
         profile: the scoring profile the task selects.
         cost_usd: the run's cost as priced once at submit (None when unknown).
-        status: the submission's lifecycle status when loaded.
     """
 
     submission: Submission
     task: Task
     profile: Profile
     cost_usd: float | None
-    status: str
 
 
 def load_job(session: Session, *, submission_id: str, settings: Settings | None = None) -> Job:
@@ -163,7 +161,6 @@ def load_job(session: Session, *, submission_id: str, settings: Settings | None 
         task=task,
         profile=profile_named(task.profile, settings),
         cost_usd=row.cost_usd,
-        status=row.status,
     )
 
 

@@ -14,6 +14,8 @@ from evalq.core.profile import Recommendation
 from evalq.core.results import EvaluationStatus, SuiteScores
 from evalq.core.schemas import TaskKind
 from evalq.producer.api.models import Reply
+from evalq.scoring.arena import Baseline
+from evalq.scoring.statistics import Statistics
 from evalq.store.models import Review
 
 # --- leaderboard -----------------------------------------------------------------------------
@@ -105,36 +107,6 @@ class LeaderboardReport(Reply):
 # --- baseline --------------------------------------------------------------------------------
 
 
-class BaselineFigures(Reply):
-    """An Arena baseline snapshot: medians and ranges of the task's runs.
-
-    ``is_default``: fewer runs than the profile's ``min_submissions``, every figure is the
-    profile's default and the quartiles are null. ``time_is_default`` / ``cost_is_default``: no
-    run reported a time / cost, so those figures are the defaults.
-    """
-
-    submission_count: int
-    median_tokens: float
-    min_tokens: float
-    max_tokens: float
-    q25_tokens: float | None
-    q75_tokens: float | None
-    median_tool_calls: float
-    min_tool_calls: float
-    max_tool_calls: float
-    median_execution_time: float
-    min_execution_time: float
-    max_execution_time: float
-    median_cost: float
-    min_cost: float
-    max_cost: float
-    median_iterations: float
-    is_default: bool
-    time_is_default: bool
-    cost_is_default: bool
-    last_updated: str | None
-
-
 class BaselineReport(Reply):
     """Body of GET /v1/tasks/{id}/baseline."""
 
@@ -143,22 +115,13 @@ class BaselineReport(Reply):
     is_default: bool
     submission_count: int = Field(description="Evaluated submissions it was computed from.")
     created_at: str | None = Field(description="When it was stored (ISO 8601); null for 0.")
-    baseline: BaselineFigures
+    baseline: Baseline = Field(
+        description="Medians and ranges of the task's runs (`evalq.scoring.arena.Baseline`); "
+        "is_default: fewer runs than min_submissions, every figure the profile's default."
+    )
 
 
 # --- variants --------------------------------------------------------------------------------
-
-
-class Statistics(Reply):
-    """Summary of one metric over a variant's runs (population standard deviation)."""
-
-    median: float
-    mean: float
-    mode: float
-    min: float
-    max: float
-    std_dev: float
-    count: int = Field(description="Runs that reported the metric.")
 
 
 class VariantStatistics(Reply):
