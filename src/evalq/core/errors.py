@@ -29,3 +29,24 @@ class NotFound(EvalqError):
 
 class UpstreamFailure(EvalqError):
     """A dependency evalq does not control failed (a judge model, the broker, the database)."""
+
+
+class BrokerUnavailable(UpstreamFailure):
+    """The broker could not be reached in time; what was stored stays stored, unsent.
+
+    Attributes:
+        reason: what failed, in one line (never a URL: it may hold credentials).
+        unsent: ids of stored submissions that were not enqueued; sending them again enqueues
+            them (`evalq.store.queries.claim_unsent`).
+    """
+
+    def __init__(self, reason: str, unsent: list[str] | None = None) -> None:
+        self.reason = reason
+        self.unsent = unsent or []
+        stored = (
+            f"; {len(self.unsent)} submission(s) are stored but not enqueued: "
+            "send them again to enqueue them"
+            if self.unsent
+            else ""
+        )
+        super().__init__(f"the broker is unavailable ({reason}){stored}")

@@ -25,6 +25,11 @@ class Settings(BaseSettings):
     result_backend: str | None = Field(
         default=None, description="Celery result backend; defaults to the broker URL."
     )
+    broker_connect_timeout_s: float = Field(
+        default=3.0,
+        gt=0,
+        description="Producers: seconds to reach the broker before a submit answers unavailable.",
+    )
     profile_path: Path | None = Field(
         default=None, description="Scoring profile TOML; the bundled default when unset."
     )

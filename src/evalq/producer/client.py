@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import atexit
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any
 
 from celery import Celery
 from sqlalchemy.exc import IntegrityError
 
-from evalq.core.errors import InvalidInput, NotFound
+from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
 from evalq.core.profile import profile_named
 from evalq.core.schemas import Submission, Task, parse_submission, parse_task
 from evalq.core.settings import Settings, get_settings
@@ -24,6 +28,9 @@ from evalq.workers.chords import enqueue
 from evalq.workers.policy import REFRESH_ATTEMPTS
 
 FINAL_STATUSES = frozenset({"done", "degraded", "failed"})
+FIRST_ATTEMPT = 1
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,10 @@ class Submitted:
 class Client:
     """Producer-side entry point. Validates, stores first, then enqueues (DESIGN.md).
 
+    With a broker configured (``EVALQ_BROKER_URL``) workers elsewhere evaluate what it enqueues.
+    With none, the client evaluates in this process, as `evalq demo` does: an in-process worker
+    starts on `wait` (or on entering ``with Client() as client:``) and stops on `close`.
+
     Args:
         settings: defaults to the process Settings (``EVALQ_*``).
         app: a Celery app; built from ``settings`` when omitted.
@@ -44,8 +55,58 @@ class Client:
 
     def __init__(self, settings: Settings | None = None, app: Celery | None = None) -> None:
         self.settings = settings or get_settings()
-        self.app = app or make_app(self.settings)
         self.url = self.settings.database_url
+        self.in_process = app is None and not self.settings.broker_url
+        self._app = app
+        self._worker: ExitStack | None = None
+
+    @property
+    def app(self) -> Celery:
+        """The Celery app enqueues go through, built on first use.
+
+        In-process, it is the worker's own app: the in-memory result store a chord counts its
+        tiers in belongs to one app, so producer and worker must share it.
+        """
+        if self._app is None:
+            if self.in_process:
+                from evalq.workers.bootstrap import worker_app  # imports the tier code
+
+                self._app = worker_app(self.settings)
+            else:
+                self._app = make_app(self.settings, producer=True)
+        return self._app
+
+    def __enter__(self) -> Client:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """With no broker configured, start the in-process worker (once); otherwise nothing."""
+        if not self.in_process or self._worker is not None:
+            return
+        from evalq.workers.embedded import embedded_worker
+
+        stack = ExitStack()
+        stack.enter_context(embedded_worker(self.app))
+        self._worker = stack
+        # Stop it before the interpreter freezes its daemon threads: a worker stopped later
+        # (by garbage collection at exit) waits on them forever.
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """Stop the in-process worker, if one runs; the client can start it again."""
+        if self._worker is not None:
+            atexit.unregister(self.close)
+            worker, self._worker = self._worker, None
+            worker.close()
 
     def put_task(self, task: Task | Mapping[str, Any]) -> Task:
         """Create or replace a task definition.
@@ -81,7 +142,7 @@ class Client:
             raise InvalidInput(problems)
         # Store every submission in one transaction, then enqueue: a conflict or an unknown
         # task rejects the whole batch before anything reaches the broker.
-        new: list[tuple[str, int]] = []
+        claimed: list[str] = []
         results: list[Submitted] = []
         with session_scope(self.url) as session:
             for submission in parsed:
@@ -91,12 +152,35 @@ class Client:
                     session, submission=submission, cost_usd=price_submission(submission, profile)
                 )
                 if created:
-                    attempt = queries.begin_enqueue(session, submission_id=submission.id)
-                    new.append((submission.id, attempt))
+                    queries.begin_enqueue(session, submission_id=submission.id)
+                    claimed.append(submission.id)
                 results.append(Submitted(submission.id, created))
-        for submission_id, attempt in new:
-            enqueue(self.app, submission_id, attempt)
+            known = [r.id for r in results if not r.created]
+            claimed += queries.claim_unsent(session, ids=known) if known else []
+        self._publish(claimed)
         return results
+
+    def _publish(self, ids: list[str]) -> None:
+        """Enqueue attempt 1 of each stored submission in ``ids``.
+
+        Raises:
+            BrokerUnavailable: the broker could not be reached; the submissions not enqueued
+                are released, so that sending them again enqueues them.
+        """
+        if self.in_process and self._worker is None and ids:
+            log.warning(
+                "no broker configured (EVALQ_BROKER_URL): %d submission(s) are evaluated in this "
+                "process once Client.wait() runs or inside `with Client() as client:`",
+                len(ids),
+            )
+        for sent, submission_id in enumerate(ids):
+            try:
+                enqueue(self.app, submission_id, FIRST_ATTEMPT)
+            except BrokerUnavailable as error:
+                unsent = ids[sent:]
+                with session_scope(self.url) as session:
+                    queries.release_unsent(session, ids=unsent)
+                raise BrokerUnavailable(error.reason, unsent) from None
 
     def accept_review(self, submission_id: str) -> int:
         """Accept a submission flagged for review; its task's baseline counts it again.
@@ -137,9 +221,12 @@ class Client:
     ) -> dict[str, str]:
         """Poll the store until every id is done, degraded or failed; returns their statuses.
 
+        With no broker configured this starts the in-process worker first (`start`).
+
         Raises:
             TimeoutError: some submissions were not finished after ``timeout`` seconds.
         """
+        self.start()
         deadline = time.monotonic() + timeout
         while True:
             with session_scope(self.url) as session:

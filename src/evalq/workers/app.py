@@ -10,15 +10,56 @@ from functools import lru_cache
 from typing import Any
 
 from celery import Celery
+from celery.backends.redis import RedisBackend
+from celery.result import AsyncResult
 from kombu.entity import Queue
 
 from evalq.core.settings import Settings, get_settings
 from evalq.workers.names import MERGE_QUEUE, QUEUES, RECOVER_TASK, ROUTES
 from evalq.workers.policy import longest_retry_countdown
 
+PRODUCER_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.5,
+    "interval_max": 0.5,
+}
+"""Publishing and result-store retries of a producer: one quick retry, then the broker is down."""
 
-def celery_config(settings: Settings) -> dict[str, Any]:
-    """Celery configuration for ``settings``; raises ValueError on an unsafe visibility timeout."""
+
+class ProducerRedisBackend(RedisBackend):  # type: ignore[misc]
+    """The Redis result store as producers use it: for chords only, never to wait on a result.
+
+    Producers read outcomes from the database, so publishing a task does not subscribe to its
+    result channel (Celery's default for an asynchronous backend). That subscription is what
+    turned a down broker into 19 s of reconnects, and its cleanup at exit into "Exception ignored
+    in AsyncResult.__del__" tracebacks.
+    """
+
+    def on_task_call(self, producer: Any, task_id: str) -> dict[str, Any]:
+        return {}
+
+    def remove_pending_result(self, result: AsyncResult) -> AsyncResult:
+        return result
+
+
+def result_backend_url(settings: Settings, *, producer: bool) -> str:
+    """The result backend URL; a producer's Redis backend is `ProducerRedisBackend`."""
+    broker = settings.broker_url or "memory://"
+    embedded = broker.startswith("memory")
+    backend = settings.result_backend or ("cache+memory://" if embedded else broker)
+    if producer and backend.startswith(("redis://", "rediss://")):
+        return f"{__name__}:ProducerRedisBackend+{backend}"
+    return backend
+
+
+def celery_config(settings: Settings, *, producer: bool = False) -> dict[str, Any]:
+    """Celery configuration for ``settings``; raises ValueError on an unsafe visibility timeout.
+
+    A ``producer`` app (the client, the CLI, the HTTP API) gives up on an unreachable broker
+    within about ``EVALQ_BROKER_CONNECT_TIMEOUT_S`` so its caller can answer "unavailable" at once;
+    workers keep Celery's patient reconnects.
+    """
     floor = settings.task_time_limit_s + longest_retry_countdown(settings)
     if settings.visibility_timeout_s <= floor:
         raise ValueError(
@@ -35,12 +76,21 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             "unacked_restore_interval": settings.unacked_restore_interval_s,
             "unacked_restore_throttle": 1,
         }
-    backend = settings.result_backend or ("cache+memory://" if embedded else settings.broker_url)
-    return {
+    backend = result_backend_url(settings, producer=producer)
+    backend_transport: dict[str, Any] = {"visibility_timeout": settings.visibility_timeout_s}
+    impatient: dict[str, Any] = {}
+    if producer:
+        backend_transport["retry_policy"] = PRODUCER_RETRY_POLICY
+        impatient = {
+            "broker_connection_timeout": settings.broker_connect_timeout_s,
+            "redis_socket_connect_timeout": settings.broker_connect_timeout_s,
+            "task_publish_retry_policy": PRODUCER_RETRY_POLICY,
+        }
+    return impatient | {
         "broker_url": broker,
         "result_backend": backend,
         "broker_transport_options": transport,
-        "result_backend_transport_options": {"visibility_timeout": settings.visibility_timeout_s},
+        "result_backend_transport_options": backend_transport,
         "broker_connection_retry_on_startup": True,
         "task_serializer": "json",
         "result_serializer": "json",
@@ -67,11 +117,11 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     }
 
 
-def make_app(settings: Settings | None = None) -> Celery:
+def make_app(settings: Settings | None = None, *, producer: bool = False) -> Celery:
     """A Celery app configured from ``settings`` (the process Settings by default)."""
     settings = settings or get_settings()
     app = Celery("evalq")
-    app.conf.update(celery_config(settings))
+    app.conf.update(celery_config(settings, producer=producer))
     return app
 
 

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from celery import Celery, chord, group
+from kombu.exceptions import OperationalError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeout
 
+from evalq.core.errors import BrokerUnavailable
 from evalq.core.schemas import TIERS
 from evalq.workers.names import MERGE_TASK, ROUTES, TIER_TASKS
+
+UNREACHABLE = (OperationalError, RedisConnectionError, RedisTimeout, ConnectionError, TimeoutError)
+"""What publishing raises when the broker or the result store cannot be reached."""
 
 
 def chord_ids(submission_id: str, attempt: int) -> dict[str, str]:
@@ -17,7 +24,12 @@ def chord_ids(submission_id: str, attempt: int) -> dict[str, str]:
 
 
 def enqueue(app: Celery, submission_id: str, attempt: int) -> str:
-    """Publish chord(group(text, judge, graph), merge) for a stored submission; returns merge id."""
+    """Publish chord(group(text, judge, graph), merge) for a stored submission; returns merge id.
+
+    Raises:
+        BrokerUnavailable: the broker (or the result store, where the producer subscribes to
+            the chord's result) could not be reached within the producer's connect timeout.
+    """
     ids = chord_ids(submission_id, attempt)
     header = group(
         [
@@ -34,5 +46,18 @@ def enqueue(app: Celery, submission_id: str, attempt: int) -> str:
     callback = app.signature(
         MERGE_TASK, args=[submission_id], task_id=ids["merge"], queue=ROUTES[MERGE_TASK]["queue"]
     )
-    chord(header, callback, app=app).apply_async()
+    try:
+        chord(header, callback, app=app).apply_async()
+    except UNREACHABLE as error:
+        raise BrokerUnavailable(_reason(error)) from None
+    except RuntimeError as error:  # Celery's result consumer gave up reconnecting
+        if not isinstance(error.__cause__, UNREACHABLE):
+            raise
+        raise BrokerUnavailable(_reason(error.__cause__)) from None
     return ids["merge"]
+
+
+def _reason(error: BaseException) -> str:
+    """One line naming the failure, without the URL (it may hold credentials)."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text[:200]

@@ -7,24 +7,42 @@ module only registers them, in the order ``evalq --help`` lists them.
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
-from evalq.core.errors import InvalidInput
 from evalq.producer.api.commands import api as api_command
 from evalq.producer.api.commands import keys_app
 from evalq.producer.cli import boards, demo, ops, review, submit
 from evalq.producer.cli.demo import EXAMPLES
+from evalq.producer.cli.output import one_line
 
 __all__ = ["EXAMPLES", "app", "main"]
 
-app = typer.Typer(help="evalq: evaluate AI-agent runs on a job queue.", no_args_is_help=True)
+app = typer.Typer(
+    help="evalq: evaluate AI-agent runs on a job queue.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,  # `main` prints one line; --debug shows the traceback
+)
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 task_app = typer.Typer(help="Task definitions.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(task_app, name="task")
 app.add_typer(keys_app, name="keys")
 app.add_typer(review.review_app, name="review")
+
+_debug = [False]
+
+
+@app.callback()
+def root(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show the full traceback of an unexpected error.")
+    ] = False,
+) -> None:
+    """evalq: evaluate AI-agent runs on a job queue."""
+    _debug[0] = debug
+
 
 app.command("api")(api_command)
 app.command()(submit.submit)
@@ -41,9 +59,19 @@ app.command()(boards.report)
 
 
 def main() -> None:
-    """Entry point of the `evalq` script."""
+    """Entry point of the `evalq` script: a failure is one line on stderr, unless --debug.
+
+    Exit status 2 for what the user can fix (input, a service that is down), 1 for the rest,
+    130 on Ctrl-C.
+    """
     try:
         app()
-    except InvalidInput as error:  # pragma: no cover - typer exits first in practice
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(2)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    except Exception as error:
+        if _debug[0]:
+            raise
+        line, status = one_line(error)
+        print(f"error: {line}", file=sys.stderr)
+        sys.exit(status)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,15 +28,7 @@ def demo(
     With no EVALQ_BROKER_URL the whole pipeline runs in this process (an embedded worker over
     kombu's in-memory transport, the SQLite store); with one, real workers do the work.
     """
-    settings = get_settings()
-    client = Client(settings)
-    context: AbstractContextManager[Any] = nullcontext()
-    if not settings.broker_url:
-        from evalq.workers.bootstrap import worker_app
-        from evalq.workers.embedded import embedded_worker
-
-        client.app = worker_app(settings)
-        context = embedded_worker(client.app)
+    client = Client(get_settings())
     try:
         tasks = read_tasks(examples / "tasks.json")
         submissions: list[dict[str, Any]] = []
@@ -48,7 +39,7 @@ def demo(
             submissions += good
     except EvalqError as error:
         fail(error)
-    with context:
+    with client:  # with no broker: the in-process worker runs for the block
         for task in tasks:
             client.put_task(task)
         results = client.submit_many(submissions)

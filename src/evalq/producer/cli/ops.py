@@ -10,7 +10,7 @@ import typer
 
 from evalq.core.errors import EvalqError
 from evalq.core.settings import get_settings
-from evalq.producer.cli.output import console, fail, require_broker
+from evalq.producer.cli.output import console, fail, require_broker, wait_with_progress
 from evalq.producer.client import Client
 
 
@@ -47,14 +47,32 @@ def worker(
 
 
 def recover(
-    older_than: Annotated[float | None, typer.Option(help="Seconds without progress.")] = None,
+    older_than: Annotated[
+        float | None,
+        typer.Option(help="Seconds without progress [default: EVALQ_STUCK_AFTER_S; 0 in-process]."),
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="In-process: seconds to wait for them.")] = 3600,
 ) -> None:
-    """Re-enqueue submissions stuck in queued/running (the database is the source of truth)."""
+    """Re-enqueue submissions stuck in queued/running (the database is the source of truth).
+
+    With no EVALQ_BROKER_URL nothing outside this process can be evaluating them, so every
+    unfinished submission is evaluated here, now.
+    """
     from evalq.tasks.recover import recover as sweep
 
-    seconds = older_than if older_than is not None else get_settings().stuck_after_s
-    ids = sweep(Client().app, older_than=timedelta(seconds=seconds))
+    client = Client()
+    default = 0 if client.in_process else get_settings().stuck_after_s
+    seconds = older_than if older_than is not None else default
+    try:
+        ids = sweep(client.app, older_than=timedelta(seconds=seconds))
+    except EvalqError as error:
+        fail(error)
     console.print(f"re-enqueued {len(ids)} submission(s)")
+    if client.in_process and ids:
+        try:
+            wait_with_progress(client, ids, timeout=timeout)  # starts the in-process worker
+        finally:
+            client.close()
 
 
 def db_upgrade() -> None:

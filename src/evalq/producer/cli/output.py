@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from evalq.core.errors import EvalqError
+from evalq.core.errors import BrokerUnavailable, EvalqError
 from evalq.core.settings import get_settings
 from evalq.producer.client import FINAL_STATUSES, Client
 
@@ -19,8 +19,39 @@ console = Console(width=None if sys.stdout.isatty() else 200)
 
 def fail(error: EvalqError) -> NoReturn:
     """Print ``error`` on stderr and exit with status 2."""
-    typer.echo(f"error: {error}", err=True)
+    fail_with(str(error))
+
+
+def fail_with(message: str) -> NoReturn:
+    """Print ``error: message`` on stderr and exit with status 2."""
+    typer.echo(f"error: {message}", err=True)
     raise typer.Exit(2)
+
+
+def one_line(error: Exception) -> tuple[str, int]:
+    """What to tell the user about an error no command handled, and the exit status.
+
+    A service that is down is named with the setting that points at it; anything unexpected is
+    named by its type, with a hint to run again with --debug.
+    """
+    from kombu.exceptions import OperationalError as BrokerError
+    from redis.exceptions import ConnectionError as RedisDown
+    from sqlalchemy.exc import OperationalError as DatabaseDown
+
+    reason = " ".join(str(error).split())[:300]
+    if isinstance(error, DatabaseDown):
+        cause = " ".join(str(error.orig).split())[:200]
+        return (f"the database is unavailable ({cause}); start it or check EVALQ_DATABASE_URL", 2)
+    if isinstance(error, BrokerError | RedisDown):
+        reason = f"the broker is unavailable ({reason})"
+    if isinstance(error, BrokerUnavailable | BrokerError | RedisDown):
+        return (f"{reason}; start the broker or check EVALQ_BROKER_URL", 2)
+    if isinstance(error, EvalqError):
+        return reason, 2
+    if isinstance(error, TimeoutError):
+        hint = "they stay stored: `evalq status ID` shows one, `evalq recover` runs them again"
+        return f"{reason}; {hint}", 1
+    return f"unexpected {type(error).__name__}: {reason} (run with --debug for the traceback)", 1
 
 
 def require_broker(what: str) -> None:

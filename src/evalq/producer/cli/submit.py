@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from evalq.core.errors import EvalqError
-from evalq.producer.cli.output import console, fail, require_broker, wait_with_progress
+from evalq.producer.cli.output import console, fail, fail_with, require_broker, wait_with_progress
 from evalq.producer.client import Client
 from evalq.producer.files import read_jsonl, read_tasks
 
@@ -22,7 +22,14 @@ def submit(
     ] = False,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the results.")] = 3600,
 ) -> None:
-    """Submit every submission in FILE; bad lines are reported by line number."""
+    """Submit every submission in FILE; bad lines are reported by line number.
+
+    With no EVALQ_BROKER_URL the submissions are evaluated in this process (as `evalq demo`
+    does), so the command waits for them; --no-wait needs a broker.
+    """
+    client = Client()
+    if client.in_process and no_wait:
+        fail_with("--no-wait needs EVALQ_BROKER_URL (with no broker, evaluation runs here)")
     good, bad = read_jsonl(file)
     for line, problems in bad:
         for field, rule in problems:
@@ -30,7 +37,6 @@ def submit(
     if bad and not skip_invalid:
         console.print(f"[red]{len(bad)} invalid line(s); nothing submitted[/red] (--skip-invalid)")
         raise typer.Exit(2)
-    client = Client()
     try:
         results = client.submit_many(good)
     except EvalqError as error:
@@ -38,7 +44,10 @@ def submit(
     created = sum(r.created for r in results)
     console.print(f"submitted {len(results)} ({created} new, {len(results) - created} existing)")
     if not no_wait and results:
-        statuses = wait_with_progress(client, [r.id for r in results], timeout=timeout)
+        try:
+            statuses = wait_with_progress(client, [r.id for r in results], timeout=timeout)
+        finally:
+            client.close()
         failed = sum(s == "failed" for s in statuses.values())
         raise typer.Exit(1 if failed else 0)
 
