@@ -1,7 +1,9 @@
 """Wire models: what producers send evalq and what evalq stores as JSON.
 
-Every model is strict about shape: unknown fields are rejected, counts cannot be negative,
-floats must be finite, and every limit below is part of the public contract (docs/submissions.md).
+Every model is strict about shape: unknown fields are rejected, counts cannot be negative or
+wider than 32 bits, floats must be finite, strings must be ones the store can keep (no NUL, no
+lone surrogates: `evalq.core.storable`), and every limit below is part of the public contract
+(docs/submissions.md).
 """
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ import hashlib
 import json
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from evalq.core.errors import InvalidInput
+from evalq.core.storable import MAX_INT, printable, storable_keys, storable_string
 
 MAX_TEXT_CHARS = 100_000
 """Longest output, reference or scenario text accepted (characters)."""
@@ -23,17 +26,21 @@ MAX_TRACE_NODES = 1000
 MAX_TRACE_EDGES = 5000
 """Tool transitions plus agent messages in one trace (spec 001's graph limit)."""
 
+Storable = BeforeValidator(storable_string)
+"""On every string type below: no NUL, no lone surrogates, whichever door the value came in by."""
 ProfileName = Annotated[
-    str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+    str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$"), Storable
 ]
 """A profile's name: ``NAME.toml`` in the profile directory, so never a path."""
 Identifier = Annotated[
     str,
     Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:\-/]*$"),
+    Storable,
 ]
-Name = Annotated[str, Field(min_length=1, max_length=200)]
-Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
-MAX_COUNT = 2**31 - 1
+Name = Annotated[str, Field(min_length=1, max_length=200), Storable]
+Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS), Storable]
+Context = Annotated[str, Field(max_length=MAX_CONTEXT_CHARS), Storable]
+MAX_COUNT = MAX_INT
 """Largest count accepted (the store's integer columns are 32-bit on PostgreSQL)."""
 # Numbers and flags are strict: `true`, `"12"` or `12.5` for a count is an error, never a
 # coercion (`true` was stored as 1); an integer is accepted where a float is expected.
@@ -63,6 +70,11 @@ class Strict(BaseModel):
     """Base of every wire model: unknown fields are an error, floats must be finite."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _storable_keys(cls, data: Any) -> Any:
+        return storable_keys(data)
 
 
 # --- task definition -------------------------------------------------------------------------
@@ -141,9 +153,7 @@ class Task(Strict):
     reference_outputs: list[Text] = Field(
         default_factory=list, max_length=20, description="Reference texts (e.g. reviews)."
     )
-    context: str | None = Field(
-        default=None, max_length=MAX_CONTEXT_CHARS, description="Paper or task context text."
-    )
+    context: Context | None = Field(default=None, description="Paper or task context text.")
     reference_tool_graph: ToolGraph | None = Field(default=None, description="For tier 3.")
     optimal_tools: dict[Name, Name] = Field(
         default_factory=dict, description="Context -> the tool that should be used there."
@@ -301,7 +311,7 @@ class Submission(Strict):
     task_id: Identifier
     tool: Name = Field(description="The AI tool or agent framework that ran.")
     model: Name = Field(description="The model behind it; also the pricing key.")
-    variant: Annotated[str, Field(pattern=r"^T\d{1,3}$")] | None = Field(
+    variant: Annotated[str, Field(pattern=r"^T\d{1,3}$"), Storable] | None = Field(
         default=None, description="Scylla variant tier T0..Tn; T0 is the baseline."
     )
     run_index: Count | None = Field(default=None, description="Repeat number within a variant.")
@@ -336,12 +346,16 @@ def canonical_hash(data: Any) -> str:
 
 
 def problems_of(error: ValidationError, prefix: str = "") -> list[tuple[str, str]]:
-    """Flatten a pydantic ``ValidationError`` into ``(dotted.field, rule)`` pairs."""
+    """Flatten a pydantic ``ValidationError`` into ``(dotted.field, rule)`` pairs.
+
+    Fields and rules are made printable: a key the caller sent, or a value pydantic echoes in
+    its message (a discriminator's tag), may hold NUL or a lone surrogate.
+    """
     problems = []
     for item in error.errors(include_url=False):
-        loc = ".".join(str(part) for part in item["loc"])
+        loc = ".".join(printable(str(part)) for part in item["loc"])
         field = f"{prefix}{loc}" if loc else prefix.rstrip(".") or "(root)"
-        problems.append((field, item["msg"]))
+        problems.append((field, printable(item["msg"])))
     return problems
 
 

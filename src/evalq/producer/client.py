@@ -125,9 +125,21 @@ class Client:
 
         The same id with the same content returns the existing job without enqueueing it again;
         the same id with different content raises `evalq.core.errors.Conflict`. Invalid input raises
-        `evalq.core.errors.InvalidInput` and stores nothing.
+        `evalq.core.errors.InvalidInput` and stores nothing; its fields are named as the HTTP
+        API names them for one submission (``output``, not ``[0].output``).
         """
-        return self.submit_many([submission])[0]
+        parsed = submission if isinstance(submission, Submission) else parse_submission(submission)
+        return self.submit_many([parsed])[0]
+
+    def unknown_tasks(self, task_ids: Iterable[str]) -> dict[str, str]:
+        """Each of ``task_ids`` that names no stored task, with the rule `submit` would report.
+
+        Lets a caller holding many submissions (``evalq submit FILE``) name every one whose task
+        is undefined, rather than learn of the first from `submit_many`.
+        """
+        with session_scope(self.url) as session:
+            missing = queries.missing_tasks(session, task_ids=set(task_ids))
+        return {task_id: queries.unknown_task_rule(task_id) for task_id in sorted(missing)}
 
     def submit_many(self, submissions: Iterable[Submission | Mapping[str, Any]]) -> list[Submitted]:
         """Validate all, then store and enqueue each. Nothing is stored if any is invalid."""

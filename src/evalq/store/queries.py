@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -56,12 +56,27 @@ def put_task(session: Session, *, task: Task) -> bool:
     return True
 
 
+def unknown_task_rule(task_id: str) -> str:
+    """The rule a submission naming an undefined task breaks, as every front door words it."""
+    return f"unknown task {task_id!r}; define it first"
+
+
 def get_task_or_invalid(session: Session, *, task_id: str) -> Task:
     """The task a submission names; `InvalidInput` on ``task_id`` when it is not defined."""
     try:
         return get_task(session, task_id=task_id)
     except NotFound:
-        raise InvalidInput([("task_id", f"unknown task {task_id!r}; define it first")]) from None
+        raise InvalidInput([("task_id", unknown_task_rule(task_id))]) from None
+
+
+def missing_tasks(session: Session, *, task_ids: Collection[str]) -> set[str]:
+    """Those of ``task_ids`` that name no stored task (asked 500 at a time: SQLite's limit)."""
+    wanted = sorted(set(task_ids))
+    stored: set[str] = set()
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        stored.update(session.scalars(select(TaskRow.id).where(TaskRow.id.in_(chunk))))
+    return set(wanted) - stored
 
 
 def get_task(session: Session, *, task_id: str) -> Task:

@@ -117,7 +117,7 @@ def test_a_batch_larger_than_the_limit_is_rejected(api: Server) -> None:
         (
             submission("v-1", usage={"total_tokens": 2**40}),
             "usage.total_tokens",
-            "integer out of range",
+            "less than or equal to 2147483647",  # the wire model's bound, as at every door
         ),
         (
             submission("v-1", usage={"total_tokens": 10, "iterations": 0}),

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from tests.support.settings import configure
 
+from evalq.core.schemas import Submission
 from evalq.producer.cli import EXAMPLES
 from evalq.producer.client import Client
 from evalq.producer.files import read_jsonl, read_tasks
@@ -22,11 +22,11 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Every bundled example evaluated in-process (memory transport, SQLite), as `evalq demo`."""
     url = f"sqlite:///{tmp_path_factory.mktemp('kinds') / 'evalq.db'}"
     upgrade(url)
-    submissions: list[dict[str, Any]] = []
+    submissions: list[Submission] = []
     for path in sorted(EXAMPLES.glob("*.jsonl")):
         good, bad = read_jsonl(path)
         assert not bad
-        submissions += good
+        submissions += [submission for _, submission in good]
     tasks = read_tasks(EXAMPLES / "tasks.json")
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.delenv("EVALQ_BROKER_URL", raising=False)

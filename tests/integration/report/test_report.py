@@ -26,6 +26,7 @@ from tests.support.settings import configure, pipeline_settings
 from tests.support.tools import required_program
 from typer.testing import CliRunner
 
+from evalq.core.schemas import Submission
 from evalq.producer.cli import EXAMPLES
 from evalq.producer.cli import app as cli
 from evalq.producer.client import Client
@@ -116,14 +117,14 @@ def examples_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db_url = f"sqlite:///{tmp / 'evalq.db'}"
     upgrade(db_url)
     tasks = read_tasks(EXAMPLES / "tasks.json")
-    submissions: list[dict[str, Any]] = []
+    submissions: list[Submission] = []
     for path in sorted(EXAMPLES.glob("*.jsonl")):
         good, bad = read_jsonl(path)
         assert not bad
-        submissions += good
-    hostile = dict(next(s for s in submissions if s["task_id"] == ARENA))
-    hostile |= {"id": "hostile-1", "tool": SCRIPT_TOOL, "model": IMG_MODEL}
-    submissions.append(hostile)
+        submissions += [submission for _, submission in good]
+    arena_run = next(s for s in submissions if s.task_id == ARENA).model_dump(mode="json")
+    hostile = arena_run | {"id": "hostile-1", "tool": SCRIPT_TOOL, "model": IMG_MODEL}
+    submissions.append(Submission.model_validate(hostile))
     with (
         private_redis(MONITOR_REDIS_DB) as redis_url,
         pytest.MonkeyPatch.context() as monkeypatch,

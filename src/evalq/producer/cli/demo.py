@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from evalq.core.errors import EvalqError, InvalidInput
+from evalq.core.schemas import Submission
 from evalq.core.settings import get_settings
 from evalq.producer.cli.boards import leaderboard_command
 from evalq.producer.cli.output import console, fail, wait_with_progress
@@ -31,12 +32,14 @@ def demo(
     client = Client(get_settings())
     try:
         tasks = read_tasks(examples / "tasks.json")
-        submissions: list[dict[str, Any]] = []
+        submissions: list[Submission] = []
         for path in sorted(examples.glob("*.jsonl")):
             good, bad = read_jsonl(path)
             if bad:
-                raise InvalidInput([(f"{path.name}:{line}", str(p)) for line, p in bad])
-            submissions += good
+                raise InvalidInput(
+                    [(f"{path.name}:{line}: {f}", rule) for line, p in bad for f, rule in p]
+                )
+            submissions += [submission for _, submission in good]
     except EvalqError as error:
         fail(error)
     with client:  # with no broker: the in-process worker runs for the block
