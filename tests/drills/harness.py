@@ -223,6 +223,31 @@ def workers(env: Mapping[str, str], logs: Path) -> Iterator[Workers]:
         pool.stop_all()
 
 
+@contextmanager
+def beat(env: Mapping[str, str], logs: Path) -> Iterator[Path]:
+    """``evalq beat`` (the recovery sweep every EVALQ_RECOVER_EVERY_S) for the block; its log."""
+    log = logs / "beat.log"
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            [EVALQ, "beat", "--schedule", str(logs / "celerybeat-schedule")],
+            cwd=ROOT,
+            env=dict(env),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield log
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=20)
+
+
 def run_cli(env: Mapping[str, str], *args: str, timeout: float = 120) -> str:
     """Run ``evalq ARGS`` as its own process; returns stdout, raises on a non-zero exit."""
     done = subprocess.run(

@@ -57,7 +57,17 @@ class Settings(BaseSettings):
         default=10, ge=1, description="How often workers look for unacked messages to restore."
     )
     recover_every_s: float = Field(
-        default=300, gt=0, description="Period of the beat entry that runs the recovery sweep."
+        default=60, gt=0, description="Period of the beat entry that runs the recovery sweep."
+    )
+    worker_heartbeat_s: float = Field(
+        default=10,
+        gt=0,
+        description="How often a worker renews its heartbeat key; the key lives 3 times as long.",
+    )
+    lost_after_s: int = Field(
+        default=60,
+        ge=0,
+        description="Work of a worker without a heartbeat is re-enqueued once this old.",
     )
     memory_poll_interval_s: float = Field(
         default=0.005, gt=0, description="Polling interval of the embedded memory:// transport."

@@ -77,11 +77,14 @@ class TierResultRow(Base):
 
     submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"), primary_key=True)
     tier: Mapped[str] = mapped_column(String(16), primary_key=True)
-    status: Mapped[str] = mapped_column(String(16))  # running / ok / skipped / failed
+    status: Mapped[str] = mapped_column(String(16), index=True)  # running/ok/skipped/failed
     metrics: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     error: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     deliveries: Mapped[int] = mapped_column(default=0)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    # The worker incarnation that last started the tier (migration 0005; `workers/heartbeat.py`):
+    # a running tier whose owner has no heartbeat is lost work, not waiting work.
+    owner: Mapped[str | None] = mapped_column(String(255), default=None)
 
 
 class EvaluationRow(Base):

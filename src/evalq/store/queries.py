@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import case, func, select, update
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import Conflict, InvalidInput, NotFound
@@ -180,11 +180,20 @@ def load_job(session: Session, *, submission_id: str, settings: Settings | None 
 
 
 def begin_enqueue(session: Session, *, submission_id: str) -> int:
-    """Count one more enqueue of a submission and return its attempt number (1, 2, ...)."""
+    """Count one more enqueue of a submission and return its attempt number (1, 2, ...).
+
+    Its unfinished tiers lose their owner: they wait for the new attempt now, so a sweep must
+    not take them for a dead worker's work again before a worker claims them.
+    """
     row = get_submission_row(session, submission_id=submission_id)
     row.enqueue_count += 1
     row.status = "queued"
     row.updated_at = utcnow()
+    session.execute(
+        update(TierResultRow)
+        .where(TierResultRow.submission_id == submission_id, TierResultRow.status == "running")
+        .values(owner=None)
+    )
     session.flush()
     return row.enqueue_count
 
@@ -260,6 +269,42 @@ def stuck_submissions(session: Session, *, older_than: timedelta, limit: int = 1
     return list(rows)
 
 
+@dataclass(frozen=True)
+class RunningTier:
+    """A tier row still running, of a submission not yet final, and the worker that claimed it."""
+
+    submission_id: str
+    tier: str
+    owner: str
+
+
+def running_tiers(session: Session, *, older_than: timedelta) -> list[RunningTier]:
+    """Tiers claimed by a known worker more than ``older_than`` ago and still running."""
+    cutoff = utcnow() - older_than
+    rows = session.execute(
+        select(TierResultRow.submission_id, TierResultRow.tier, TierResultRow.owner)
+        .join(SubmissionRow, SubmissionRow.id == TierResultRow.submission_id)
+        .where(
+            TierResultRow.status == "running",
+            TierResultRow.owner.is_not(None),
+            TierResultRow.updated_at < cutoff,
+            SubmissionRow.status.in_(("queued", "running")),
+        )
+        .order_by(TierResultRow.updated_at)
+    )
+    return [RunningTier(row.submission_id, row.tier, row.owner) for row in rows]
+
+
+def current_attempts(session: Session, *, ids: Sequence[str]) -> dict[str, int]:
+    """The enqueue attempt of each of ``ids`` that exists and is not final yet."""
+    rows = session.execute(
+        select(SubmissionRow.id, SubmissionRow.enqueue_count).where(
+            SubmissionRow.id.in_(ids), SubmissionRow.status.in_(("queued", "running"))
+        )
+    )
+    return {row.id: row.enqueue_count for row in rows}
+
+
 def status_counts(session: Session, *, ids: Sequence[str]) -> dict[str, str]:
     """Status of each submission id among ``ids`` that exists."""
     rows = session.execute(
@@ -324,11 +369,14 @@ class TierStart:
     already_final: bool
 
 
-def start_tier(session: Session, *, submission_id: str, tier: Tier) -> TierStart:
-    """Record one more delivery of a tier task (a running row), atomically.
+def start_tier(
+    session: Session, *, submission_id: str, tier: Tier, owner: str | None = None
+) -> TierStart:
+    """Record one more delivery of a tier task (a running row owned by ``owner``), atomically.
 
-    A row already in a final state stays as it is: a redelivered task that finished before need
-    not run again.
+    A row already in a final state stays as it is (its owner too): a redelivered task that
+    finished before need not run again. ``owner`` is the worker's identity
+    (`evalq.workers.heartbeat`); None when the worker has none (embedded, tests).
     """
     table = TierResultRow.__table__
     upsert(
@@ -340,9 +388,14 @@ def start_tier(session: Session, *, submission_id: str, tier: Tier) -> TierStart
             "status": "running",
             "deliveries": 1,
             "updated_at": utcnow(),
+            "owner": owner,
         },
         keys=["submission_id", "tier"],
-        update={"deliveries": table.c.deliveries + 1, "updated_at": utcnow()},
+        update={
+            "deliveries": table.c.deliveries + 1,
+            "updated_at": utcnow(),
+            "owner": case((table.c.status == "running", owner), else_=table.c.owner),
+        },
     )
     row = session.get(TierResultRow, (submission_id, tier), populate_existing=True)
     assert row is not None

@@ -15,6 +15,7 @@ from evalq.core.settings import get_settings
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.queries import Job
+from evalq.workers.heartbeat import current_owner
 from evalq.workers.policy import db_retry_countdown, is_transient_db_error, retry_countdown
 
 Compute = Callable[[Job], TierOutcome]
@@ -71,7 +72,9 @@ def _run_tier(
     settings = get_settings()
     retries = int(celery_task.request.retries or 0)
     with session_scope() as session:
-        start = queries.start_tier(session, submission_id=submission_id, tier=tier)
+        start = queries.start_tier(
+            session, submission_id=submission_id, tier=tier, owner=current_owner()
+        )
         queries.mark_running(session, submission_id=submission_id)
         if start.already_final:
             return {"submission_id": submission_id, "tier": tier, "status": "already_final"}

@@ -12,6 +12,7 @@ import os
 from celery import Celery
 
 from evalq.core.settings import Settings, get_settings
+from evalq.workers import heartbeat
 from evalq.workers.app import make_app
 
 TASK_MODULES = ("evalq.tasks.tiers", "evalq.tasks.merge", "evalq.tasks.recover")
@@ -62,7 +63,9 @@ def run_worker(
 ) -> None:
     """Start a worker consuming ``queues`` (blocking). Pool defaults by queue (DESIGN.md).
 
-    ``include`` names extra modules every worker process imports (e.g. signal handlers).
+    The worker beats (`evalq.workers.heartbeat`), so the recovery sweep can tell its running
+    tiers from a dead worker's. ``include`` names extra modules every worker process imports
+    (e.g. signal handlers).
     """
     app = worker_app()
     for module in include or []:
@@ -80,4 +83,5 @@ def run_worker(
         argv += ["-c", "32"]
     if hostname is not None:
         argv += ["-n", hostname]
+    heartbeat.install(get_settings())
     app.worker_main(argv)

@@ -23,6 +23,14 @@ def chord_ids(submission_id: str, attempt: int) -> dict[str, str]:
     return ids
 
 
+def parse_chord_id(task_id: str) -> tuple[str, int] | None:
+    """(submission id, attempt) of a tier or merge task id from `chord_ids`; None for others."""
+    parts = task_id.rsplit(":", 2)
+    if len(parts) != 3 or parts[1] not in (*TIERS, "merge") or not parts[2].isdigit():
+        return None
+    return parts[0], int(parts[2])
+
+
 def enqueue(app: Celery, submission_id: str, attempt: int) -> str:
     """Publish chord(group(text, judge, graph), merge) for a stored submission; returns merge id.
 

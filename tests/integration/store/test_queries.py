@@ -7,7 +7,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from alembic import command
+from sqlalchemy import func, inspect, select
 
 from evalq.core.errors import Conflict, InvalidInput
 from evalq.core.profile import Profile
@@ -16,8 +17,8 @@ from evalq.core.schemas import Submission, Task
 from evalq.scoring.arena import compute_baseline
 from evalq.scoring.evaluation import evaluate_submission
 from evalq.store import queries
-from evalq.store.db import session_scope
-from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow
+from evalq.store.db import engine_for, migrations_config, session_scope
+from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow, utcnow
 
 TASK = Task(id="t1", category="debugging")
 GRAPH_OK = TierOutcome(
@@ -198,3 +199,64 @@ def test_first_use_of_a_new_sqlite_store_from_many_threads(tmp_path: Path) -> No
 
     with ThreadPoolExecutor(8) as pool:
         assert list(pool.map(first_session, range(8))) == [0] * 8
+
+
+def claimed(url: str, sid: str, tier: str, owner: str | None, seconds_ago: float) -> None:
+    """Tier ``tier`` of ``sid`` started by ``owner`` ``seconds_ago`` and still running."""
+    with session_scope(url) as session:
+        queries.start_tier(session, submission_id=sid, tier=tier, owner=owner)  # type: ignore[arg-type]
+        row = session.get(TierResultRow, (sid, tier))
+        assert row is not None
+        row.updated_at = utcnow() - timedelta(seconds=seconds_ago)
+
+
+def test_a_tier_records_the_worker_that_started_it_until_it_is_final(url: str) -> None:
+    with session_scope(url) as session:
+        queries.add_submission(session, submission=submission(), cost_usd=None)
+    claimed(url, "s1", "graph", "a@host/1", 0)
+    claimed(url, "s1", "graph", "b@host/2", 0)  # redelivered to another worker: it owns it now
+    with session_scope(url) as session:
+        assert queries.tier_results(session, submission_id="s1")["graph"].owner == "b@host/2"
+        queries.finish_tier(session, submission_id="s1", outcome=GRAPH_OK)
+    claimed(url, "s1", "graph", "c@host/3", 0)  # already final: who ran it stays recorded
+    with session_scope(url) as session:
+        assert queries.tier_results(session, submission_id="s1")["graph"].owner == "b@host/2"
+
+
+def test_running_tiers_are_those_claimed_long_enough_ago_by_a_known_worker(url: str) -> None:
+    with session_scope(url) as session:
+        for sid in ("old", "fresh", "anonymous", "finished", "done"):
+            queries.add_submission(session, submission=submission(sid), cost_usd=None)
+    claimed(url, "old", "text", "a@host/1", 120)
+    claimed(url, "fresh", "text", "a@host/1", 5)
+    claimed(url, "anonymous", "text", None, 120)  # an embedded worker: left to the age rule
+    claimed(url, "finished", "graph", "a@host/1", 120)
+    with session_scope(url) as session:
+        queries.finish_tier(session, submission_id="finished", outcome=GRAPH_OK)
+    claimed(url, "done", "text", "a@host/1", 120)
+    with session_scope(url) as session:
+        queries.set_status(session, submission_id="done", status="done")
+    with session_scope(url) as session:
+        running = queries.running_tiers(session, older_than=timedelta(seconds=60))
+    assert running == [queries.RunningTier("old", "text", "a@host/1")]
+
+
+def test_migration_0005_goes_down_and_up_again_with_tiers_stored(url: str) -> None:
+    with session_scope(url) as session:
+        queries.add_submission(session, submission=submission(), cost_usd=None)
+    claimed(url, "s1", "text", "a@host/1", 0)
+
+    def migrate(step: str, revision: str) -> set[str]:
+        engine = engine_for(url)
+        with engine.begin() as connection:
+            config = migrations_config()
+            config.attributes["connection"] = connection
+            getattr(command, step)(config, revision)
+        engine.dispose()  # SQLite: drop cached connections that saw the old table
+        return {column["name"] for column in inspect(engine).get_columns("tier_results")}
+
+    assert "owner" not in migrate("downgrade", "0004")
+    assert "owner" in migrate("upgrade", "head")
+    with session_scope(url) as session:
+        row = queries.tier_results(session, submission_id="s1")["text"]
+        assert (row.status, row.owner) == ("running", None)  # came back empty: the age rule

@@ -1,0 +1,140 @@
+"""The recovery sweep tells lost work from waiting work, on real Redis and a real store."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import timedelta
+
+import redis
+from tests.support.pipeline import Pipeline, submission
+
+from evalq.core.schemas import Submission
+from evalq.store import queries
+from evalq.store.db import session_scope
+from evalq.store.models import TierResultRow, utcnow
+from evalq.tasks.recover import recover
+from evalq.workers import heartbeat, unacked
+from evalq.workers.embedded import embedded_worker
+from evalq.workers.names import TEXT_QUEUE, TIER_TASKS
+
+LONG = timedelta(seconds=1800)  # the shipped EVALQ_STUCK_AFTER_S: nothing here is that old
+
+
+def claim(url: str, sid: str, owner: str, *, seconds_ago: float) -> None:
+    """Tier 1 of ``sid`` started by worker ``owner`` ``seconds_ago`` and still running."""
+    with session_scope(url) as session:
+        queries.start_tier(session, submission_id=sid, tier="text", owner=owner)
+        row = session.get(TierResultRow, (sid, "text"))
+        assert row is not None
+        row.updated_at = utcnow() - timedelta(seconds=seconds_ago)
+
+
+def enqueue_counts(url: str, ids: list[str]) -> dict[str, int]:
+    with session_scope(url) as session:
+        return {
+            sid: queries.get_submission_row(session, submission_id=sid).enqueue_count for sid in ids
+        }
+
+
+def age_unacked(client: redis.Redis, *, seconds: float) -> int:
+    """Make every unacknowledged message look taken ``seconds`` ago; how many there are."""
+    tags = client.zrange(unacked.UNACKED_INDEX_KEY, 0, -1)
+    for tag in tags:
+        client.zadd(unacked.UNACKED_INDEX_KEY, {tag: time.time() - seconds})
+    return len(tags)
+
+
+def test_a_tier_on_a_dead_worker_is_re_enqueued_and_waiting_work_is_left_alone(
+    pipeline: Callable[..., Pipeline],
+) -> None:
+    p = pipeline()
+    ids = ["lost", "just-claimed", "busy", "waiting"]
+    p.client.submit_many([submission(sid) for sid in ids])  # enqueued once each, no worker
+    claim(p.db_url, "lost", "dead@host/1", seconds_ago=120)
+    claim(p.db_url, "just-claimed", "dead@host/1", seconds_ago=5)  # within EVALQ_LOST_AFTER_S
+    claim(p.db_url, "busy", "live@host/2", seconds_ago=120)
+    with redis.Redis.from_url(p.redis_url) as client:
+        heartbeat.beat(client, "live@host/2", "live@host", ttl_s=30)
+        assert recover(p.app, older_than=LONG) == ["lost"]
+    assert enqueue_counts(p.db_url, ids) == {"lost": 2, "just-claimed": 1, "busy": 1, "waiting": 1}
+
+
+def test_a_message_taken_by_a_dead_worker_is_re_enqueued_once(
+    pipeline: Callable[..., Pipeline],
+) -> None:
+    p = pipeline()
+    p.client.submit_many([submission("taken"), submission("waiting")])
+    with p.app.connection_for_write() as connection, redis.Redis.from_url(p.redis_url) as client:
+        # A consumer takes tier 1 of "taken" without acknowledging it, then is never heard of
+        # again (no heartbeat, no reply): the message sits in kombu's unacked hash.
+        message = connection.default_channel.basic_get(queue=TEXT_QUEUE, no_ack=False)
+        assert message is not None and message.headers["id"] == "taken:text:1"
+        assert age_unacked(client, seconds=120) == 1
+        assert recover(p.app, older_than=LONG) == ["taken"]
+        # The old message stays unacked until the visibility timeout; it belongs to attempt 1
+        # now, so the next sweep does not re-enqueue "taken" again.
+        assert recover(p.app, older_than=LONG) == []
+    assert enqueue_counts(p.db_url, ["taken", "waiting"]) == {"taken": 2, "waiting": 1}
+
+
+def test_no_message_is_orphaned_while_a_worker_with_a_heartbeat_does_not_answer(
+    pipeline: Callable[..., Pipeline],
+) -> None:
+    p = pipeline()
+    p.client.submit(submission("taken"))
+    with p.app.connection_for_write() as connection, redis.Redis.from_url(p.redis_url) as client:
+        assert connection.default_channel.basic_get(queue=TEXT_QUEUE, no_ack=False) is not None
+        age_unacked(client, seconds=120)
+        # A live worker (its heartbeat is fresh) too busy to answer may hold the message.
+        heartbeat.beat(client, "slow@host/3", "slow@host", ttl_s=30)
+        assert recover(p.app, older_than=LONG) == []
+    assert enqueue_counts(p.db_url, ["taken"]) == {"taken": 1}
+
+
+def test_a_message_a_live_worker_holds_for_its_countdown_is_not_orphaned(
+    pipeline: Callable[..., Pipeline],
+) -> None:
+    p = pipeline()
+    with session_scope(p.db_url) as session:
+        held = Submission.model_validate(submission("held"))
+        queries.add_submission(session, submission=held, cost_usd=None)
+        attempt = queries.begin_enqueue(session, submission_id="held")
+    # A tier retry waiting out its countdown in a live worker: taken, unacknowledged, held.
+    p.app.send_task(
+        TIER_TASKS["text"],
+        args=["held"],
+        task_id=f"held:text:{attempt}",
+        queue=TEXT_QUEUE,
+        countdown=600,
+    )
+    with embedded_worker(p.app), redis.Redis.from_url(p.redis_url) as client:
+        deadline = time.monotonic() + 30
+        while not client.zcard(unacked.UNACKED_INDEX_KEY) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert age_unacked(client, seconds=120) == 1
+        assert recover(p.app, older_than=LONG) == []
+    assert enqueue_counts(p.db_url, ["held"]) == {"held": 1}
+
+
+def test_a_heartbeat_says_alive_until_its_key_expires(redis_url: str) -> None:
+    with redis.Redis.from_url(redis_url) as client:
+        heartbeat.beat(client, "a@host/1", "a@host", ttl_s=30)
+        heartbeat.beat(client, "b@host/2", "b@host", ttl_s=30)
+        assert 0 < client.ttl(heartbeat.heartbeat_key("a@host/1")) <= 30
+        client.delete(heartbeat.heartbeat_key("b@host/2"))  # as if it had expired
+        owners = ["a@host/1", "b@host/2", "a@host/0"]  # a@host/0: an earlier start of a@host
+        assert heartbeat.alive_owners(client, owners) == {"a@host/1"}
+        assert heartbeat.live_nodes(client) == {"a@host"}
+
+
+def test_lost_work_is_re_enqueued_once_while_its_new_attempt_waits(
+    pipeline: Callable[..., Pipeline],
+) -> None:
+    p = pipeline()
+    p.client.submit(submission("lost"))
+    claim(p.db_url, "lost", "dead@host/1", seconds_ago=120)
+    assert recover(p.app, older_than=LONG) == ["lost"]
+    # No worker has claimed attempt 2 yet (a backlog): it is waiting work, not lost again.
+    assert recover(p.app, older_than=LONG) == []
+    assert enqueue_counts(p.db_url, ["lost"]) == {"lost": 2}
