@@ -17,7 +17,9 @@ Faults: ``ok`` (a schema-valid answer), ``rate_limit`` (429 with ``Retry-After``
 ``retry-after-ms``), ``server_error`` (500), ``slow`` (a valid answer after ``slow_s`` seconds,
 past the client's timeout), ``malformed`` (200 whose message content is not JSON),
 ``reset`` (the connection is closed without a response), ``unauthorized`` (401),
-``bad_request`` (400). Every request is counted (``requests``, ``served``, ``log``).
+``bad_request`` (400), ``echo_credentials`` (401 whose message repeats the credentials the
+request carried, as a careless provider does: the bearer token, or a basic-auth header and its
+decoded ``user:password``). Every request is counted (``requests``, ``served``, ``log``).
 
 Valid answers are built from the request's ``response_format`` JSON schema (or from the first
 tool's parameters when the judge uses tool output): enums take ``score`` when it is allowed,
@@ -29,6 +31,7 @@ Run as a script for a quick manual server: ``python tests/support/openai_stub.py
 from __future__ import annotations
 
 import argparse
+import base64
 import collections
 import json
 import math
@@ -41,7 +44,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 Fault = Literal[
-    "ok", "rate_limit", "server_error", "slow", "malformed", "reset", "unauthorized", "bad_request"
+    "ok",
+    "rate_limit",
+    "server_error",
+    "slow",
+    "malformed",
+    "reset",
+    "unauthorized",
+    "bad_request",
+    "echo_credentials",
 ]
 FAULTS: tuple[Fault, ...] = (
     "ok",
@@ -52,6 +63,7 @@ FAULTS: tuple[Fault, ...] = (
     "reset",
     "unauthorized",
     "bad_request",
+    "echo_credentials",
 )
 Answer = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -229,6 +241,15 @@ class OpenAIStub:
         }
 
 
+def echo(authorization: str) -> str:
+    """An error message repeating the credentials of an ``Authorization`` header."""
+    scheme, _, credentials = authorization.partition(" ")
+    if scheme.lower() == "basic":
+        decoded = base64.b64decode(credentials).decode(errors="replace")
+        return f"Incorrect credentials provided: {authorization} ({decoded})"
+    return f"Incorrect API key provided: {credentials or authorization}"
+
+
 def _handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -272,6 +293,9 @@ def _handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
                 self._send(500, {"error": error})
             elif fault == "unauthorized":
                 self._send(401, {"error": {**error, "code": "invalid_api_key"}})
+            elif fault == "echo_credentials":
+                echoed = {**error, "message": echo(self.headers.get("Authorization", ""))}
+                self._send(401, {"error": {**echoed, "code": "invalid_api_key"}})
             elif fault == "bad_request":
                 self._send(400, {"error": {**error, "code": "invalid_request_error"}})
             elif fault == "reset":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import redis
 
 from evalq.core.profile import Profile
+from evalq.core.redact import redactor_for
 from evalq.core.settings import Settings
 from evalq.judge.config import JudgeLimits, limits_from_settings
 from evalq.judge.judge import Judge
@@ -51,4 +52,5 @@ def build_judge(
         profile=profile,
         limits=limits or limits_from_settings(settings),
         redis=redis,
+        redactor=redactor_for(settings),
     )

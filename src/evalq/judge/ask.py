@@ -11,6 +11,7 @@ from pydantic_ai import NativeOutput
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
+from evalq.core.redact import Redactor
 from evalq.core.results import ErrorKind, ErrorRecord, RubricStatus
 from evalq.judge.config import JudgeLimits
 from evalq.judge.cost import Spend
@@ -44,9 +45,15 @@ class Asked:
     waited_s: float
 
 
-def error_data(error: BaseException, attempts: int, kind: ErrorKind) -> ErrorRecord:
-    """A failure as data: class name, message (bounded), attempts, and its kind."""
-    message = str(error) or type(error).__name__
+def error_data(
+    error: BaseException, attempts: int, kind: ErrorKind, redactor: Redactor
+) -> ErrorRecord:
+    """A failure as data: class name, message (secrets removed, then bounded), attempts, kind.
+
+    Provider errors may echo the API key or the base URL's credentials; they are removed before
+    the message is cut, so a cut never leaves part of a secret behind.
+    """
+    message = redactor.text(str(error) or type(error).__name__)
     if len(message) > MESSAGE_CHARS:
         message = message[: MESSAGE_CHARS - 3] + "..."
     return ErrorRecord(type=type(error).__name__, message=message, attempts=attempts, kind=kind)
@@ -64,13 +71,15 @@ async def ask(
     limiter: SharedRateLimit | None,
     health: RedisHealth,
     deadline: float,
+    redactor: Redactor,
 ) -> Asked:
     """Run ``rubric``'s agent on ``fields`` until it answers or a bound is reached.
 
     Transient faults are retried up to ``limits.max_attempts`` runs with jittered exponential
     backoff that honours Retry-After, while the next attempt still fits before ``deadline``;
     invalid answers get ``limits.output_retries`` more requests inside a run; permanent faults
-    end at once. Each run uses a fresh fence nonce.
+    end at once. Each run uses a fresh fence nonce. A failure's message goes through
+    ``redactor``.
     """
     stats = CallStats()
     guarded = GuardedModel(
@@ -104,7 +113,7 @@ async def ask(
                 if time.monotonic() + delay >= deadline:
                     delay, kind = None, "deadline"
             if delay is None:
-                failure = error_data(error, stats.requests, kind)
+                failure = error_data(error, stats.requests, kind, redactor)
                 return Asked(None, "failed", failure, stats, runs - 1, waited)
             await asyncio.sleep(delay)
             waited += delay

@@ -20,6 +20,7 @@ from pydantic_ai.settings import ModelSettings
 
 from evalq.core.errors import InvalidInput
 from evalq.core.profile import Profile
+from evalq.core.redact import Redactor
 from evalq.core.results import CriterionScore, JudgeResult, RubricResult
 from evalq.core.schemas import Submission, Task
 from evalq.judge.ask import ask, error_data
@@ -59,6 +60,8 @@ class Judge:
             paper length, and ``profile.pricing`` the token prices.
         limits: retries, timeouts, rate limit and cache settings.
         redis: shared Redis for the rate limit and the cache; None disables both.
+        redactor: removes secrets from the error messages the result carries; without one,
+            only URL userinfo is removed (`build_judge` passes the one of its Settings).
     """
 
     def __init__(
@@ -69,8 +72,10 @@ class Judge:
         profile: Profile,
         limits: JudgeLimits | None = None,
         redis: redis.Redis | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         self.model_id = model_id
+        self.redactor = redactor or Redactor()
         self.model_factory = model_factory
         self.profile = profile
         self.limits = limits or JudgeLimits()
@@ -131,7 +136,7 @@ class Judge:
         except Exception as error:  # the model could not even be built or closed
             log.warning("judge model setup failed: %s", type(error).__name__)
             done = {o.rubric for o in outcomes}
-            failure = error_data(error, 0, "permanent")
+            failure = error_data(error, 0, "permanent", self.redactor)
             outcomes += [
                 RubricResult(rubric=r.name, status="failed", error=failure)
                 for r in self.rubrics
@@ -150,7 +155,7 @@ class Judge:
             model=self.model_id,
             cost_usd=spend.cost_usd,
             budget_usd=self.profile.judge.budget_usd,
-            redis_error=health.error,
+            redis_error=None if health.error is None else self.redactor.text(health.error),
         )
 
     async def _rubric(
@@ -209,6 +214,7 @@ class Judge:
             limiter=self.limiter,
             health=health,
             deadline=deadline,
+            redactor=self.redactor,
         )
         score = None
         criteria: dict[str, CriterionScore] = {}

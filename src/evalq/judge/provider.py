@@ -23,6 +23,7 @@ from pydantic import SecretStr
 from pydantic_ai.models import Model, infer_model
 from pydantic_ai.providers import Provider, infer_provider, infer_provider_class
 
+from evalq.core.redact import redact_url
 from evalq.core.settings import Settings
 
 _OPENAI_PREFIXES = ("openai:", "openai-chat:", "openai-compatible:")
@@ -44,8 +45,14 @@ class JudgeModelConfig:
 
     @property
     def model_id(self) -> str:
-        """The identity used for cache keys, rate-limit buckets and reports."""
-        return f"{self.model}@{self.base_url}" if self.base_url else self.model
+        """The identity used for cache keys, rate-limit buckets and reports.
+
+        The base URL appears with its userinfo and query values replaced (`redact_url`): this id
+        is stored with every judgment and names Redis keys, so credentials written into
+        ``EVALQ_JUDGE_BASE_URL`` must not reach it. A URL without them is kept as written, so
+        existing cache keys stay valid.
+        """
+        return f"{self.model}@{redact_url(self.base_url)}" if self.base_url else self.model
 
     @property
     def served_name(self) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from evalq.core.profile import profile_named
+from evalq.core.redact import redact_data
 from evalq.core.results import ArenaScores, ErrorRecord
 from evalq.core.schemas import Submission
 from evalq.core.settings import Settings
@@ -27,6 +28,9 @@ def submission_result(
 ) -> dict[str, Any]:
     """Status, scores (Arena against the current baseline), tier outcomes with their errors
     (tracebacks left out), the review state, and the evaluation as merged.
+
+    Configured secrets are removed again on the way out (`redact_data`): rows stored before
+    redaction existed may still hold one.
 
     Raises:
         NotFound: no such submission.
@@ -46,7 +50,7 @@ def submission_result(
         },
     }
     if evaluation is None:
-        return result
+        return dict(redact_data(result, settings))
     task = queries.get_task(session, task_id=row.task_id)
     profile = profile_named(task.profile, settings)
     current = current_baseline(session, task_id=task.id, profile=profile)
@@ -60,7 +64,7 @@ def submission_result(
     )
     scores = dict(evaluation.scores)
     scores["arena"] = ArenaScores.model_validate(arena.to_dict()).model_dump(mode="json")
-    return result | {
+    result |= {
         "scores": scores,
         "missing_tiers": evaluation.missing_tiers,
         "baseline_version": current.version,
@@ -71,6 +75,7 @@ def submission_result(
             "baseline_version": evaluation.baseline_version,
         },
     }
+    return dict(redact_data(result, settings))
 
 
 def _public(error: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from evalq.core.errors import Conflict, InvalidInput, NotFound
 from evalq.core.profile import Profile, profile_named
+from evalq.core.redact import redact_data
 from evalq.core.results import EvaluationScores, MissingTier, TierOutcome
 from evalq.core.schemas import Status, Submission, Task, Tier, canonical_hash
 from evalq.core.settings import Settings
@@ -240,11 +241,11 @@ def release_unsent(session: Session, *, ids: Sequence[str]) -> None:
 def set_status(
     session: Session, *, submission_id: str, status: Status, error: dict[str, Any] | None = None
 ) -> None:
-    """Set a submission's lifecycle status (and error as data)."""
+    """Set a submission's lifecycle status (and error as data, configured secrets removed)."""
     session.execute(
         update(SubmissionRow)
         .where(SubmissionRow.id == submission_id)
-        .values(status=status, error=error, updated_at=utcnow())
+        .values(status=status, error=redact_data(error), updated_at=utcnow())
     )
 
 
@@ -403,8 +404,12 @@ def start_tier(
 
 
 def finish_tier(session: Session, *, submission_id: str, outcome: TierOutcome) -> None:
-    """Store a tier's final outcome (ok / skipped / failed); idempotent."""
-    metrics, error = outcome.stored()
+    """Store a tier's final outcome (ok / skipped / failed); idempotent.
+
+    Configured secrets are removed from every string of it (`redact_data`) on the way in: an
+    upstream error can echo a key in a message, a judge model id can carry URL credentials.
+    """
+    metrics, error = redact_data(outcome.stored())
     upsert(
         session,
         TierResultRow.__table__,  # type: ignore[arg-type]
@@ -461,16 +466,21 @@ def save_evaluation(
     baseline_version: int,
     profile_hash: str,
 ) -> None:
-    """Upsert the evaluation of a submission: a second merge replaces, never duplicates."""
+    """Upsert the evaluation of a submission: a second merge replaces, never duplicates.
+
+    Like `finish_tier`, the scores and missing tiers are stored with configured secrets removed.
+    """
     table = EvaluationRow.__table__
     fields = {
         "task_id": task_id,
         "status": status,
-        "scores": scores.model_dump(mode="json"),
-        "missing_tiers": {
-            name: missing.model_dump(mode="json", exclude_none=True)
-            for name, missing in missing_tiers.items()
-        },
+        "scores": redact_data(scores.model_dump(mode="json")),
+        "missing_tiers": redact_data(
+            {
+                name: missing.model_dump(mode="json", exclude_none=True)
+                for name, missing in missing_tiers.items()
+            }
+        ),
         "baseline_version": baseline_version,
         "profile_hash": profile_hash,
         "evaluated_at": utcnow(),

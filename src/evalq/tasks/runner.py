@@ -9,6 +9,7 @@ from celery import Task as CeleryTask
 from sqlalchemy.exc import DBAPIError
 
 from evalq.core.errors import EvalqError, InvalidInput
+from evalq.core.redact import redact
 from evalq.core.results import WORKER_LOST, ErrorKind, ErrorRecord, TierOutcome
 from evalq.core.schemas import Tier
 from evalq.core.settings import get_settings
@@ -26,15 +27,19 @@ MESSAGE_CHARS = 2000
 
 
 def error_record(exc: BaseException, attempts: int, tier: Tier) -> ErrorRecord:
-    """An exception as data: stored in the tier row, not only in the log."""
+    """An exception as data: stored in the tier row, not only in the log.
+
+    Configured secrets are removed (`redact`) before the message and traceback are cut, so a
+    cut never leaves part of one behind.
+    """
     kind: ErrorKind = "invalid_input" if isinstance(exc, InvalidInput) else "internal"
     return ErrorRecord(
         type=type(exc).__name__,
-        message=str(exc)[:MESSAGE_CHARS],
+        message=redact(str(exc))[:MESSAGE_CHARS],
         attempts=attempts,
         kind=kind,
         tier=tier,
-        traceback="".join(traceback.format_exception(exc))[-TRACEBACK_CHARS:],
+        traceback=redact("".join(traceback.format_exception(exc)))[-TRACEBACK_CHARS:],
     )
 
 

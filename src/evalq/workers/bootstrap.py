@@ -14,12 +14,17 @@ from celery import Celery
 from evalq.core.settings import Settings, get_settings
 from evalq.workers import heartbeat
 from evalq.workers.app import make_app
+from evalq.workers.logs import redact_worker_logs
 
 TASK_MODULES = ("evalq.tasks.tiers", "evalq.tasks.merge", "evalq.tasks.recover")
 
 
 def worker_app(settings: Settings | None = None) -> Celery:
-    """The Celery app with evalq's tasks imported (workers only: this imports the tier code)."""
+    """The Celery app with evalq's tasks imported (workers only: this imports the tier code).
+
+    The logs Celery sets up for it are redacted (`redact_worker_logs`).
+    """
+    redact_worker_logs()
     app = make_app(settings or get_settings())
     app.conf.include = list(TASK_MODULES)
     app.loader.import_default_modules()

@@ -8,6 +8,7 @@ from fastapi import FastAPI
 from pydantic.json_schema import models_json_schema
 
 from evalq import __version__
+from evalq.core.redact import install_log_redaction
 from evalq.core.schemas import Submission, Task
 from evalq.core.settings import Settings, get_settings
 from evalq.producer.api import errors
@@ -23,8 +24,13 @@ the `read` scope, writes the `write` scope. See docs/api.md."""
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    """The API over the store and broker of ``settings`` (the process Settings by default)."""
+    """The API over the store and broker of ``settings`` (the process Settings by default).
+
+    uvicorn has configured logging by the time it calls this factory, so its handlers (and the
+    last-resort one evalq's warnings reach) get the secret redaction here.
+    """
     settings = settings or get_settings()
+    install_log_redaction(settings)
     app = FastAPI(
         title="evalq",
         version=__version__,

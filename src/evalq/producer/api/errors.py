@@ -12,6 +12,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from sqlalchemy.exc import OperationalError as DatabaseError
 
 from evalq.core.errors import Conflict, InvalidInput, NotFound, UpstreamFailure
+from evalq.core.redact import redact
 from evalq.producer.api.body import BodyTooLarge
 from evalq.producer.api.models import Message, Problems
 
@@ -33,8 +34,9 @@ def problems(items: list[tuple[str, str]], status: int = 422) -> JSONResponse:
 
 
 def message(text: str, status: int) -> JSONResponse:
-    """Any other error body: ``{"detail": "..."}``."""
-    return JSONResponse({"detail": text}, status)
+    """Any other error body: ``{"detail": "..."}``, configured secrets removed (an upstream
+    failure's message may name a URL with its credentials)."""
+    return JSONResponse({"detail": redact(text)}, status)
 
 
 def _request_validation(_: Request, error: Exception) -> JSONResponse:
