@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalq.core.errors import InvalidInput
+from evalq.core.errors import MAX_PROBLEMS, InvalidInput
 from evalq.core.schemas import Task, parse_submission, parse_task
 
 LineProblems = tuple[int, list[tuple[str, str]]]
@@ -54,12 +54,15 @@ def read_tasks(path: Path) -> list[Task]:
         ) from None
     items = data if isinstance(data, list) else [data]
     problems: list[tuple[str, str]] = []
+    total = 0
     tasks: list[Task] = []
     for index, item in enumerate(items):
         try:
             tasks.append(parse_task(item))
         except InvalidInput as error:
             problems += [(f"[{index}].{field}", rule) for field, rule in error.problems]
+            del problems[MAX_PROBLEMS:]
+            total += error.total
     if problems:
-        raise InvalidInput(problems)
+        raise InvalidInput(problems, total=total)
     return tasks
