@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+MAX_PROBLEMS = 50
+"""Most problems an `InvalidInput` lists; the rest are only counted (docs/api.md, 'Errors')."""
+
 
 class EvalqError(Exception):
     """Root of every error evalq raises on purpose."""
@@ -10,13 +15,25 @@ class EvalqError(Exception):
 class InvalidInput(EvalqError):
     """The caller sent something evalq cannot accept; nothing was stored or enqueued.
 
+    A hostile body can break a rule millions of times; listing every one made a 4.77 MiB
+    request answer with a 261 MB error. So only the first `MAX_PROBLEMS` are kept, and ``total``
+    says how many there were.
+
     Attributes:
-        problems: one ``(field, rule)`` pair per violation, fields in dotted form.
+        problems: ``(field, rule)`` pairs, fields in dotted form; at most `MAX_PROBLEMS`.
+        total: how many problems were found (``len(problems)`` unless some were left out).
     """
 
-    def __init__(self, problems: list[tuple[str, str]]) -> None:
-        self.problems = problems
-        super().__init__("; ".join(f"{field}: {rule}" for field, rule in problems))
+    def __init__(self, problems: Sequence[tuple[str, str]], *, total: int | None = None) -> None:
+        self.problems = list(problems[:MAX_PROBLEMS])
+        self.total = max(len(problems) if total is None else total, len(self.problems))
+        listed = "; ".join(f"{field}: {rule}" for field, rule in self.problems)
+        super().__init__(listed + (f"; and {self.more} more problems" if self.more else ""))
+
+    @property
+    def more(self) -> int:
+        """How many problems were found but not listed."""
+        return self.total - len(self.problems)
 
 
 class Conflict(EvalqError):

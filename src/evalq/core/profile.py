@@ -353,6 +353,21 @@ def profile_named(name: str, settings: Settings | None = None) -> Profile:
     return _load_named(name, settings.profile_path, settings.profile_dir)
 
 
+def profile_names(settings: Settings | None = None) -> list[str]:
+    """The profile names a task may select under ``settings``: ``default`` and each NAME.toml.
+
+    The API's OpenAPI document lists them as the ``profile`` field's enum, so the schema
+    refuses what `profile_named` refuses (a file added later needs the API restarted to show).
+    """
+    settings = settings or get_settings()
+    directory = settings.profile_dir
+    found = sorted(path.stem for path in directory.glob("*.toml")) if directory else []
+    return [
+        "default",
+        *(name for name in found if name != "default" and PROFILE_NAME.fullmatch(name)),
+    ]
+
+
 @lru_cache(maxsize=32)
 def _load_named(name: str, path: Path | None, directory: Path | None) -> Profile:
     if name == "default":

@@ -10,11 +10,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+from itertools import islice
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    WithJsonSchema,
+    model_validator,
+)
 
-from evalq.core.errors import InvalidInput
+from evalq.core.errors import MAX_PROBLEMS, InvalidInput
 from evalq.core.storable import MAX_INT, printable, storable_keys, storable_string
 
 MAX_TEXT_CHARS = 100_000
@@ -25,6 +36,10 @@ MAX_TRACE_NODES = 1000
 """Distinct tools and agents in one trace (spec 001's graph limit)."""
 MAX_TRACE_EDGES = 5000
 """Tool transitions plus agent messages in one trace (spec 001's graph limit)."""
+MAX_ITEMS = 10_000
+"""Longest list of evidence, test results, behaviours, scenarios or required scenarios."""
+MAX_UNKNOWN_KEYS = 10
+"""Unknown keys named one by one in an object; with more, the object gets one problem."""
 
 Storable = BeforeValidator(storable_string)
 """On every string type below: no NUL, no lone surrogates, whichever door the value came in by."""
@@ -37,6 +52,31 @@ Identifier = Annotated[
     Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:\-/]*$"),
     Storable,
 ]
+"""A submission or scenario id; it may hold '/' (routes read it as the rest of the path)."""
+TASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:\-]*$"
+STORED = {"stored": True}
+"""Validation context for rows already in the store, which may predate a tightened rule."""
+
+
+def _one_path_segment(value: str, info: ValidationInfo) -> str:
+    """A task id is one URL path segment: ``PUT /v1/tasks/0/baseline`` once created ``0/baseline``.
+
+    Rows stored before this rule (validated with the `STORED` context) still load.
+    """
+    stored = isinstance(info.context, dict) and info.context.get("stored") is True
+    if "/" in value and not stored:
+        raise ValueError("a task id must not contain '/'")
+    return value
+
+
+TaskId = Annotated[
+    Identifier,
+    AfterValidator(_one_path_segment),
+    WithJsonSchema(
+        {"type": "string", "minLength": 1, "maxLength": 128, "pattern": TASK_ID_PATTERN}
+    ),
+]
+"""A task's id: letters, digits and ``._:-``, never '/' (it is a URL path segment)."""
 Name = Annotated[str, Field(min_length=1, max_length=200), Storable]
 Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS), Storable]
 Context = Annotated[str, Field(max_length=MAX_CONTEXT_CHARS), Storable]
@@ -73,6 +113,23 @@ class Strict(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
+    def _few_unknown_keys(cls, data: Any) -> Any:
+        """One problem for an object with many unknown keys, instead of one per key.
+
+        pydantic names every unknown key on its own: a 5 MiB object of short unknown keys was
+        hundreds of thousands of problems to build, hold and list.
+        """
+        if isinstance(data, dict) and len(data) > len(cls.model_fields) + MAX_UNKNOWN_KEYS:
+            unknown = (repr(str(key)[:40]) for key in data if key not in cls.model_fields)
+            raise ValueError(
+                f"{len(data) - len(cls.model_fields.keys() & data.keys())} unknown fields "
+                f"(e.g. {', '.join(islice(unknown, 3))}); the fields are "
+                f"{', '.join(cls.model_fields)}"
+            )
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
     def _storable_keys(cls, data: Any) -> Any:
         return storable_keys(data)
 
@@ -99,7 +156,12 @@ class TestsPass(Strict):
     __test__: ClassVar[bool] = False  # a criterion, not a pytest test class
 
     type: Literal["tests_pass"]
-    tests: list[Name] = Field(default_factory=list, description="Test names; empty = all.")
+    tests: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        fail_fast=True,
+        description="Test names; empty = all.",
+    )
 
 
 class MinFunctionality(Strict):
@@ -117,7 +179,11 @@ Criterion = Annotated[
 class ToolGraph(Strict):
     """A task's reference tool graph: which tool may follow which, where a run starts and ends."""
 
-    edges: list[tuple[Name, Name]] = Field(description="Directed edges (from_tool, to_tool).")
+    edges: list[tuple[Name, Name]] = Field(
+        max_length=MAX_TRACE_EDGES,
+        fail_fast=True,
+        description="Directed edges (from_tool, to_tool).",
+    )
     start: Name = Field(description="Tool a run starts from.")
     end: Name = Field(description="Tool that completes the task.")
 
@@ -136,7 +202,7 @@ class ToolGraph(Strict):
 class Task(Strict):
     """A task that submissions are evaluated against."""
 
-    id: Identifier
+    id: TaskId
     kind: TaskKind | None = Field(
         default=None,
         description="What the task's leaderboard ranks by: arena, peerread, scylla or suite. "
@@ -148,18 +214,29 @@ class Task(Strict):
     )
     difficulty: Difficulty = Field(default="beginner", description="Spec 000 difficulty bonus.")
     success_criteria: list[Criterion] = Field(
-        default_factory=list, description="Checked against each submission's evidence."
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        fail_fast=True,
+        description="Checked against each submission's evidence.",
     )
     reference_outputs: list[Text] = Field(
-        default_factory=list, max_length=20, description="Reference texts (e.g. reviews)."
+        default_factory=list,
+        max_length=20,
+        fail_fast=True,
+        description="Reference texts (e.g. reviews).",
     )
     context: Context | None = Field(default=None, description="Paper or task context text.")
     reference_tool_graph: ToolGraph | None = Field(default=None, description="For tier 3.")
     optimal_tools: dict[Name, Name] = Field(
-        default_factory=dict, description="Context -> the tool that should be used there."
+        default_factory=dict,
+        max_length=MAX_TRACE_NODES,
+        description="Context -> the tool that should be used there.",
     )
     required_scenarios: list[Identifier] = Field(
-        default_factory=list, description="Suite scenarios that must pass for the suite to pass."
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        fail_fast=True,
+        description="Suite scenarios that must pass for the suite to pass.",
     )
     profile: ProfileName = Field(
         default="default",
@@ -172,7 +249,26 @@ class Task(Strict):
 
 
 class Usage(Strict):
-    """Resource figures of one run."""
+    """Resource figures of one run.
+
+    The schema says what the validator enforces: ``total_tokens``, or both ``input_tokens`` and
+    ``output_tokens`` (``usage: {}`` is a 422). That the three add up it cannot say.
+    """
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["total_tokens"], "properties": {"total_tokens": {"type": "integer"}}},
+                {
+                    "required": ["input_tokens", "output_tokens"],
+                    "properties": {
+                        "input_tokens": {"type": "integer"},
+                        "output_tokens": {"type": "integer"},
+                    },
+                },
+            ]
+        }
+    )
 
     input_tokens: Count | None = None
     output_tokens: Count | None = None
@@ -239,8 +335,12 @@ class AgentMessage(Strict):
 class Trace(Strict):
     """An execution trace: ordered tool calls and agent-to-agent messages."""
 
-    steps: list[TraceStep] = Field(default_factory=list)
-    messages: list[AgentMessage] = Field(default_factory=list)
+    steps: list[TraceStep] = Field(
+        default_factory=list, max_length=MAX_TRACE_EDGES + 1, fail_fast=True
+    )
+    messages: list[AgentMessage] = Field(
+        default_factory=list, max_length=MAX_TRACE_EDGES, fail_fast=True
+    )
 
     @model_validator(mode="after")
     def _within_limits(self) -> Trace:
@@ -270,10 +370,10 @@ class TestResult(Strict):
 class Evidence(Strict):
     """What the run produced, for checking the task's success criteria."""
 
-    files_created: list[Name] = Field(default_factory=list)
-    errors: list[Text] = Field(default_factory=list)
+    files_created: list[Name] = Field(default_factory=list, max_length=MAX_ITEMS, fail_fast=True)
+    errors: list[Text] = Field(default_factory=list, max_length=MAX_ITEMS, fail_fast=True)
     success: Flag = Field(default=True, description="Did the workflow complete without errors?")
-    tests: list[TestResult] = Field(default_factory=list)
+    tests: list[TestResult] = Field(default_factory=list, max_length=MAX_ITEMS, fail_fast=True)
 
 
 class ScenarioResult(Strict):
@@ -282,10 +382,17 @@ class ScenarioResult(Strict):
     id: Identifier
     category: ScenarioCategory = "happy_path"
     capability: Capability | None = None
-    expected_behaviors: list[Name] = Field(default_factory=list)
-    observed_behaviors: list[Name] = Field(default_factory=list)
+    expected_behaviors: list[Name] = Field(
+        default_factory=list, max_length=MAX_ITEMS, fail_fast=True
+    )
+    observed_behaviors: list[Name] = Field(
+        default_factory=list, max_length=MAX_ITEMS, fail_fast=True
+    )
     must_not_violations: list[Name] = Field(
-        default_factory=list, description="Must-not rules the run broke; any one fails it."
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        fail_fast=True,
+        description="Must-not rules the run broke; any one fails it.",
     )
     latency_ms: Annotated[float, Field(ge=0, allow_inf_nan=False, strict=True)] | None = None
     correct_outputs: Count | None = None
@@ -308,7 +415,7 @@ class Submission(Strict):
     """One agent run on one task. ``id`` is the idempotency key."""
 
     id: Identifier = Field(description="Idempotency key: same id + same content = same job.")
-    task_id: Identifier
+    task_id: TaskId
     tool: Name = Field(description="The AI tool or agent framework that ran.")
     model: Name = Field(description="The model behind it; also the pricing key.")
     variant: Annotated[str, Field(pattern=r"^T\d{1,3}$"), Storable] | None = Field(
@@ -319,7 +426,9 @@ class Submission(Strict):
     output: Text = ""
     trace: Trace | None = None
     evidence: Evidence = Field(default_factory=Evidence)
-    scenarios: list[ScenarioResult] = Field(default_factory=list, max_length=10_000)
+    scenarios: list[ScenarioResult] = Field(
+        default_factory=list, max_length=MAX_ITEMS, fail_fast=True
+    )
     passed: Flag | None = Field(
         default=None, description="Scylla pass/fail; derived from the success criteria if absent."
     )
@@ -349,14 +458,21 @@ def problems_of(error: ValidationError, prefix: str = "") -> list[tuple[str, str
     """Flatten a pydantic ``ValidationError`` into ``(dotted.field, rule)`` pairs.
 
     Fields and rules are made printable: a key the caller sent, or a value pydantic echoes in
-    its message (a discriminator's tag), may hold NUL or a lone surrogate.
+    its message (a discriminator's tag), may hold NUL or a lone surrogate. The wire models keep
+    the count small (bounded lists that stop at their first bad item, one problem for an object
+    of many unknown keys), so building them all stays cheap.
     """
     problems = []
-    for item in error.errors(include_url=False):
+    for item in error.errors(include_url=False, include_input=False, include_context=False):
         loc = ".".join(printable(str(part)) for part in item["loc"])
         field = f"{prefix}{loc}" if loc else prefix.rstrip(".") or "(root)"
         problems.append((field, printable(item["msg"])))
     return problems
+
+
+def invalid_input(error: ValidationError) -> InvalidInput:
+    """The `InvalidInput` of a pydantic error: its first `MAX_PROBLEMS` problems and its count."""
+    return InvalidInput(problems_of(error)[:MAX_PROBLEMS], total=error.error_count())
 
 
 def parse_submission(data: Any) -> Submission:
@@ -364,7 +480,7 @@ def parse_submission(data: Any) -> Submission:
     try:
         return Submission.model_validate(data)
     except ValidationError as error:
-        raise InvalidInput(problems_of(error)) from None
+        raise invalid_input(error) from None
 
 
 def parse_task(data: Any) -> Task:
@@ -372,4 +488,4 @@ def parse_task(data: Any) -> Task:
     try:
         return Task.model_validate(data)
     except ValidationError as error:
-        raise InvalidInput(problems_of(error)) from None
+        raise invalid_input(error) from None

@@ -14,7 +14,7 @@ from typing import Any
 from celery import Celery
 from sqlalchemy.exc import IntegrityError
 
-from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
+from evalq.core.errors import MAX_PROBLEMS, BrokerUnavailable, InvalidInput, NotFound
 from evalq.core.profile import profile_named
 from evalq.core.schemas import Submission, Task, parse_submission, parse_task
 from evalq.core.settings import Settings, get_settings
@@ -145,13 +145,16 @@ class Client:
         """Validate all, then store and enqueue each. Nothing is stored if any is invalid."""
         parsed: list[Submission] = []
         problems: list[tuple[str, str]] = []
+        total = 0
         for index, item in enumerate(submissions):
             try:
                 parsed.append(item if isinstance(item, Submission) else parse_submission(item))
             except InvalidInput as error:
                 problems += [(f"[{index}].{field}", rule) for field, rule in error.problems]
+                del problems[MAX_PROBLEMS:]
+                total += error.total
         if problems:
-            raise InvalidInput(problems)
+            raise InvalidInput(problems, total=total)
         # Store every submission in one transaction, then enqueue: a conflict or an unknown
         # task rejects the whole batch before anything reaches the broker.
         claimed: list[str] = []

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalq.core.errors import InvalidInput
+from evalq.core.errors import MAX_PROBLEMS, InvalidInput
 from evalq.core.schemas import Submission, Task, parse_submission, parse_task
 from evalq.core.storable import decode_json
 
@@ -61,12 +61,15 @@ def read_tasks(path: Path) -> list[Task]:
     data = decode_json(raw, where="(file)")
     items = data if isinstance(data, list) else [data]
     problems: Problems = []
+    total = 0
     tasks: list[Task] = []
     for index, item in enumerate(items):
         try:
             tasks.append(parse_task(item))
         except InvalidInput as error:
             problems += [(f"[{index}].{field}", rule) for field, rule in error.problems]
+            del problems[MAX_PROBLEMS:]
+            total += error.total
     if problems:
-        raise InvalidInput(problems)
+        raise InvalidInput(problems, total=total)
     return tasks

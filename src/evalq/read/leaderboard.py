@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from evalq.core.profile import Profile, profile_named
 from evalq.core.results import EvaluationScores
-from evalq.core.schemas import Submission, Task
+from evalq.core.schemas import STORED, Submission, Task
 from evalq.core.settings import Settings
 from evalq.read.baseline import CurrentBaseline, current_baseline
 from evalq.scoring.arena import ArenaScore, score_run
@@ -189,7 +189,7 @@ def _row(
     profile: Profile,
     current: CurrentBaseline,
 ) -> _Row:
-    submission = Submission.model_validate(sub_row.payload)
+    submission = Submission.model_validate(sub_row.payload, context=STORED)
     run = ArenaRun.of(submission, sub_row.cost_usd)
     arena = score_run(run, task, submission.evidence, current.baseline, profile.arena)
     scores = EvaluationScores.model_validate(evaluation.scores)

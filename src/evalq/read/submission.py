@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from evalq.core.profile import profile_named
 from evalq.core.redact import redact_data
 from evalq.core.results import ArenaScores, ErrorRecord
-from evalq.core.schemas import Submission
+from evalq.core.schemas import STORED, Submission
 from evalq.core.settings import Settings
 from evalq.read.baseline import current_baseline
 from evalq.scoring.arena import score_run
@@ -54,7 +54,7 @@ def submission_result(
     task = queries.get_task(session, task_id=row.task_id)
     profile = profile_named(task.profile, settings)
     current = current_baseline(session, task_id=task.id, profile=profile)
-    submission = Submission.model_validate(row.payload)
+    submission = Submission.model_validate(row.payload, context=STORED)
     arena = score_run(
         ArenaRun.of(submission, row.cost_usd),
         task,

@@ -14,7 +14,7 @@ from evalq.core.errors import Conflict, InvalidInput, NotFound
 from evalq.core.profile import Profile, profile_named
 from evalq.core.redact import redact_data
 from evalq.core.results import EvaluationScores, MissingTier, TierOutcome
-from evalq.core.schemas import Status, Submission, Task, Tier, canonical_hash
+from evalq.core.schemas import STORED, Status, Submission, Task, Tier, canonical_hash
 from evalq.core.settings import Settings
 from evalq.store.models import (
     BaselineRow,
@@ -85,7 +85,7 @@ def get_task(session: Session, *, task_id: str) -> Task:
     row = session.get(TaskRow, task_id)
     if row is None:
         raise NotFound(f"task {task_id!r} does not exist")
-    return Task.model_validate(row.definition)
+    return Task.model_validate(row.definition, context=STORED)
 
 
 # --- submissions -----------------------------------------------------------------------------
@@ -171,9 +171,9 @@ def load_job(session: Session, *, submission_id: str, settings: Settings | None 
     if found is None:
         raise NotFound(f"submission {submission_id!r} does not exist")
     row, task_row = found
-    task = Task.model_validate(task_row.definition)
+    task = Task.model_validate(task_row.definition, context=STORED)
     return Job(
-        submission=Submission.model_validate(row.payload),
+        submission=Submission.model_validate(row.payload, context=STORED),
         task=task,
         profile=profile_named(task.profile, settings),
         cost_usd=row.cost_usd,

@@ -99,6 +99,7 @@ def requests(draw: st.DrawFn) -> tuple[str, str, dict[str, str], bytes | None]:
                 ("POST", "/v1/submissions"),
                 ("POST", "/v1/submissions"),
                 ("PUT", f"/v1/tasks/{ident}"),
+                ("PUT", f"/v1/tasks/{ident}/baseline"),  # 405: never a task named "x/baseline"
                 ("GET", f"/v1/submissions/{ident}"),
                 ("GET", f"/v1/tasks/{ident}/leaderboard"),
                 ("GET", f"/v1/tasks/{ident}/baseline"),
@@ -160,3 +161,4 @@ def test_generated_requests_never_fail_the_server(
     if response.status_code == 422:
         detail = response.json()["detail"]
         assert detail and all(set(p) == {"field", "rule"} for p in detail)
+        assert len(detail) <= 50 and set(response.json()) <= {"detail", "more"}

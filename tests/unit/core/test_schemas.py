@@ -74,8 +74,11 @@ def test_trace_over_the_node_limit_is_rejected() -> None:
 
 
 def test_trace_over_the_edge_limit_is_rejected() -> None:
-    messages = [{"sender": "a", "receiver": "b", "type": "handoff"}] * (MAX_TRACE_EDGES + 1)
-    found = problems(valid(trace={"messages": messages}))
+    message = {"sender": "a", "receiver": "b", "type": "handoff"}
+    found = problems(valid(trace={"messages": [message] * (MAX_TRACE_EDGES + 1)}))
+    assert "at most 5000 items" in found["trace.messages"]
+    steps = [{"tool": "t"}] * 3000
+    found = problems(valid(trace={"steps": steps, "messages": [message] * 3000}))
     assert "at most 5000" in found["trace"]
 
 

@@ -8,6 +8,7 @@ from fastapi import FastAPI
 from pydantic.json_schema import models_json_schema
 
 from evalq import __version__
+from evalq.core.profile import profile_names
 from evalq.core.redact import install_log_redaction
 from evalq.core.schemas import Submission, Task
 from evalq.core.settings import Settings, get_settings
@@ -51,7 +52,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:
-    """FastAPI's document plus the wire models the routes read by hand (their request bodies)."""
+    """FastAPI's document plus the wire models the routes read by hand (their request bodies).
+
+    The ``profile`` of a task is the deployment's profile names, so the served document says
+    what this API accepts (docs/openapi.json is generated with no EVALQ_PROFILE_DIR).
+    """
     if app.openapi_schema is None:
         document = FastAPI.openapi(app)
         _, wire = models_json_schema(
@@ -62,5 +67,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         for name, schema in wire.get("$defs", {}).items():
             if schemas.setdefault(name, schema) != schema:  # two models of one name
                 raise RuntimeError(f"the OpenAPI document has two schemas named {name!r}")
+        profile = schemas["Task"]["properties"]["profile"]
+        profile["enum"] = profile_names(app.state.settings)  # what put_task accepts, no more
         app.openapi_schema = document
     return app.openapi_schema

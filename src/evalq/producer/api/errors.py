@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from itertools import islice
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -11,14 +12,17 @@ from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from sqlalchemy.exc import OperationalError as DatabaseError
 
-from evalq.core.errors import Conflict, InvalidInput, NotFound, UpstreamFailure
+from evalq.core.errors import MAX_PROBLEMS, Conflict, InvalidInput, NotFound, UpstreamFailure
 from evalq.core.redact import redact
 from evalq.producer.api.body import BodyTooLarge
 from evalq.producer.api.models import Message, Problems
 
 log = logging.getLogger(__name__)
 
-PROBLEMS = {"model": Problems, "description": "Invalid input: every bad field and its rule."}
+PROBLEMS = {
+    "model": Problems,
+    "description": "Invalid input: each bad field and its rule (the first 50, and how many more).",
+}
 ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
     401: {"model": Message, "description": "Missing, unknown or revoked API key."},
     403: {"model": Message, "description": "The key lacks the scope this route needs."},
@@ -26,11 +30,18 @@ ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
 }
 
 
-def problems(items: list[tuple[str, str]], status: int = 422) -> JSONResponse:
-    """A 422 body: ``{"detail": [{"field": ..., "rule": ...}]}``."""
-    return JSONResponse(
-        {"detail": [{"field": field, "rule": rule} for field, rule in items]}, status
-    )
+def problems(items: list[tuple[str, str]], status: int = 422, *, total: int = 0) -> JSONResponse:
+    """A 422 body: ``{"detail": [{"field": ..., "rule": ...}], "more": N}``.
+
+    At most `MAX_PROBLEMS` are listed; ``more`` (present only when positive) counts the rest of
+    ``total``, so a hostile body gets a small answer that still says how bad it was.
+    """
+    listed = items[:MAX_PROBLEMS]
+    body: dict[str, object] = {"detail": [{"field": field, "rule": rule} for field, rule in listed]}
+    more = max(total, len(items)) - len(listed)
+    if more > 0:
+        body["more"] = more
+    return JSONResponse(body, status)
 
 
 def message(text: str, status: int) -> JSONResponse:
@@ -42,17 +53,18 @@ def message(text: str, status: int) -> JSONResponse:
 def _request_validation(_: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, RequestValidationError)
     items = []
-    for item in error.errors():
+    found = error.errors()
+    for item in islice(found, MAX_PROBLEMS):
         loc = [str(part) for part in item.get("loc", ())]
         if loc and loc[0] in ("query", "path", "header", "body"):
             loc = loc[1:]
         items.append((".".join(loc) or "(request)", str(item.get("msg", "invalid"))))
-    return problems(items)
+    return problems(items, total=len(found))
 
 
 def _invalid(_: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, InvalidInput)
-    return problems(error.problems)
+    return problems(error.problems, total=error.total)
 
 
 def _unavailable(_: Request, error: Exception) -> JSONResponse:

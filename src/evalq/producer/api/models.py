@@ -5,10 +5,12 @@ The task reports' bodies are in `evalq.producer.api.reports`.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
+from evalq.core.errors import MAX_PROBLEMS
 from evalq.core.results import (
     ArenaScores,
     ErrorRecord,
@@ -26,6 +28,11 @@ class SubmissionBatch(Strict):
     submissions: list[Submission] = Field(min_length=1, description="At most EVALQ_API_MAX_BATCH.")
 
 
+def _absent_by_default(schema: dict[str, Any]) -> None:
+    """A key the API leaves out rather than sending null: no ``default`` in the schema."""
+    schema.pop("default", None)
+
+
 class Problem(BaseModel):
     """One reason a request was rejected."""
 
@@ -34,9 +41,16 @@ class Problem(BaseModel):
 
 
 class Problems(BaseModel):
-    """Body of every 422: each bad field with its rule."""
+    """Body of every 422: each bad field with its rule, the first 50 of them."""
 
-    detail: list[Problem]
+    detail: list[Problem] = Field(
+        min_length=1, max_length=MAX_PROBLEMS, description="The first problems found."
+    )
+    more: Annotated[int, Field(ge=1)] | SkipJsonSchema[None] = Field(
+        default=None,
+        description="How many more problems were found but not listed; absent when none were.",
+        json_schema_extra=_absent_by_default,
+    )
 
 
 class Message(BaseModel):

@@ -8,8 +8,8 @@ from fastapi import APIRouter, Depends, Response
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 
-from evalq.core.errors import InvalidInput
-from evalq.core.schemas import Submission, problems_of
+from evalq.core.errors import MAX_PROBLEMS, InvalidInput
+from evalq.core.schemas import Submission, parse_submission, problems_of
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import ClientDep, JsonBody, SessionDep, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
@@ -18,7 +18,6 @@ from evalq.producer.api.models import (
     BatchAccepted,
     Message,
     ReviewAccepted,
-    SubmissionBatch,
     SubmissionResult,
 )
 from evalq.read.submission import submission_result
@@ -47,17 +46,40 @@ def parse_request(data: Any, max_batch: int) -> tuple[list[Submission], bool]:
 
     A batch is an object with a ``submissions`` key (a submission has no such field).
     """
-    batch = isinstance(data, dict) and "submissions" in data
-    try:
-        if not batch:
-            return [Submission.model_validate(data)], False
-        parsed = SubmissionBatch.model_validate(data)
-    except ValidationError as error:
-        raise InvalidInput(problems_of(error)) from None
-    if len(parsed.submissions) > max_batch:
+    if isinstance(data, dict) and "submissions" in data:
+        return parse_batch(data, max_batch), True
+    return [parse_submission(data)], False
+
+
+def parse_batch(data: dict[str, Any], max_batch: int) -> list[Submission]:
+    """The items of ``{"submissions": [...]}``, all valid, or `InvalidInput` naming the bad ones.
+
+    The size is checked before any item is validated, and items are validated one at a time, so
+    the problems held at once are one item's plus the first `MAX_PROBLEMS`; past those they are
+    only counted. (Validating 1.7 million empty objects as one list built 8.7 million pydantic
+    errors: 14 s and 3.5 GB before a single problem was listed.)
+    """
+    items = data["submissions"]
+    unknown = [(str(key), "Extra inputs are not permitted") for key in data if key != "submissions"]
+    if not isinstance(items, list):
+        raise InvalidInput([("submissions", "Input should be a valid list"), *unknown])
+    if not items:
+        raise InvalidInput([("submissions", "must hold at least 1 item"), *unknown])
+    if len(items) > max_batch:
         rule = f"at most {max_batch} submissions per request (EVALQ_API_MAX_BATCH)"
-        raise InvalidInput([("submissions", rule)])
-    return parsed.submissions, True
+        raise InvalidInput([("submissions", rule), *unknown])
+    problems, total = unknown[:MAX_PROBLEMS], len(unknown)
+    parsed: list[Submission] = []
+    for index, item in enumerate(items):
+        try:
+            parsed.append(Submission.model_validate(item))
+        except ValidationError as error:
+            total += error.error_count()
+            if len(problems) < MAX_PROBLEMS:
+                problems += problems_of(error, prefix=f"submissions.{index}.")
+    if total:
+        raise InvalidInput(problems, total=total)
+    return parsed
 
 
 @router.post(

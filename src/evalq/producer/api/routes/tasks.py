@@ -1,14 +1,18 @@
-"""Task routes: define a task, and read its leaderboard, baseline, variants and suite gate."""
+"""Task routes: define a task, and read its leaderboard, baseline, variants and suite gate.
+
+A task id is one path segment (no converter that spans '/'): ``PUT /v1/tasks/0/baseline`` is a
+405 (that path is a read route), never a task named ``0/baseline``.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Path, Query, Response
 
 from evalq.core.errors import InvalidInput
 from evalq.core.profile import profile_named
-from evalq.core.schemas import parse_task
+from evalq.core.schemas import TASK_ID_PATTERN, parse_task
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import JsonBody, SessionDep, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
@@ -28,9 +32,18 @@ router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
 READ = [Depends(require("read"))]
 NOT_FOUND = {404: {"model": Message, "description": "No such task."}, **ERROR_RESPONSES}
 Filter = Annotated[str | None, Query(max_length=200)]
+NewTaskId = Annotated[
+    str,
+    Path(
+        min_length=1,
+        max_length=128,
+        pattern=TASK_ID_PATTERN,
+        description="The task's id: one path segment, never '/'.",
+    ),
+]
 
 
-@router.get("/{task_id:path}/leaderboard", dependencies=READ, responses=NOT_FOUND)
+@router.get("/{task_id}/leaderboard", dependencies=READ, responses=NOT_FOUND)
 def get_leaderboard(
     task_id: str,
     session: SessionDep,
@@ -56,28 +69,28 @@ def get_leaderboard(
     return LeaderboardReport.model_validate(board.to_dict())
 
 
-@router.get("/{task_id:path}/baseline", dependencies=READ, responses=NOT_FOUND)
+@router.get("/{task_id}/baseline", dependencies=READ, responses=NOT_FOUND)
 def get_baseline(task_id: str, session: SessionDep, settings: SettingsDep) -> BaselineReport:
     """The current Arena baseline snapshot and its version (0: the profile's defaults)."""
     report = baseline_report(session, task_id=known("task", task_id), settings=settings)
     return BaselineReport.model_validate(report)
 
 
-@router.get("/{task_id:path}/variants", dependencies=READ, responses=NOT_FOUND)
+@router.get("/{task_id}/variants", dependencies=READ, responses=NOT_FOUND)
 def get_variants(task_id: str, session: SessionDep, settings: SettingsDep) -> VariantsReport:
     """Per-variant statistics (T0..Tn) and each variant's uplift over T0 (null when T0 is 0)."""
     report = variant_report(session, task_id=known("task", task_id), settings=settings)
     return VariantsReport.model_validate(report)
 
 
-@router.get("/{task_id:path}/suite", dependencies=READ, responses=NOT_FOUND)
+@router.get("/{task_id}/suite", dependencies=READ, responses=NOT_FOUND)
 def get_suite(task_id: str, session: SessionDep) -> SuiteReport:
     """The suite gate (pass, blocking failures, warnings, metrics) of each suite submission."""
     return SuiteReport.model_validate(suite_report(session, task_id=known("task", task_id)))
 
 
 @router.put(
-    "/{task_id:path}",
+    "/{task_id}",
     dependencies=[Depends(require("write"))],
     openapi_extra={
         "requestBody": {
@@ -93,7 +106,7 @@ def get_suite(task_id: str, session: SessionDep) -> SuiteReport:
     },
 )
 def put_task(
-    task_id: str,
+    task_id: NewTaskId,
     response: Response,
     data: JsonBody,
     session: SessionDep,
