@@ -73,3 +73,12 @@ def test_waiting_on_redis_ends_without_exit_noise(files: Path) -> None:
         "error: 1 submissions unfinished, e.g. ['r1']; they stay stored: "
         "`evalq status ID` shows one, `evalq recover` runs them again"
     ]
+
+
+def test_a_setting_that_breaks_its_rule_is_one_line(files: Path) -> None:
+    result = evalq(["leaderboard", "t1"], files, visibility_timeout_s="an hour")
+    assert result.returncode == 3
+    assert result.stderr.strip().splitlines() == [
+        "error: invalid settings: EVALQ_VISIBILITY_TIMEOUT_S: Input should be a valid integer, "
+        "unable to parse string as an integer"
+    ]

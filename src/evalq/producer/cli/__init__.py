@@ -11,11 +11,12 @@ from typing import Annotated
 
 import typer
 
+from evalq.core.redact import install_log_redaction, redact
 from evalq.producer.api.commands import api as api_command
 from evalq.producer.api.commands import keys_app
 from evalq.producer.cli import boards, demo, ops, review, submit
 from evalq.producer.cli.demo import EXAMPLES
-from evalq.producer.cli.output import one_line
+from evalq.producer.cli.output import SETTINGS_INVALID, one_line
 
 __all__ = ["EXAMPLES", "app", "main"]
 
@@ -65,6 +66,7 @@ def main() -> None:
     130 on Ctrl-C.
     """
     try:
+        install_log_redaction()  # the last-resort handler prints the client's warnings
         app()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -73,5 +75,7 @@ def main() -> None:
         if _debug[0]:
             raise
         line, status = one_line(error)
+        if status != SETTINGS_INVALID:
+            line = redact(line)
         print(f"error: {line}", file=sys.stderr)
         sys.exit(status)

@@ -28,6 +28,10 @@ def fail_with(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
+SETTINGS_INVALID = 3
+"""Exit status when an ``EVALQ_*`` variable breaks its rule (nothing else can run)."""
+
+
 def one_line(error: Exception) -> tuple[str, int]:
     """What to tell the user about an error no command handled, and the exit status.
 
@@ -35,9 +39,16 @@ def one_line(error: Exception) -> tuple[str, int]:
     named by its type, with a hint to run again with --debug.
     """
     from kombu.exceptions import OperationalError as BrokerError
+    from pydantic import ValidationError
     from redis.exceptions import ConnectionError as RedisDown
     from sqlalchemy.exc import OperationalError as DatabaseDown
 
+    if isinstance(error, ValidationError) and error.title == "Settings":
+        rules = "; ".join(
+            f"EVALQ_{'.'.join(map(str, item['loc'])).upper()}: {item['msg']}"
+            for item in error.errors(include_url=False, include_input=False)
+        )
+        return f"invalid settings: {rules}", SETTINGS_INVALID
     reason = " ".join(str(error).split())[:300]
     if isinstance(error, DatabaseDown):
         cause = " ".join(str(error.orig).split())[:200]
