@@ -1,19 +1,19 @@
 """Semantic similarity (spec 001): BERTScore F1 computed with a local model, never the hub.
 
-`SemanticScorer` loads one tokenizer and model per process, caches reference embeddings, and
-encodes long texts in chunks instead of truncating them. Its scores equal torchmetrics'
-`BERTScore` defaults (last layer, no idf, no baseline) on texts that fit in one chunk; see
-docs/scoring/tier1.md.
+`SemanticScorer` loads one tokenizer and model per process, caches reference and candidate
+embeddings, and encodes long texts in chunks instead of truncating them. Its scores equal
+torchmetrics' `BERTScore` defaults (last layer, no idf, no baseline) on texts that fit in one
+chunk; see docs/scoring/tier1.md.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import logging
 import math
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from evalq.core.errors import InvalidInput
+from evalq.core.profile import PRECISIONS, Precision
+from evalq.metrics.embedding_cache import EmbeddingCache
 
 if TYPE_CHECKING:
     from evalq.core.profile import TextProfile
@@ -97,6 +99,9 @@ class SemanticScorer:
         cache_tokens: token embeddings the reference cache may hold in total, least recently
             used evicted first (65,536 tokens of a 384-dim model take 100 MB; each worker
             process has its own cache).
+        candidate_cache_tokens: the same bound for candidates (8,192 tokens, 12 MB): kept apart
+            so that a stream of distinct outputs never evicts a task's references.
+        candidate_cache_entries: candidates the candidate cache may hold.
         batch_size: chunks per forward pass.
     """
 
@@ -106,6 +111,8 @@ class SemanticScorer:
         *,
         max_chunk_tokens: int = 512,
         cache_tokens: int = 65_536,
+        candidate_cache_tokens: int = 8_192,
+        candidate_cache_entries: int = 256,
         batch_size: int = 8,
     ) -> None:
         path = Path(model_path) if model_path else Path(default_model_path())
@@ -113,69 +120,112 @@ class SemanticScorer:
             raise InvalidInput([("text.model_path", f"not a local model directory: {path}")])
         go_offline()
         self.model_path = str(path)
-        self._tokenizer, self._model = _load(self.model_path)
-        limit = int(getattr(self._model.config, "max_position_embeddings", max_chunk_tokens))
+        self._tokenizer, model = _load(self.model_path)
+        self._models: dict[Precision, Any] = {"fp32": model}
+        self._config = model.config
+        limit = int(getattr(self._config, "max_position_embeddings", max_chunk_tokens))
         self.max_chunk_tokens = min(max_chunk_tokens, limit)
         self._cls = self._tokenizer.cls_token_id
         self._sep = self._tokenizer.sep_token_id
         if self._cls is None or self._sep is None or self.max_chunk_tokens < 3:
             raise InvalidInput([("text.model_path", "model needs [CLS]/[SEP] and >= 3 tokens")])
         self._pad = self._tokenizer.pad_token_id or 0
-        self._cache_tokens = cache_tokens
-        self._cached_tokens = 0
         self._batch_size = batch_size
-        self._cache: OrderedDict[str, Embedding] = OrderedDict()
+        self._references = EmbeddingCache(cache_tokens)
+        self._candidates = EmbeddingCache(candidate_cache_tokens, candidate_cache_entries)
         self._lock = threading.Lock()
-        self.encodings = 0  # texts run through the model: lets tests see the cache work
+        self.encodings = 0  # texts run through the model: lets tests see the caches work
 
     @classmethod
     def from_profile(cls, profile: TextProfile, **options: Any) -> SemanticScorer:
-        """A scorer for the profile's ``model_path`` and ``max_chunk_tokens``."""
+        """A scorer for the profile's ``model_path`` and ``max_chunk_tokens``.
+
+        The profile's ``precision`` is a per-call argument (`score`), so one loaded scorer
+        serves profiles of either precision.
+        """
         return cls(profile.model_path, max_chunk_tokens=profile.max_chunk_tokens, **options)
 
-    def score(self, text: str, references: Sequence[str]) -> list[float]:
-        """BERTScore F1 of ``text`` against each reference, in order (empty list for none)."""
-        candidate = self.embed(text)
-        return [bertscore_f1(candidate, self.reference(ref)) for ref in references]
+    def score(
+        self, text: str, references: Sequence[str], *, precision: Precision = "fp32"
+    ) -> list[float]:
+        """BERTScore F1 of ``text`` against each reference, in order (empty list for none).
 
-    def reference(self, text: str) -> Embedding:
-        """`embed`, through an LRU cache keyed by the text's SHA-256 and bounded in tokens.
+        Args:
+            text: the candidate (the agent's output).
+            references: the reference texts.
+            precision: "fp32", or "bf16" for a bfloat16 copy of the model (faster on CPUs with
+                native bf16; F1 within 0.005 of fp32 on the benchmark's pairs).
+        """
+        candidate = self.candidate(text, precision=precision)
+        return [
+            bertscore_f1(candidate, self.reference(reference, precision=precision))
+            for reference in references
+        ]
+
+    def reference(self, text: str, *, precision: Precision = "fp32") -> Embedding:
+        """`embed`, through the reference cache (LRU keyed by precision and the text's SHA-256).
 
         A text longer than the whole budget is embedded but not cached.
         """
-        key = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
-        embedding = self.embed(text)
-        if embedding.tokens > self._cache_tokens:
-            return embedding
-        with self._lock:
-            if key not in self._cache:
-                self._cache[key] = embedding
-                self._cached_tokens += embedding.tokens
-            while self._cached_tokens > self._cache_tokens:
-                self._cached_tokens -= self._cache.popitem(last=False)[1].tokens
-        return embedding
+        return self._embed_through(self._references, _cache_key(text, precision), text, precision)
 
-    def embed(self, text: str) -> Embedding:
-        """Token embeddings of ``text``, chunked when longer than ``max_chunk_tokens``."""
+    def candidate(self, text: str, *, precision: Precision = "fp32") -> Embedding:
+        """`embed`, reusing any cached encoding of the same text (as a reference or candidate).
+
+        A tier-1 task delivered again, or an output equal to one already scored, costs no
+        model pass; the embedding is the same tensor, so the score is identical.
+        """
+        key = _cache_key(text, precision)
+        cached = self._references.get(key)
+        if cached is not None:
+            return cached
+        return self._embed_through(self._candidates, key, text, precision)
+
+    def clear_caches(self) -> None:
+        """Forget every cached embedding (benchmarks measure cold encodes with it)."""
+        self._references.clear()
+        self._candidates.clear()
+
+    def embed(self, text: str, *, precision: Precision = "fp32") -> Embedding:
+        """Token embeddings of ``text``, chunked when longer than ``max_chunk_tokens``.
+
+        Whatever the model's precision, the embeddings are float32, normalised after the cast.
+        """
+        model = self._model(precision)
         ids: list[int] = self._tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]
-        hidden_size = int(self._model.config.hidden_size)
         if not ids:
-            return Embedding(torch.zeros(0, hidden_size), chunks=0)
+            return Embedding(torch.zeros(0, int(self._config.hidden_size)), chunks=0)
         width = self.max_chunk_tokens - 2
         count = math.ceil(len(ids) / width)
         size = math.ceil(len(ids) / count)  # balanced: no tiny context-poor last chunk
         chunks = [ids[i : i + size] for i in range(0, len(ids), size)]
         batch = self._batch_size
-        parts = [self._forward(chunks[i : i + batch]) for i in range(0, len(chunks), batch)]
+        parts = [self._forward(model, chunks[i : i + batch]) for i in range(0, len(chunks), batch)]
         self.encodings += 1
-        vectors = torch.cat(parts)
+        vectors = torch.cat(parts).float()
         return Embedding(vectors / vectors.norm(dim=-1, keepdim=True), chunks=len(chunks))
 
-    def _forward(self, chunks: list[list[int]]) -> torch.Tensor:
+    def _embed_through(
+        self, cache: EmbeddingCache, key: str, text: str, precision: Precision
+    ) -> Embedding:
+        embedding = cache.get(key)
+        if embedding is None:
+            embedding = self.embed(text, precision=precision)
+            cache.put(key, embedding)
+        return embedding
+
+    def _model(self, precision: Precision) -> Any:
+        """The model in ``precision``; the bf16 copy is made on first use and kept."""
+        if precision not in PRECISIONS:
+            raise InvalidInput(
+                [("text.precision", f"must be one of {PRECISIONS}, not {precision!r}")]
+            )
+        with self._lock:
+            if precision not in self._models:
+                self._models[precision] = copy.deepcopy(self._models["fp32"]).to(torch.bfloat16)
+            return self._models[precision]
+
+    def _forward(self, model: Any, chunks: list[list[int]]) -> torch.Tensor:
         """Last hidden layer of each chunk wrapped in [CLS] ... [SEP], content rows only."""
         length = max(len(chunk) for chunk in chunks) + 2
         input_ids = torch.full((len(chunks), length), self._pad, dtype=torch.long)
@@ -184,11 +234,14 @@ class SemanticScorer:
             input_ids[row, : len(chunk) + 2] = torch.tensor([self._cls, *chunk, self._sep])
             mask[row, : len(chunk) + 2] = 1
         with torch.inference_mode():
-            output = self._model(
-                input_ids=input_ids, attention_mask=mask, output_hidden_states=True
-            )
+            output = model(input_ids=input_ids, attention_mask=mask, output_hidden_states=True)
         hidden: torch.Tensor = output.hidden_states[-1]  # torchmetrics' num_layers=None
         return torch.cat([hidden[row, 1 : len(chunk) + 1] for row, chunk in enumerate(chunks)])
+
+
+def _cache_key(text: str, precision: Precision) -> str:
+    """Cache key: fp32 and bf16 embeddings of one text differ and must never be mixed."""
+    return f"{precision}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
 
 
 def _load(model_path: str) -> tuple[Any, Any]:

@@ -50,7 +50,7 @@ def text_metrics(
     Args:
         output: the agent's output text.
         references: the task's reference texts.
-        profile: the ``[text]`` profile section (n-grams, stop words).
+        profile: the ``[text]`` profile section (n-grams, stop words, model precision).
         semantic: the loaded scorer, or None to skip the semantic metric.
     """
     if not references:
@@ -59,7 +59,11 @@ def text_metrics(
         output, references, ngram_range=profile.ngram_range, stop_words=profile.stop_words
     )
     jaccards = [jaccard(output, reference) for reference in references]
-    semantics = semantic.score(output, references) if semantic is not None else None
+    semantics = (
+        semantic.score(output, references, precision=profile.precision)
+        if semantic is not None
+        else None
+    )
     return TextMetrics(
         cosine=max(cosines),
         jaccard=max(jaccards),

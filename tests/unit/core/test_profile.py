@@ -21,6 +21,21 @@ def test_bundled_toml_is_the_documented_defaults() -> None:
     assert bundled.arena.category_weights["debugging"]["speed"] == 0.35
 
 
+DEFAULT_HASH = "abfa754374080f16097bba01b2695338ac7b54e25636efdcd46cac1dd647ddff"
+"""The bundled profile's hash before ``text.precision`` existed: stored evaluations carry it."""
+
+
+def test_precision_is_fp32_by_default_and_bf16_changes_the_hash(tmp_path: Path) -> None:
+    assert load_profile().text.precision == "fp32"
+    assert load_profile().hash == DEFAULT_HASH  # fp32 left out: earlier profiles keep theirs
+    path = tmp_path / "p.toml"
+    path.write_text('[text]\nprecision = "bf16"\n')
+    assert load_profile(path).text.precision == "bf16"
+    assert load_profile(path).hash not in (DEFAULT_HASH, Profile().hash)
+    path.write_text('[text]\nprecision = "fp32"\n')
+    assert load_profile(path).hash == DEFAULT_HASH
+
+
 def test_hash_changes_with_any_value(tmp_path: Path) -> None:
     path = tmp_path / "p.toml"
     path.write_text("[peerread]\naccept = 0.81\n")
@@ -35,6 +50,7 @@ def test_hash_changes_with_any_value(tmp_path: Path) -> None:
         ("[text]\nngram_range = [3, 1]\n", "profile.text", "ngram_range"),
         ("[suite]\npass_threshold = 1.5\n", "profile.suite.pass_threshold", "less than or equal"),
         ("[scylla]\nbogus = 1\n", "profile.scylla.bogus", "Extra inputs"),
+        ('[text]\nprecision = "int8"\n', "profile.text.precision", "'fp32' or 'bf16'"),
     ],
 )
 def test_bad_profiles_name_field_and_rule(tmp_path: Path, toml: str, field: str, rule: str) -> None:

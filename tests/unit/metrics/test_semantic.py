@@ -158,9 +158,59 @@ def test_reference_embeddings_are_cached(scorer: SemanticScorer) -> None:
     references = [PARAPHRASE, UNRELATED, "A third, fresh reference text for this test."]
     scorer.score(REVIEW, references)
     before = scorer.encodings
-    again = scorer.score(PAIRS[0][0], references)
+    candidate = "A candidate this module scores only here."
+    again = scorer.score(candidate, references)
     assert scorer.encodings == before + 1  # only the new candidate went through the model
-    assert again == [bertscore_f1(scorer.embed(PAIRS[0][0]), scorer.embed(r)) for r in references]
+    assert again == [bertscore_f1(scorer.embed(candidate), scorer.embed(r)) for r in references]
+
+
+def test_a_repeated_candidate_is_not_encoded_again(scorer: SemanticScorer) -> None:
+    # a redelivered tier-1 task, or an output equal to one already scored
+    candidate = "The proofs in the appendix are careful but the second lemma needs a citation."
+    references = [PARAPHRASE, REVIEW]
+    first = scorer.score(candidate, references)
+    before = scorer.encodings
+    assert scorer.score(candidate, references) == first  # identical, not merely close
+    assert scorer.encodings == before  # neither the candidate nor the references were encoded
+    assert scorer.candidate(candidate) is scorer.candidate(candidate)
+
+
+def test_a_candidate_equal_to_a_cached_reference_reuses_it(scorer: SemanticScorer) -> None:
+    reference = "Clarify how the hyperparameters of the baselines were tuned."
+    scorer.reference(reference)
+    before = scorer.encodings
+    assert scorer.score(reference, [reference]) == [pytest.approx(1.0, abs=1e-5)]
+    assert scorer.encodings == before
+
+
+def test_distinct_candidates_do_not_evict_references() -> None:
+    scorer = SemanticScorer(cache_tokens=1_000, candidate_cache_tokens=4, candidate_cache_entries=2)
+    scorer.score("first output", [REVIEW])
+    for word in ("alpha", "beta", "gamma", "delta", "epsilon"):  # fill the candidate cache
+        scorer.score(word, [REVIEW])
+    before = scorer.encodings
+    scorer.score("zeta", [REVIEW])
+    assert scorer.encodings == before + 1  # the reference stayed cached
+    scorer.score("alpha", [REVIEW])  # evicted from the two-entry candidate cache
+    assert scorer.encodings == before + 2
+    scorer.score("alpha", [REVIEW])
+    assert scorer.encodings == before + 2
+
+
+def test_bf16_stays_within_the_tolerance_of_fp32(scorer: SemanticScorer) -> None:
+    pairs = [*PAIRS, (REVIEW, PARAPHRASE), (LONG, SENTENCES[0]), (SENTENCES[1], LONG)]
+    fp32 = [scorer.score(text, [reference])[0] for text, reference in pairs]
+    bf16 = [scorer.score(text, [reference], precision="bf16")[0] for text, reference in pairs]
+    assert max(abs(a - b) for a, b in zip(fp32, bf16, strict=True)) <= 0.005
+    assert fp32 != bf16  # it did run in bf16
+    assert scorer.candidate(REVIEW, precision="bf16").vectors.dtype == torch.float32
+    # each precision has its own cache entries: fp32 scores are unchanged after bf16 ran
+    assert [scorer.score(text, [reference])[0] for text, reference in pairs] == fp32
+
+
+def test_unknown_precision_is_refused(scorer: SemanticScorer) -> None:
+    with pytest.raises(InvalidInput, match=r"text\.precision"):
+        scorer.score(REVIEW, [PARAPHRASE], precision="int8")  # type: ignore[arg-type]
 
 
 def test_cache_is_bounded_in_tokens(small: SemanticScorer) -> None:

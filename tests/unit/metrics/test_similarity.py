@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
@@ -34,6 +34,54 @@ def spec_cosine(text1: str, text2: str) -> float:
     vectorizer = TfidfVectorizer(stop_words="english", ngram_range=(1, 2))
     tfidf_matrix = vectorizer.fit_transform([text1, text2])
     return float(cosine_similarity(tfidf_matrix[0:1], tfidf_matrix[1:2])[0][0])
+
+
+def sklearn_cosine(
+    text1: str, text2: str, ngram_range: tuple[int, int], stop_words: str | None
+) -> float:
+    """The fitted computation, with evalq's rule for two texts without terms (1.0)."""
+    vectorizer = TfidfVectorizer(stop_words=stop_words, ngram_range=ngram_range)
+    analyze = vectorizer.build_analyzer()
+    if not analyze(text1) and not analyze(text2):
+        return 1.0
+    matrix = vectorizer.fit_transform([text1, text2])
+    return float(cosine_similarity(matrix[0:1], matrix[1:2])[0][0])
+
+
+# Words that exercise the analyzer: stop words, case, accents and other scripts, one-letter and
+# digit tokens (dropped by the token pattern), punctuation, hyphens, apostrophes, emoji.
+VOCABULARY = [
+    "the", "and", "of", "Cat", "cat", "CAT", "sat", "mat.", "a", "I", "7", "42", "x-ray",
+    "don't", "naïve", "NAÏVE", "café", "straße", "Σίσυφος", "日本語", "données", "🙂", "--",
+    "...", "paper", "method", "baseline", "baselines", "results", "\n", "\t",
+]  # fmt: skip
+vocabulary_texts = st.lists(st.sampled_from(VOCABULARY), max_size=40).map(" ".join)
+any_texts = vocabulary_texts | st.text(max_size=200)
+ngram_ranges = st.sampled_from([(1, 1), (1, 2), (1, 3), (2, 2), (2, 3)])
+
+
+@settings(max_examples=600, deadline=None)
+@given(any_texts, any_texts, ngram_ranges, st.sampled_from(["english", None]))
+@example("", "", (1, 2), "english")
+@example("", "paper", (1, 2), "english")
+@example("paper", "paper", (1, 2), "english")
+@example("paper", "paper paper paper", (1, 2), "english")
+@example("paper paper method paper", "method paper method", (1, 2), "english")
+@example("naïve café", "NAÏVE CAFÉ", (1, 1), None)
+@example("the of and", "paper", (1, 2), "english")
+@example(REVIEW, REFERENCE, (1, 2), "english")
+def test_cosine_equals_the_fitted_vectorizer(
+    text: str, reference: str, ngram_range: tuple[int, int], stop_words: str | None
+) -> None:
+    # evalq computes the pair's TF-IDF in closed form; scikit-learn's fit is the definition
+    expected = sklearn_cosine(text, reference, ngram_range, stop_words)
+    got = tfidf_cosine(text, reference, ngram_range=ngram_range, stop_words=stop_words)
+    assert abs(got - min(1.0, expected)) <= 1e-12
+    many = tfidf_cosine_many(
+        text, [reference, text], ngram_range=ngram_range, stop_words=stop_words
+    )
+    assert many[0] == got
+    assert abs(many[1] - min(1.0, sklearn_cosine(text, text, ngram_range, stop_words))) <= 1e-12
 
 
 def test_cosine_hand_computed_unigrams() -> None:

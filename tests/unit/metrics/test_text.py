@@ -92,6 +92,15 @@ def test_semantic_is_the_best_over_references(scorer: SemanticScorer) -> None:
     assert result.semantic == scorer.score(output, references[1:])[0]
 
 
+def test_semantic_runs_in_the_profile_precision(scorer: SemanticScorer) -> None:
+    output, references = "The method is sound but the evaluation is thin.", ["Sound, thin eval."]
+    bf16 = text_metrics(output, references, profile=TextProfile(precision="bf16"), semantic=scorer)
+    assert bf16.semantic == scorer.score(output, references, precision="bf16")[0]
+    fp32 = text_metrics(output, references, profile=PROFILE, semantic=scorer)
+    assert fp32.semantic == scorer.score(output, references)[0]
+    assert bf16.semantic != fp32.semantic
+
+
 def test_normalise_time_hand_computed() -> None:
     assert normalise_time(0) == 1.0
     assert normalise_time(math.e - 1) == pytest.approx(0.5)  # 1 / (1 + ln e)
