@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from evalq.workers.names import QUEUES
 from tests.support.processes import free_port
 
 
@@ -66,3 +67,7 @@ class RedisServer:
             return int(client.llen(queue))
         finally:
             client.close()
+
+    def waiting(self) -> int:
+        """How many messages wait in all of evalq's queues together."""
+        return sum(self.length(queue) for queue in QUEUES)

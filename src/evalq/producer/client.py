@@ -14,9 +14,10 @@ from typing import Any
 from celery import Celery
 from sqlalchemy.exc import IntegrityError
 
+from evalq.core.applicable import skipped_tiers
 from evalq.core.errors import MAX_PROBLEMS, BrokerUnavailable, InvalidInput, NotFound
 from evalq.core.profile import profile_named
-from evalq.core.schemas import Submission, Task, parse_submission, parse_task
+from evalq.core.schemas import Submission, Task, Tier, parse_submission, parse_task
 from evalq.core.settings import Settings, get_settings
 from evalq.read.submission import submission_result
 from evalq.scoring.arena.run import price_submission
@@ -159,6 +160,7 @@ class Client:
         # task rejects the whole batch before anything reaches the broker.
         claimed: list[str] = []
         results: list[Submitted] = []
+        judge_configured = self.settings.judge_model is not None
         with session_scope(self.url) as session:
             for submission in parsed:
                 task = queries.get_task_or_invalid(session, task_id=submission.task_id)
@@ -167,21 +169,27 @@ class Client:
                     session, submission=submission, cost_usd=price_submission(submission, profile)
                 )
                 if created:
+                    for skipped in skipped_tiers(
+                        submission, task, judge_configured=judge_configured
+                    ):
+                        queries.finish_tier(session, submission_id=submission.id, outcome=skipped)
                     queries.begin_enqueue(session, submission_id=submission.id)
                     claimed.append(submission.id)
                 results.append(Submitted(submission.id, created))
             known = [r.id for r in results if not r.created]
             claimed += queries.claim_unsent(session, ids=known) if known else []
-        self._publish(claimed)
+            pending = queries.pending_tiers(session, ids=claimed)
+        self._publish(pending)
         return results
 
-    def _publish(self, ids: list[str]) -> None:
-        """Enqueue attempt 1 of each stored submission in ``ids``.
+    def _publish(self, pending: dict[str, list[Tier]]) -> None:
+        """Enqueue attempt 1 of each stored submission in ``pending``, with its tiers to run.
 
         Raises:
             BrokerUnavailable: the broker could not be reached; the submissions not enqueued
                 are released, so that sending them again enqueues them.
         """
+        ids = list(pending)
         if self.in_process and self._worker is None and ids:
             log.warning(
                 "no broker configured (EVALQ_BROKER_URL): %d submission(s) are evaluated in this "
@@ -190,7 +198,7 @@ class Client:
             )
         for sent, submission_id in enumerate(ids):
             try:
-                enqueue(self.app, submission_id, FIRST_ATTEMPT)
+                enqueue(self.app, submission_id, FIRST_ATTEMPT, pending[submission_id])
             except BrokerUnavailable as error:
                 unsent = ids[sent:]
                 with session_scope(self.url) as session:

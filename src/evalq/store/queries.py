@@ -14,7 +14,7 @@ from evalq.core.errors import Conflict, InvalidInput, NotFound
 from evalq.core.profile import Profile, profile_named
 from evalq.core.redact import redact_data
 from evalq.core.results import EvaluationScores, MissingTier, TierOutcome
-from evalq.core.schemas import STORED, Status, Submission, Task, Tier, canonical_hash
+from evalq.core.schemas import STORED, TIERS, Status, Submission, Task, Tier, canonical_hash
 from evalq.core.settings import Settings
 from evalq.store.models import (
     BaselineRow,
@@ -430,6 +430,20 @@ def finish_tier(session: Session, *, submission_id: str, outcome: TierOutcome) -
             "updated_at": utcnow(),
         },
     )
+
+
+def pending_tiers(session: Session, *, ids: Sequence[str]) -> dict[str, list[Tier]]:
+    """For each of ``ids``, the tiers with no final row yet: what its next chord must run."""
+    final = session.execute(
+        select(TierResultRow.submission_id, TierResultRow.tier).where(
+            TierResultRow.submission_id.in_(ids),
+            TierResultRow.status.in_(FINAL_TIER_STATES),
+        )
+    )
+    done: dict[str, set[str]] = {submission_id: set() for submission_id in ids}
+    for row in final:
+        done[row.submission_id].add(row.tier)
+    return {sid: [tier for tier in TIERS if tier not in done[sid]] for sid in ids}
 
 
 def tier_results(session: Session, *, submission_id: str) -> dict[str, TierResultRow]:

@@ -101,7 +101,8 @@ def recover(
     for submission_id in ids:
         with session_scope() as session:
             attempt = queries.begin_enqueue(session, submission_id=submission_id)
-        enqueue(app, submission_id, attempt)
+            tiers = queries.pending_tiers(session, ids=[submission_id])[submission_id]
+        enqueue(app, submission_id, attempt, tiers)
     return ids
 
 

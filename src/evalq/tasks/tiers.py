@@ -5,6 +5,7 @@ from __future__ import annotations
 from celery import Task as CeleryTask
 from celery import shared_task
 
+from evalq.core.applicable import NO_JUDGE, NO_REFERENCES, NO_TRACE
 from evalq.core.results import ErrorRecord, TextResult, TierOutcome
 from evalq.core.settings import Settings, get_settings
 from evalq.store.queries import Job
@@ -20,9 +21,7 @@ def compute_text(job: Job) -> TierOutcome:
 
     task, profile = job.task, job.profile
     if not task.reference_outputs:
-        return TierOutcome(
-            tier="text", status="skipped", reason="the task has no reference outputs"
-        )
+        return TierOutcome(tier="text", status="skipped", reason=NO_REFERENCES)
     metrics = text_metrics(
         job.submission.output,
         task.reference_outputs,
@@ -48,7 +47,7 @@ def compute_graph(job: Job) -> TierOutcome:
     from evalq.metrics.graph import graph_metrics
 
     if job.submission.trace is None:
-        return TierOutcome(tier="graph", status="skipped", reason="the submission has no trace")
+        return TierOutcome(tier="graph", status="skipped", reason=NO_TRACE)
     result = graph_metrics(
         job.submission.trace,
         job.task,
@@ -73,9 +72,7 @@ def compute_judge(job: Job) -> TierOutcome:
     settings = get_settings()
     judge = judge_for(job.profile, settings)
     if judge is None:
-        return TierOutcome(
-            tier="judge", status="skipped", reason="no judge configured (EVALQ_JUDGE_MODEL unset)"
-        )
+        return TierOutcome(tier="judge", status="skipped", reason=NO_JUDGE)
     result = judge.evaluate(job.submission, job.task, deadline_s=judge_deadline_s(settings))
     if result.failed:
         first = result.errors[0] if result.errors else ErrorRecord(type="JudgeFailed", message="")

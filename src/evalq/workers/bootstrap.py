@@ -72,6 +72,9 @@ def run_worker(
     tiers from a dead worker's. ``include`` names extra modules every worker process imports
     (e.g. signal handlers).
     """
+    from evalq.store.db import relax_durability
+
+    relax_durability()  # what a worker writes the sweep can recompute (store/db.py)
     app = worker_app()
     for module in include or []:
         __import__(module)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from celery import Celery, chord, group
 from kombu.exceptions import OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeout
 
 from evalq.core.errors import BrokerUnavailable
-from evalq.core.schemas import TIERS
+from evalq.core.schemas import TIERS, Tier
 from evalq.workers.names import MERGE_TASK, ROUTES, TIER_TASKS
 
 UNREACHABLE = (OperationalError, RedisConnectionError, RedisTimeout, ConnectionError, TimeoutError)
@@ -31,14 +33,20 @@ def parse_chord_id(task_id: str) -> tuple[str, int] | None:
     return parts[0], int(parts[2])
 
 
-def enqueue(app: Celery, submission_id: str, attempt: int) -> str:
-    """Publish chord(group(text, judge, graph), merge) for a stored submission; returns merge id.
+def enqueue(app: Celery, submission_id: str, attempt: int, tiers: Sequence[Tier] = TIERS) -> str:
+    """Publish chord(group(tiers), merge) for a stored submission; returns the merge's id.
+
+    ``tiers`` are those still to run (the others are stored as skipped or final); with none,
+    the merge is sent on its own.
 
     Raises:
         BrokerUnavailable: the broker (or the result store, where the producer subscribes to
             the chord's result) could not be reached within the producer's connect timeout.
     """
     ids = chord_ids(submission_id, attempt)
+    callback = app.signature(
+        MERGE_TASK, args=[submission_id], task_id=ids["merge"], queue=ROUTES[MERGE_TASK]["queue"]
+    )
     header = group(
         [
             app.signature(
@@ -47,15 +55,15 @@ def enqueue(app: Celery, submission_id: str, attempt: int) -> str:
                 task_id=ids[tier],
                 queue=ROUTES[TIER_TASKS[tier]]["queue"],
             )
-            for tier in TIERS
+            for tier in tiers
         ],
         task_id=ids["group"],
     )
-    callback = app.signature(
-        MERGE_TASK, args=[submission_id], task_id=ids["merge"], queue=ROUTES[MERGE_TASK]["queue"]
-    )
     try:
-        chord(header, callback, app=app).apply_async()
+        if tiers:
+            chord(header, callback, app=app).apply_async()
+        else:  # nothing to run: the merge alone, with the no markers a chord would pass it
+            callback.clone(args=([],)).apply_async()  # prepended: ([], id)
     except UNREACHABLE as error:
         raise BrokerUnavailable(_reason(error)) from None
     except RuntimeError as error:  # Celery's result consumer gave up reconnecting

@@ -46,7 +46,7 @@ def test_a_submit_with_the_broker_down_is_a_503_that_a_resend_finishes(tmp_path:
                 again = http.post("/v1/submissions", json=submission("b1"))
                 assert again.status_code == 200, again.text
                 assert again.json()["created"] is False
-                assert broker.length("evalq.text") == 1  # the re-send enqueued it
+                assert broker.waiting() == 1  # the re-send enqueued it
         finally:
             stop(process)
             broker.stop()

@@ -33,13 +33,22 @@ def test_the_same_submission_twice_is_one_job(api: Server) -> None:
 def test_an_unevaluated_submission_has_no_score_keys(api: Server) -> None:
     client = api.client()
     assert client.post("/v1/submissions", json=submission("unevaluated-1")).status_code == 201
+    skipped = {
+        "text": "the task has no reference outputs",
+        "judge": "no judge configured (EVALQ_JUDGE_MODEL unset)",
+        "graph": "the submission has no trace",
+    }
     assert client.get("/v1/submissions/unevaluated-1").json() == {
         "id": "unevaluated-1",
         "task_id": "t1",
         "status": "queued",
         "error": None,
         "review": None,
-        "tiers": {},
+        # tiers that cannot apply are stored as skipped at submit (none is sent to a worker)
+        "tiers": {
+            tier: {"status": "skipped", "metrics": {"reason": reason}, "error": None}
+            for tier, reason in skipped.items()
+        },
     }
 
 
