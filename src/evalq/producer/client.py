@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Submitted:
-    """The answer to one submit: the id, whether it was new, and its enqueue attempt."""
+    """The answer to one submit: the id and whether it was new."""
 
     id: str
     created: bool
