@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
 from tests.support.processes import process_env
 
-MONITOR_REDIS_DB = 10
-"""The monitoring tests' Redis database (other suites use database 9)."""
+MONITOR_REDIS_DB = int(os.environ.get("EVALQ_TEST_MONITOR_REDIS_DB", "10"))
+"""The monitoring and report tests' Redis database (other suites use database 9)."""
 
 
 def evalq_env(**settings: str) -> dict[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 
@@ -10,7 +11,7 @@ import redis
 
 from tests.support.services import REDIS_HOST, REDIS_PORT, need
 
-JUDGE_REDIS_DB = 15
+JUDGE_REDIS_DB = int(os.environ.get("EVALQ_TEST_JUDGE_REDIS_DB", "15"))
 
 
 @pytest.fixture
