@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import case, func, select, update
@@ -78,6 +78,51 @@ def missing_tasks(session: Session, *, task_ids: Collection[str]) -> set[str]:
         chunk = wanted[start : start + 500]
         stored.update(session.scalars(select(TaskRow.id).where(TaskRow.id.in_(chunk))))
     return set(wanted) - stored
+
+
+@dataclass(frozen=True)
+class TaskOverview:
+    """One task as `evalq task list` shows it: its definition and its runs counted by status."""
+
+    task: Task
+    statuses: dict[str, int]
+    last_activity: datetime | None
+
+
+def task_overviews(session: Session) -> list[TaskOverview]:
+    """Every task, by id, with its submissions counted by status (one grouped query)."""
+    counts: dict[str, dict[str, int]] = {}
+    latest: dict[str, datetime] = {}
+    grouped = session.execute(
+        select(
+            SubmissionRow.task_id,
+            SubmissionRow.status,
+            func.count(),
+            func.max(SubmissionRow.updated_at),
+        ).group_by(SubmissionRow.task_id, SubmissionRow.status)
+    )
+    for task_id, status, count, updated in grouped:
+        counts.setdefault(task_id, {})[status] = int(count)
+        latest[task_id] = max(updated, latest.get(task_id, updated))
+    tasks = session.scalars(select(TaskRow).order_by(TaskRow.id))
+    return [
+        TaskOverview(
+            task=Task.model_validate(row.definition, context=STORED),
+            statuses=counts.get(row.id, {}),
+            last_activity=latest.get(row.id),
+        )
+        for row in tasks
+    ]
+
+
+def task_submissions(
+    session: Session, *, task_id: str, statuses: Collection[str] = (), limit: int = 100
+) -> list[SubmissionRow]:
+    """A task's submissions, most recently updated first, optionally only those ``statuses``."""
+    query = select(SubmissionRow).where(SubmissionRow.task_id == task_id)
+    if statuses:
+        query = query.where(SubmissionRow.status.in_(statuses))
+    return list(session.scalars(query.order_by(SubmissionRow.updated_at.desc()).limit(limit)))
 
 
 def get_task(session: Session, *, task_id: str) -> Task:

@@ -14,7 +14,7 @@ import typer
 from evalq.core.redact import install_log_redaction, redact
 from evalq.producer.api.commands import api as api_command
 from evalq.producer.api.commands import keys_app
-from evalq.producer.cli import boards, demo, ops, review, submit
+from evalq.producer.cli import boards, demo, lists, ops, review, submit
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.producer.cli.output import SETTINGS_INVALID, one_line
 
@@ -53,6 +53,8 @@ app.command()(ops.worker)
 app.command()(ops.recover)
 db_app.command("upgrade")(ops.db_upgrade)
 task_app.command("put")(submit.task_put)
+task_app.command("list")(lists.task_list)
+task_app.command("submissions")(lists.task_submissions)
 app.command()(demo.demo)
 app.command()(ops.flower)
 app.command()(ops.beat)

@@ -1,0 +1,71 @@
+"""What is there: `evalq task list` and `evalq task submissions TASK`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from evalq.core.schemas import Status
+from evalq.producer.cli.output import console
+
+STATUSES: tuple[Status, ...] = ("queued", "running", "done", "degraded", "failed")
+
+
+def task_list() -> None:
+    """Every task with its kind, category and its submissions counted by status."""
+    from evalq.store import queries
+    from evalq.store.db import session_scope
+
+    with session_scope() as session:
+        overviews = queries.task_overviews(session)
+    if not overviews:
+        console.print("no tasks yet: evalq task put FILE")
+        return
+    table = Table("task", "kind", "category", *STATUSES, "last activity")
+    for overview in overviews:
+        task = overview.task
+        counts = [str(overview.statuses.get(status, 0)) for status in STATUSES]
+        when = overview.last_activity
+        table.add_row(
+            escape(task.id),
+            task.kind or "derived",
+            task.category or "-",
+            *counts,
+            when.isoformat(sep=" ", timespec="seconds") if when else "-",
+        )
+    console.print(table)
+
+
+def task_submissions(
+    task_id: Annotated[str, typer.Argument(help="The task's id.")],
+    status: Annotated[
+        list[str] | None,
+        typer.Option(help=f"Only this status ({', '.join(STATUSES)}); repeat for several."),
+    ] = None,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many, newest first.")] = 50,
+) -> None:
+    """A task's submissions, most recently updated first: status, tool, model, variant."""
+    from evalq.store import queries
+    from evalq.store.db import session_scope
+
+    wanted = status or []
+    unknown = sorted(set(wanted) - set(STATUSES))
+    if unknown:
+        typer.echo(f"error: --status: {unknown[0]!r} is not one of {', '.join(STATUSES)}", err=True)
+        raise typer.Exit(2)
+    with session_scope() as session:
+        queries.get_task(session, task_id=task_id)  # NotFound names an unknown task
+        rows = queries.task_submissions(session, task_id=task_id, statuses=wanted, limit=limit)
+        found = [
+            (row.id, row.status, row.tool, row.model, row.variant or "-", row.updated_at)
+            for row in rows
+        ]
+    table = Table("submission", "status", "tool", "model", "variant", "updated")
+    for sid, state, tool, model, variant, updated in found:
+        cells = (sid, state, tool, model, variant)
+        table.add_row(*map(escape, cells), updated.isoformat(sep=" ", timespec="seconds"))
+    console.print(table)
+    console.print(f"{len(found)} submission(s)", highlight=False)
