@@ -7,30 +7,103 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from evalq.core.errors import EvalqError
 from evalq.producer.cli.output import console, fail
 
 if TYPE_CHECKING:
-    from evalq.read.leaderboard import Leaderboard
+    from evalq.read.leaderboard import Entry, Leaderboard
 
 
 def _num(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def print_leaderboard(board: Leaderboard) -> None:
-    """Render a leaderboard as a table: the columns the task's kind ranks by first."""
+KIND_COLUMNS: dict[str, tuple[str, ...]] = {
+    "arena": ("overall", "adj", "eff", "speed", "cost", "correct"),
+    "peerread": ("composite", "recommendation", "overall"),
+    "suite": ("gate", "final", "overall"),
+    "scylla": ("variant", "composite", "grade", "overall"),
+}
+"""The columns a task's kind ranks by, first; the rest are folded into ``notes`` (or --wide)."""
+WIDE_COLUMNS = ("tool", "model", "adj", "eff", "speed", "cost", "correct", "pct")
+
+
+def _cells(entry: Entry, kind: str) -> dict[str, str]:
+    """Every column a leaderboard row of a ``kind`` task can show, formatted."""
+    e = entry
+    composite = e.peerread if kind == "peerread" else e.scylla_composite
+    return {
+        "tool": e.tool,
+        "model": e.model,
+        "overall": f"{e.overall:.2f}",
+        "adj": f"{e.overall_adjusted:.2f}",
+        "eff": f"{e.efficiency:.1f}",
+        "speed": f"{e.speed:.1f}",
+        "cost": f"{e.cost:.1f}",
+        "correct": f"{e.correctness:.0f}",
+        "pct": f"{e.percentile:.1f}",
+        "composite": _num(composite),
+        "recommendation": e.recommendation or "-",
+        "gate": "-" if e.suite_passed is None else ("pass" if e.suite_passed else "blocked"),
+        "final": _num(e.suite_final_score),
+        "variant": e.variant or "-",
+        "grade": e.scylla_grade or "-",
+    }
+
+
+def _notes(entry: Entry) -> str:
+    """What a reader must know about a row, in a few words: '-' when nothing."""
+    notes = []
+    if entry.status != "done":
+        notes.append(entry.status)
+    if entry.partial:
+        notes.append("partial")
+    if entry.not_reported:
+        notes.append("not reported: " + ",".join(entry.not_reported))
+    if entry.review == "flagged":
+        notes.append("held" + (": " + ",".join(entry.flags) if entry.flags else ""))
+    elif entry.review == "accepted":
+        notes.append("accepted")
+    return "; ".join(notes) or "-"
+
+
+def leaderboard_table(board: Leaderboard, *, wide: bool = False) -> Table:
+    """The board as a table that reads at 100 columns: rank, submission, the kind's own columns,
+    notes; ``wide`` adds tool, model and every Arena figure."""
     title = (
         f"{board.task_id} ({board.kind}, ranked by {board.ranking_key}): "
         f"baseline v{board.baseline_version}{' (default)' if board.baseline_is_default else ''}"
     )
+    columns = list(KIND_COLUMNS[board.kind])
+    if wide:
+        columns += [c for c in WIDE_COLUMNS if c not in columns]
+    table = Table(title=title)
+    table.add_column("rank", justify="right", no_wrap=True)
+    table.add_column("submission", overflow="fold")  # ids wrap, never cut
+    for column in columns:
+        table.add_column(column, no_wrap=True)
+    table.add_column("notes", overflow="fold")
+    for entry in board.entries:
+        cells = _cells(entry, board.kind)
+        table.add_row(
+            str(entry.rank),
+            escape(entry.submission_id),
+            *(escape(cells[c]) for c in columns),
+            escape(_notes(entry)),
+        )
+    return table
+
+
+def print_leaderboard(board: Leaderboard, *, wide: bool = False) -> None:
+    """Render a leaderboard: the variant table (Scylla), the runs, what the columns mean."""
     if board.variants is not None:
         variants = Table(title=f"{board.task_id}: variants")
         for column in ("rank", "variant", "runs", "pass rate", "median", "grade", "cost/pass"):
-            variants.add_column(column)
-        variants.add_column("uplift vs T0")
+            variants.add_column(column, no_wrap=True)
+        variants.add_column("uplift vs T0", no_wrap=True)
         for v in board.variants:
             variants.add_row(
                 str(v.rank), v.variant, str(v.runs), _num(v.pass_rate, 2),
@@ -39,45 +112,16 @@ def print_leaderboard(board: Leaderboard) -> None:
                 "-" if v.uplift is None else f"{v.uplift:+.1%}",
             )  # fmt: skip
         console.print(variants)
-    table = Table(title=title)
-    kind_columns = {
-        "peerread": ["composite", "recommendation"],
-        "suite": ["gate", "final"],
-        "scylla": ["variant", "composite", "grade"],
-        "arena": [],
-    }[board.kind]
-    columns = ["rank", "submission", "tool", "model", *kind_columns, "overall", "adj"]
-    columns += ["eff", "speed", "cost", "correct", "pct", "not reported", "review", "status"]
-    for column in columns:
-        table.add_column(column)
-    for e in board.entries:
-        kind_cells = {
-            "peerread": [_num(e.peerread), e.recommendation or "-"],
-            "suite": [
-                "-" if e.suite_passed is None else ("pass" if e.suite_passed else "blocked"),
-                _num(e.suite_final_score),
-            ],
-            "scylla": [e.variant or "-", _num(e.scylla_composite), e.scylla_grade or "-"],
-            "arena": [],
-        }[board.kind]
-        review = {"flagged": "held", "accepted": "accepted"}.get(e.review or "", "-")
-        if e.flags:
-            review += ": " + ",".join(e.flags)
-        table.add_row(
-            str(e.rank), e.submission_id, e.tool, e.model, *kind_cells,
-            f"{e.overall:.2f}", f"{e.overall_adjusted:.2f}", f"{e.efficiency:.1f}",
-            f"{e.speed:.1f}", f"{e.cost:.1f}", f"{e.correctness:.0f}", f"{e.percentile:.1f}",
-            ",".join(e.not_reported) or "-", review,
-            f"{e.status} (partial)" if e.partial else e.status,
-        )  # fmt: skip
-    console.print(table)
+    console.print(leaderboard_table(board, wide=wide))
     ci = board.confidence_interval
     note = "" if ci["enough_data"] else " (not enough data)"
     console.print(
-        f"  {ci['level']:.0%} CI of the mean {ci['of']}: [{ci['low']}, {ci['high']}]{note}; "
-        "overall = Arena overall before the difficulty factor, adj = after it; "
-        "not reported = counted as the worst value; held = flagged for review, left out of the "
-        "baseline until accepted (evalq review accept ID)"
+        f"  {ci['level']:.0%} CI of the mean {ci['of']}: [{ci['low']}, {ci['high']}]{note}. "
+        "overall = Arena overall before the difficulty factor, adj = after it; not reported = "
+        "counted as the worst value; held = flagged for review, left out of the baseline until "
+        "accepted (evalq review accept ID); --wide for tool, model and every Arena figure, "
+        "--json for scripts",
+        highlight=False,
     )
 
 
@@ -87,6 +131,9 @@ def leaderboard_command(
     model: Annotated[str | None, typer.Option(help="Only this model.")] = None,
     variant: Annotated[str | None, typer.Option(help="Only this variant (T0..Tn).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    wide: Annotated[
+        bool, typer.Option("--wide", help="Also tool, model and every Arena figure.")
+    ] = False,
 ) -> None:
     """Rank a task's evaluated submissions against its current baseline."""
     from evalq.read.leaderboard import leaderboard
@@ -100,7 +147,7 @@ def leaderboard_command(
     if as_json:
         console.print_json(json.dumps(board.to_dict()))
     else:
-        print_leaderboard(board)
+        print_leaderboard(board, wide=wide)
 
 
 def report(

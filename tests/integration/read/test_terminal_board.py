@@ -1,0 +1,50 @@
+"""`evalq leaderboard` reads at 100 columns: the kind's own columns first, nothing cut off."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from rich.console import Console
+
+from evalq.producer.cli import EXAMPLES
+from evalq.producer.cli.boards import KIND_COLUMNS, leaderboard_table
+from evalq.read.leaderboard import leaderboard
+from evalq.store.db import session_scope
+
+TASKS = [task["id"] for task in json.loads((EXAMPLES / "tasks.json").read_text())]
+
+
+def rendered(store: str, task_id: str, *, width: int, wide: bool = False) -> tuple[str, list[str]]:
+    """The table as a terminal of ``width`` columns shows it, and the board's submission ids."""
+    with session_scope(store) as session:
+        board = leaderboard(session, task_id=task_id)
+    out = io.StringIO()
+    Console(file=out, width=width, color_system=None).print(leaderboard_table(board, wide=wide))
+    return out.getvalue(), [entry.submission_id for entry in board.entries]
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+def test_every_id_and_score_is_whole_at_100_columns(store: str, task_id: str) -> None:
+    text, ids = rendered(store, task_id, width=100)
+    assert "…" not in text  # rich marks what it cut with an ellipsis
+    assert max(map(len, text.splitlines())) <= 100
+    for submission_id in ids:
+        assert submission_id in text
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+def test_the_kind_s_own_columns_come_right_after_the_submission(store: str, task_id: str) -> None:
+    with session_scope(store) as session:
+        kind = leaderboard(session, task_id=task_id).kind
+    text, _ = rendered(store, task_id, width=120)
+    header = next(line for line in text.splitlines() if " rank " in f" {line} ")
+    names = [cell.strip() for cell in header.strip("┃│ ").split("┃") if cell.strip()]
+    assert names == ["rank", "submission", *KIND_COLUMNS[kind], "notes"]
+
+
+def test_wide_adds_tool_and_model(store: str) -> None:
+    text, _ = rendered(store, TASKS[0], width=200, wide=True)
+    header = next(line for line in text.splitlines() if " rank " in f" {line} ")
+    assert " tool " in header and " model " in header
