@@ -81,20 +81,43 @@ def print_leaderboard(board: Leaderboard) -> None:
     )
 
 
+def metadata_pairs(pairs: list[str]) -> dict[str, str]:
+    """``--where KEY=VALUE`` options as a filter; a malformed or repeated one is a usage error."""
+    wanted: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--where")
+        if key in wanted:
+            raise typer.BadParameter(f"{key!r} is given more than once", param_hint="--where")
+        wanted[key] = value
+    return wanted
+
+
 def leaderboard_command(
     task_id: str,
     tool: Annotated[str | None, typer.Option(help="Only this tool.")] = None,
     model: Annotated[str | None, typer.Option(help="Only this model.")] = None,
     variant: Annotated[str | None, typer.Option(help="Only this variant (T0..Tn).")] = None,
+    where: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Only submissions whose metadata has KEY=VALUE (exact, compared as strings); "
+            "repeat to require several."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Rank a task's evaluated submissions against its current baseline."""
     from evalq.read.leaderboard import leaderboard
     from evalq.store.db import session_scope
 
+    wanted = metadata_pairs(where or [])
     try:
         with session_scope() as session:
-            board = leaderboard(session, task_id=task_id, tool=tool, model=model, variant=variant)
+            board = leaderboard(
+                session, task_id=task_id, tool=tool, model=model, variant=variant, metadata=wanted
+            )
     except EvalqError as error:
         fail(error)
     if as_json:
