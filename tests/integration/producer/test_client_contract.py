@@ -10,15 +10,27 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
 import pytest
 from tests.integration.api.conftest import Server, api, submission
-from tests.support.processes import free_port
+from tests.support.databases import fresh_database
+from tests.support.lossy_relay import LossyRelay
+from tests.support.processes import free_port, process_env, start, stop, wait_for_http
+from tests.support.redis_server import RedisServer
+from tests.support.settings import pipeline_settings
 from typer.testing import CliRunner
 
-from evalq.core.errors import Conflict, InvalidInput, NotFound, Unauthorized, UpstreamFailure
+from evalq.core.errors import (
+    BrokerUnavailable,
+    Conflict,
+    InvalidInput,
+    NotFound,
+    Unauthorized,
+    UpstreamFailure,
+)
 from evalq.core.schemas import Task
 from evalq.core.storable import NUL_RULE, SURROGATE_RULE
 from evalq.producer.cli import app as cli
@@ -28,6 +40,8 @@ from evalq.producer.http.wire import Call, error_of
 from evalq.producer.submitted import Submitted
 from evalq.read.leaderboard import leaderboard
 from evalq.store.db import session_scope
+from evalq.store.keys import create_key
+from evalq.store.models import SubmissionRow
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 
@@ -310,3 +324,63 @@ def test_an_error_answer_is_raised_at_once_never_resent(api: Server) -> None:
     ):
         client.get_result("never-sent")
     assert requests == ["/v1/submissions/never-sent"]
+
+
+def test_a_submit_whose_answer_was_lost_is_retried_and_stored_once(api: Server) -> None:
+    """A dropped reply after the server stored the run: the retry is safe, it is the same run."""
+    relay = LossyRelay(int(api.url.rsplit(":", 1)[1]))
+    try:
+        with HttpClient(relay.url, api.keys["rw"], retries=2) as client:
+            answer = client.submit(run("lost-answer"))
+            assert client.get_result("lost-answer")["status"] in ("queued", "running", "done")
+    finally:
+        relay.close()
+    assert relay.lost_answers and relay.lost_answers[0].startswith(b"HTTP/1.1 201")
+    assert answer == Submitted("lost-answer", created=False)  # the first attempt stored it
+    with session_scope(api.db_url) as session:
+        row = session.get(SubmissionRow, "lost-answer")
+        assert row is not None and row.enqueue_count == 1  # enqueued once, not twice
+
+
+def test_without_retries_a_lost_answer_is_an_upstream_failure(api: Server) -> None:
+    relay = LossyRelay(int(api.url.rsplit(":", 1)[1]))
+    try:
+        with (
+            HttpClient(relay.url, api.keys["rw"], retries=0) as client,
+            pytest.raises(UpstreamFailure, match=r"RemoteProtocolError\) after 1 attempts"),
+        ):
+            client.submit(run("lost-once"))
+    finally:
+        relay.close()
+
+
+def test_a_broker_the_server_cannot_reach_is_broker_unavailable(tmp_path: Path) -> None:
+    """The HTTP client's 503: `BrokerUnavailable` naming what to send again, as in-process."""
+    broker = RedisServer(tmp_path)
+    broker.start()
+    with fresh_database("sqlite", tmp_path) as db_url:
+        with session_scope(db_url) as session:
+            key = create_key(session, name="rw", scopes=["read", "write"])
+        port = free_port()
+        env = process_env(pipeline_settings(db_url, broker.url))
+        args = ["api", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+        process = start(args, env, tmp_path / "api.log", cwd=tmp_path)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_for_http(f"{url}/healthz", process, timeout=90, what="evalq api", ok=(200, 503))
+            with HttpClient(url, key) as client:
+                client.put_task({"id": "t1"})
+                broker.stop()
+                with pytest.raises(BrokerUnavailable) as caught:
+                    client.submit_many([run("b1"), run("b2")])
+                assert caught.value.unsent == ["b1", "b2"]
+                assert "send them again" in str(caught.value)
+                broker.start()
+                assert [s.created for s in client.submit_many([run("b1"), run("b2")])] == [
+                    False,
+                    False,
+                ]
+                assert broker.waiting() == 2  # the re-send enqueued each once
+        finally:
+            stop(process)
+            broker.stop()
