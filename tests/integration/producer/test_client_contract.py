@@ -9,13 +9,16 @@ count, `NotFound`, and nothing stored on a refusal. A few run on `AsyncHttpClien
 from __future__ import annotations
 
 import asyncio
+import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
 import pytest
-from tests.integration.api.conftest import Server, api, submission
+from tests.integration.api.conftest import ROOT, Server, api, submission
 from tests.support.databases import fresh_database
 from tests.support.lossy_relay import LossyRelay
 from tests.support.processes import free_port, process_env, start, stop, wait_for_http
@@ -384,3 +387,30 @@ def test_a_broker_the_server_cannot_reach_is_broker_unavailable(tmp_path: Path) 
         finally:
             stop(process)
             broker.stop()
+
+
+def test_the_readme_service_snippet_runs_as_written(api: Server) -> None:
+    """The README's HTTP client example, against a real server (only its URL replaced)."""
+    readme = (ROOT / "README.md").read_text()
+    using = readme[readme.index("## Using it") :]
+    snippet = re.findall(r"```python\n(.*?)```", using, re.S)[1]
+    assert "HttpClient(" in snippet
+    code = snippet.replace("http://127.0.0.1:8000", api.url)
+    app = worker_app()
+    try:
+        with embedded_worker(app, concurrency=2):
+            result = subprocess.run(
+                [sys.executable, "-c", code],
+                env=process_env({"api_key": api.keys["rw"]}),
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+    finally:
+        app.close()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "{'run-43': 'done'}"
+    with HttpClient(api.url, api.keys["read"]) as client:
+        assert client.get_result("run-43")["metadata"]["experiment"] == "prompt-v2"
+        board = client.leaderboard("fix-parser", metadata={"experiment": "prompt-v2"})
+    assert [e["submission_id"] for e in board["entries"]] == ["run-43"]
