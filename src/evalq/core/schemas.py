@@ -27,7 +27,7 @@ from pydantic import (
 )
 
 from evalq.core.errors import MAX_PROBLEMS, InvalidInput
-from evalq.core.metadata import MAX_BYTES, MAX_DEPTH, MAX_KEYS, check_metadata
+from evalq.core.metadata import KEY_PATTERN, MAX_BYTES, MAX_DEPTH, MAX_KEYS, check_metadata
 from evalq.core.storable import MAX_INT, printable, storable_keys, storable_string
 
 MAX_TEXT_CHARS = 100_000
@@ -437,7 +437,17 @@ class Submission(Strict):
     impl_rate: Fraction | None = Field(
         default=None, description="Scylla implementation rate from an external judge, if any."
     )
-    metadata: Annotated[dict[str, JsonValue], BeforeValidator(check_metadata)] = Field(
+    metadata: Annotated[
+        dict[str, JsonValue],
+        BeforeValidator(check_metadata),
+        WithJsonSchema(
+            {
+                "type": "object",
+                "maxProperties": MAX_KEYS,
+                "propertyNames": {"maxLength": 64, "pattern": KEY_PATTERN.pattern},
+            }
+        ),
+    ] = Field(
         default_factory=dict,
         description=f"Free-form: at most {MAX_KEYS} keys (letters, digits, '_', '.', '-'; "
         f"64 characters), nested at most {MAX_DEPTH} levels, {MAX_BYTES} bytes as JSON. "
