@@ -40,6 +40,24 @@ RULES: dict[str, tuple[str, ...]] = {
     "store": ("evalq.tasks", "evalq.workers", "evalq.read", "evalq.producer", "evalq.report"),
     "read": ("evalq.tasks", "evalq.workers", "evalq.producer", "evalq.report", "celery"),
     "report": ("evalq.store", "evalq.tasks", "evalq.workers", "evalq.producer", "celery"),
+    # the HTTP client: a base URL and an API key, no store, no broker, no server code
+    "producer/http": (
+        "evalq.store",
+        "evalq.tasks",
+        "evalq.workers",
+        "evalq.read",
+        "evalq.report",
+        "evalq.producer.client",
+        "evalq.producer.api",
+        "evalq.producer.cli",
+        "celery",
+        "kombu",
+        "sqlalchemy",
+        "alembic",
+        "fastapi",
+        "redis",
+        "torch",
+    ),
 }
 
 FRONT_DOORS = [
@@ -121,6 +139,24 @@ def test_front_doors_do_not_import_torch_or_the_tier_code() -> None:
         + "".join(f"import {module}\n" for module in FRONT_DOORS)
         + f"heavy = sorted(m for m in {HEAVY!r} if m in sys.modules)\n"
         "print(','.join(heavy))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert result.stdout.strip() == ""
+
+
+HTTP_CLIENT_NEVER_LOADS = ("celery", "kombu", "sqlalchemy", "alembic", "fastapi", "redis", "torch")
+
+
+def test_the_http_client_loads_no_broker_store_or_torch() -> None:
+    """What `import evalq.producer.http` loads, transitively: nothing a service without the
+    database and broker credentials would have to install or configure."""
+    code = (
+        "import sys\n"
+        "import evalq.producer.http\n"
+        "loaded = {m.split('.')[0] for m in sys.modules}\n"
+        f"print(','.join(sorted(loaded & {set(HTTP_CLIENT_NEVER_LOADS)!r})))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120

@@ -44,6 +44,19 @@ class NotFound(EvalqError):
     """A task or submission that does not exist was asked for."""
 
 
+class Unauthorized(EvalqError):
+    """The HTTP API refused the API key: missing, unknown or revoked (401), or it lacks the
+    scope the call needs (403). Only `evalq.producer.http` raises it; nothing was changed.
+
+    Attributes:
+        status: the HTTP status, 401 or 403.
+    """
+
+    def __init__(self, message: str, *, status: int) -> None:
+        self.status = status
+        super().__init__(message)
+
+
 class UpstreamFailure(EvalqError):
     """A dependency evalq does not control failed (a judge model, the broker, the database)."""
 

@@ -19,6 +19,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    JsonValue,
     ValidationError,
     ValidationInfo,
     WithJsonSchema,
@@ -26,6 +27,7 @@ from pydantic import (
 )
 
 from evalq.core.errors import MAX_PROBLEMS, InvalidInput
+from evalq.core.metadata import KEY_PATTERN, MAX_BYTES, MAX_DEPTH, MAX_KEYS, check_metadata
 from evalq.core.storable import MAX_INT, printable, storable_keys, storable_string
 
 MAX_TEXT_CHARS = 100_000
@@ -435,6 +437,23 @@ class Submission(Strict):
     impl_rate: Fraction | None = Field(
         default=None, description="Scylla implementation rate from an external judge, if any."
     )
+    metadata: Annotated[
+        dict[str, JsonValue],
+        BeforeValidator(check_metadata),
+        WithJsonSchema(
+            {
+                "type": "object",
+                "maxProperties": MAX_KEYS,
+                "propertyNames": {"maxLength": 64, "pattern": KEY_PATTERN.pattern},
+            }
+        ),
+    ] = Field(
+        default_factory=dict,
+        description=f"Free-form: at most {MAX_KEYS} keys (letters, digits, '_', '.', '-'; "
+        f"64 characters), nested at most {MAX_DEPTH} levels, {MAX_BYTES} bytes as JSON. "
+        "Stored and returned, never scored; part of the content the id's idempotency covers; "
+        "leaderboards filter on it (metadata.KEY=VALUE).",
+    )
 
     @model_validator(mode="after")
     def _unique_scenarios(self) -> Submission:
@@ -444,8 +463,16 @@ class Submission(Strict):
         return self
 
     def content_hash(self) -> str:
-        """SHA-256 of the canonical JSON form; detects a reused id with different content."""
-        return canonical_hash(self.model_dump(mode="json"))
+        """SHA-256 of the canonical JSON form; detects a reused id with different content.
+
+        Metadata is content: the same id re-sent with other metadata is a conflict. Empty
+        metadata is left out, so a submission without any hashes as it did before the field
+        existed (re-sending a run stored then is still recognised as the same run).
+        """
+        data = self.model_dump(mode="json")
+        if not data["metadata"]:
+            del data["metadata"]
+        return canonical_hash(data)
 
 
 def canonical_hash(data: Any) -> str:

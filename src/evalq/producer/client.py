@@ -7,7 +7,6 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -19,6 +18,7 @@ from evalq.core.errors import MAX_PROBLEMS, BrokerUnavailable, InvalidInput, Not
 from evalq.core.profile import profile_named
 from evalq.core.schemas import Submission, Task, Tier, parse_submission, parse_task
 from evalq.core.settings import Settings, get_settings
+from evalq.producer.submitted import FINAL_STATUSES, Submitted
 from evalq.read.submission import submission_result
 from evalq.scoring.arena.run import price_submission
 from evalq.store import queries
@@ -28,18 +28,9 @@ from evalq.workers.app import make_app
 from evalq.workers.chords import enqueue
 from evalq.workers.policy import REFRESH_ATTEMPTS
 
-FINAL_STATUSES = frozenset({"done", "degraded", "failed"})
 FIRST_ATTEMPT = 1
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Submitted:
-    """The answer to one submit: the id and whether it was new."""
-
-    id: str
-    created: bool
 
 
 class Client:

@@ -14,11 +14,14 @@ baseline and are read as stored.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
 
+from evalq.core.errors import InvalidInput
+from evalq.core.metadata import filter_problems, matches
 from evalq.core.profile import Profile, profile_named
 from evalq.core.results import EvaluationScores
 from evalq.core.schemas import STORED, Submission, Task
@@ -110,6 +113,7 @@ class Leaderboard:
 @dataclass(frozen=True)
 class _Row:
     submission: SubmissionRow
+    metadata: dict[str, Any]
     evaluation: EvaluationRow
     scores: EvaluationScores
     arena: ArenaScore
@@ -123,14 +127,25 @@ def leaderboard(
     tool: str | None = None,
     model: str | None = None,
     variant: str | None = None,
+    metadata: Mapping[str, str] | None = None,
     settings: Settings | None = None,
 ) -> Leaderboard:
     """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3) by the score
     its kind is about.
 
     Filters keep only the matching submissions; ranks and percentiles are computed among the
-    rows kept.
+    rows kept. ``metadata`` keeps the rows whose metadata holds every ``key: value`` given,
+    values compared as strings (`evalq.core.metadata.matches`); it selects rows and never
+    changes what they are ranked by.
+
+    Raises:
+        NotFound: no such task.
+        InvalidInput: a metadata filter names a key no metadata can have (on ``metadata.KEY``).
     """
+    wanted = dict(metadata or {})
+    problems = filter_problems(wanted)
+    if problems:
+        raise InvalidInput(problems)
     task = queries.get_task(session, task_id=task_id)
     profile = profile_named(task.profile, settings)
     current = current_baseline(session, task_id=task_id, profile=profile)
@@ -149,6 +164,7 @@ def leaderboard(
         if not (tool and r.submission.tool != tool)
         and not (model and r.submission.model != model)
         and not (variant and r.submission.variant != variant)
+        and matches(r.metadata, wanted)
     ]
     keys = [sort_key(rule, r.values) for r in rows]
     ranks = _ranks(keys)
@@ -204,7 +220,7 @@ def _row(
         suite_passed=scores.suite.passed if scores.suite else None,
         suite_final_score=scores.suite.final_score if scores.suite else None,
     )
-    return _Row(sub_row, evaluation, scores, arena, values)
+    return _Row(sub_row, submission.metadata, evaluation, scores, arena, values)
 
 
 def _ranks(keys: list[tuple[float, ...]]) -> list[int]:

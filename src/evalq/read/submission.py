@@ -44,6 +44,7 @@ def submission_result(
         "status": row.status,
         "error": row.error,
         "review": row.review,
+        "metadata": row.payload.get("metadata") or {},
         "tiers": {
             name: {"status": t.status, "metrics": t.metrics, "error": _public(t.error)}
             for name, t in sorted(tiers.items())

@@ -146,6 +146,7 @@ class SubmissionResult(Reply):
     review: Review | None = Field(
         description="flagged: left out of the baseline until a person accepts it; null: never."
     )
+    metadata: dict[str, Any] = Field(description="The submission's metadata, as sent.")
     tiers: dict[Tier, TierState] = Field(description="The tiers that started, by name.")
     scores: EvaluationScores | None = Field(
         default=None, description="Arena scores against the task's current baseline."

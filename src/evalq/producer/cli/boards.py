@@ -125,11 +125,31 @@ def print_leaderboard(board: Leaderboard, *, wide: bool = False) -> None:
     )
 
 
+def metadata_pairs(pairs: list[str]) -> dict[str, str]:
+    """``--where KEY=VALUE`` options as a filter; a malformed or repeated one is a usage error."""
+    wanted: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--where")
+        if key in wanted:
+            raise typer.BadParameter(f"{key!r} is given more than once", param_hint="--where")
+        wanted[key] = value
+    return wanted
+
+
 def leaderboard_command(
     task_id: str,
     tool: Annotated[str | None, typer.Option(help="Only this tool.")] = None,
     model: Annotated[str | None, typer.Option(help="Only this model.")] = None,
     variant: Annotated[str | None, typer.Option(help="Only this variant (T0..Tn).")] = None,
+    where: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Only submissions whose metadata has KEY=VALUE (exact, compared as strings); "
+            "repeat to require several."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     wide: Annotated[
         bool, typer.Option("--wide", help="Also tool, model and every Arena figure.")
@@ -139,9 +159,12 @@ def leaderboard_command(
     from evalq.read.leaderboard import leaderboard
     from evalq.store.db import session_scope
 
+    wanted = metadata_pairs(where or [])
     try:
         with session_scope() as session:
-            board = leaderboard(session, task_id=task_id, tool=tool, model=model, variant=variant)
+            board = leaderboard(
+                session, task_id=task_id, tool=tool, model=model, variant=variant, metadata=wanted
+            )
     except EvalqError as error:
         fail(error)
     if as_json:

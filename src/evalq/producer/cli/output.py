@@ -12,7 +12,8 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 
 from evalq.core.errors import BrokerUnavailable, EvalqError
 from evalq.core.settings import get_settings
-from evalq.producer.client import FINAL_STATUSES, Client
+from evalq.producer.client import Client
+from evalq.producer.submitted import FINAL_STATUSES
 
 console = Console(width=None if sys.stdout.isatty() else 200)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from evalq.core.errors import InvalidInput
 from evalq.core.profile import profile_named
@@ -43,9 +43,39 @@ NewTaskId = Annotated[
 ]
 
 
-@router.get("/{task_id}/leaderboard", dependencies=READ, responses=NOT_FOUND)
+METADATA_PREFIX = "metadata."
+METADATA_FILTER = {
+    "name": "metadata.KEY",
+    "in": "query",
+    "required": False,
+    "description": "Keep the submissions whose metadata has KEY equal to this value (compared "
+    "as strings: 3, true and null match those JSON values); repeat with other keys to require "
+    "all. E.g. ?metadata.git_sha=4f2a1c&metadata.experiment=prompt-v2.",
+    "schema": {"type": "string", "maxLength": 200},
+}
+
+
+def metadata_filters(request: Request) -> dict[str, str]:
+    """The ``metadata.KEY=VALUE`` query parameters; a key given twice is a 422 on it."""
+    wanted: dict[str, str] = {}
+    for name, value in request.query_params.multi_items():
+        if name.startswith(METADATA_PREFIX):
+            key = name.removeprefix(METADATA_PREFIX)
+            if key in wanted:
+                raise InvalidInput([(name, "given more than once; each key takes one value")])
+            wanted[key] = value
+    return wanted
+
+
+@router.get(
+    "/{task_id}/leaderboard",
+    dependencies=READ,
+    responses=NOT_FOUND,
+    openapi_extra={"parameters": [METADATA_FILTER]},
+)
 def get_leaderboard(
     task_id: str,
+    request: Request,
     session: SessionDep,
     settings: SettingsDep,
     tool: Filter = None,
@@ -55,8 +85,9 @@ def get_leaderboard(
     """Every evaluated submission ranked by what the task's kind is about (ranks 1, 1, 3).
 
     Arena figures are re-scored against the current baseline. Filters keep the matching
-    submissions; ranks, percentiles and the confidence interval of the mean ranking value are
-    computed among those kept.
+    submissions (``metadata.KEY=VALUE``: exact matches on the submission's metadata); ranks,
+    percentiles and the confidence interval of the mean ranking value are computed among those
+    kept. No filter changes what the rows are ranked by.
     """
     board = leaderboard(
         session,
@@ -64,6 +95,7 @@ def get_leaderboard(
         tool=tool,
         model=model,
         variant=variant,
+        metadata=metadata_filters(request),
         settings=settings,
     )
     return LeaderboardReport.model_validate(board.to_dict())

@@ -1,0 +1,159 @@
+"""`AsyncHttpClient`: `HttpClient` for asyncio code, call for call."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from evalq.core.schemas import Submission, Task
+from evalq.producer.http import wire
+from evalq.producer.submitted import FINAL_STATUSES, Submitted
+
+
+class AsyncHttpClient:
+    """Define tasks, submit runs, wait and read results through an evalq HTTP API.
+
+    The same calls, idempotency and errors as `evalq.producer.client.Client`, without the
+    database or broker credentials: invalid input is `InvalidInput` (checked here first, then by
+    the server), a reused id with other content `Conflict`, an unknown id `NotFound`, a refused
+    key `Unauthorized`, a broker the server cannot reach `BrokerUnavailable`.
+
+    Every call is idempotent (reads, a task PUT, submits keyed by their ids), so a transport
+    failure (connection refused or reset, a timeout) is retried ``retries`` times with backoff;
+    a submit that reached the server before its answer was lost then reads ``created=False``.
+    Error answers (4xx, 503) are never retried. Afterwards `UpstreamFailure` says the API is
+    unreachable.
+
+    Args:
+        base_url: where the API listens, e.g. ``https://evalq.example.com``.
+        api_key: an evalq API key (``evalq keys create``); read and write scopes to submit.
+        timeout: seconds per request.
+        retries: transport failures retried per call.
+        transport: an httpx transport, for proxies or custom TLS.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        *,
+        timeout: float = 30.0,
+        retries: int = wire.RETRIES,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.retries = retries
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers=wire.headers(api_key),
+            timeout=timeout,
+            transport=transport,
+        )
+
+    async def __aenter__(self) -> AsyncHttpClient:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def _send(self, call: wire.Call) -> Any:
+        for attempt in range(self.retries + 1):
+            try:
+                response = await self._http.request(
+                    call.method, call.path, json=call.json, params=call.params
+                )
+            except httpx.TransportError as error:
+                if attempt == self.retries:
+                    raise wire.unreachable(self.base_url, error, attempt + 1) from error
+                await asyncio.sleep(wire.backoff(attempt + 1))
+                continue
+            return wire.checked(response, call)
+        raise AssertionError("unreachable")
+
+    async def put_task(self, task: Task | Mapping[str, Any]) -> Task:
+        """Create or replace a task definition; returns it as stored (defaults filled in)."""
+        call, _ = wire.put_task_call(task)
+        return Task.model_validate((await self._send(call))["task"])
+
+    async def submit(self, submission: Submission | Mapping[str, Any]) -> Submitted:
+        """Validate, store and enqueue one submission; idempotent on its id."""
+        return wire.accepted(await self._send(wire.submit_call([submission], batch=False)))[0]
+
+    async def submit_many(
+        self, submissions: Iterable[Submission | Mapping[str, Any]]
+    ) -> list[Submitted]:
+        """Submit several in one request: all are stored, or none is (at most the server's
+        EVALQ_API_MAX_BATCH)."""
+        return wire.accepted(await self._send(wire.submit_call(submissions, batch=True)))
+
+    async def status(self, submission_id: str) -> str:
+        """The submission's lifecycle status."""
+        return str((await self.get_result(submission_id))["status"])
+
+    async def get_result(self, submission_id: str) -> dict[str, Any]:
+        """Status, metadata, scores, tier outcomes and baseline version (GET /v1/submissions)."""
+        result: dict[str, Any] = await self._send(wire.result_call(submission_id))
+        return result
+
+    async def wait(
+        self,
+        ids: Sequence[str],
+        *,
+        timeout: float = 600.0,
+        poll: float = 0.5,
+        on_progress: Callable[[dict[str, str]], None] | None = None,
+    ) -> dict[str, str]:
+        """Poll until every id is done, degraded or failed; returns their statuses.
+
+        Raises:
+            TimeoutError: some submissions were not finished after ``timeout`` seconds.
+            NotFound: an id names no submission.
+        """
+        deadline = time.monotonic() + timeout
+        statuses: dict[str, str] = {}
+        while True:
+            for submission_id in dict.fromkeys(ids):
+                if statuses.get(submission_id) not in FINAL_STATUSES:
+                    statuses[submission_id] = await self.status(submission_id)
+            if on_progress is not None:
+                on_progress(dict(statuses))
+            pending = sorted(i for i, s in statuses.items() if s not in FINAL_STATUSES)
+            if not pending:
+                return statuses
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{len(pending)} submissions unfinished, e.g. {pending[:5]}")
+            await asyncio.sleep(poll)
+
+    async def leaderboard(
+        self,
+        task_id: str,
+        *,
+        tool: str | None = None,
+        model: str | None = None,
+        variant: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """The task's leaderboard (GET /v1/tasks/{id}/leaderboard) as its JSON body.
+
+        ``metadata`` keeps the rows whose metadata holds every ``key: value`` (compared as
+        strings); like the other filters it selects rows and never changes the ranking.
+        """
+        call = wire.leaderboard_call(
+            task_id, tool=tool, model=model, variant=variant, metadata=metadata
+        )
+        board: dict[str, Any] = await self._send(call)
+        return board

@@ -1,0 +1,188 @@
+"""What the HTTP clients send and how they read the answers: shared by the sync and async ones.
+
+Requests are validated here with the same wire models the server uses, so bad input is refused
+before it leaves the process with the same ``(field, rule)`` problems as `evalq.producer.client`
+(and a value JSON cannot carry, such as a lone surrogate, never reaches the encoder). Answers
+become the in-process client's types: `Submitted`, `InvalidInput`, `Conflict`, `NotFound`,
+`BrokerUnavailable` / `UpstreamFailure`, plus `Unauthorized` for a refused key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from evalq.core.errors import (
+    MAX_PROBLEMS,
+    BrokerUnavailable,
+    Conflict,
+    EvalqError,
+    InvalidInput,
+    NotFound,
+    Unauthorized,
+    UpstreamFailure,
+)
+from evalq.core.metadata import filter_problems
+from evalq.core.schemas import Submission, Task, parse_submission, parse_task
+from evalq.producer.submitted import Submitted
+
+RETRIES = 3
+"""Transport failures retried per call (each call this client makes is idempotent)."""
+BACKOFF_SECONDS = 0.5
+"""First pause before a retry; doubled each time."""
+BATCH_ITEM = re.compile(r"^submissions\.(\d+)\.")
+NOT_ENQUEUED = "stored but not enqueued"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request to make: method, path, JSON body or query, and the submission ids it carries."""
+
+    method: str
+    path: str
+    json: Any = None
+    params: httpx.QueryParams | None = None
+    ids: tuple[str, ...] = ()
+
+
+def put_task_call(task: Task | Mapping[str, Any]) -> tuple[Call, Task]:
+    """PUT /v1/tasks/{id} of a task validated here (`InvalidInput` as `Client.put_task`)."""
+    parsed = task if isinstance(task, Task) else parse_task(task)
+    call = Call("PUT", f"/v1/tasks/{_segment(parsed.id)}", json=parsed.model_dump(mode="json"))
+    return call, parsed
+
+
+def submit_call(submissions: Iterable[Submission | Mapping[str, Any]], *, batch: bool) -> Call:
+    """POST /v1/submissions of submissions validated here, as one item or one batch.
+
+    A batch is all or nothing on the server, as `Client.submit_many` is; its problems are
+    named ``[INDEX].field`` as that method names them.
+    """
+    items = list(submissions)
+    if not batch:
+        item = items[0]
+        parsed = [item if isinstance(item, Submission) else parse_submission(item)]
+    else:
+        parsed = _parse_all(items)
+    bodies = [s.model_dump(mode="json") for s in parsed]
+    body = {"submissions": bodies} if batch else bodies[0]
+    return Call("POST", "/v1/submissions", json=body, ids=tuple(s.id for s in parsed))
+
+
+def _parse_all(items: list[Submission | Mapping[str, Any]]) -> list[Submission]:
+    parsed: list[Submission] = []
+    problems: list[tuple[str, str]] = []
+    total = 0
+    for index, item in enumerate(items):
+        try:
+            parsed.append(item if isinstance(item, Submission) else parse_submission(item))
+        except InvalidInput as error:
+            problems += [(f"[{index}].{field}", rule) for field, rule in error.problems]
+            del problems[MAX_PROBLEMS:]
+            total += error.total
+    if problems:
+        raise InvalidInput(problems, total=total)
+    if not parsed:
+        raise InvalidInput([("submissions", "must hold at least 1 item")])
+    return parsed
+
+
+def result_call(submission_id: str) -> Call:
+    """GET /v1/submissions/{id}."""
+    return Call("GET", f"/v1/submissions/{quote(submission_id, safe='/:')}")
+
+
+def leaderboard_call(
+    task_id: str,
+    *,
+    tool: str | None,
+    model: str | None,
+    variant: str | None,
+    metadata: Mapping[str, str] | None,
+) -> Call:
+    """GET /v1/tasks/{id}/leaderboard with its filters (``metadata.KEY=VALUE`` each)."""
+    wanted = dict(metadata or {})
+    problems = filter_problems(wanted)
+    if problems:
+        raise InvalidInput(problems)
+    params = {name: value for name, value in (("tool", tool), ("model", model)) if value}
+    params |= {"variant": variant} if variant else {}
+    params |= {f"metadata.{key}": value for key, value in wanted.items()}
+    path = f"/v1/tasks/{_segment(task_id)}/leaderboard"
+    return Call("GET", path, params=httpx.QueryParams(params))
+
+
+def _segment(task_id: str) -> str:
+    """A task id as one URL path segment (a '/' in it is escaped, never a path separator)."""
+    return quote(task_id, safe="")
+
+
+def accepted(body: dict[str, Any]) -> list[Submitted]:
+    """The `Submitted` of each item of a submit's answer (one, or a batch in request order)."""
+    items = body.get("submissions", [body])
+    return [Submitted(item["id"], item["created"]) for item in items]
+
+
+def checked(response: httpx.Response, call: Call) -> Any:
+    """The decoded body of a 2xx answer; otherwise the error the in-process client would raise."""
+    if response.is_success:
+        return response.json()
+    raise error_of(response, call)
+
+
+def error_of(response: httpx.Response, call: Call) -> EvalqError:
+    """The evalq error an error answer stands for."""
+    status = response.status_code
+    body = _json_or_none(response)
+    detail = body.get("detail") if isinstance(body, dict) else None
+    if status == 422 and isinstance(detail, list):
+        problems = [(_field(p.get("field", "")), str(p.get("rule", ""))) for p in detail]
+        return InvalidInput(problems, total=len(problems) + int(body.get("more", 0)))
+    text = detail if isinstance(detail, str) else response.text[:500]
+    if status in (401, 403):
+        return Unauthorized(text, status=status)
+    if status == 404:
+        return NotFound(text)
+    if status == 409:
+        return Conflict(text)
+    if status in (413, 415):
+        return InvalidInput([("(body)", text)])
+    if status == 503 and "broker" in text:
+        unsent = list(call.ids) if NOT_ENQUEUED in text else []
+        return BrokerUnavailable(f"the evalq API answered 503: {text}", unsent)
+    return UpstreamFailure(f"the evalq API answered {status}: {text}")
+
+
+def _field(field: str) -> str:
+    """A batch item's field as `Client.submit_many` names it: ``[1].output``."""
+    return BATCH_ITEM.sub(lambda match: f"[{match.group(1)}].", field)
+
+
+def _json_or_none(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def unreachable(base_url: str, error: httpx.TransportError, attempts: int) -> UpstreamFailure:
+    """The error raised once every attempt of a call failed in transport."""
+    return UpstreamFailure(
+        f"the evalq API at {base_url} is unreachable ({type(error).__name__}) "
+        f"after {attempts} attempts"
+    )
+
+
+def backoff(attempt: int) -> float:
+    """Seconds to pause before retry ``attempt`` (1, 2, ...)."""
+    return float(BACKOFF_SECONDS * 2 ** (attempt - 1))
+
+
+def headers(api_key: str | None) -> dict[str, str]:
+    """The headers every request carries."""
+    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
