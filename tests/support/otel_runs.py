@@ -20,7 +20,7 @@ with the optimal tool in both judged contexts).
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Literal
 
@@ -51,7 +51,7 @@ def two_agent_run(
     *,
     resource: Mapping[str, Any] | None = None,
     fail_tool: bool = False,
-    skip: frozenset[str] = frozenset(),
+    skip: Collection[str] = (),
 ) -> list[ReadableSpan]:
     """The run's spans as the SDK records them.
 
@@ -69,7 +69,7 @@ def two_agent_run(
     provider = TracerProvider(resource=Resource.create(attributes))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     tracer = provider.get_tracer("evalq-tests")
-    run = Run(tracer, convention, skip)
+    run = Run(tracer, convention, frozenset(skip))
     with run.span("workflow", {}, 0, 10):
         with run.agent("manager", 0, 3):
             run.llm(0, 1, 100, 20, LLM_COSTS[0])
@@ -132,7 +132,13 @@ class Run:
             pass
 
     def tool(
-        self, tool: str, start: float, end: float, *, context: str | None = None, failed: bool = False
+        self,
+        tool: str,
+        start: float,
+        end: float,
+        *,
+        context: str | None = None,
+        failed: bool = False,
     ) -> None:
         if self.convention == "genai":
             attributes: dict[str, Any] = {

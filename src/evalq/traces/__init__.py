@@ -5,7 +5,12 @@ and `Client.import_otlp` decode with `parse_protobuf` / `parse_json` / `parse_ex
 convert with `submissions_from_otlp`, then submit as any other submission. docs/traces.md.
 """
 
-from evalq.traces.convert import ImportedTrace, TraceDefaults, submissions_from_otlp
+from evalq.traces.convert import (
+    ImportedTrace,
+    TraceDefaults,
+    submissions_from_otlp,
+    unknown_task_problems,
+)
 from evalq.traces.otlp import parse_export, parse_json, parse_protobuf
 
 __all__ = [
@@ -15,4 +20,5 @@ __all__ = [
     "parse_json",
     "parse_protobuf",
     "submissions_from_otlp",
+    "unknown_task_problems",
 ]

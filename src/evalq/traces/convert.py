@@ -63,6 +63,17 @@ def submissions_from_otlp(
     return [imported(tree, defaults) for tree in trees_of(spans_of(request))]
 
 
+def unknown_task_problems(
+    traces: list[ImportedTrace], unknown: dict[str, str]
+) -> list[tuple[str, str]]:
+    """For each trace whose task is in ``unknown`` (id -> rule), where its id came from."""
+    return [
+        (t.source("task_id"), unknown[t.submission.task_id])
+        for t in traces
+        if t.submission.task_id in unknown
+    ]
+
+
 def imported(tree: SpanTree, defaults: TraceDefaults) -> ImportedTrace:
     """One trace's submission, validated by the wire model."""
     where: Provenance = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import copy
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -76,10 +77,12 @@ def parse_protobuf(raw: bytes) -> ExportTraceServiceRequest:
 def parse_json(data: Any) -> ExportTraceServiceRequest:
     """A decoded OTLP/JSON body (hex ids, camelCase or snake_case keys, int64 as strings).
 
-    Unknown fields are ignored, as the OTLP specification asks of receivers.
+    Unknown fields are ignored, as the OTLP specification asks of receivers. ``data`` is left
+    as it was (the ids are rewritten in a copy).
     """
     if not isinstance(data, dict):
         raise InvalidInput([("(body)", "an OTLP/JSON body is a JSON object")])
+    data = copy.deepcopy(data)
     _hex_ids_to_base64(data)
     try:
         request = ExportTraceServiceRequest()

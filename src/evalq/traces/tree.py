@@ -101,10 +101,11 @@ class SpanTree:
         Looked up on the root span, then on every other span in start order, then on the
         resource: the first found wins.
         """
-        for span in [self.root, *(s for s in self.spans if s is not self.root)]:
+        root_first = [self.root, *(s for s in self.spans if s is not self.root)]
+        for span in root_first:
             if key in span.attributes:
                 return span.attributes[key], f"{span.label}.{key}"
-        for span in self.spans:
+        for span in root_first:
             if key in span.resource:
                 return span.resource[key], f"{span.label}.resource.{key}"
         return None
