@@ -24,23 +24,27 @@ def trace_of(tree: SpanTree, where: Provenance) -> dict[str, Any]:
     """The submission's ``trace`` object; records in ``where`` which span made each step."""
     steps = []
     for index, span in enumerate(tree.of_kind("tool")):
-        steps.append(step_of(tree, span))
-        where[f"trace.steps.{index}"] = span.label
+        steps.append(step_of(tree, span, where, f"trace.steps.{index}"))
     return {"steps": steps, "messages": messages_of(tree, where)}
 
 
-def step_of(tree: SpanTree, span: Span) -> dict[str, Any]:
+def step_of(tree: SpanTree, span: Span, where: Provenance, at: str) -> dict[str, Any]:
     """One tool span as a step: tool, agent, context, seconds from the trace's start."""
+    tool_key = _present(span, names.GEN_AI_TOOL_NAME, names.OI_TOOL_NAME)
     step: dict[str, Any] = {
         "tool": text_attribute(span, names.GEN_AI_TOOL_NAME, names.OI_TOOL_NAME),
         "started_at": tree.seconds(span.start_ns),
         "ended_at": tree.seconds(span.end_ns),
     }
+    where[at] = span.label
+    where[f"{at}.tool"] = f"{span.label}.{tool_key}"
     agent = tree.enclosing_agent(span)
     if agent is not None:
         step["agent"] = agent_name(agent)
+        where[f"{at}.agent"] = f"{agent.label} (agent name)"
     if names.EVALQ_CONTEXT in span.attributes:
         step["context"] = span.attributes[names.EVALQ_CONTEXT]
+        where[f"{at}.context"] = f"{span.label}.{names.EVALQ_CONTEXT}"
     return step
 
 
@@ -104,3 +108,8 @@ def _kind_word(keys: tuple[str, ...]) -> str:
 
 def _has(span: Span, *keys: str) -> bool:
     return any(key in span.attributes for key in keys)
+
+
+def _present(span: Span, *keys: str) -> str:
+    """The first of ``keys`` the span carries (the first key when it carries none)."""
+    return next((key for key in keys if key in span.attributes), keys[0])

@@ -168,7 +168,9 @@ def test_other_bodies_are_415_413_or_422(traced: Server) -> None:
     assert text.status_code == 415
     garbage = client.post("/v1/traces", content=b"\xff\xfe garbage", headers=PROTOBUF)
     assert garbage.status_code == 422 and garbage.json()["detail"][0]["field"] == "(body)"
-    bomb = gzip.compress(b"\0" * (6 * 1024 * 1024))  # EVALQ_API_MAX_BODY_BYTES is 5 MiB
+    large = client.post("/v1/traces", content=b"\0" * (6 * 1024 * 1024), headers=PROTOBUF)
+    assert large.status_code == 413, large.text  # EVALQ_API_MAX_BODY_BYTES is 5 MiB
+    bomb = gzip.compress(b"\0" * (6 * 1024 * 1024))
     inflated = client.post(
         "/v1/traces", content=bomb, headers=PROTOBUF | {"Content-Encoding": "gzip"}
     )

@@ -274,3 +274,14 @@ def test_parse_json_leaves_its_input_as_it_was() -> None:
     before = json.dumps(data)
     parse_json(data)
     assert json.dumps(data) == before
+
+
+def test_a_step_value_the_store_cannot_keep_names_the_tool_span_attribute() -> None:
+    data = as_otlp_json(two_agent_run())
+    span = span_named(data, "execute_tool search")
+    for attribute in span["attributes"]:
+        if attribute["key"] == "gen_ai.tool.name":
+            attribute["value"] = {"stringValue": "sea\u0000rch"}
+    [(field, rule)] = problems(data)
+    assert field == f"span {span['spanId']} (execute_tool search).gen_ai.tool.name"
+    assert rule == "string must not contain NUL characters"
