@@ -60,8 +60,8 @@ class Span:
 
     @property
     def label(self) -> str:
-        """How errors name the span: its id and name."""
-        return f"span {self.span_id} ({printable(self.name)})"
+        """How errors name the span: its id and name (cut at 100 characters)."""
+        return f"span {self.span_id} ({printable(self.name[:100])})"
 
 
 def parse_protobuf(raw: bytes) -> ExportTraceServiceRequest:
@@ -129,7 +129,7 @@ def spans_of(request: ExportTraceServiceRequest) -> Iterator[Span]:
 
 
 def _span(span: ProtoSpan, resource: Mapping[str, Any]) -> Span:
-    label = f"span {span.span_id.hex()} ({printable(span.name)})"
+    label = f"span {span.span_id.hex()} ({printable(span.name[:100])})"
     if len(span.trace_id) != 16:
         raise InvalidInput([(f"{label}.traceId", "must be 16 bytes (32 hex digits)")])
     if len(span.span_id) != 8:
@@ -203,7 +203,7 @@ def _rewrite_ids(holder: Any, span: dict[str, Any]) -> None:
             raw = b""
         if len(raw) != size:
             where = f"span {printable(str(span.get('spanId', span.get('span_id', '?'))))[:40]}"
-            where += f" ({printable(str(span.get('name', '')))[:200]}).{key}"
+            where += f" ({printable(str(span.get('name', ''))[:100])}).{key}"
             rule = f"must be {2 * size} hex digits" if size else "must be hex digits"
             raise InvalidInput([(where, rule)])
         holder[key] = base64.b64encode(raw).decode()

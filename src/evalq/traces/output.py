@@ -4,7 +4,8 @@ The root agent is the outermost agent span that ended last (the agent that finis
 with no agent span, the trace's root span. Its output is the first found of ``evalq.output``,
 OpenInference's ``output.value`` and the text parts of the last of GenAI's
 ``gen_ai.output.messages``, on the span itself and then on its events (latest first); then the
-same on the trace's root span. None found: an empty output.
+same on the trace's root span, then on the LLM span that ended last (GenAI instrumentations
+often record the output messages on the model call only). None found: an empty output.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ def root_agent(tree: SpanTree) -> Span:
 
 def output_of(tree: SpanTree, where: dict[str, str]) -> str:
     """The final output text ("" when no span carries one)."""
-    for span in dict.fromkeys([root_agent(tree), tree.root]):
+    llm_spans = sorted(tree.of_kind("llm"), key=lambda s: s.end_ns)
+    for span in dict.fromkeys([root_agent(tree), tree.root, *llm_spans[-1:]]):
         for attributes in [span.attributes, *(e.attributes for e in reversed(span.events))]:
             found = _output_in(attributes, span)
             if found is not None:

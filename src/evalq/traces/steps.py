@@ -97,13 +97,9 @@ def text_attribute(span: Span, *keys: str) -> str:
                 raise InvalidInput([(f"{span.label}.{key}", "must be a string")])
             return value
     preferred = keys[1] if is_openinference(span) and len(keys) > 1 else keys[0]
-    raise InvalidInput(
-        [(f"{span.label}.{preferred}", f"missing: a {_kind_word(keys)} span names it")]
-    )
-
-
-def _kind_word(keys: tuple[str, ...]) -> str:
-    return "tool" if names.GEN_AI_TOOL_NAME in keys else "agent"
+    kind = "tool" if names.GEN_AI_TOOL_NAME in keys else "agent"
+    rule = f"missing: a {kind} span names its {kind} ({' or '.join(keys)})"
+    raise InvalidInput([(f"{span.label}.{preferred}", rule)])
 
 
 def _has(span: Span, *keys: str) -> bool:

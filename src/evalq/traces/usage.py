@@ -26,7 +26,6 @@ def usage_of(tree: SpanTree, where: Provenance) -> dict[str, Any]:
     cost = cost_of(tree, llm_spans, where)
     if cost is not None:
         usage["cost_usd"] = cost
-    where["usage"] = f"trace {tree.trace_id}"
     return usage
 
 

@@ -142,7 +142,7 @@ def test_a_trace_that_cannot_be_mapped_is_a_422_naming_span_and_attribute(
     assert refused.json()["detail"] == [
         {
             "field": f"span {search['spanId']} (execute_tool search).gen_ai.tool.name",
-            "rule": "missing: a tool span names it",
+            "rule": "missing: a tool span names its tool (gen_ai.tool.name or tool.name)",
         }
     ]
     assert traced.counts() == before

@@ -285,3 +285,27 @@ def test_a_step_value_the_store_cannot_keep_names_the_tool_span_attribute() -> N
     [(field, rule)] = problems(data)
     assert field == f"span {span['spanId']} (execute_tool search).gen_ai.tool.name"
     assert rule == "string must not contain NUL characters"
+
+
+def test_an_output_recorded_on_the_last_model_call_only_is_the_output() -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("t")
+    chat = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"}
+    tokens = {"gen_ai.usage.input_tokens": 5, "gen_ai.usage.output_tokens": 1}
+    with tracer.start_as_current_span(
+        "invoke_agent solo",
+        attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "solo"},
+    ):
+        for text in ("draft", "final"):
+            with tracer.start_as_current_span("chat m", attributes=chat | tokens) as span:
+                message = {"role": "assistant", "parts": [{"type": "text", "content": text}]}
+                span.set_attribute("gen_ai.output.messages", json.dumps([message]))
+    provider.shutdown()
+    submission = convert(list(exporter.get_finished_spans()), TraceDefaults(task_id="t", tool="a"))
+    assert submission.output == "final"
