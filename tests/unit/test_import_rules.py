@@ -36,6 +36,8 @@ RULES: dict[str, tuple[str, ...]] = {
     "metrics": ("evalq.scoring", "evalq.judge", *OUTSIDE_PURE),
     "scoring": ("evalq.metrics", "evalq.judge", *OUTSIDE_PURE),
     "judge": ("evalq.scoring", *OUTSIDE_PURE),
+    # OTLP in: pure conversion, core only (no Redis either: it never talks to a service)
+    "traces": ("evalq.metrics", "evalq.scoring", "evalq.judge", *OUTSIDE_PURE, "redis", "torch"),
     "workers": ("evalq.tasks", "evalq.read", "evalq.producer", "evalq.report"),
     "store": ("evalq.tasks", "evalq.workers", "evalq.read", "evalq.producer", "evalq.report"),
     "read": ("evalq.tasks", "evalq.workers", "evalq.producer", "evalq.report", "celery"),
@@ -68,6 +70,8 @@ FRONT_DOORS = [
     "evalq.producer.api.routes.submissions",
     "evalq.producer.api.routes.tasks",
     "evalq.producer.api.routes.health",
+    "evalq.producer.api.routes.traces",
+    "evalq.traces",
     "evalq.producer.api.commands",
     "evalq.read.leaderboard",
     "evalq.read.reports",

@@ -173,6 +173,42 @@ class Client:
         self._publish(pending)
         return results
 
+    def import_otlp(
+        self,
+        data: bytes | str | Mapping[str, Any],
+        *,
+        task_id: str | None = None,
+        tool: str | None = None,
+        model: str | None = None,
+        variant: str | None = None,
+    ) -> list[Submitted]:
+        """Submit OpenTelemetry traces: one submission per trace, as `submit_many` does.
+
+        ``data`` is OTLP trace data: bytes in protobuf (the OTLP/HTTP body) or OTLP/JSON (one
+        request, or one per line as the Collector's file exporter writes them), the same as
+        text, or a decoded OTLP/JSON object. ``task_id``, ``tool``, ``model`` and ``variant``
+        are for traces whose spans and resources do not carry ``evalq.*`` attributes
+        (docs/traces.md). A trace without ``evalq.submission_id`` becomes ``otlp-<trace id>``,
+        so importing it again creates nothing.
+
+        Raises:
+            InvalidInput: a trace cannot be mapped (naming the span and the attribute) or names
+                an undefined task (naming where its id came from); nothing is stored.
+        """
+        from evalq import traces
+
+        if isinstance(data, Mapping):
+            request = traces.parse_json(dict(data))
+        else:
+            request = traces.parse_export(data.encode() if isinstance(data, str) else data)
+        defaults = traces.TraceDefaults(task_id=task_id, tool=tool, model=model, variant=variant)
+        imported = traces.submissions_from_otlp(request, defaults)
+        unknown = self.unknown_tasks(t.submission.task_id for t in imported)
+        problems = traces.unknown_task_problems(imported, unknown)
+        if problems:
+            raise InvalidInput(problems)
+        return self.submit_many([t.submission for t in imported])
+
     def _publish(self, pending: dict[str, list[Tier]]) -> None:
         """Enqueue attempt 1 of each stored submission in ``pending``, with its tiers to run.
 

@@ -14,15 +14,17 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import httpx
 import pytest
 from tests.integration.api.conftest import ROOT, Server, api, submission
 from tests.support.databases import fresh_database
 from tests.support.lossy_relay import LossyRelay
+from tests.support.otel_runs import as_otlp_json, as_protobuf, trace_id_of, two_agent_run
 from tests.support.processes import free_port, process_env, start, stop, wait_for_http
 from tests.support.redis_server import RedisServer
+from tests.support.reviews import review_task
 from tests.support.settings import pipeline_settings
 from typer.testing import CliRunner
 
@@ -414,3 +416,30 @@ def test_the_readme_service_snippet_runs_as_written(api: Server) -> None:
         assert client.get_result("run-43")["metadata"]["experiment"] == "prompt-v2"
         board = client.leaderboard("fix-parser", metadata={"experiment": "prompt-v2"})
     assert [e["submission_id"] for e in board["entries"]] == ["run-43"]
+
+
+@pytest.mark.parametrize("encoding", ["protobuf", "json"])
+def test_import_otlp_answers_alike_through_both_clients(
+    producer: Producer, kind: str, encoding: str
+) -> None:
+    """The same SDK trace: new the first time, known the second, the same submission stored;
+    a trace that cannot be mapped names its span and attribute and stores nothing."""
+    producer.put_task(review_task(f"otlp-{kind}-{encoding}"))
+    spans = two_agent_run(
+        resource={"evalq.task_id": f"otlp-{kind}-{encoding}", "evalq.tool": "otel-agents"}
+    )
+    data: bytes | dict[str, Any] = (
+        as_protobuf(spans) if encoding == "protobuf" else as_otlp_json(spans)
+    )
+    importer = cast(Any, producer)
+    [first] = importer.import_otlp(data)
+    assert first == Submitted(f"otlp-{trace_id_of(spans)}", True)
+    assert importer.import_otlp(data) == [Submitted(first.id, False)]
+    stored = producer.get_result(first.id)
+    assert stored["task_id"] == f"otlp-{kind}-{encoding}"
+
+    broken = two_agent_run(skip=("gen_ai.usage.output_tokens",))
+    with pytest.raises(InvalidInput) as caught:
+        importer.import_otlp(as_protobuf(broken), task_id="review-1")
+    assert any(field.endswith(".gen_ai.usage.output_tokens") for field, _ in caught.value.problems)
+    assert_not_stored(producer, f"otlp-{trace_id_of(broken)}")

@@ -8,14 +8,16 @@ shared with `evalq submit` and the Python client.
 from __future__ import annotations
 
 import json
+import zlib
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from evalq.core.errors import EvalqError
+from evalq.core.errors import EvalqError, InvalidInput
 from evalq.core.storable import decode_json
 
 JSON_TYPES = ("application/json",)
+PROTOBUF_TYPES = ("application/x-protobuf",)
 
 
 class BodyTooLarge(EvalqError):
@@ -66,12 +68,37 @@ async def _refuse(send: Send, limit: int) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+def media_type(content_type: str | None) -> str:
+    """The media type of a Content-Type header, lowercase, without parameters."""
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
 def is_json(content_type: str | None) -> bool:
     """True for ``application/json`` (any parameters, e.g. charset)."""
-    if not content_type:
-        return False
-    media = content_type.split(";", 1)[0].strip().lower()
-    return media in JSON_TYPES
+    return media_type(content_type) in JSON_TYPES
+
+
+def is_protobuf(content_type: str | None) -> bool:
+    """True for ``application/x-protobuf``, the OTLP/HTTP binary encoding."""
+    return media_type(content_type) in PROTOBUF_TYPES
+
+
+def gunzip(raw: bytes, limit: int) -> bytes:
+    """A gzip body (OTLP exporters may compress) inflated to at most ``limit`` bytes.
+
+    `BodyLimit` counted the compressed bytes; a small body can inflate a thousandfold, so the
+    inflated size is held to the same limit (`BodyTooLarge`), never inflated further.
+    """
+    inflater = zlib.decompressobj(wbits=31)
+    try:
+        data = inflater.decompress(raw, limit + 1)
+    except zlib.error:
+        data = b""
+    if len(data) > limit:
+        raise BodyTooLarge(too_large(limit) + " once inflated")
+    if not inflater.eof:
+        raise InvalidInput([("(body)", "Content-Encoding is gzip but the body is not whole gzip")])
+    return data
 
 
 def parse_json(raw: bytes) -> Any:

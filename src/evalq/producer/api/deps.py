@@ -8,13 +8,16 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import NotFound
 from evalq.core.settings import Settings
-from evalq.producer.api.body import is_json, parse_json
+from evalq.producer.api.body import gunzip, is_json, is_protobuf, parse_json
 from evalq.producer.client import Client
 from evalq.store.db import session_scope
+from evalq.traces import parse_json as parse_otlp_json
+from evalq.traces import parse_protobuf
 
 IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:\-/]*")
 
@@ -53,6 +56,29 @@ async def json_body(request: Request) -> Any:
     return await run_in_threadpool(parse_json, await request.body())
 
 
+async def otlp_body(request: Request, settings: SettingsDep) -> ExportTraceServiceRequest:
+    """An OTLP/HTTP trace body, protobuf or JSON, gzip or not (as the exporters send it).
+
+    415 for any other Content-Type or Content-Encoding; 422 on ``(body)`` when it does not
+    decode. Decoding runs in the thread pool, as `json_body` does.
+    """
+    content_type = request.headers.get("content-type")
+    if not (is_json(content_type) or is_protobuf(content_type)):
+        raise HTTPException(415, "Content-Type must be application/x-protobuf or application/json")
+    encoding = request.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("identity", "gzip"):
+        raise HTTPException(415, "Content-Encoding must be gzip or none")
+    raw = await request.body()
+
+    def decode() -> ExportTraceServiceRequest:
+        body = gunzip(raw, settings.api_max_body_bytes) if encoding == "gzip" else raw
+        if is_protobuf(content_type):
+            return parse_protobuf(body)
+        return parse_otlp_json(parse_json(body))
+
+    return await run_in_threadpool(decode)
+
+
 def known(kind: str, value: str) -> str:
     """``value`` if it can name a stored ``kind``; `NotFound` otherwise (no query is run)."""
     if len(value) > 128 or not IDENTIFIER.fullmatch(value):
@@ -64,3 +90,4 @@ SettingsDep = Annotated[Settings, Depends(settings_of)]
 ClientDep = Annotated[Client, Depends(client_of)]
 SessionDep = Annotated[Session, Depends(session_of, scope="function")]
 JsonBody = Annotated[Any, Depends(json_body)]
+OtlpBody = Annotated[ExportTraceServiceRequest, Depends(otlp_body)]

@@ -1,7 +1,7 @@
 """The `evalq` command line: the root typer app and the command tree.
 
-Each command lives in the module of its kind (``submit``, ``boards``, ``ops``, ``demo``); this
-module only registers them, in the order ``evalq --help`` lists them.
+Each command lives in the module of its kind (``submit``, ``boards``, ``ops``, ``demo``,
+``traces``); this module only registers them, in the order ``evalq --help`` lists them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import typer
 from evalq.core.redact import install_log_redaction, redact
 from evalq.producer.api.commands import api as api_command
 from evalq.producer.api.commands import keys_app
-from evalq.producer.cli import boards, demo, lists, ops, review, submit
+from evalq.producer.cli import boards, demo, lists, ops, review, submit, traces
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.producer.cli.output import SETTINGS_INVALID, one_line
 
@@ -31,6 +31,7 @@ app.add_typer(db_app, name="db")
 app.add_typer(task_app, name="task")
 app.add_typer(keys_app, name="keys")
 app.add_typer(review.review_app, name="review")
+app.add_typer(traces.import_app, name="import")
 
 _debug = [False]
 

@@ -72,9 +72,7 @@ class HttpClient:
     def _send(self, call: wire.Call) -> Any:
         for attempt in range(self.retries + 1):
             try:
-                response = self._http.request(
-                    call.method, call.path, json=call.json, params=call.params
-                )
+                response = self._http.request(call.method, call.path, **call.request())
             except httpx.TransportError as error:
                 if attempt == self.retries:
                     raise wire.unreachable(self.base_url, error, attempt + 1) from error
@@ -96,6 +94,23 @@ class HttpClient:
         """Submit several in one request: all are stored, or none is (at most the server's
         EVALQ_API_MAX_BATCH)."""
         return wire.accepted(self._send(wire.submit_call(submissions, batch=True)))
+
+    def import_otlp(
+        self,
+        data: bytes | str | Mapping[str, Any],
+        *,
+        task_id: str | None = None,
+        tool: str | None = None,
+        model: str | None = None,
+        variant: str | None = None,
+    ) -> list[Submitted]:
+        """Submit OpenTelemetry traces through POST /v1/traces: one submission per trace.
+
+        ``data`` as `evalq.producer.client.Client.import_otlp` takes it (protobuf or OTLP/JSON
+        bytes, text, or a decoded OTLP/JSON object); the answers and errors are the same.
+        """
+        call = wire.otlp_call(data, task_id=task_id, tool=tool, model=model, variant=variant)
+        return wire.accepted(self._send(call))
 
     def status(self, submission_id: str) -> str:
         """The submission's lifecycle status."""

@@ -48,6 +48,15 @@ class Call:
     json: Any = None
     params: httpx.QueryParams | None = None
     ids: tuple[str, ...] = ()
+    content: bytes | None = None
+    content_type: str | None = None
+
+    def request(self) -> dict[str, Any]:
+        """The keyword arguments of `httpx.Client.request` for this call."""
+        if self.content is None:
+            return {"json": self.json, "params": self.params}
+        headers = {"Content-Type": self.content_type or "application/octet-stream"}
+        return {"content": self.content, "params": self.params, "headers": headers}
 
 
 def put_task_call(task: Task | Mapping[str, Any]) -> tuple[Call, Task]:
@@ -90,6 +99,40 @@ def _parse_all(items: list[Submission | Mapping[str, Any]]) -> list[Submission]:
     if not parsed:
         raise InvalidInput([("submissions", "must hold at least 1 item")])
     return parsed
+
+
+def otlp_call(
+    data: bytes | str | Mapping[str, Any],
+    *,
+    task_id: str | None,
+    tool: str | None,
+    model: str | None,
+    variant: str | None,
+) -> Call:
+    """POST /v1/traces of OTLP trace data, read and mapped here first (as `Client.import_otlp`).
+
+    Reading it here merges an exported file's JSON lines into one request, refuses a trace the
+    server would refuse with the same span-and-attribute problems, and names the submissions the
+    call carries; the server gets the merged request as protobuf and maps it again.
+    """
+    from evalq import traces  # protobuf, only when traces are imported
+
+    if isinstance(data, Mapping):
+        request = traces.parse_json(dict(data))
+    else:
+        request = traces.parse_export(data.encode() if isinstance(data, str) else data)
+    defaults = traces.TraceDefaults(task_id=task_id, tool=tool, model=model, variant=variant)
+    imported = traces.submissions_from_otlp(request, defaults)
+    mapping = {"task_id": task_id, "tool": tool, "model": model, "variant": variant}
+    params = httpx.QueryParams({name: value for name, value in mapping.items() if value})
+    return Call(
+        "POST",
+        "/v1/traces",
+        params=params,
+        ids=tuple(trace.submission.id for trace in imported),
+        content=request.SerializeToString(),
+        content_type="application/x-protobuf",
+    )
 
 
 def result_call(submission_id: str) -> Call:

@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 
 from evalq.core.errors import MAX_PROBLEMS, InvalidInput
 from evalq.core.schemas import Submission, parse_submission, problems_of
+from evalq.core.settings import Settings
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import ClientDep, JsonBody, SessionDep, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
@@ -20,6 +21,7 @@ from evalq.producer.api.models import (
     ReviewAccepted,
     SubmissionResult,
 )
+from evalq.producer.client import Client
 from evalq.read.submission import submission_result
 from evalq.store import queries
 from evalq.store.db import session_scope
@@ -111,6 +113,17 @@ def submit(
     enqueued. 201 when at least one submission is new, 200 when all were known.
     """
     submissions, batch = parse_request(data, settings.api_max_batch)
+    accepted = submit_all(submissions, client, settings, response)
+    return BatchAccepted(submissions=accepted) if batch else accepted[0]
+
+
+def submit_all(
+    submissions: list[Submission], client: Client, settings: Settings, response: Response
+) -> list[Accepted]:
+    """Store and enqueue valid submissions (`Client.submit_many`); 201 if one is new, else 200.
+
+    Shared with ``POST /v1/traces``, so both doors answer the same way.
+    """
     try:
         results = client.submit_many(submissions)
     except IntegrityError:  # a concurrent request stored the same id first: now it is known
@@ -127,7 +140,7 @@ def submit(
         for r in results
     ]
     response.status_code = 201 if any(a.created for a in accepted) else 200
-    return BatchAccepted(submissions=accepted) if batch else accepted[0]
+    return accepted
 
 
 @router.post(
