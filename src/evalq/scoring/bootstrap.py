@@ -82,7 +82,8 @@ def bootstrap_uplift(
     rng = random.Random(seed)
     drawn = []
     for _ in range(resamples):
-        value = _uplift(rng.choices(variant, k=len(variant)), rng.choices(baseline, k=len(baseline)))
+        resampled = rng.choices(variant, k=len(variant))
+        value = _uplift(resampled, rng.choices(baseline, k=len(baseline)))
         if value is not None:
             drawn.append(value)
     drawn.sort()
