@@ -4,20 +4,25 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, get_args
 
 from sqlalchemy.orm import Session
 
-from evalq.core.profile import profile_named
+from evalq.core.profile import Recommendation, profile_named
+from evalq.core.results import EvaluationScores
 from evalq.core.settings import Settings
 from evalq.read.leaderboard import CATEGORIES, Entry, Leaderboard, leaderboard
 from evalq.read.variants import variant_runs
+from evalq.scoring.bootstrap import UpliftInterval, bootstrap_uplift
 from evalq.scoring.confidence import confidence_interval
+from evalq.scoring.scylla import ScyllaRun
 from evalq.scoring.variants import VariantReport, compare_variants
 from evalq.store import queries
 
 DIMENSIONS = ("overall", *CATEGORIES)
 """The Arena scores a report breaks down: the overall score and its four categories."""
+RECOMMENDATIONS = (*get_args(Recommendation), "none")
+"""PeerRead's labels, best first, and "none" for an entry without a composite."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,19 @@ class Run:
 
 
 @dataclass(frozen=True)
+class SuiteGate:
+    """One submission's suite gate and every reason it blocks (spec 004)."""
+
+    submission_id: str
+    passed: bool
+    final_score: float | None
+    blocking_failures: tuple[str, ...]
+    missing_required: tuple[str, ...]
+    failed_required: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ReportData:
     """A task's report: the leaderboard, the per-dimension intervals, costs, and variants.
 
@@ -52,6 +70,9 @@ class ReportData:
         runs: submission id -> its cost and time as stored.
         intervals: one per `DIMENSIONS` entry, in that order.
         variants: the Scylla cross-variant comparison, None when no submission has a variant.
+        uplift_intervals: variant -> the bootstrap interval of its uplift over the baseline
+            variant (every variant but the baseline; empty without a baseline).
+        suite_gates: submission id -> its suite gate, for the submissions that carry one.
     """
 
     task_id: str
@@ -61,6 +82,21 @@ class ReportData:
     runs: dict[str, Run]
     intervals: list[Interval]
     variants: VariantReport | None
+    uplift_intervals: dict[str, UpliftInterval]
+    suite_gates: dict[str, SuiteGate]
+
+    @property
+    def kind(self) -> str:
+        """The task's kind (`evalq.scoring.kinds`): what the verdict is about."""
+        return self.board.kind
+
+    def recommendations(self) -> dict[str, int]:
+        """How many entries the PeerRead composite recommends each way ("none" without one)."""
+        counts = dict.fromkeys(RECOMMENDATIONS, 0)
+        for entry in self.entries:
+            key = entry.recommendation or "none"
+            counts[key] = counts.get(key, 0) + 1
+        return {k: v for k, v in counts.items() if v or k != "none"}
 
     @property
     def entries(self) -> list[Entry]:
@@ -77,6 +113,9 @@ class ReportData:
             "runs": {sid: asdict(run) for sid, run in self.runs.items()},
             "intervals": [asdict(i) for i in self.intervals],
             "variants": None if self.variants is None else self.variants.to_dict(),
+            "uplift_intervals": {v: asdict(i) for v, i in self.uplift_intervals.items()},
+            "suite_gates": {sid: asdict(gate) for sid, gate in self.suite_gates.items()},
+            "recommendations": self.recommendations() if self.kind == "peerread" else None,
         }
 
 
@@ -87,6 +126,42 @@ def dimension_intervals(entries: list[Entry], level: float) -> list[Interval]:
         ci = confidence_interval([float(getattr(e, name)) for e in entries], level)
         intervals.append(Interval(name, ci.mean, ci.low, ci.high, ci.enough_data))
     return intervals
+
+
+def uplift_intervals(
+    runs: dict[str, list[ScyllaRun]], baseline: str | None, level: float
+) -> dict[str, UpliftInterval]:
+    """The bootstrap interval of every variant's median-composite uplift over ``baseline``."""
+
+    def composites(variant: str) -> list[float]:
+        return [r.composite for r in runs.get(variant, []) if r.composite is not None]
+
+    base = composites(baseline) if baseline else []
+    if not base:
+        return {}
+    return {
+        variant: bootstrap_uplift(composites(variant), base, level=level)
+        for variant in runs
+        if variant != baseline and composites(variant)
+    }
+
+
+def suite_gates(session: Session, *, task_id: str) -> dict[str, SuiteGate]:
+    """The suite gate of every evaluated submission of the task that carries one."""
+    gates = {}
+    for row, evaluation in queries.task_evaluations(session, task_id=task_id):
+        suite = EvaluationScores.model_validate(evaluation.scores).suite
+        if suite is not None:
+            gates[row.id] = SuiteGate(
+                row.id,
+                suite.passed,
+                suite.final_score,
+                tuple(suite.blocking_failures),
+                tuple(suite.missing_required),
+                tuple(suite.failed_required),
+                tuple(suite.warnings),
+            )
+    return gates
 
 
 def report_data(session: Session, *, task_id: str, settings: Settings | None = None) -> ReportData:
@@ -100,6 +175,7 @@ def report_data(session: Session, *, task_id: str, settings: Settings | None = N
     }
     by_variant = variant_runs(session, task_id=task_id)
     level = profile.arena.confidence_level
+    variants = compare_variants(by_variant, profile.scylla) if by_variant else None
     return ReportData(
         task_id=task_id,
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -107,5 +183,9 @@ def report_data(session: Session, *, task_id: str, settings: Settings | None = N
         board=board,
         runs=runs,
         intervals=dimension_intervals(board.entries, level),
-        variants=compare_variants(by_variant, profile.scylla) if by_variant else None,
+        variants=variants,
+        uplift_intervals=uplift_intervals(
+            by_variant, None if variants is None else variants.baseline, level
+        ),
+        suite_gates=suite_gates(session, task_id=task_id),
     )

@@ -1,7 +1,8 @@
 """The page's stylesheet and script, inlined into every report (no network, no CDN).
 
-The script sorts the leaderboard by a clicked column, links a row to its marks in the plots on
-hover, and writes the number of plotted marks into ``#mark-count`` (a check that it ran).
+The script sorts the leaderboard by a clicked column and links a row to its marks in the plots on
+hover. It leaves two attributes on ``<html>`` for the browser test, never shown on the page:
+``data-marks`` (the marks drawn) and ``data-overflowing`` (tables wider than their box).
 """
 
 from __future__ import annotations
@@ -11,14 +12,21 @@ import hashlib
 
 STYLE = """\
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px auto;
-  max-width: 1180px; padding: 0 16px; color: #1f2933; background: #fff; }
+  max-width: 1340px; padding: 0 16px; color: #1f2933; background: #fff; }
 h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 18px; margin-top: 32px; }
 .meta { color: #52606d; margin: 0 0 16px; }
 .note { color: #52606d; font-size: 13px; }
 table { border-collapse: collapse; font-size: 13px; width: 100%; }
 th, td { border-bottom: 1px solid #e4e7eb; padding: 4px 6px; text-align: left; }
-td, th { white-space: nowrap; }
-td:last-child { white-space: normal; min-width: 160px; }
+td { white-space: nowrap; } th { white-space: normal; vertical-align: bottom; }
+.sub { color: #52606d; }
+td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 110px; }
+td:last-child { white-space: normal; min-width: 120px; }
+#verdict { border: 1px solid #cbd2d9; border-radius: 6px; padding: 4px 16px 12px; }
+#verdict h2 { margin-top: 12px; } .verdict-line { font-size: 15px; }
+.verdict-table { width: auto; min-width: 50%; }
+td.gate { font-weight: 700; text-transform: uppercase; } td.gate.pass { color: #2f7d32; }
+td.gate.blocked { color: #b3261e; } ul.reasons { margin: 0; padding-left: 18px; }
 .scroll { overflow-x: auto; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { cursor: pointer; user-select: none; background: #f5f7fa; position: sticky; top: 0; }
@@ -31,7 +39,8 @@ svg.plot { max-width: 100%; height: auto; font-size: 11px; }
 svg .axis, svg .tick, svg .cap, svg .whisker, svg .zero { stroke: #323f4b; stroke-width: 1; }
 svg .whisker { stroke-width: 2; } svg .gridline { stroke: #e4e7eb; }
 svg .axis-label { font-size: 12px; fill: #323f4b; } svg .tick-label { fill: #52606d; }
-svg.histogram .bar { fill: #4e79a7; } svg .ci-band { fill: #f28e2b; opacity: 0.18; }
+svg.histogram .bar, svg .legend-bar, svg .bar.count { fill: #4e79a7; }
+svg .ci-band { fill: #f28e2b; opacity: 0.18; } svg .legend-band { opacity: 0.4; }
 svg .mean { stroke: #e15759; stroke-width: 2; } svg .mean-dot { fill: #e15759; }
 svg .bar.up { fill: #59a14f; } svg .bar.down { fill: #e15759; }
 svg .undefined { fill: #7b8794; font-style: italic; }
@@ -97,9 +106,17 @@ SCRIPT = """\
     });
   });
 
+  var root = document.documentElement;
   var marks = document.querySelectorAll("svg .bar, svg .point, svg .interval").length;
-  document.getElementById("mark-count").textContent = String(marks);
-  document.documentElement.setAttribute("data-ready", "true");
+  root.setAttribute("data-marks", String(marks));
+  var overflowing = [];
+  document.querySelectorAll(".scroll").forEach(function (box) {
+    if (box.scrollWidth > box.clientWidth + 1) {
+      overflowing.push(box.firstElementChild.id);
+    }
+  });
+  root.setAttribute("data-overflowing", overflowing.join(" "));
+  root.setAttribute("data-ready", "true");
 })();
 """
 

@@ -23,6 +23,7 @@ from evalq.report.svg import (
     scatter,
     signed_bars,
 )
+from evalq.report.verdict import verdict_section
 from evalq.scoring.statistics import Statistics
 from evalq.scoring.variants import VariantReport
 
@@ -37,13 +38,39 @@ def _text(value: object) -> str:
     return f"<td>{esc('-' if value is None else value)}</td>"
 
 
+def _tool_model(tool: str, model: str) -> str:
+    """Tool over model in one cell: two narrow lines instead of two wide columns."""
+    return f'<td class="wrap">{esc(tool)}<br><span class="sub">{esc(model)}</span></td>'
+
+
+def _wrap(value: object) -> str:
+    """A text cell that may break inside long ids and names instead of widening the table."""
+    return f'<td class="wrap">{esc("-" if value is None else value)}</td>'
+
+
+KIND_COLUMN: dict[str, tuple[str, str, int]] = {
+    "peerread": ("PeerRead composite", "peerread", 3),
+    "scylla": ("Scylla composite", "scylla_composite", 3),
+    "suite": ("suite final score", "suite_final_score", 3),
+}
+"""The column a kind ranks by, shown right after the names (Arena ranks by ``overall``)."""
+
+
 def leaderboard_table(data: ReportData) -> str:
-    """The ranked entries; rows carry ``data-sid``, numeric cells ``data-value`` for sorting."""
+    """The ranked entries; rows carry ``data-sid``, numeric cells ``data-value`` for sorting.
+
+    The kind's own score comes first after the names; names and flags wrap so that no column
+    is pushed out of a 1400-pixel window.
+    """
+    kind_column = KIND_COLUMN.get(data.kind)
+    with_variant = any(e.variant for e in data.entries)
     heads = [
-        ("rank", True), ("submission", False), ("tool", False), ("model", False),
-        ("variant", False), ("overall", True), ("efficiency", True), ("speed", True),
-        ("cost", True), ("correctness", True), ("percentile", True), ("peerread", True),
-        ("cost (USD)", True), ("time (s)", True), ("status", False), ("flags", False),
+        ("rank", True), ("submission", False), ("tool / model", False),
+        *([("variant", False)] if with_variant else []),
+        *([(kind_column[0], True)] if kind_column else []),
+        ("overall", True), ("efficiency", True), ("speed", True), ("cost", True),
+        ("correctness", True), ("percentile", True), ("cost (USD)", True), ("time (s)", True),
+        ("status", False), ("flags", False),
     ]  # fmt: skip
     head = "".join(f'<th{" class=num" if n else ""} scope="col">{esc(h)}</th>' for h, n in heads)
     rows = []
@@ -51,15 +78,19 @@ def leaderboard_table(data: ReportData) -> str:
         run = data.runs.get(e.submission_id)
         missing = ", ".join(f"{name} not reported" for name in e.not_reported)
         flags = ", ".join([*e.flags, *([missing] if missing else [])])
+        kind_cell = ""
+        if kind_column:
+            kind_cell = _cell(getattr(e, kind_column[1]), kind_column[2])
         rows.append(
             f'<tr data-sid="{esc(e.submission_id)}">'
             f'<td class="num" data-value="{e.rank}">{e.rank}</td>'
-            + _text(e.submission_id) + _text(e.tool) + _text(e.model) + _text(e.variant)
+            + _wrap(e.submission_id) + _tool_model(e.tool, e.model)
+            + (_text(e.variant) if with_variant else "") + kind_cell
             + _cell(e.overall) + _cell(e.efficiency) + _cell(e.speed) + _cell(e.cost)
-            + _cell(e.correctness) + _cell(e.percentile, 1) + _cell(e.peerread, 3)
+            + _cell(e.correctness) + _cell(e.percentile, 1)
             + _cell(None if run is None else run.cost_usd, 4)
             + _cell(None if run is None else run.execution_time, 1)
-            + _text(e.status) + _text(flags or None)
+            + _text(e.status) + _wrap(flags or None)
             + "</tr>"
         )  # fmt: skip
     return (
@@ -79,8 +110,9 @@ def distributions(data: ReportData) -> str:
         plot = histogram(
             values,
             title=f"{interval.dimension} score distribution",
-            x_label=f"{interval.dimension} score",
+            x_label=f"{interval.dimension} score (points, 0 to 100)",
             band=band,
+            band_label=f"{data.confidence_level:.0%} confidence interval of the mean",
         )
         figures.append(f"<figure><figcaption>{esc(interval.dimension)}</figcaption>{plot}</figure>")
     return f'<div class="grid">{"".join(figures)}</div>'
@@ -176,23 +208,15 @@ def variants_section(report: VariantReport) -> str:
 
 
 def render_html(data: ReportData) -> str:
-    """The whole report page."""
-    board = data.board
-    ci = board.confidence_interval
-    baseline = f"baseline v{board.baseline_version}" + (
-        " (default)" if board.baseline_is_default else ""
-    )
+    """The whole report page: the title, the verdict, then the tables and plots."""
     csp = (
         "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
         f"script-src {script_hash()}; base-uri 'none'; form-action 'none'"
     )
     sections = [
         f"<h1>evalq report: {esc(data.task_id)}</h1>",
-        f'<p class="meta">{len(data.entries)} evaluated submission(s), {esc(baseline)}, '
-        f"generated {esc(data.generated_at)}; overall mean {esc(ci['mean'])}, "
-        f"{data.confidence_level:.0%} CI [{esc(ci['low'])}, {esc(ci['high'])}]"
-        f"{'' if ci['enough_data'] else ' (not enough data)'}; "
-        f'<span id="mark-count-label">plotted marks: <span id="mark-count">0</span></span></p>',
+        verdict_section(data),
+        meta_line(data),
         "<h2>Leaderboard</h2>",
         '<p class="note">Click a column to sort; hover a row to find it in the plots.</p>',
         leaderboard_table(data),
@@ -215,4 +239,20 @@ def render_html(data: ReportData) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>evalq report: {esc(data.task_id)}</title><style>{STYLE}</style></head>"
         f"<body>\n{body}\n<script>{SCRIPT}</script></body></html>\n"
+    )
+
+
+def meta_line(data: ReportData) -> str:
+    """How many submissions, which baseline, when, and the interval of the kind's score."""
+    board = data.board
+    ci = board.confidence_interval
+    baseline = f"baseline v{board.baseline_version}" + (
+        " (default)" if board.baseline_is_default else ""
+    )
+    return (
+        f'<p class="meta">{board.kind} task, ranked by {esc(board.ranking_key)}; '
+        f"{len(data.entries)} evaluated submission(s), {esc(baseline)}, generated "
+        f"{esc(data.generated_at)}; mean {esc(ci['mean'])}, {data.confidence_level:.0%} CI "
+        f"[{esc(ci['low'])}, {esc(ci['high'])}]{'' if ci['enough_data'] else ' (not enough data)'}"
+        "</p>"
     )

@@ -118,19 +118,22 @@ def histogram(
     hi: float = 100.0,
     bins: int = 10,
     band: tuple[float, float, float] | None = None,
+    band_label: str = "confidence interval of the mean",
 ) -> str:
     """Counts of ``values`` in ``bins`` equal bins over [lo, hi] (one ``rect.bar`` per bin).
 
-    ``band`` = (mean, low, high) draws the mean as a line over a shaded confidence band.
+    ``band`` = (mean, low, high) draws the mean as a line over a shaded confidence band; a
+    legend above the plot names the bars, the line and the band (``band_label``).
     """
-    height, top, bottom, left = 240.0, 16.0, 196.0, 56.0
+    height, top, bottom, left = 262.0, 38.0, 218.0, 56.0
     counts = [0] * bins
     for v in values:
         counts[min(bins - 1, max(0, int((v - lo) / (hi - lo) * bins)))] += 1
     x = Scale(lo, hi, left, WIDTH - 20)
     y = Scale(0, max(1, max(counts)), bottom, top)
     counts_ticks = [t for t in nice_ticks(0, max(1, max(counts)), 4) if t == int(t)]
-    body = _y_axis(y, left, "submissions", counts_ticks)
+    body = _y_axis(y, left, "submissions (count)", counts_ticks)
+    body += histogram_legend(left, f"submissions per {(hi - lo) / bins:.4g}-point bin", band_label)
     if band is not None:
         _, low, high = band
         body.append(
@@ -154,6 +157,45 @@ def histogram(
         )
     body += _x_axis(x, bottom, x_label, nice_ticks(lo, hi))
     return _svg(height, title, body, "histogram")
+
+
+def histogram_legend(left: float, bars: str, band: str) -> list[str]:
+    """The swatches above a histogram: its bars, the mean line and the confidence band."""
+    y = 10.0
+    bar_w = 7 * len(bars) + 30
+    return [
+        f'<g class="legend"><rect class="legend-bar" x="{num(left)}" y="{num(y)}" width="12" '
+        f'height="10"/><text x="{num(left + 16)}" y="{num(y + 9)}">{esc(bars)}</text>'
+        f'<line class="mean" x1="{num(left + bar_w)}" x2="{num(left + bar_w + 14)}" '
+        f'y1="{num(y + 5)}" y2="{num(y + 5)}"/>'
+        f'<text x="{num(left + bar_w + 18)}" y="{num(y + 9)}">mean</text>'
+        f'<rect class="ci-band legend-band" x="{num(left + bar_w + 60)}" y="{num(y)}" width="14"'
+        f' height="10"/><text x="{num(left + bar_w + 78)}" y="{num(y + 9)}">{esc(band)}</text>'
+        "</g>"
+    ]
+
+
+def count_bars(items: Sequence[tuple[str, int]], *, title: str, x_label: str) -> str:
+    """Horizontal bars of counts (``rect.bar``, one per item), the count written beside each."""
+    row_h, top, left = 28.0, 12.0, 120.0
+    height = top + row_h * len(items) + 44
+    reach = max([c for _, c in items] + [1])
+    x = Scale(0, reach * 1.1, left, WIDTH - 20)
+    body: list[str] = []
+    for i, (label, count) in enumerate(items):
+        y = top + i * row_h
+        body.append(
+            f'<text class="row-label" x="{num(left - 8)}" y="{num(y + row_h / 2 + 4)}" '
+            f'text-anchor="end">{esc(label)}</text>'
+            f'<rect class="bar count" data-count="{count}" x="{num(left)}" y="{num(y + 5)}" '
+            f'width="{num(max(1.0, x(count) - left))}" height="{num(row_h - 10)}">'
+            f"<title>{esc(f'{label}: {count}')}</title></rect>"
+            f'<text class="value" x="{num(max(left + 1, x(count)) + 4)}" '
+            f'y="{num(y + row_h / 2 + 4)}">{count}</text>'
+        )
+    ticks = [t for t in nice_ticks(0, reach * 1.1, 4) if t == int(t)]
+    body += _x_axis(x, top + row_h * len(items), x_label, ticks)
+    return _svg(height, title, body, "count-bars")
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ and dumps the resulting DOM, and its console log must stay empty.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -37,6 +38,9 @@ from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 
 ARENA, SCYLLA = "arena-frontend-dark-mode", "scylla-token-bucket"
+PEERREAD, SUITE = "peerread-salience-gating", "suite-refund-agent"
+KINDS = {ARENA: "arena", SCYLLA: "scylla", PEERREAD: "peerread", SUITE: "suite"}
+WINDOW = "--window-size=1400,1000"  # the width no table may overflow
 SCRIPT_TOOL = '<script>document.title="pwned"</script>'
 IMG_MODEL = "\"'><img src=x onerror=\"document.title='pwned'\">"
 CHROMIUM_FLAGS = (
@@ -49,6 +53,7 @@ CHROMIUM_FLAGS = (
     "--no-first-run",
     "--enable-logging=stderr",
     "--v=0",
+    "--hide-scrollbars",
 )
 
 
@@ -64,10 +69,18 @@ class Rendered:
 
 
 def render_in_chromium(page: Path, tmp: Path) -> Rendered:
-    """Load ``page`` in a fresh headless Chromium; its DOM after scripts ran, its console lines."""
+    """Load ``page`` in a fresh headless Chromium 1400 px wide; its DOM after scripts ran, its
+    console lines."""
     profile = tmp / f"profile-{page.stem}"
     done = subprocess.run(
-        [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+        [
+            chromium(),
+            *CHROMIUM_FLAGS,
+            WINDOW,
+            f"--user-data-dir={profile}",
+            "--dump-dom",
+            page.as_uri(),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -75,6 +88,32 @@ def render_in_chromium(page: Path, tmp: Path) -> Rendered:
     )
     console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
     return Rendered(done.stdout, console)
+
+
+def screenshot(page: Path, tmp: Path) -> Path:
+    """A PNG of the whole top of ``page`` (1400 x 4000 px) in the test's tmp dir, to look at."""
+    png = tmp / f"{page.stem}.png"
+    subprocess.run(
+        [
+            chromium(),
+            *CHROMIUM_FLAGS,
+            "--window-size=1400,4000",
+            f"--screenshot={png}",
+            f"--user-data-dir={tmp / f'shot-{page.stem}'}",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    return png
+
+
+def png_size(png: Path) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk."""
+    header = png.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    return int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
 
 
 class Elements(HTMLParser):
@@ -165,10 +204,19 @@ def expected_marks(data: dict[str, Any]) -> dict[str, int]:
         "intervals": 5,
         "points": len(costed),
         "uplift bars": 0,
+        "recommendation bars": len(data["recommendations"] or {}),
     }
     if data["variants"]:
         marks["uplift bars"] = sum(v is not None for v in data["variants"]["uplift"].values())
     return marks
+
+
+BAR_KINDS = {
+    "histogram": "histogram bars",
+    "grouped-bars": "breakdown bars",
+    "signed-bars": "uplift bars",
+    "count-bars": "recommendation bars",
+}
 
 
 def drawn_marks(page: Elements) -> dict[str, int]:
@@ -178,15 +226,26 @@ def drawn_marks(page: Elements) -> dict[str, int]:
         for tag, attrs in plot[1:]:
             classes = attrs.get("class", "").split()
             if tag == "rect" and "bar" in classes:
-                name = {"histogram": "histogram bars", "grouped-bars": "breakdown bars"}
-                counts[name.get(kind, "uplift bars")] += 1
+                counts[BAR_KINDS[kind]] += 1
             elif tag == "circle" and "point" in classes:
                 counts["points"] += 1
             elif tag == "g" and "interval" in classes:
                 counts["intervals"] += 1
-    return {k: counts[k] for k in ("histogram bars", "breakdown bars", "intervals", "points")} | {
-        "uplift bars": counts["uplift bars"]
-    }
+    names = ("histogram bars", "breakdown bars", "intervals", "points", *BAR_KINDS.values())
+    return {k: counts[k] for k in dict.fromkeys(names)}
+
+
+def visible_text(dom: str) -> str:
+    """The page's text outside its script and stylesheet (and outside every tag)."""
+    without_code = re.sub(r"<(script|style)\b.*?</\1>", " ", dom, flags=re.S)
+    return re.sub(r"<[^>]*>", " ", without_code)
+
+
+def after_title(page: Elements) -> tuple[str, dict[str, str]]:
+    """The first element after the page's ``<h1>`` (which holds only text)."""
+    tags = [(t, a) for t, a in page.tags]
+    h1 = next(i for i, (t, _) in enumerate(tags) if t == "h1")
+    return tags[h1 + 1]
 
 
 def test_the_harness_sees_console_errors_and_script_effects(tmp_path: Path) -> None:
@@ -201,30 +260,69 @@ def test_the_harness_sees_console_errors_and_script_effects(tmp_path: Path) -> N
     assert any("missingFunction is not defined" in line for line in rendered.console)
 
 
-@pytest.mark.parametrize("task_id", [ARENA, SCYLLA])
-def test_the_report_renders_its_plots_without_console_messages(
+@pytest.mark.parametrize("task_id", list(KINDS))
+def test_the_report_leads_with_the_verdict_and_draws_its_plots_without_console_messages(
     examples_store: str, task_id: str, tmp_path: Path
 ) -> None:
     page = tmp_path / f"{task_id}.html"
     source = report(examples_store, task_id, page)
     data = json.loads(report(examples_store, task_id, tmp_path / "r.json", "json"))
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", source)  # nothing to fetch
+    assert data["leaderboard"]["kind"] == KINDS[task_id]
 
     rendered = render_in_chromium(page, tmp_path)
     assert rendered.console == []  # no error, no CSP violation, no log at all
     dom = Elements(rendered.dom)
     html_attrs = next(a for t, a in dom.tags if t == "html")
     assert html_attrs.get("data-ready") == "true"  # the page's script ran to its end
+    assert after_title(dom) == ("section", {"id": "verdict", "data-kind": KINDS[task_id]})
+    assert html_attrs["data-overflowing"] == ""  # no table wider than the page at 1400 px
     expected = expected_marks(data)
     assert drawn_marks(dom) == expected
-    assert int(dom.text["mark-count"]) == sum(expected.values())  # counted by the page's script
+    assert int(html_attrs["data-marks"]) == sum(expected.values())  # counted by the script
+    assert "marks" not in visible_text(rendered.dom)  # the test's counter is not on the page
     rows = [a["data-sid"] for t, a in dom.tags if t == "tr" and "data-sid" in a]
-    assert rows == [e["submission_id"] for e in data["leaderboard"]["entries"]]
+    ranked = [e["submission_id"] for e in data["leaderboard"]["entries"]]
+    assert rows[-len(ranked) :] == ranked  # the leaderboard's rows, in rank order
+    assert png_size(screenshot(page, tmp_path)) == (1400, 4000)
+    check_verdict(task_id, data, rendered.dom)
+
+
+def verdict_of(dom: str) -> str:
+    found = re.search(r'<section id="verdict".*?</section>', dom, re.S)
+    assert found is not None
+    return found.group(0)
+
+
+def check_verdict(task_id: str, data: dict[str, Any], dom: str) -> None:
+    """What each kind's verdict must say, checked against the JSON report."""
+    verdict = verdict_of(dom)
     if task_id == SCYLLA:
         assert set(data["variants"]["uplift"]) == {"T1", "T2", "T3"}
-        assert expected["uplift bars"] == 3
-        variant_rows = re.findall(r"<tr><td>(T\d)</td>", rendered.dom)
-        assert variant_rows == ["T0", "T1", "T2", "T3"]
+        board = [v["variant"] for v in data["leaderboard"]["variants"]]
+        assert re.findall(r'<tr data-variant="(T\d)">', verdict) == board
+        for variant in ("T1", "T2", "T3"):
+            interval = data["uplift_intervals"][variant]
+            assert interval["low"] <= interval["uplift"] <= interval["high"]
+            assert f"[{interval['low']:+.1%}, {interval['high']:+.1%}]" in verdict
+        assert re.findall(r"<tr><td>(T\d)</td>", dom) == ["T0", "T1", "T2", "T3"]
+    elif task_id == SUITE:
+        gates = data["suite_gates"]
+        states = re.findall(r'<tr data-gate="(pass|blocked)">', verdict)
+        assert len(states) == len(gates) > 0
+        assert states.count("pass") == sum(g["passed"] for g in gates.values())
+        for gate in gates.values():
+            for reason in gate["blocking_failures"]:
+                assert html.escape(reason) in verdict
+    elif task_id == PEERREAD:
+        counts = re.findall(
+            r'<tr data-recommendation="(\w+)"><td>\w+</td><td class="num">(\d+)', verdict
+        )
+        assert dict((k, int(v)) for k, v in counts) == data["recommendations"]
+        assert sum(data["recommendations"].values()) == len(data["leaderboard"]["entries"])
+    else:
+        rows = re.findall(r'<tr data-sid="([^"]+)">', verdict)
+        assert rows == [e["submission_id"] for e in data["leaderboard"]["entries"]][:10]
 
 
 def test_user_strings_are_escaped_in_the_page_and_kept_in_csv(

@@ -182,7 +182,8 @@ def report(
         str, typer.Option("--format", help="html (self-contained page), csv or json.")
     ] = "html",
 ) -> None:
-    """Write a task's report: leaderboard, score distributions, intervals, cost, variant uplift."""
+    """Write a task's report: the kind's verdict, then leaderboard, distributions, intervals,
+    cost, variant uplift."""
     from evalq.report import render, report_data
     from evalq.store.db import session_scope
 

@@ -1,0 +1,161 @@
+"""The verdict a report leads with, by task kind: what a reader came to the page to learn.
+
+- suite: each submission's gate, pass or blocked, and every reason it blocks;
+- scylla: the per-variant board, with each variant's uplift over the baseline variant and its
+  bootstrap interval (`evalq.scoring.bootstrap`);
+- peerread: how the PeerRead composites recommend (accept ... reject);
+- arena: the board, ranked by the Arena overall as the leaderboard ranks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from evalq.read.report_data import ReportData, SuiteGate
+from evalq.report.svg import count_bars, esc
+from evalq.scoring.bootstrap import UpliftInterval
+
+BOARD_ROWS = 10
+"""Rows of the Arena board in the verdict; the full leaderboard follows below it."""
+
+
+def _table(table_id: str, heads: Sequence[str], rows: Sequence[str]) -> str:
+    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in heads)
+    return (
+        f'<div class="scroll"><table id="{table_id}" class="verdict-table"><thead><tr>{head}'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _num(value: float | None, fmt: str = "{:.3f}") -> str:
+    return f'<td class="num">{"-" if value is None else esc(fmt.format(value))}</td>'
+
+
+def _reasons(gate: SuiteGate) -> str:
+    """Why a gate blocks, one item per reason (required scenarios, safety, thresholds)."""
+    if gate.passed:
+        return "<td>-</td>"
+    items = "".join(f"<li>{esc(reason)}</li>" for reason in gate.blocking_failures)
+    return f'<td class="wrap"><ul class="reasons">{items}</ul></td>'
+
+
+def suite_verdict(data: ReportData) -> str:
+    """Gate passed or blocked per submission, in leaderboard order, with every reason."""
+    rows = []
+    gated = [
+        (e, data.suite_gates[e.submission_id])
+        for e in data.entries
+        if e.submission_id in data.suite_gates
+    ]
+    for entry, gate in gated:
+        state = "pass" if gate.passed else "blocked"
+        rows.append(
+            f'<tr data-gate="{state}"><td class="wrap">{esc(entry.submission_id)}</td>'
+            f'<td class="wrap">{esc(entry.tool)} / {esc(entry.model)}</td>'
+            f'<td class="gate {state}">{state}</td>{_num(gate.final_score)}{_reasons(gate)}'
+            f'<td class="wrap">{esc("; ".join(gate.warnings) or "-")}</td></tr>'
+        )
+    passed = sum(gate.passed for _, gate in gated)
+    summary = (
+        f'<p class="verdict-line"><strong>{passed} of {len(gated)}</strong> submission(s) pass '
+        "the suite gate.</p>"
+    )
+    heads = ("submission", "tool / model", "gate", "final score", "blocked because", "warnings")
+    return summary + _table("suite-gates", heads, rows)
+
+
+def _uplift_cell(interval: UpliftInterval | None, is_baseline: bool) -> str:
+    if is_baseline:
+        return "<td>baseline</td>"
+    if interval is None or interval.uplift is None:
+        return "<td>undefined (baseline median is 0 or missing)</td>"
+    bounds = (
+        "no interval"
+        if interval.low is None or interval.high is None
+        else f"[{interval.low:+.1%}, {interval.high:+.1%}]"
+    )
+    return f'<td class="num">{interval.uplift:+.1%} {esc(bounds)}</td>'
+
+
+def scylla_verdict(data: ReportData) -> str:
+    """The per-variant board: pass rate, median composite, grade, cost of pass, uplift + CI."""
+    baseline = data.variants.baseline if data.variants else None
+    rows = []
+    for v in data.board.variants or []:
+        cost = v.cost_of_pass
+        cost_text = "-" if cost is None else "never passes" if cost == "inf" else f"{cost:.4f}"
+        rows.append(
+            f'<tr data-variant="{esc(v.variant)}"><td class="num">{v.rank}</td>'
+            f"<td>{esc(v.variant)}</td><td class=num>{v.runs}</td>"
+            f"{_num(v.pass_rate, '{:.0%}')}{_num(v.median_composite)}"
+            f"<td>{esc(v.grade or '-')}</td><td class=num>{esc(cost_text)}</td>"
+            f"{_uplift_cell(data.uplift_intervals.get(v.variant), v.variant == baseline)}</tr>"
+        )
+    level = f"{data.confidence_level:.0%}"
+    heads = (
+        "rank", "variant", "runs", "pass rate", "median composite", "grade", "cost of pass (USD)",
+        f"uplift over {baseline or 'T0'} [{level} bootstrap CI]",
+    )  # fmt: skip
+    base = esc(baseline or "T0")
+    note = (
+        f'<p class="note">Uplift: relative change of the median composite over {base}'
+        f"; the interval is a percentile bootstrap ({_resamples(data)} resamples of each variant's"
+        " runs, seeded, so the page is reproducible).</p>"
+    )
+    return _table("variant-board", heads, rows) + note
+
+
+def _resamples(data: ReportData) -> int:
+    return next((i.resamples for i in data.uplift_intervals.values()), 0)
+
+
+def peerread_verdict(data: ReportData) -> str:
+    """How many submissions the PeerRead composite recommends each way, as counts and shares."""
+    counts = data.recommendations()
+    total = sum(counts.values()) or 1
+    rows = [
+        f'<tr data-recommendation="{esc(label)}"><td>{esc(label)}</td><td class=num>{count}</td>'
+        f"<td class=num>{count / total:.0%}</td></tr>"
+        for label, count in counts.items()
+    ]
+    plot = count_bars(
+        list(counts.items()),
+        title="PeerRead recommendation distribution",
+        x_label="submissions (count)",
+    )
+    return (
+        _table("recommendations", ("recommendation", "submissions", "share"), rows)
+        + f"<figure><figcaption>recommendations</figcaption>{plot}</figure>"
+    )
+
+
+def arena_verdict(data: ReportData) -> str:
+    """The top of the board, ranked by the Arena overall (before the difficulty factor)."""
+    rows = [
+        f'<tr data-sid="{esc(e.submission_id)}"><td class="num">{e.rank}</td>'
+        f'<td class="wrap">{esc(e.submission_id)}</td><td class="wrap">{esc(e.tool)}</td>'
+        f'<td class="wrap">{esc(e.model)}</td>{_num(e.overall, "{:.2f}")}'
+        f"{_num(e.percentile, '{:.1f}')}<td>{esc(e.status)}</td></tr>"
+        for e in data.entries[:BOARD_ROWS]
+    ]
+    more = len(data.entries) - BOARD_ROWS
+    note = f'<p class="note">{more} more in the leaderboard below.</p>' if more > 0 else ""
+    heads = ("rank", "submission", "tool", "model", "overall", "percentile", "status")
+    return _table("arena-board", heads, rows) + note
+
+
+VERDICTS: dict[str, tuple[str, Callable[[ReportData], str]]] = {
+    "suite": ("Verdict: suite gate", suite_verdict),
+    "scylla": ("Verdict: variants", scylla_verdict),
+    "peerread": ("Verdict: recommendations", peerread_verdict),
+    "arena": ("Verdict: board", arena_verdict),
+}
+
+
+def verdict_section(data: ReportData) -> str:
+    """``<section id="verdict">`` for the task's kind (an unknown kind gets the Arena board)."""
+    title, render = VERDICTS.get(data.kind, VERDICTS["arena"])
+    return (
+        f'<section id="verdict" data-kind="{esc(data.kind)}"><h2>{esc(title)}</h2>'
+        f"{render(data)}</section>"
+    )
