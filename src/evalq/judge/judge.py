@@ -60,6 +60,7 @@ class Judge:
             paper length, and ``profile.pricing`` the token prices.
         limits: retries, timeouts, rate limit and cache settings.
         redis: shared Redis for the rate limit and the cache; None disables both.
+        cache_redis: the cache's own Redis (`Settings.judge_cache_url`); None: ``redis``.
         redactor: removes secrets from the error messages the result carries; without one,
             only URL userinfo is removed (`build_judge` passes the one of its Settings).
     """
@@ -72,6 +73,7 @@ class Judge:
         profile: Profile,
         limits: JudgeLimits | None = None,
         redis: redis.Redis | None = None,
+        cache_redis: redis.Redis | None = None,
         redactor: Redactor | None = None,
     ) -> None:
         self.model_id = model_id
@@ -86,7 +88,17 @@ class Judge:
             "planning_rationality": profile.judge.planning_rationality.weights,
         }
         check_weights(self.weights, self.rubrics)
-        self.cache = JudgmentCache(redis, self.limits.cache_ttl_s) if redis is not None else None
+        cache_client = cache_redis or redis
+        self.cache = (
+            JudgmentCache(
+                cache_client,
+                self.limits.cache_ttl_s,
+                self.limits.cache_max_entries,
+                self.limits.key_prefix,
+            )
+            if cache_client is not None
+            else None
+        )
         self.limiter = (
             SharedRateLimit(
                 redis,
