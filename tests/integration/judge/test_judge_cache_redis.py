@@ -140,7 +140,9 @@ def test_the_cache_lives_at_its_own_url_when_one_is_set() -> None:
     from evalq.tasks.resources import _build_judge
 
     broker = "redis://127.0.0.1:6379/3"
-    own = Settings(judge_model="test", broker_url=broker, judge_cache_url="redis://127.0.0.1:6379/2")
+    own = Settings(
+        judge_model="test", broker_url=broker, judge_cache_url="redis://127.0.0.1:6379/2"
+    )
     shared = Settings(judge_model="test", broker_url=broker)
     for settings, db in ((own, 2), (shared, 3)):
         judge = _build_judge(load_profile(), settings)
