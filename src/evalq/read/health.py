@@ -2,8 +2,9 @@
 
 Workers record every outcome in the store, so figures read from it at scrape time are correct
 across processes and restarts (a counter kept in the API process would see none of the workers'
-events). Each figure is one aggregate query (GROUP BY or SUM) answered from the database: no
-rows are fetched, whatever the store's size.
+events). Each figure is one aggregate query (GROUP BY or SUM) answered inside the database: no
+rows are fetched. The sums scan the judge's tier rows, so a scrape grows linearly with the store
+(measured: 1.8 ms at 1,000 submissions, 71 ms at 100,000 on SQLite).
 """
 
 from __future__ import annotations
