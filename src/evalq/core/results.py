@@ -108,6 +108,39 @@ class GraphResult(Record):
     coordination_quality: float | None = None
 
 
+PriceOrigin = Literal["profile", "genai-prices", "reported"]
+
+
+class PriceSource(Record):
+    """Where a dollar figure came from, so a cost can be audited and re-priced later.
+
+    Attributes:
+        origin: ``profile`` (the scoring profile's ``pricing`` table, which overrides the
+            package), ``genai-prices`` (the maintained price data of that package), or
+            ``reported`` (the submitter's own ``usage.cost_usd``).
+        entry: the price entry used: the profile's model key, or genai-prices'
+            ``provider:model``; None for a reported cost.
+        version: the genai-prices version whose data priced it; None otherwise.
+    """
+
+    origin: PriceOrigin
+    entry: str | None = None
+    version: str | None = None
+
+
+class RunCost(Record):
+    """A submission's cost as priced at submit (its row's ``cost_usd``) and the price's source.
+
+    Attributes:
+        usd: dollars.
+        priced_by: where the price came from; None when it cannot be told any more (the prices
+            changed between submit and merge, or evalq did not record sources then).
+    """
+
+    usd: float
+    priced_by: PriceSource | None = None
+
+
 RubricStatus = Literal["ok", "failed", "skipped"]
 
 
@@ -128,9 +161,11 @@ class RubricResult(Record):
         skip_reason: why a skipped rubric was not judged (not applicable, or the budget).
         attempts: model requests sent (transport retries and output retries included).
         transport_retries: retries after a transient fault (429, 5xx, timeout, reset).
+        rate_limited: requests the provider refused with 429 Too Many Requests.
         validation_retries: extra requests after an answer failed validation.
         cache_hit: the verdict came from the cache (no request, no cost).
-        cost_usd: dollars for the tokens billed; None when the model has no price.
+        cost_usd: dollars for the tokens billed; None when the model has no price
+            (the price's source is the result's ``priced_by``).
         truncated: field -> {"original_chars", "kept_chars"} for each shortened input.
         waited_s: seconds spent in backoff and rate-limit waits.
     """
@@ -143,6 +178,7 @@ class RubricResult(Record):
     error: ErrorRecord | None = None
     attempts: int = 0
     transport_retries: int = 0
+    rate_limited: int = 0
     validation_retries: int = 0
     cache_hit: bool = False
     input_tokens: int = 0
@@ -160,7 +196,8 @@ class JudgeResult(Record):
         failed: True when a rubric that applied could not be judged (retries or time ran out).
         errors: one record per failed rubric.
         rubrics: the per-rubric details, in rubric order.
-        cost_usd: total dollars; None when the model has no price in the profile.
+        cost_usd: total dollars; None when neither the profile nor genai-prices prices the model.
+        priced_by: where the judge model's price came from; None when it has none.
         redis_error: the first Redis failure, after which this evaluation ran without the
             shared cache and rate limit; None when Redis answered (or none is configured).
     """
@@ -171,6 +208,7 @@ class JudgeResult(Record):
     errors: tuple[ErrorRecord, ...] = ()
     rubrics: tuple[RubricResult, ...] = ()
     cost_usd: float | None = None
+    priced_by: PriceSource | None = None
     budget_usd: float | None = None
     redis_error: str | None = None
 
@@ -204,6 +242,12 @@ class JudgeResult(Record):
     def transport_retries(self) -> int:
         """Retries after transient faults over all rubrics."""
         return sum(r.transport_retries for r in self.rubrics)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def rate_limited(self) -> int:
+        """Requests refused with 429 over all rubrics."""
+        return sum(r.rate_limited for r in self.rubrics)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -251,6 +295,7 @@ JUDGE_TOTALS = frozenset(
     {
         "attempts",
         "transport_retries",
+        "rate_limited",
         "validation_retries",
         "cache_hits",
         "input_tokens",
@@ -447,6 +492,8 @@ class EvaluationScores(Record):
     ``kind`` is the task kind the merge scored for (`evalq.scoring.kinds`): PeerRead scores exist
     for ``peerread`` tasks, Scylla scores for ``scylla``, the suite gate for ``suite``; the Arena
     scores always (as merged: the read side re-scores them against the current baseline).
+    ``cost`` is the run's cost in dollars and where its price came from (None: not reported
+    and not priced); the judge's own is ``tiers.judge.cost_usd`` and ``tiers.judge.priced_by``.
     """
 
     @model_validator(mode="before")
@@ -466,3 +513,4 @@ class EvaluationScores(Record):
     scylla: ScyllaScores | None = None
     suite: SuiteScores | None = None
     review: ReviewScores = Field(default_factory=ReviewScores)
+    cost: RunCost | None = None

@@ -91,7 +91,19 @@ class Settings(BaseSettings):
         default=None, ge=1, description="Shared by every worker (Redis token bucket)."
     )
     judge_tokens_per_minute: int | None = Field(default=None, ge=1)
-    judge_cache_ttl_s: int | None = Field(default=None, ge=1, description="None: keep forever.")
+    judge_cache_url: str | None = Field(
+        default=None,
+        description="Redis URL of the judgment cache (e.g. a DB with maxmemory + allkeys-lru); "
+        "unset: the broker's Redis, bounded by judge_cache_ttl_s and judge_cache_max_entries.",
+    )
+    judge_cache_ttl_s: int = Field(
+        default=30 * 24 * 3600, ge=1, description="Lifetime of a cached judgment (30 days)."
+    )
+    judge_cache_max_entries: int = Field(
+        default=50_000,
+        ge=1,
+        description="Most cached judgments kept; inserting past it drops the oldest.",
+    )
     api_max_body_bytes: int = Field(
         default=5 * 1024 * 1024, ge=1024, description="HTTP API: larger request bodies get 413."
     )

@@ -29,6 +29,7 @@ def build_judge(
     profile: Profile,
     *,
     redis: redis.Redis | None,
+    cache_redis: redis.Redis | None = None,
     limits: JudgeLimits | None = None,
 ) -> Judge | None:
     """The judge for ``settings.judge_model`` (and ``judge_base_url``), or None if none is set.
@@ -38,6 +39,7 @@ def build_judge(
             them, ``judge_<limit>`` overrides of `JudgeLimits`.
         profile: the scoring profile (rubric weights, temperature, seed, budget, prices).
         redis: shared Redis for the rate limit and the judgment cache; None disables both.
+        cache_redis: the judgment cache's own Redis; None: the cache uses ``redis``.
         limits: explicit limits; taken from ``settings`` when None.
 
     Returns:
@@ -52,5 +54,6 @@ def build_judge(
         profile=profile,
         limits=limits or limits_from_settings(settings),
         redis=redis,
+        cache_redis=cache_redis,
         redactor=redactor_for(settings),
     )

@@ -18,7 +18,14 @@ from evalq.judge.cost import Spend
 from evalq.judge.guarded import CallStats, GuardedModel, RedisHealth
 from evalq.judge.prompts import build_prompt, data_instructions, new_nonce
 from evalq.judge.ratelimit import SharedRateLimit
-from evalq.judge.retry import BudgetSpent, DeadlineReached, backoff_delay, classify, retry_after
+from evalq.judge.retry import (
+    BudgetSpent,
+    DeadlineReached,
+    backoff_delay,
+    classify,
+    rate_limited,
+    retry_after,
+)
 from evalq.judge.rubrics import Rubric, Verdict
 
 MESSAGE_CHARS = 500
@@ -34,6 +41,7 @@ class Asked:
         error: the failure as data when failed.
         stats: requests, validation retries, tokens and rate-limit waits.
         transport_retries: runs repeated after a transient fault.
+        rate_limited: runs the provider refused with 429 (retried or not).
         waited_s: seconds slept in backoff.
     """
 
@@ -43,6 +51,7 @@ class Asked:
     stats: CallStats
     transport_retries: int
     waited_s: float
+    rate_limited: int = 0
 
 
 def error_data(
@@ -92,15 +101,16 @@ async def ask(
         reserve_output_tokens=limits.max_output_tokens,
     )
     rng = random.Random()
-    runs, waited = 0, 0.0
+    runs, waited, limited = 0, 0.0, 0
     while True:
         runs += 1
         try:
             verdict = await _run(rubric, fields, guarded, native, settings, limits, deadline)
         except BudgetSpent:
-            return Asked(None, "skipped", None, stats, runs - 1, waited)
+            return Asked(None, "skipped", None, stats, runs - 1, waited, limited)
         except Exception as error:
             kind = classify(error)
+            limited += rate_limited(error)
             delay = None
             if kind == "transient" and runs < limits.max_attempts:
                 delay = backoff_delay(
@@ -114,11 +124,11 @@ async def ask(
                     delay, kind = None, "deadline"
             if delay is None:
                 failure = error_data(error, stats.requests, kind, redactor)
-                return Asked(None, "failed", failure, stats, runs - 1, waited)
+                return Asked(None, "failed", failure, stats, runs - 1, waited, limited)
             await asyncio.sleep(delay)
             waited += delay
             continue
-        return Asked(verdict, "ok", None, stats, runs - 1, waited)
+        return Asked(verdict, "ok", None, stats, runs - 1, waited, limited)
 
 
 async def _run(

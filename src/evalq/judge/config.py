@@ -25,7 +25,8 @@ class JudgeLimits:
         max_output_tokens: ``max_tokens`` sent with each request; also reserved in the TPM bucket.
         requests_per_minute: shared request budget per judge model (0 = unlimited).
         tokens_per_minute: shared token budget per judge model (0 = unlimited).
-        cache_ttl_s: lifetime of a cached judgment in seconds; None keeps it forever.
+        cache_ttl_s: lifetime of a cached judgment in seconds (30 days).
+        cache_max_entries: most cached judgments kept; inserting past it drops the oldest.
         key_prefix: prefix of every Redis key the judge writes.
     """
 
@@ -37,7 +38,8 @@ class JudgeLimits:
     max_output_tokens: int = 800
     requests_per_minute: int = 60
     tokens_per_minute: int = 200_000
-    cache_ttl_s: int | None = None
+    cache_ttl_s: int = 30 * 24 * 3600
+    cache_max_entries: int = 50_000
     key_prefix: str = "evalq:judge"
 
     def __post_init__(self) -> None:
@@ -49,8 +51,8 @@ class JudgeLimits:
             raise ValueError("timeouts and backoff delays must be positive")
         if self.requests_per_minute < 0 or self.tokens_per_minute < 0:
             raise ValueError("rate limits must be >= 0 (0 = unlimited)")
-        if self.cache_ttl_s is not None and self.cache_ttl_s <= 0:
-            raise ValueError("cache_ttl_s must be positive or None")
+        if self.cache_ttl_s <= 0 or self.cache_max_entries <= 0:
+            raise ValueError("cache_ttl_s and cache_max_entries must be positive")
 
 
 def limits_from_settings(settings: Any) -> JudgeLimits:

@@ -1,23 +1,30 @@
-"""Judge spend: tokens and dollars per evaluation, priced from the profile, against a budget."""
+"""Judge spend: tokens and dollars per evaluation, priced by the profile or genai-prices, against
+a budget."""
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
 
+from evalq.core.pricing import Price, price_tokens, profile_entry
 from evalq.core.profile import Profile
+from evalq.core.results import PriceSource
 
 
-def pricing_key(model: str, profile: Profile) -> str | None:
-    """The profile's pricing entry for a judge model id, or None when it has none.
+def judge_price(
+    model_id: str, input_tokens: int, output_tokens: int, profile: Profile
+) -> Price | None:
+    """The price of judge tokens, or None when the model has none.
 
-    Tries the id as configured, then without its ``provider:`` prefix, so ``openai:gpt-4o``
-    is priced by the profile's ``gpt-4o`` entry.
+    A judge on an OpenAI-compatible server of one's own (``model@base_url``) is priced by the
+    profile's table only, under its model name: genai-prices would price a self-hosted model at
+    some provider's rate.
     """
-    for candidate in (model, model.split(":", 1)[-1]):
-        if candidate in profile.pricing:
-            return candidate
-    return None
+    if "@" not in model_id:
+        return price_tokens(model_id, input_tokens, output_tokens, profile)
+    entry = profile_entry(model_id.split("@", 1)[0], profile)
+    cost = None if entry is None else profile.price(entry, input_tokens, output_tokens)
+    return None if cost is None else Price(cost, PriceSource(origin="profile", entry=entry))
 
 
 @dataclass
@@ -25,13 +32,13 @@ class Spend:
     """Tokens and dollars spent by the judge on one evaluation; thread-safe.
 
     Attributes:
-        profile: prices per million tokens.
-        price_key: the pricing entry of the judge model; None = unknown price.
+        profile: its ``pricing`` table overrides genai-prices.
+        model_id: the judge model being priced.
         budget_usd: dollars allowed for this evaluation.
     """
 
     profile: Profile
-    price_key: str | None
+    model_id: str
     budget_usd: float
     input_tokens: int = 0
     output_tokens: int = 0
@@ -44,10 +51,15 @@ class Spend:
             self.output_tokens += max(0, output_tokens)
 
     def cost_of(self, input_tokens: int, output_tokens: int) -> float | None:
-        """Dollars for the given tokens; None when the model has no price in the profile."""
-        if self.price_key is None:
-            return None
-        return self.profile.price(self.price_key, input_tokens, output_tokens)
+        """Dollars for the given tokens; None when the model has no price."""
+        price = judge_price(self.model_id, input_tokens, output_tokens, self.profile)
+        return None if price is None else price.cost_usd
+
+    @property
+    def priced_by(self) -> PriceSource | None:
+        """Where the judge model's price comes from; None when it has none."""
+        price = judge_price(self.model_id, 0, 0, self.profile)
+        return None if price is None else price.source
 
     @property
     def cost_usd(self) -> float | None:

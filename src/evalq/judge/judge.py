@@ -26,7 +26,7 @@ from evalq.core.schemas import Submission, Task
 from evalq.judge.ask import ask, error_data
 from evalq.judge.cache import JudgmentCache, cache_key
 from evalq.judge.config import JudgeLimits
-from evalq.judge.cost import Spend, pricing_key
+from evalq.judge.cost import Spend
 from evalq.judge.guarded import RedisHealth
 from evalq.judge.inputs import rubric_input
 from evalq.judge.outcome import rubric_score
@@ -57,9 +57,10 @@ class Judge:
         model_id: identity of the judge model (cache keys, rate-limit buckets, pricing, reports).
         model_factory: builds a fresh model per evaluation (it is entered with ``async with``).
         profile: the scoring profile; ``profile.judge`` holds weights, temperature, seed, budget,
-            paper length, and ``profile.pricing`` the token prices.
+            paper length, and ``profile.pricing`` token prices that override genai-prices.
         limits: retries, timeouts, rate limit and cache settings.
         redis: shared Redis for the rate limit and the cache; None disables both.
+        cache_redis: the cache's own Redis (`Settings.judge_cache_url`); None: ``redis``.
         redactor: removes secrets from the error messages the result carries; without one,
             only URL userinfo is removed (`build_judge` passes the one of its Settings).
     """
@@ -72,6 +73,7 @@ class Judge:
         profile: Profile,
         limits: JudgeLimits | None = None,
         redis: redis.Redis | None = None,
+        cache_redis: redis.Redis | None = None,
         redactor: Redactor | None = None,
     ) -> None:
         self.model_id = model_id
@@ -86,7 +88,17 @@ class Judge:
             "planning_rationality": profile.judge.planning_rationality.weights,
         }
         check_weights(self.weights, self.rubrics)
-        self.cache = JudgmentCache(redis, self.limits.cache_ttl_s) if redis is not None else None
+        cache_client = cache_redis or redis
+        self.cache = (
+            JudgmentCache(
+                cache_client,
+                self.limits.cache_ttl_s,
+                self.limits.cache_max_entries,
+                self.limits.key_prefix,
+            )
+            if cache_client is not None
+            else None
+        )
         self.limiter = (
             SharedRateLimit(
                 redis,
@@ -121,9 +133,7 @@ class Judge:
             return pool.submit(asyncio.run, self._evaluate(submission, task, deadline)).result()
 
     async def _evaluate(self, submission: Submission, task: Task, deadline: float) -> JudgeResult:
-        spend = Spend(
-            self.profile, pricing_key(self.model_id, self.profile), self.profile.judge.budget_usd
-        )
+        spend = Spend(self.profile, self.model_id, self.profile.judge.budget_usd)
         health = RedisHealth()
         outcomes: list[RubricResult] = []
         try:
@@ -154,6 +164,7 @@ class Judge:
             rubrics=tuple(outcomes),
             model=self.model_id,
             cost_usd=spend.cost_usd,
+            priced_by=spend.priced_by,
             budget_usd=self.profile.judge.budget_usd,
             redis_error=None if health.error is None else self.redactor.text(health.error),
         )
@@ -231,6 +242,7 @@ class Judge:
             error=asked.error,
             attempts=stats.requests,
             transport_retries=asked.transport_retries,
+            rate_limited=asked.rate_limited,
             validation_retries=stats.validation_retries,
             input_tokens=stats.input_tokens,
             output_tokens=stats.output_tokens,

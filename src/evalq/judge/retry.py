@@ -54,6 +54,11 @@ def classify(error: BaseException) -> FailureKind:
     return "permanent"
 
 
+def rate_limited(error: BaseException) -> bool:
+    """True when the provider answered 429 Too Many Requests (counted for the operators)."""
+    return isinstance(error, ModelHTTPError) and error.status_code == 429
+
+
 def retry_after(error: BaseException) -> float | None:
     """Seconds the provider asked to wait (``Retry-After`` / ``retry-after-ms``), if it said."""
     if isinstance(error, ModelAPIError):

@@ -20,6 +20,7 @@ from evalq.core.results import (
     MissingTier,
     PeerReadScores,
     ReviewScores,
+    RunCost,
     ScyllaScores,
     SuiteScores,
     TierOutcome,
@@ -29,7 +30,7 @@ from evalq.core.schemas import TIERS, Submission, Task, Tier
 from evalq.scoring import scylla
 from evalq.scoring.arena import ArenaScore, Baseline, score_run
 from evalq.scoring.arena.outliers import run_flags
-from evalq.scoring.arena.run import ArenaRun
+from evalq.scoring.arena.run import ArenaRun, quote_submission
 from evalq.scoring.arena.validation import validate_evaluation
 from evalq.scoring.kinds import kind_of
 from evalq.scoring.peerread import peerread_composite
@@ -188,6 +189,17 @@ def review_of(
     return ReviewScores(flags=review_flags, warnings=tuple(validate_evaluation(arena, run)))
 
 
+def run_cost(submission: Submission, profile: Profile, cost_usd: float | None) -> RunCost | None:
+    """The cost priced at submit with its source: the same pricing run again, trusted only when
+    it gives the stored figure (prices that changed since, or a row priced by an older evalq,
+    leave the source unknown)."""
+    if cost_usd is None:
+        return None
+    price = quote_submission(submission, profile)
+    same = price is not None and price.cost_usd == cost_usd
+    return RunCost(usd=cost_usd, priced_by=price.source if same and price else None)
+
+
 def evaluate_submission(
     submission: Submission,
     task: Task,
@@ -258,6 +270,7 @@ def evaluate_submission(
         scylla=scylla_scores,
         suite=suite_scores,
         review=review_of(run, arena, baseline, profile),
+        cost=run_cost(submission, profile, cost_usd),
     )
     for name, gap in missing.items():
         if gap.error is not None and gap.error.type == WORKER_LOST:

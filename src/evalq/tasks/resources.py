@@ -15,6 +15,8 @@ from evalq.workers import bootstrap
 from evalq.workers.names import TEXT_QUEUE
 
 if TYPE_CHECKING:
+    import redis
+
     from evalq.judge import Judge
     from evalq.metrics.semantic import SemanticScorer
 
@@ -55,12 +57,18 @@ def judge_for(profile: Profile, settings: Settings) -> Judge | None:
 def _build_judge(profile: Profile, settings: Settings) -> Judge | None:
     from evalq.judge import build_judge
 
-    redis_client = None
-    if settings.broker_url and settings.broker_url.startswith("redis"):
-        import redis
+    redis_client = _redis_at(settings.broker_url)
+    cache_client = _redis_at(settings.judge_cache_url) or redis_client
+    return build_judge(settings, profile, redis=redis_client, cache_redis=cache_client)
 
-        redis_client = redis.Redis.from_url(settings.broker_url)
-    return build_judge(settings, profile, redis=redis_client)
+
+def _redis_at(url: str | None) -> redis.Redis | None:
+    """A client for a Redis URL; None when unset or not Redis (the embedded memory:// broker)."""
+    if not url or not url.startswith(("redis://", "rediss://", "unix://")):
+        return None
+    import redis
+
+    return redis.Redis.from_url(url)
 
 
 @worker_process_init.connect

@@ -1,11 +1,14 @@
-"""Judge tokens and dollars from the profile's prices, and the per-evaluation budget."""
+"""Judge tokens and dollars from the profile's prices or genai-prices, and the budget."""
 
 from __future__ import annotations
 
+import genai_prices
 import pytest
 
+from evalq.core.pricing import profile_entry as pricing_key
 from evalq.core.profile import load_profile, profile_from_dict
-from evalq.judge.cost import Spend, pricing_key
+from evalq.core.results import JudgeResult, PriceSource
+from evalq.judge.cost import Spend
 from tests.unit.judge.judge_helpers import TRACE, Scripted, scripted_judge, submission, task
 
 
@@ -22,6 +25,43 @@ def test_pricing_key_strips_the_provider_prefix() -> None:
     assert pricing_key("gpt-4o", profile) == "gpt-4o"
     assert pricing_key("openai:gpt-4o-mini", profile) == "gpt-4o-mini"
     assert pricing_key("openai:gpt-5-nano", profile) is None
+
+
+def test_a_profile_entry_records_the_profile_as_the_price_source() -> None:
+    outcome = scripted_judge(Scripted(3), model_id="judge-x", profile=priced(1.0)).evaluate(
+        submission(), task(None), deadline_s=30
+    )
+    assert outcome.priced_by == PriceSource(origin="profile", entry="judge-x")
+
+
+def test_a_model_only_genai_prices_knows_is_priced_with_its_version() -> None:
+    # gpt-4.1-mini is not in the profile; genai-prices has it at $0.40 / $1.60 per Mtok; one
+    # rubric applies (no paper, no trace)
+    body = Scripted(3, usage=(1000, 100))
+    outcome = scripted_judge(body, model_id="openai:gpt-4.1-mini").evaluate(
+        submission(), task(None), deadline_s=30
+    )
+    assert outcome.priced_by == PriceSource(
+        origin="genai-prices", entry="openai:gpt-4.1-mini", version=genai_prices.__version__
+    )
+    assert len(body.calls) == 1
+    assert outcome.cost_usd == pytest.approx((1000 * 0.4 + 100 * 1.6) / 1e6)
+    stored = JudgeResult.model_validate(outcome.model_dump(mode="json"))
+    assert stored.priced_by == outcome.priced_by
+
+
+def test_a_self_hosted_judge_is_priced_by_the_profile_only() -> None:
+    outcome = scripted_judge(
+        Scripted(3, usage=(1000, 100)), model_id="openai:gpt-4.1-mini@http://127.0.0.1:8080/v1"
+    ).evaluate(submission(), task(None), deadline_s=30)
+    assert outcome.cost_usd is None and outcome.priced_by is None
+    local = scripted_judge(
+        Scripted(3, usage=(1000, 100)),
+        model_id="openai:judge-x@http://127.0.0.1:8080/v1",
+        profile=priced(1.0),
+    ).evaluate(submission(), task(None), deadline_s=30)
+    assert local.priced_by == PriceSource(origin="profile", entry="judge-x")
+    assert local.cost_usd == pytest.approx(0.013)
 
 
 def test_cost_per_rubric_and_total() -> None:

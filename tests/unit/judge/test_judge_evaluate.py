@@ -158,6 +158,7 @@ def test_transient_faults_are_retried_and_counted() -> None:
     assert rubric.status == "ok" and rubric.score == 1.0
     assert (rubric.attempts, rubric.transport_retries, rubric.validation_retries) == (3, 2, 0)
     assert rubric.waited_s >= 0.02  # Retry-After honoured as a floor
+    assert rubric.rate_limited == 1 and outcome.rate_limited == 1  # the 429, not the 503
 
 
 def test_transient_faults_stop_after_max_attempts() -> None:
@@ -186,6 +187,7 @@ def test_a_retry_after_past_the_deadline_gives_up_at_once() -> None:
     body = Scripted(rate, 5)
     outcome = scripted_judge(body).evaluate(submission(), task(None), deadline_s=2)
     assert outcome.failed and outcome.errors[0].kind == "deadline" and len(body.calls) == 1
+    assert outcome.rate_limited == 1  # a 429 that ended the rubric counts too
 
 
 def test_nothing_escapes_evaluate() -> None:

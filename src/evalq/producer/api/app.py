@@ -12,7 +12,7 @@ from evalq.core.profile import profile_names
 from evalq.core.redact import install_log_redaction
 from evalq.core.schemas import Submission, Task
 from evalq.core.settings import Settings, get_settings
-from evalq.producer.api import errors
+from evalq.producer.api import errors, metrics
 from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
 from evalq.producer.api.routes import health, submissions, tasks, traces
@@ -48,6 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(submissions.router)
     app.include_router(tasks.router)
     app.include_router(traces.router)
+    app.include_router(metrics.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from evalq.core.errors import InvalidInput
+from evalq.core.pricing import Price, price_tokens
 from evalq.core.profile import Profile
+from evalq.core.results import PriceSource
 from evalq.core.schemas import Submission
 
 
@@ -90,12 +92,18 @@ class ArenaRun:
 
 
 def price_submission(sub: Submission, profile: Profile) -> float | None:
-    """A run's cost in dollars: ``usage.cost_usd`` when reported; otherwise
-    ``profile.price(model, input_tokens, output_tokens)`` when both token counts are known and
-    the model has a price; otherwise None."""
+    """A run's cost in dollars (`quote_submission`), or None when it cannot be priced."""
+    price = quote_submission(sub, profile)
+    return None if price is None else price.cost_usd
+
+
+def quote_submission(sub: Submission, profile: Profile) -> Price | None:
+    """A run's cost and its source: ``usage.cost_usd`` when reported; otherwise its tokens
+    priced by the profile's table or genai-prices (`price_tokens`) when both token counts are
+    known and the model has a price; otherwise None."""
     usage = sub.usage
     if usage.cost_usd is not None:
-        return usage.cost_usd
+        return Price(usage.cost_usd, PriceSource(origin="reported"))
     if usage.input_tokens is None or usage.output_tokens is None:
         return None
-    return profile.price(sub.model, usage.input_tokens, usage.output_tokens)
+    return price_tokens(sub.model, usage.input_tokens, usage.output_tokens, profile)
