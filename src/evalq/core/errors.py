@@ -44,6 +44,11 @@ class NotFound(EvalqError):
     """A task or submission that does not exist was asked for."""
 
 
+class NotConfigured(EvalqError):
+    """The request needs a setting this deployment lacks (the operator's to set, not the
+    caller's: EVALQ_WEBHOOK_KEY for webhooks)."""
+
+
 class UpstreamFailure(EvalqError):
     """A dependency evalq does not control failed (a judge model, the broker, the database)."""
 

@@ -15,7 +15,7 @@ from evalq.core.settings import Settings, get_settings
 from evalq.producer.api import errors
 from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
-from evalq.producer.api.routes import health, submissions, tasks
+from evalq.producer.api.routes import health, submissions, tasks, webhooks
 from evalq.producer.client import Client
 
 DESCRIPTION = """Enqueue evaluations of AI-agent runs and read their results.
@@ -47,6 +47,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(submissions.router)
     app.include_router(tasks.router)
+    app.include_router(webhooks.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 

@@ -14,7 +14,7 @@ import typer
 from evalq.core.redact import install_log_redaction, redact
 from evalq.producer.api.commands import api as api_command
 from evalq.producer.api.commands import keys_app
-from evalq.producer.cli import boards, demo, ops, review, submit
+from evalq.producer.cli import boards, demo, ops, review, submit, webhooks
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.producer.cli.output import SETTINGS_INVALID, one_line
 
@@ -31,6 +31,7 @@ app.add_typer(db_app, name="db")
 app.add_typer(task_app, name="task")
 app.add_typer(keys_app, name="keys")
 app.add_typer(review.review_app, name="review")
+app.add_typer(webhooks.webhook_app, name="webhook")
 
 _debug = [False]
 
