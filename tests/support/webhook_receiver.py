@@ -62,7 +62,9 @@ class Receiver:
 
 
 @contextmanager
-def webhook_receiver(*, statuses: list[int] | None = None, hold: bool = False) -> Iterator[Receiver]:
+def webhook_receiver(
+    *, statuses: list[int] | None = None, hold: bool = False
+) -> Iterator[Receiver]:
     """A threaded HTTP server on a free loopback port for the duration of the block.
 
     Args:

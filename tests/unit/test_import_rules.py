@@ -50,6 +50,7 @@ FRONT_DOORS = [
     "evalq.producer.api.routes.submissions",
     "evalq.producer.api.routes.tasks",
     "evalq.producer.api.routes.health",
+    "evalq.producer.api.routes.webhooks",
     "evalq.producer.api.commands",
     "evalq.read.leaderboard",
     "evalq.read.reports",

@@ -11,7 +11,7 @@ import base64
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from sqlalchemy import delete, select
@@ -96,9 +96,14 @@ def info(row: WebhookRow) -> WebhookInfo:
         task_id=row.task_id,
         url=row.url,
         description=row.description,
-        created_at=row.created_at,
+        created_at=as_utc(row.created_at),
         created_by=row.created_by,
     )
+
+
+def as_utc(moment: datetime) -> datetime:
+    """``moment`` with its time zone: SQLite gives back the UTC times it stored without one."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def list_webhooks(session: Session, *, task_id: str) -> list[WebhookInfo]:
@@ -157,9 +162,9 @@ def delivery_info(row: WebhookDeliveryRow) -> DeliveryInfo:
         attempts=row.attempts,
         last_status_code=row.last_status_code,
         last_error=row.last_error,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        delivered_at=row.delivered_at,
+        created_at=as_utc(row.created_at),
+        updated_at=as_utc(row.updated_at),
+        delivered_at=None if row.delivered_at is None else as_utc(row.delivered_at),
         history=[AttemptRecord.model_validate(item) for item in row.history],
     )
 
@@ -215,7 +220,7 @@ def claim_delivery(
             "EVALQ_WEBHOOK_KEY does not decrypt this webhook's secret (was the key replaced "
             "rather than rotated? keep the old key after the new one)"
         ) from None
-    return Delivery(event_id, webhook.url, secret, row.attempts, row.created_at)
+    return Delivery(event_id, webhook.url, secret, row.attempts, as_utc(row.created_at))
 
 
 def record_attempt(

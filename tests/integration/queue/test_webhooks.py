@@ -32,19 +32,19 @@ def settled(p: Pipeline, webhook_id: str, count: int) -> Callable[[], list[Deliv
 
 def redis_contents(url: str) -> str:
     """Every key and value of the test's Redis database, as one text."""
-    client = redis.Redis.from_url(url)
+    readers: dict[str, Callable[[redis.Redis, bytes], object]] = {
+        "string": lambda client, key: client.get(key),
+        "list": lambda client, key: client.lrange(key, 0, -1),
+        "hash": lambda client, key: client.hgetall(key),
+        "set": lambda client, key: client.smembers(key),
+        "zset": lambda client, key: client.zrange(key, 0, -1),
+    }
     parts: list[object] = []
-    for key in client.scan_iter():
-        kind = client.type(key).decode()
-        value = {
-            "string": lambda: client.get(key),
-            "list": lambda: client.lrange(key, 0, -1),
-            "hash": lambda: client.hgetall(key),
-            "set": lambda: client.smembers(key),
-            "zset": lambda: client.zrange(key, 0, -1),
-        }.get(kind, lambda: None)()
-        parts += [key, value]
-    client.close()
+    with redis.Redis.from_url(url) as client:
+        for key in client.scan_iter():
+            read = readers.get(client.type(key).decode())
+            parts += [key, read(client, key) if read else None]
+    assert parts, "the broker's database is empty: nothing was checked"
     return repr(parts)
 
 
@@ -76,7 +76,10 @@ def test_a_receiver_that_fails_twice_gets_the_third_delivery_signed(
     assert [a.status_code for a in delivery.history] == [500, 503, 204]
     assert [a.error for a in delivery.history] == ["HTTP 500", "HTTP 503", None]
     # exponential backoff with jitter: at least half of 0.2 s, then of 0.4 s, between attempts
-    gaps = [(b.at - a.at).total_seconds() for a, b in zip(delivery.history, delivery.history[1:])]
+    gaps = [
+        (b.at - a.at).total_seconds()
+        for a, b in zip(delivery.history, delivery.history[1:], strict=False)
+    ]
     assert gaps[0] >= 0.1 and gaps[1] >= 0.2, gaps
     # the secret is in no answer after the first, no log, no Redis key or value, no stored column
     assert hook.secret not in repr(p.client.webhooks(TASK.id))
