@@ -94,6 +94,26 @@ class DeliveryInfo(BaseModel):
     history: list[AttemptRecord]
 
 
+class WebhookList(BaseModel):
+    """A task's webhooks, oldest first."""
+
+    webhooks: list[WebhookInfo]
+
+
+class WebhookRemoved(BaseModel):
+    """The answer to removing a webhook."""
+
+    id: str
+    task_id: str
+    removed: Literal[True] = True
+
+
+class DeliveryList(BaseModel):
+    """A webhook's deliveries, newest first."""
+
+    deliveries: list[DeliveryInfo]
+
+
 def parse_webhook_request(data: Any) -> WebhookRequest:
     """A valid registration, or `InvalidInput` naming each bad field and its rule.
 

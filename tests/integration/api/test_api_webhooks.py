@@ -30,11 +30,11 @@ def test_the_secret_is_shown_once_and_never_listed(api: Server) -> None:
     assert created["created_by"] == "rw" and created["description"] == "team 7"
     listed = api.client("read").get(HOOKS)
     assert listed.status_code == 200
-    [mine] = [h for h in listed.json() if h["id"] == created["id"]]
+    [mine] = [h for h in listed.json()["webhooks"] if h["id"] == created["id"]]
     assert mine == {k: v for k, v in created.items() if k != "secret"}
     assert created["secret"] not in listed.text and "secret" not in listed.text
     deliveries = api.client("read").get(f"{HOOKS}/{created['id']}/deliveries")
-    assert deliveries.status_code == 200 and deliveries.json() == []
+    assert deliveries.status_code == 200 and deliveries.json() == {"deliveries": []}
     assert created["secret"] not in api.log.read_text(errors="replace")
 
 
@@ -86,7 +86,9 @@ def test_scopes_unknown_tasks_and_removal(api: Server) -> None:
     assert missing.status_code == 404
     created = register(api, "https://x.example/removed")
     assert api.client("read").delete(f"{HOOKS}/{created['id']}").status_code == 403
-    assert api.client("write").delete(f"{HOOKS}/{created['id']}").status_code == 204
+    removed = api.client("write").delete(f"{HOOKS}/{created['id']}")
+    assert removed.status_code == 200
+    assert removed.json() == {"id": created["id"], "task_id": TASK["id"], "removed": True}
     assert created["id"] not in api.client().get(HOOKS).text
     assert api.client().delete(f"{HOOKS}/{created['id']}").status_code == 404
     assert api.client().get(f"{HOOKS}/{created['id']}/deliveries").status_code == 404
@@ -105,12 +107,13 @@ def test_an_evaluation_posted_over_http_is_delivered_and_listed(api: Server) -> 
                 path = f"{HOOKS}/{created['id']}/deliveries"
 
                 def delivered() -> bool:
-                    return any(d["status"] == "delivered" for d in api.client().get(path).json())
+                    found = api.client().get(path).json()["deliveries"]
+                    return any(d["status"] == "delivered" for d in found)
 
                 wait_until(delivered, timeout=60, what="the event to be delivered")
         finally:
             app.close()
-    [delivery] = api.client("read").get(path).json()
+    [delivery] = api.client("read").get(path).json()["deliveries"]
     assert delivery["submission_id"] == "hook-1" and delivery["attempts"] == 1
     assert delivery["last_status_code"] == 204 and delivery["last_error"] is None
     assert delivery["event"] == "evaluation.completed" and delivery["delivered_at"]

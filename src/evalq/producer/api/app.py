@@ -12,6 +12,7 @@ from evalq.core.profile import profile_names
 from evalq.core.redact import install_log_redaction
 from evalq.core.schemas import Submission, Task
 from evalq.core.settings import Settings, get_settings
+from evalq.core.webhooks import WebhookRequest
 from evalq.producer.api import errors
 from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
@@ -61,7 +62,12 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
     if app.openapi_schema is None:
         document = FastAPI.openapi(app)
         _, wire = models_json_schema(
-            [(Submission, "validation"), (SubmissionBatch, "validation"), (Task, "validation")],
+            [
+                (Submission, "validation"),
+                (SubmissionBatch, "validation"),
+                (Task, "validation"),
+                (WebhookRequest, "validation"),
+            ],
             ref_template="#/components/schemas/{model}",
         )
         schemas = document.setdefault("components", {}).setdefault("schemas", {})

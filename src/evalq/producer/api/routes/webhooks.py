@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Query
 
-from evalq.core.webhooks import DeliveryInfo, WebhookCreated, WebhookInfo, WebhookRequest
+from evalq.core.webhooks import DeliveryList, WebhookCreated, WebhookList, WebhookRemoved
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import ClientDep, JsonBody, known
 from evalq.producer.api.errors import ERROR_RESPONSES
@@ -25,7 +25,9 @@ Writer = Annotated[ApiKey, Depends(require("write"))]
     openapi_extra={
         "requestBody": {
             "required": True,
-            "content": {"application/json": {"schema": WebhookRequest.model_json_schema()}},
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/WebhookRequest"}}
+            },
         }
     },
     responses={
@@ -44,16 +46,16 @@ def add_webhook(task_id: str, data: JsonBody, client: ClientDep, key: Writer) ->
 
 
 @router.get("/{task_id}/webhooks", dependencies=READ, responses=NOT_FOUND)
-def list_webhooks(task_id: str, client: ClientDep) -> list[WebhookInfo]:
+def list_webhooks(task_id: str, client: ClientDep) -> WebhookList:
     """The task's webhooks, oldest first (never their secrets)."""
-    return client.webhooks(known("task", task_id))
+    return WebhookList(webhooks=client.webhooks(known("task", task_id)))
 
 
-@router.delete("/{task_id}/webhooks/{webhook_id}", status_code=204, responses=NOT_FOUND)
-def remove_webhook(task_id: str, webhook_id: str, client: ClientDep, _: Writer) -> Response:
+@router.delete("/{task_id}/webhooks/{webhook_id}", responses=NOT_FOUND)
+def remove_webhook(task_id: str, webhook_id: str, client: ClientDep, _: Writer) -> WebhookRemoved:
     """Remove a webhook with its secret and delivery records; retries under way stop."""
     client.remove_webhook(known("task", task_id), known("webhook", webhook_id))
-    return Response(status_code=204)
+    return WebhookRemoved(id=webhook_id, task_id=task_id)
 
 
 @router.get("/{task_id}/webhooks/{webhook_id}/deliveries", dependencies=READ, responses=NOT_FOUND)
@@ -62,9 +64,10 @@ def list_deliveries(
     webhook_id: str,
     client: ClientDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-) -> list[DeliveryInfo]:
+) -> DeliveryList:
     """The webhook's deliveries, newest first: status, attempts, last status code or error,
     and every attempt with its time."""
-    return client.webhook_deliveries(
+    found = client.webhook_deliveries(
         known("task", task_id), known("webhook", webhook_id), limit=limit
     )
+    return DeliveryList(deliveries=found)
