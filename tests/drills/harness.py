@@ -31,7 +31,7 @@ from tests.support.services import REDIS_HOST, REDIS_PORT, need
 REDIS_DRILL_DB = 14
 ROOT = Path(__file__).resolve().parents[2]
 EVALQ = str(Path(sys.executable).with_name("evalq"))
-ALL_QUEUES = "evalq.text,evalq.judge,evalq.graph,evalq.merge"
+ALL_QUEUES = "evalq.text,evalq.judge,evalq.graph,evalq.merge,evalq.webhooks"
 
 # Settings every drill runs with (EVALQ_ prefix added by `drill_env`). The visibility timeout is
 # the smallest Settings allows (60 s); it exceeds the task limit plus the longest retry countdown

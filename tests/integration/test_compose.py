@@ -28,6 +28,7 @@ WORKERS = {
     "worker-judge": ("evalq.judge", "threads"),
     "worker-graph": ("evalq.graph", "prefork"),
     "worker-merge": ("evalq.merge", "prefork"),
+    "worker-webhooks": ("evalq.webhooks", "threads"),
 }
 EVALQ_SERVICES = {"migrate", "api", *WORKERS, "beat", "flower"}
 

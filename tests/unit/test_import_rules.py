@@ -72,6 +72,7 @@ FRONT_DOORS = [
     "evalq.producer.api.routes.health",
     "evalq.producer.api.routes.traces",
     "evalq.traces",
+    "evalq.producer.api.routes.webhooks",
     "evalq.producer.api.commands",
     "evalq.read.leaderboard",
     "evalq.read.reports",

@@ -57,6 +57,11 @@ class Unauthorized(EvalqError):
         super().__init__(message)
 
 
+class NotConfigured(EvalqError):
+    """The request needs a setting this deployment lacks (the operator's to set, not the
+    caller's: EVALQ_WEBHOOK_KEY for webhooks)."""
+
+
 class UpstreamFailure(EvalqError):
     """A dependency evalq does not control failed (a judge model, the broker, the database)."""
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -114,6 +115,48 @@ class Settings(BaseSettings):
     flower_password: SecretStr | None = Field(
         default=None, description="Flower basic-auth password; no default: Flower refuses to start."
     )
+    webhook_key: SecretStr | None = Field(
+        default=None,
+        description="Fernet key(s) that encrypt webhook signing secrets, comma-separated: the "
+        "first encrypts, every one decrypts (rotation). Unset: registering a webhook is refused.",
+    )
+    webhook_max_attempts: int = Field(
+        default=5, ge=1, le=20, description="Webhooks: deliveries of one event before giving up."
+    )
+    webhook_backoff_s: float = Field(
+        default=5,
+        ge=0,
+        description="Webhooks: first retry countdown; doubles per attempt (capped at 300 s).",
+    )
+    webhook_timeout_s: float = Field(
+        default=10, gt=0, le=60, description="Webhooks: seconds one POST to a receiver may take."
+    )
+    webhook_forbid_private: bool = Field(
+        default=False,
+        description="Webhooks: refuse receivers on private, loopback or link-local addresses.",
+    )
+
+    @field_validator("webhook_key")
+    @classmethod
+    def _fernet_keys(cls, value: SecretStr | None) -> SecretStr | None:
+        """Each comma-separated key must be a Fernet key: 32 bytes in URL-safe base64."""
+        if value is not None:
+            for key in value.get_secret_value().split(","):
+                if not is_fernet_key(key.strip()):
+                    raise ValueError(
+                        "each comma-separated key must be 32 bytes in URL-safe base64 (make one "
+                        "with: python -c 'import base64,os;print(base64.urlsafe_b64encode("
+                        "os.urandom(32)).decode())')"
+                    )
+        return value
+
+
+def is_fernet_key(text: str) -> bool:
+    """True when ``text`` is 32 bytes in URL-safe base64, the form Fernet keys take."""
+    try:
+        return len(base64.urlsafe_b64decode(text.encode("ascii"))) == 32 and len(text) == 44
+    except (ValueError, UnicodeEncodeError):
+        return False
 
 
 @lru_cache(maxsize=1)

@@ -18,10 +18,17 @@ from evalq.core.errors import MAX_PROBLEMS, BrokerUnavailable, InvalidInput, Not
 from evalq.core.profile import profile_named
 from evalq.core.schemas import Submission, Task, Tier, parse_submission, parse_task
 from evalq.core.settings import Settings, get_settings
+from evalq.core.webhooks import (
+    DeliveryInfo,
+    WebhookCreated,
+    WebhookInfo,
+    check_receiver,
+    parse_webhook_request,
+)
 from evalq.producer.submitted import FINAL_STATUSES, Submitted
 from evalq.read.submission import submission_result
 from evalq.scoring.arena.run import price_submission
-from evalq.store import queries
+from evalq.store import queries, webhooks
 from evalq.store.baseline_sql import store_baseline
 from evalq.store.db import session_scope
 from evalq.workers.app import make_app
@@ -289,6 +296,49 @@ class Client:
                 pending = sorted(i for i in ids if statuses.get(i) not in FINAL_STATUSES)
                 raise TimeoutError(f"{len(pending)} submissions unfinished, e.g. {pending[:5]}")
             time.sleep(poll)
+
+    def add_webhook(
+        self, task_id: str, webhook: Mapping[str, Any], *, created_by: str | None = None
+    ) -> WebhookCreated:
+        """Register a receiver of the task's evaluation events; the answer holds its signing
+        secret, which is never shown again.
+
+        ``webhook`` is ``{"url": ..., "description": ...}`` (`WebhookRequest`).
+
+        Raises:
+            InvalidInput: a bad ``url`` or ``description`` (nothing is stored).
+            NotFound: no such task.
+            NotConfigured: EVALQ_WEBHOOK_KEY is unset, so secrets cannot be stored.
+        """
+        request = parse_webhook_request(webhook)
+        check_receiver(request.url, forbid_private=self.settings.webhook_forbid_private)
+        with session_scope(self.url) as session:
+            queries.get_task(session, task_id=task_id)
+            return webhooks.add_webhook(
+                session,
+                task_id=task_id,
+                request=request,
+                settings=self.settings,
+                created_by=created_by,
+            )
+
+    def webhooks(self, task_id: str) -> list[WebhookInfo]:
+        """The task's webhooks, oldest first (never their secrets). `NotFound`: no such task."""
+        with session_scope(self.url) as session:
+            queries.get_task(session, task_id=task_id)
+            return webhooks.list_webhooks(session, task_id=task_id)
+
+    def remove_webhook(self, task_id: str, webhook_id: str) -> None:
+        """Remove a webhook and its delivery records. `NotFound`: no such webhook of the task."""
+        with session_scope(self.url) as session:
+            webhooks.remove_webhook(session, task_id=task_id, webhook_id=webhook_id)
+
+    def webhook_deliveries(
+        self, task_id: str, webhook_id: str, *, limit: int = 100
+    ) -> list[DeliveryInfo]:
+        """The webhook's deliveries, newest first, each with its attempts."""
+        with session_scope(self.url) as session:
+            return webhooks.deliveries(session, task_id=task_id, webhook_id=webhook_id, limit=limit)
 
     def get_result(self, submission_id: str) -> dict[str, Any]:
         """Status, scores, tier outcomes (errors included) and the baseline version used.

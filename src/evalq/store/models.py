@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -137,3 +137,44 @@ class ApiKeyRow(Base):
     scopes: Mapped[str] = mapped_column(String(100))  # comma-separated, sorted
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class WebhookRow(Base):
+    """A receiver of a task's evaluation events; its signing secret is stored encrypted."""
+
+    __tablename__ = "webhooks"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id"), index=True)
+    url: Mapped[str] = mapped_column(String(2000))
+    description: Mapped[str | None] = mapped_column(String(500), default=None)
+    # Fernet token of the whsec_ secret (EVALQ_WEBHOOK_KEY); the secret itself is never stored.
+    secret_encrypted: Mapped[str] = mapped_column(Text)
+    created_by: Mapped[str | None] = mapped_column(String(100), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class WebhookDeliveryRow(Base):
+    """One event for one webhook (keyed by its stable ``webhook-id``) and its attempts."""
+
+    __tablename__ = "webhook_deliveries"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"))
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"), index=True)
+    event: Mapped[str] = mapped_column(String(40))
+    status: Mapped[str] = mapped_column(String(16))  # pending / delivered / failed
+    attempts: Mapped[int] = mapped_column(default=0)
+    last_status_code: Mapped[int | None] = mapped_column(default=None)
+    last_error: Mapped[str | None] = mapped_column(String(500), default=None)
+    history: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    delivered_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+Index(
+    "ix_webhook_deliveries_webhook_created",
+    WebhookDeliveryRow.webhook_id,
+    WebhookDeliveryRow.created_at,
+)

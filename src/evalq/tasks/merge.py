@@ -16,6 +16,7 @@ from evalq.scoring.evaluation import evaluate_submission
 from evalq.store import queries
 from evalq.store.baseline_sql import store_baseline
 from evalq.store.db import session_scope
+from evalq.tasks.webhooks import send_events
 from evalq.workers.names import MERGE_TASK, REFRESH_TASK
 from evalq.workers.policy import (
     MERGE_MAX_WAITS,
@@ -78,6 +79,8 @@ def _merge(self: CeleryTask, submission_id: str) -> dict[str, str]:
             # Too good to be true: kept out of the task's baseline until a person accepts it.
             queries.flag_for_review(session, submission_id=submission_id)
         schedule = queries.claim_refresh(session, task_id=task.id)
+    # Committed: now the task's webhooks may hear of it (sent, never waited for).
+    send_events(submission_id, task.id, result.status)
     if schedule:
         current_app.send_task(
             REFRESH_TASK, args=[task.id], countdown=settings.baseline_refresh_debounce_s

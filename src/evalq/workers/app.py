@@ -16,7 +16,7 @@ from kombu.entity import Queue
 
 from evalq.core.settings import Settings, get_settings
 from evalq.workers.names import MERGE_QUEUE, QUEUES, RECOVER_TASK, ROUTES
-from evalq.workers.policy import longest_retry_countdown
+from evalq.workers.policy import longest_retry_countdown, longest_webhook_wait
 
 PRODUCER_RETRY_POLICY = {
     "max_retries": 1,
@@ -65,6 +65,13 @@ def celery_config(settings: Settings, *, producer: bool = False) -> dict[str, An
         raise ValueError(
             f"EVALQ_VISIBILITY_TIMEOUT_S={settings.visibility_timeout_s} must exceed the task time "
             f"limit plus the longest retry countdown ({floor} s), or a slow task is delivered twice"
+        )
+    if settings.visibility_timeout_s <= longest_webhook_wait(settings):
+        raise ValueError(
+            f"EVALQ_VISIBILITY_TIMEOUT_S={settings.visibility_timeout_s} must exceed the longest "
+            f"webhook retry countdown plus EVALQ_WEBHOOK_TIMEOUT_S "
+            f"({longest_webhook_wait(settings):g} s); lower EVALQ_WEBHOOK_BACKOFF_S or "
+            "EVALQ_WEBHOOK_MAX_ATTEMPTS, or a waiting retry is delivered twice"
         )
     broker = settings.broker_url or "memory://"
     embedded = broker.startswith("memory")

@@ -16,7 +16,12 @@ from evalq.workers import heartbeat
 from evalq.workers.app import make_app
 from evalq.workers.logs import redact_worker_logs
 
-TASK_MODULES = ("evalq.tasks.tiers", "evalq.tasks.merge", "evalq.tasks.recover")
+TASK_MODULES = (
+    "evalq.tasks.tiers",
+    "evalq.tasks.merge",
+    "evalq.tasks.recover",
+    "evalq.tasks.webhooks",
+)
 
 
 def worker_app(settings: Settings | None = None) -> Celery:
@@ -81,7 +86,8 @@ def run_worker(
     app.conf.include = [*app.conf.include, *(include or [])]
     _consumed_queues.update(queues)
     if pool is None:
-        pool = "threads" if queues == ["evalq.judge"] else "prefork"
+        # I/O bound queues (LLM calls, webhook POSTs) get threads; the rest compute.
+        pool = "threads" if set(queues) <= {"evalq.judge", "evalq.webhooks"} else "prefork"
     if pool == "prefork":
         _children[:] = [concurrency or os.cpu_count() or 1]
     argv = ["worker", "-Q", ",".join(queues), "-P", pool, "--loglevel", loglevel]

@@ -9,12 +9,14 @@ TEXT_QUEUE = "evalq.text"
 JUDGE_QUEUE = "evalq.judge"
 GRAPH_QUEUE = "evalq.graph"
 MERGE_QUEUE = "evalq.merge"
-QUEUES = (TEXT_QUEUE, JUDGE_QUEUE, GRAPH_QUEUE, MERGE_QUEUE)
+WEBHOOK_QUEUE = "evalq.webhooks"
+QUEUES = (TEXT_QUEUE, JUDGE_QUEUE, GRAPH_QUEUE, MERGE_QUEUE, WEBHOOK_QUEUE)
 
 TIER_TASKS = {"text": "evalq.tier.text", "judge": "evalq.tier.judge", "graph": "evalq.tier.graph"}
 MERGE_TASK = "evalq.merge"
 REFRESH_TASK = "evalq.refresh_baseline"
 RECOVER_TASK = "evalq.recover"
+WEBHOOK_TASK = "evalq.webhook.deliver"
 
 ROUTES = {
     TIER_TASKS["text"]: {"queue": TEXT_QUEUE},
@@ -23,4 +25,5 @@ ROUTES = {
     MERGE_TASK: {"queue": MERGE_QUEUE},
     REFRESH_TASK: {"queue": MERGE_QUEUE},
     RECOVER_TASK: {"queue": MERGE_QUEUE},
+    WEBHOOK_TASK: {"queue": WEBHOOK_QUEUE},
 }

@@ -50,6 +50,34 @@ def longest_retry_countdown(settings: Settings) -> int:
     return int(min(RETRY_CAP_S, base * 2 ** (settings.tier_max_retries - 1)))
 
 
+def longest_webhook_wait(settings: Settings) -> float:
+    """The longest a delivery message waits and runs: its last countdown plus one POST."""
+    last = webhook_countdown_ceiling(settings.webhook_max_attempts - 1, settings)
+    return last + settings.webhook_timeout_s
+
+
+WEBHOOK_MAX_RETRIES = 100
+"""Celery's bound on a delivery task's retries; the real bound is EVALQ_WEBHOOK_MAX_ATTEMPTS,
+counted in the store (a redelivered message counts too). This one only stops a store that
+stays down from retrying forever."""
+
+
+def webhook_countdown_ceiling(attempts: int, settings: Settings) -> float:
+    """The longest wait after ``attempts`` failed deliveries: the base doubled, at most 300 s."""
+    if attempts <= 0:
+        return 0.0
+    return float(min(RETRY_CAP_S, settings.webhook_backoff_s * 2 ** (attempts - 1)))
+
+
+def webhook_countdown(attempts: int, settings: Settings) -> float:
+    """Seconds before the next delivery of an event that failed ``attempts`` times (>= 1).
+
+    EVALQ_WEBHOOK_BACKOFF_S, doubling per attempt, capped at `RETRY_CAP_S`, with full jitter in
+    [ceiling/2, ceiling] so receivers that come back are not hit by every retry at once.
+    """
+    return retry_countdown(attempts - 1, settings.webhook_backoff_s)
+
+
 def merge_wait(waits: int) -> float:
     """Seconds to wait before re-checking unfinished tiers (1, 2, 4 ... capped at 30)."""
     return float(min(30, 2**waits))

@@ -16,15 +16,33 @@ from sqlalchemy import func, select
 from evalq.core.settings import get_settings
 from evalq.store.db import session_scope
 from evalq.store.keys import ApiKeyRow, create_key
-from evalq.store.models import BaselineRow, EvaluationRow, SubmissionRow, TaskRow, TierResultRow
+from evalq.store.models import (
+    BaselineRow,
+    EvaluationRow,
+    SubmissionRow,
+    TaskRow,
+    TierResultRow,
+    WebhookDeliveryRow,
+    WebhookRow,
+)
 from tests.integration.conftest import REDIS_TEST_DB, configure
 from tests.support.databases import fresh_database, private_redis
 from tests.support.processes import free_port, process_env, start, stop, wait_for_http
 from tests.support.settings import pipeline_settings
+from tests.support.webhook_receiver import TEST_WEBHOOK_KEY
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
-TABLES = (TaskRow, SubmissionRow, TierResultRow, EvaluationRow, BaselineRow, ApiKeyRow)
+TABLES = (
+    TaskRow,
+    SubmissionRow,
+    TierResultRow,
+    EvaluationRow,
+    BaselineRow,
+    ApiKeyRow,
+    WebhookRow,
+    WebhookDeliveryRow,
+)
 TASK = {"id": "t1", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
 
 
@@ -61,6 +79,7 @@ class Server:
     redis_url: str
     keys: dict[str, str]
     process: subprocess.Popen[bytes]
+    log: Path
     clients: list[httpx.Client] = field(default_factory=list)
 
     def client(self, key: str | None = "rw", **kwargs: Any) -> httpx.Client:
@@ -95,7 +114,9 @@ def api(
         private_redis(REDIS_TEST_DB) as redis_url,
         pytest.MonkeyPatch.context() as monkeypatch,
     ):
-        settings = pipeline_settings(db_url, redis_url, api_max_batch="50")
+        settings = pipeline_settings(
+            db_url, redis_url, api_max_batch="50", webhook_key=TEST_WEBHOOK_KEY
+        )
         configure(monkeypatch, **settings)
         env = process_env(settings)
         with session_scope(db_url) as session:
@@ -111,7 +132,7 @@ def api(
         log_path = directory / "api.log"
         args = ["api", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
         process = start(args, env, log_path, cwd=directory)
-        server = Server(f"http://127.0.0.1:{port}", db_url, redis_url, keys, process)
+        server = Server(f"http://127.0.0.1:{port}", db_url, redis_url, keys, process, log_path)
         try:
             wait_for_http(
                 f"{server.url}/healthz", process, timeout=90, what="evalq api", ok=(200, 503)

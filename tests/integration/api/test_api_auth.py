@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import httpx
@@ -62,6 +63,8 @@ def test_a_key_without_the_scope_is_403_and_changes_nothing(api: Server) -> None
 
 def test_keys_cli_creates_lists_and_revokes(api: Server) -> None:
     env = {"EVALQ_DATABASE_URL": api.db_url, "PATH": "/usr/bin:/bin"}
+    if "PYTHONPATH" in os.environ:  # the evalq under test, not whichever one is installed
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
 
     def evalq(*args: str) -> str:
         done = subprocess.run(

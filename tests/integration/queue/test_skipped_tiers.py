@@ -57,6 +57,7 @@ def test_only_the_tiers_that_apply_are_sent(client: Client) -> None:
         "evalq.judge": 0,
         "evalq.graph": 1,
         "evalq.merge": 0,
+        "evalq.webhooks": 0,  # no webhooks: the merge sends no event
     }
 
 
@@ -74,6 +75,7 @@ def test_with_no_tier_to_run_the_merge_is_sent_alone(client: Client) -> None:
         "evalq.judge": 0,
         "evalq.graph": 0,
         "evalq.merge": 1,
+        "evalq.webhooks": 0,  # no webhooks: the merge sends no event
     }
 
 

@@ -12,10 +12,11 @@ from evalq.core.profile import profile_names
 from evalq.core.redact import install_log_redaction
 from evalq.core.schemas import Submission, Task
 from evalq.core.settings import Settings, get_settings
+from evalq.core.webhooks import WebhookRequest
 from evalq.producer.api import errors, metrics
 from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
-from evalq.producer.api.routes import health, submissions, tasks, traces
+from evalq.producer.api.routes import health, submissions, tasks, traces, webhooks
 from evalq.producer.client import Client
 
 DESCRIPTION = """Enqueue evaluations of AI-agent runs and read their results.
@@ -49,6 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(tasks.router)
     app.include_router(traces.router)
     app.include_router(metrics.router)
+    app.include_router(webhooks.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
@@ -62,7 +64,12 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
     if app.openapi_schema is None:
         document = FastAPI.openapi(app)
         _, wire = models_json_schema(
-            [(Submission, "validation"), (SubmissionBatch, "validation"), (Task, "validation")],
+            [
+                (Submission, "validation"),
+                (SubmissionBatch, "validation"),
+                (Task, "validation"),
+                (WebhookRequest, "validation"),
+            ],
             ref_template="#/components/schemas/{model}",
         )
         schemas = document.setdefault("components", {}).setdefault("schemas", {})

@@ -12,7 +12,14 @@ from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from sqlalchemy.exc import OperationalError as DatabaseError
 
-from evalq.core.errors import MAX_PROBLEMS, Conflict, InvalidInput, NotFound, UpstreamFailure
+from evalq.core.errors import (
+    MAX_PROBLEMS,
+    Conflict,
+    InvalidInput,
+    NotConfigured,
+    NotFound,
+    UpstreamFailure,
+)
 from evalq.core.redact import redact
 from evalq.producer.api.body import BodyTooLarge
 from evalq.producer.api.models import Message, Problems
@@ -81,5 +88,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(Conflict, lambda _, e: message(str(e), 409))
     app.add_exception_handler(BodyTooLarge, lambda _, e: message(str(e), 413))
     app.add_exception_handler(UpstreamFailure, lambda _, e: message(str(e), 503))
+    app.add_exception_handler(NotConfigured, lambda _, e: message(str(e), 503))
     for unavailable in (DatabaseError, BrokerError, RedisConnectionError):
         app.add_exception_handler(unavailable, _unavailable)

@@ -14,7 +14,7 @@ import typer
 from evalq.core.redact import install_log_redaction, redact
 from evalq.producer.api.commands import api as api_command
 from evalq.producer.api.commands import keys_app
-from evalq.producer.cli import boards, demo, lists, ops, review, submit, traces
+from evalq.producer.cli import boards, demo, lists, ops, review, submit, traces, webhooks
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.producer.cli.output import SETTINGS_INVALID, one_line
 
@@ -32,6 +32,7 @@ app.add_typer(task_app, name="task")
 app.add_typer(keys_app, name="keys")
 app.add_typer(review.review_app, name="review")
 app.add_typer(traces.import_app, name="import")
+app.add_typer(webhooks.webhook_app, name="webhook")
 
 _debug = [False]
 

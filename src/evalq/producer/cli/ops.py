@@ -16,7 +16,7 @@ from evalq.producer.client import Client
 
 def worker(
     queues: Annotated[str, typer.Option(help="Comma-separated queues.")] = (
-        "evalq.text,evalq.judge,evalq.graph,evalq.merge"
+        "evalq.text,evalq.judge,evalq.graph,evalq.merge,evalq.webhooks"
     ),
     pool: Annotated[str | None, typer.Option(help="prefork / threads / solo.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Processes or threads.")] = None,

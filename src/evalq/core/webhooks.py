@@ -1,0 +1,184 @@
+"""Webhooks on the wire: the registration request, the views clients get, the event envelope.
+
+A task's webhooks are told when one of its evaluations ends (done, degraded or failed). Each
+event is a Standard Webhooks message (https://www.standardwebhooks.com): a JSON envelope, signed
+with the webhook's secret, under an id that stays the same on every retry of the event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import socket
+from datetime import datetime
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evalq.core.errors import InvalidInput
+from evalq.core.schemas import problems_of
+
+EVENT_TYPE = "evaluation.completed"
+"""The one event evalq sends: an evaluation ended (its ``data.status`` says how)."""
+
+MAX_URL_CHARS = 2000
+MAX_WEBHOOKS_PER_TASK = 20
+URL_RULE = "must be an absolute http:// or https:// URL with a host and no fragment"
+PRIVATE_RULE = (
+    "resolves to a private, loopback or link-local address, which this deployment forbids "
+    "(EVALQ_WEBHOOK_FORBID_PRIVATE)"
+)
+
+DeliveryStatus = Literal["pending", "delivered", "failed"]
+"""``pending``: attempts go on; ``delivered``: a 2xx answer; ``failed``: every attempt failed."""
+
+
+class WebhookRequest(BaseModel):
+    """The body of ``POST /v1/tasks/{task_id}/webhooks``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(
+        max_length=MAX_URL_CHARS, description="Where evalq POSTs the events: http:// or https://."
+    )
+    description: str | None = Field(
+        default=None, max_length=500, description="Free text for people (who owns the receiver)."
+    )
+
+
+class WebhookInfo(BaseModel):
+    """A registered webhook as every reader sees it: never its secret."""
+
+    id: str = Field(description="The webhook's id (``wh_...``).")
+    task_id: str
+    url: str
+    description: str | None
+    created_at: datetime
+    created_by: str | None = Field(description="The API key that registered it (None: local).")
+
+
+class WebhookCreated(WebhookInfo):
+    """The answer to a registration: the only time the signing secret is shown."""
+
+    secret: str = Field(
+        description="The signing secret (``whsec_<base64>``), shown once: verify each event's "
+        "``webhook-signature`` with it (Standard Webhooks)."
+    )
+
+
+class AttemptRecord(BaseModel):
+    """One POST of an event to its receiver."""
+
+    attempt: int
+    at: datetime
+    status_code: int | None = Field(description="The receiver's HTTP status; None: no answer.")
+    error: str | None = Field(description="Why the attempt failed; None when it succeeded.")
+    duration_ms: float
+
+
+class DeliveryInfo(BaseModel):
+    """One event for one webhook and every attempt to deliver it."""
+
+    id: str = Field(description="The event's ``webhook-id``: the same on every retry.")
+    webhook_id: str
+    submission_id: str
+    event: str
+    status: DeliveryStatus
+    attempts: int
+    last_status_code: int | None
+    last_error: str | None
+    created_at: datetime
+    updated_at: datetime
+    delivered_at: datetime | None
+    history: list[AttemptRecord]
+
+
+class WebhookList(BaseModel):
+    """A task's webhooks, oldest first."""
+
+    webhooks: list[WebhookInfo]
+
+
+class WebhookRemoved(BaseModel):
+    """The answer to removing a webhook."""
+
+    id: str
+    task_id: str
+    removed: Literal[True] = True
+
+
+class DeliveryList(BaseModel):
+    """A webhook's deliveries, newest first."""
+
+    deliveries: list[DeliveryInfo]
+
+
+def parse_webhook_request(data: Any) -> WebhookRequest:
+    """A valid registration, or `InvalidInput` naming each bad field and its rule.
+
+    The URL is checked for its form only; `check_receiver` decides about its address.
+    """
+    try:
+        request = WebhookRequest.model_validate(data)
+    except ValidationError as error:
+        raise InvalidInput(problems_of(error)) from None
+    if not is_http_url(request.url):
+        raise InvalidInput([("url", URL_RULE)])
+    return request
+
+
+def is_http_url(url: str) -> bool:
+    """True for an absolute http(s) URL with a host and no fragment."""
+    try:
+        parts = urlsplit(url)
+        port_ok = parts.port is None or 0 < parts.port < 65536
+    except ValueError:  # an invalid port or IPv6 literal
+        return False
+    has_space = any(c.isspace() for c in url)
+    return (
+        parts.scheme in ("http", "https")
+        and bool(parts.hostname)
+        and port_ok
+        and not (parts.fragment or has_space)
+    )
+
+
+def private_address(url: str) -> str | None:
+    """The first private, loopback, link-local or reserved address ``url``'s host resolves to.
+
+    None when every address is public, or when the name does not resolve (that attempt then
+    fails on its own). A minimal guard: the name can resolve elsewhere when the POST is made.
+    """
+    host = urlsplit(url).hostname or ""
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return None
+    for info in infos:
+        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
+        if not address.is_global:
+            return str(address)
+    return None
+
+
+def check_receiver(url: str, *, forbid_private: bool) -> None:
+    """`InvalidInput` on ``url`` when private receivers are forbidden and it is one."""
+    if forbid_private and private_address(url) is not None:
+        raise InvalidInput([("url", PRIVATE_RULE)])
+
+
+def message_id(webhook_id: str, submission_id: str, status: str) -> str:
+    """The Standard Webhooks ``webhook-id`` of one evaluation's event for one webhook.
+
+    Stable per (webhook, submission, outcome): every retry, a redelivered message and a merge
+    run again send the same id, so a receiver that has seen it can drop the copy.
+    """
+    digest = hashlib.sha256(f"{webhook_id}\n{submission_id}\n{status}".encode()).hexdigest()
+    return f"msg_{digest[:32]}"
+
+
+def envelope(result: dict[str, Any], *, timestamp: datetime) -> dict[str, Any]:
+    """The event body: ``{"type", "timestamp", "data"}`` with ``data`` as GET /v1/submissions/ID
+    answers it (``timestamp``: when the event was created, the same on every retry)."""
+    return {"type": EVENT_TYPE, "timestamp": timestamp.isoformat(), "data": result}

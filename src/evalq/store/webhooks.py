@@ -1,0 +1,256 @@
+"""Webhooks in the store: registering, listing, removing them, and recording their deliveries.
+
+Signing an event needs the secret itself, so unlike an API key (kept as a digest) it is kept
+encrypted: a Fernet token under EVALQ_WEBHOOK_KEY. Whoever reads the table without that key
+learns the receivers' URLs, never their secrets. Without a key, no webhook can be registered.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from evalq.core.errors import InvalidInput, NotConfigured, NotFound
+from evalq.core.settings import Settings
+from evalq.core.webhooks import (
+    EVENT_TYPE,
+    MAX_WEBHOOKS_PER_TASK,
+    AttemptRecord,
+    DeliveryInfo,
+    WebhookCreated,
+    WebhookInfo,
+    WebhookRequest,
+    message_id,
+)
+from evalq.store.models import WebhookDeliveryRow, WebhookRow, utcnow
+from evalq.store.upsert import upsert
+
+SECRET_PREFIX = "whsec_"
+NO_KEY = (
+    "webhooks are not configured on this deployment: EVALQ_WEBHOOK_KEY (a Fernet key that "
+    "encrypts the signing secrets) is unset"
+)
+
+
+def cipher(settings: Settings) -> MultiFernet:
+    """The cipher of EVALQ_WEBHOOK_KEY: the first key encrypts, every key decrypts.
+
+    Raises:
+        NotConfigured: EVALQ_WEBHOOK_KEY is unset.
+    """
+    if settings.webhook_key is None:
+        raise NotConfigured(NO_KEY)
+    keys = settings.webhook_key.get_secret_value().split(",")
+    return MultiFernet([Fernet(key.strip()) for key in keys])
+
+
+def new_secret() -> str:
+    """A Standard Webhooks signing secret: ``whsec_`` and 32 random bytes in base64."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def add_webhook(
+    session: Session,
+    *,
+    task_id: str,
+    request: WebhookRequest,
+    settings: Settings,
+    created_by: str | None = None,
+) -> WebhookCreated:
+    """Register a webhook of a stored task; the answer holds its secret, shown only here.
+
+    Raises:
+        NotConfigured: EVALQ_WEBHOOK_KEY is unset (nothing is stored).
+        InvalidInput: on ``url`` when the task has `MAX_WEBHOOKS_PER_TASK` already.
+    """
+    box = cipher(settings)
+    count = len(session.scalars(select(WebhookRow.id).where(WebhookRow.task_id == task_id)).all())
+    if count >= MAX_WEBHOOKS_PER_TASK:
+        raise InvalidInput([("url", f"a task has at most {MAX_WEBHOOKS_PER_TASK} webhooks")])
+    secret = new_secret()
+    row = WebhookRow(
+        id=f"wh_{secrets.token_hex(8)}",
+        task_id=task_id,
+        url=request.url,
+        description=request.description,
+        secret_encrypted=box.encrypt(secret.encode()).decode(),
+        created_by=created_by,
+        created_at=utcnow(),
+    )
+    session.add(row)
+    session.flush()
+    return WebhookCreated(**info(row).model_dump(), secret=secret)
+
+
+def info(row: WebhookRow) -> WebhookInfo:
+    """The public view of a webhook (no secret, encrypted or not)."""
+    return WebhookInfo(
+        id=row.id,
+        task_id=row.task_id,
+        url=row.url,
+        description=row.description,
+        created_at=as_utc(row.created_at),
+        created_by=row.created_by,
+    )
+
+
+def as_utc(moment: datetime) -> datetime:
+    """``moment`` with its time zone: SQLite gives back the UTC times it stored without one."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def list_webhooks(session: Session, *, task_id: str) -> list[WebhookInfo]:
+    """The task's webhooks, oldest first."""
+    rows = session.scalars(
+        select(WebhookRow).where(WebhookRow.task_id == task_id).order_by(WebhookRow.created_at)
+    )
+    return [info(row) for row in rows]
+
+
+def webhook_ids(session: Session, *, task_id: str) -> list[str]:
+    """Ids of the task's webhooks (what the merge sends an event to)."""
+    return list(session.scalars(select(WebhookRow.id).where(WebhookRow.task_id == task_id)))
+
+
+def get_webhook(session: Session, *, task_id: str, webhook_id: str) -> WebhookRow:
+    """The task's webhook; `NotFound` when the task has no webhook of that id."""
+    row = session.get(WebhookRow, webhook_id)
+    if row is None or row.task_id != task_id:
+        raise NotFound(f"task {task_id!r} has no webhook {webhook_id!r}")
+    return row
+
+
+def remove_webhook(session: Session, *, task_id: str, webhook_id: str) -> None:
+    """Remove a webhook, its encrypted secret and its delivery records; `NotFound` if unknown.
+
+    A delivery still retrying finds its webhook gone and stops.
+    """
+    get_webhook(session, task_id=task_id, webhook_id=webhook_id)
+    session.execute(delete(WebhookDeliveryRow).where(WebhookDeliveryRow.webhook_id == webhook_id))
+    session.execute(delete(WebhookRow).where(WebhookRow.id == webhook_id))
+
+
+def deliveries(
+    session: Session, *, task_id: str, webhook_id: str, limit: int = 100
+) -> list[DeliveryInfo]:
+    """The webhook's deliveries, newest first, each with its attempts."""
+    get_webhook(session, task_id=task_id, webhook_id=webhook_id)
+    rows = session.scalars(
+        select(WebhookDeliveryRow)
+        .where(WebhookDeliveryRow.webhook_id == webhook_id)
+        .order_by(WebhookDeliveryRow.created_at.desc(), WebhookDeliveryRow.id)
+        .limit(limit)
+    )
+    return [delivery_info(row) for row in rows]
+
+
+def delivery_info(row: WebhookDeliveryRow) -> DeliveryInfo:
+    """The public view of a delivery."""
+    return DeliveryInfo(
+        id=row.id,
+        webhook_id=row.webhook_id,
+        submission_id=row.submission_id,
+        event=row.event,
+        status=row.status,  # written only as a DeliveryStatus; pydantic checks it
+        attempts=row.attempts,
+        last_status_code=row.last_status_code,
+        last_error=row.last_error,
+        created_at=as_utc(row.created_at),
+        updated_at=as_utc(row.updated_at),
+        delivered_at=None if row.delivered_at is None else as_utc(row.delivered_at),
+        history=[AttemptRecord.model_validate(item) for item in row.history],
+    )
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What one attempt needs: where to, the secret to sign with, the event's stable id."""
+
+    id: str
+    url: str
+    secret: str = field(repr=False)  # a repr may reach a log
+    attempts: int
+    created_at: datetime
+
+
+def claim_delivery(
+    session: Session, *, webhook_id: str, submission_id: str, status: str, settings: Settings
+) -> Delivery | None:
+    """The event's delivery, created on first use; None when there is nothing left to send.
+
+    Nothing is left when the webhook was removed or the event was delivered or given up on
+    (a redelivered message, or a merge run again with the same outcome).
+    """
+    webhook = session.get(WebhookRow, webhook_id)
+    if webhook is None:
+        return None
+    event_id = message_id(webhook_id, submission_id, status)
+    now = utcnow()
+    upsert(
+        session,
+        WebhookDeliveryRow.__table__,  # type: ignore[arg-type]
+        values={
+            "id": event_id,
+            "webhook_id": webhook_id,
+            "submission_id": submission_id,
+            "event": EVENT_TYPE,
+            "status": "pending",
+            "attempts": 0,
+            "history": [],
+            "created_at": now,
+            "updated_at": now,
+        },
+        keys=["id"],
+        update={"id": event_id},  # keep the row as it is
+    )
+    row = session.get(WebhookDeliveryRow, event_id, populate_existing=True)
+    if row is None or row.status != "pending":
+        return None
+    try:
+        secret = cipher(settings).decrypt(webhook.secret_encrypted.encode()).decode()
+    except InvalidToken:
+        raise NotConfigured(
+            "EVALQ_WEBHOOK_KEY does not decrypt this webhook's secret (was the key replaced "
+            "rather than rotated? keep the old key after the new one)"
+        ) from None
+    return Delivery(event_id, webhook.url, secret, row.attempts, as_utc(row.created_at))
+
+
+def record_attempt(
+    session: Session, *, delivery_id: str, attempt: AttemptRecord, give_up: bool
+) -> None:
+    """Store one attempt's outcome; the delivery is ``delivered`` on success, ``failed`` when
+    ``give_up``, ``pending`` otherwise. A delivery removed meanwhile (its webhook was) is left
+    alone."""
+    row = session.get(WebhookDeliveryRow, delivery_id, with_for_update=True)
+    if row is None:
+        return
+    ok = attempt.error is None
+    row.attempts = max(row.attempts, attempt.attempt)
+    row.last_status_code = attempt.status_code
+    row.last_error = None if ok else (attempt.error or "")[:500]
+    row.history = [*row.history, attempt.model_dump(mode="json")]
+    row.status = "delivered" if ok else ("failed" if give_up else "pending")
+    if ok:
+        row.delivered_at = attempt.at
+
+
+def mark_undeliverable(session: Session, *, delivery_id: str, reason: str) -> None:
+    """Give up on a delivery without an attempt (its receiver is forbidden)."""
+    row = session.get(WebhookDeliveryRow, delivery_id, with_for_update=True)
+    if row is not None:
+        row.status, row.last_error = "failed", reason[:500]
+
+
+def delivery_rows(session: Session, *, submission_id: str) -> Sequence[WebhookDeliveryRow]:
+    """Every delivery of one submission's events (for tests and diagnostics)."""
+    return session.scalars(
+        select(WebhookDeliveryRow).where(WebhookDeliveryRow.submission_id == submission_id)
+    ).all()

@@ -1,0 +1,149 @@
+"""Webhook deliveries through the real queue: Redis broker, a real store, an embedded worker,
+and a receiver on 127.0.0.1 that checks every signature with standardwebhooks' own verifier."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import pytest
+import redis
+from sqlalchemy import select
+from tests.support.pipeline import TASK, Pipeline, submission
+from tests.support.processes import free_port, wait_until
+from tests.support.webhook_receiver import TEST_WEBHOOK_KEY, webhook_receiver
+
+from evalq.core.webhooks import EVENT_TYPE, DeliveryInfo
+from evalq.store.db import session_scope
+from evalq.store.models import WebhookRow
+from evalq.workers.embedded import embedded_worker
+
+
+def settled(p: Pipeline, webhook_id: str, count: int) -> Callable[[], list[DeliveryInfo]]:
+    """A predicate: the webhook's deliveries once ``count`` of them are no longer pending."""
+
+    def check() -> list[DeliveryInfo]:
+        found = p.client.webhook_deliveries(TASK.id, webhook_id)
+        done = [d for d in found if d.status != "pending"]
+        return found if len(done) == count else []
+
+    return check
+
+
+def redis_contents(url: str) -> str:
+    """Every key and value of the test's Redis database, as one text."""
+    readers: dict[str, Callable[[redis.Redis, bytes], object]] = {
+        "string": lambda client, key: client.get(key),
+        "list": lambda client, key: client.lrange(key, 0, -1),
+        "hash": lambda client, key: client.hgetall(key),
+        "set": lambda client, key: client.smembers(key),
+        "zset": lambda client, key: client.zrange(key, 0, -1),
+    }
+    parts: list[object] = []
+    with redis.Redis.from_url(url) as client:
+        for key in client.scan_iter():
+            read = readers.get(client.type(key).decode())
+            parts += [key, read(client, key) if read else None]
+    assert parts, "the broker's database is empty: nothing was checked"
+    return repr(parts)
+
+
+def test_a_receiver_that_fails_twice_gets_the_third_delivery_signed(
+    pipeline: Callable[..., Pipeline], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    p = pipeline(webhook_key=TEST_WEBHOOK_KEY, webhook_backoff_s="0.2")
+    with webhook_receiver(statuses=[500, 503, 204]) as receiver:
+        hook = p.client.add_webhook(TASK.id, {"url": receiver.url, "description": "ci"})
+        receiver.secret = hook.secret
+        with embedded_worker(p.app, concurrency=4):
+            p.client.submit(submission("s1"))
+            assert p.client.wait(["s1"], timeout=120) == {"s1": "done"}
+            wait_until(settled(p, hook.id, 1), timeout=60, what="the delivery to settle")
+    # three POSTs of one event: the same webhook-id each time, each signature verified
+    ids = receiver.ids()
+    assert len(ids) == 3 and len(set(ids)) == 1 and ids[0].startswith("msg_")
+    assert [r.error for r in receiver.received] == [None, None, None]
+    event = receiver.received[-1].verified
+    assert event["type"] == EVENT_TYPE
+    assert event["data"]["id"] == "s1" and event["data"]["status"] == "done"
+    assert event["data"]["scores"]["peerread"] == p.client.get_result("s1")["scores"]["peerread"]
+    assert event == receiver.received[0].verified | {"data": event["data"]}  # same envelope
+    [delivery] = p.client.webhook_deliveries(TASK.id, hook.id)
+    assert delivery.id == ids[0] and delivery.submission_id == "s1"
+    assert delivery.status == "delivered" and delivery.attempts == 3
+    assert delivery.last_status_code == 204 and delivery.last_error is None
+    assert [a.status_code for a in delivery.history] == [500, 503, 204]
+    assert [a.error for a in delivery.history] == ["HTTP 500", "HTTP 503", None]
+    # exponential backoff with jitter: at least half of 0.2 s, then of 0.4 s, between attempts
+    gaps = [
+        (b.at - a.at).total_seconds()
+        for a, b in zip(delivery.history, delivery.history[1:], strict=False)
+    ]
+    assert gaps[0] >= 0.1 and gaps[1] >= 0.2, gaps
+    # the secret is in no answer after the first, no log, no Redis key or value, no stored column
+    assert hook.secret not in repr(p.client.webhooks(TASK.id))
+    assert hook.secret not in repr(p.client.webhook_deliveries(TASK.id, hook.id))
+    assert hook.secret not in caplog.text
+    assert hook.secret not in redis_contents(p.redis_url)
+    with session_scope(p.db_url) as session:
+        stored = session.scalars(select(WebhookRow.secret_encrypted)).one()
+    assert hook.secret not in stored and hook.secret.removeprefix("whsec_") not in stored
+
+
+def test_hanging_and_dead_receivers_hold_up_no_evaluation(
+    pipeline: Callable[..., Pipeline],
+) -> None:
+    p = pipeline(
+        webhook_key=TEST_WEBHOOK_KEY,
+        webhook_backoff_s="0.1",
+        webhook_max_attempts="2",
+        webhook_timeout_s="60",
+    )
+    ids = ["h1", "h2", "h3"]
+    with webhook_receiver(hold=True, statuses=[500]) as hanging:
+        slow = p.client.add_webhook(TASK.id, {"url": hanging.url})
+        hanging.secret = slow.secret
+        dead = p.client.add_webhook(TASK.id, {"url": f"http://127.0.0.1:{free_port()}/gone"})
+        with embedded_worker(p.app, concurrency=8):
+            for sid in ids:
+                p.client.submit(submission(sid))
+            # every evaluation ends while the hanging receiver has answered nothing at all
+            assert p.client.wait(ids, timeout=120) == dict.fromkeys(ids, "done")
+            assert all(d.status == "pending" for d in p.client.webhook_deliveries(TASK.id, slow.id))
+            # the dead receiver's deliveries give up after their attempts, on their own
+            failed = wait_until_value(settled(p, dead.id, 3), what="the dead receiver's deliveries")
+            assert {d.status for d in failed} == {"failed"}
+            assert {d.attempts for d in failed} == {2}
+            assert all(d.last_status_code is None for d in failed)
+            assert all("ConnectError" in (d.last_error or "") for d in failed)
+            hanging.hold.set()  # now it answers: 500 every time
+            answered = wait_until_value(settled(p, slow.id, 3), what="the hanging receiver")
+    assert {d.status for d in answered} == {"failed"}
+    assert {(d.attempts, d.last_status_code) for d in answered} == {(2, 500)}
+    assert {d.submission_id for d in answered} == set(ids)
+    assert all(r.error is None for r in hanging.received)  # each attempt was signed correctly
+
+
+def test_a_removed_webhook_gets_no_events(pipeline: Callable[..., Pipeline]) -> None:
+    p = pipeline(webhook_key=TEST_WEBHOOK_KEY)
+    with webhook_receiver() as receiver:
+        hook = p.client.add_webhook(TASK.id, {"url": receiver.url})
+        kept = p.client.add_webhook(TASK.id, {"url": receiver.url})
+        receiver.secret = kept.secret
+        p.client.remove_webhook(TASK.id, hook.id)
+        with embedded_worker(p.app, concurrency=4):
+            p.client.submit(submission("r1"))
+            p.client.wait(["r1"], timeout=120)
+            wait_until(settled(p, kept.id, 1), timeout=60, what="the delivery to settle")
+    assert len(receiver.received) == 1 and receiver.received[0].error is None
+    assert [w.id for w in p.client.webhooks(TASK.id)] == [kept.id]
+
+
+def wait_until_value(
+    probe: Callable[[], list[DeliveryInfo]], *, what: str, timeout: float = 90
+) -> list[DeliveryInfo]:
+    """``probe()`` once it returns something non-empty."""
+    found: list[list[DeliveryInfo]] = []
+    wait_until(lambda: found.append(probe()) or found[-1], timeout=timeout, what=what)
+    return found[-1]

@@ -1,0 +1,106 @@
+"""A webhook receiver on 127.0.0.1 for tests: verifies each POST with standardwebhooks' own
+`Webhook.verify`, answers as the test scripts it, and keeps every request it saw."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from standardwebhooks import Webhook
+from standardwebhooks.webhooks import WebhookVerificationError
+
+
+@dataclass
+class Received:
+    """One POST: its headers, its body, and what verifying it with the secret gave."""
+
+    headers: dict[str, str]
+    body: bytes
+    verified: Any = None
+    error: str | None = None
+
+
+@dataclass
+class Receiver:
+    """What the test controls: the secret to verify with, the answers, and what arrived.
+
+    Attributes:
+        url: where to register the webhook.
+        secret: set it from the registration's answer before any event can arrive.
+        statuses: the status of each successive answer; the last one repeats.
+        hold: while clear, every request waits (a receiver that hangs) until it is set.
+    """
+
+    url: str
+    secret: str | None = None
+    statuses: list[int] = field(default_factory=lambda: [204])
+    hold: threading.Event = field(default_factory=threading.Event)
+    received: list[Received] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def answer(self, headers: dict[str, str], body: bytes) -> int:
+        """Verify and record one request; the status to answer with."""
+        item = Received(headers, body)
+        try:
+            assert self.secret is not None, "no secret set yet"
+            item.verified = Webhook(self.secret).verify(body, headers)
+        except (WebhookVerificationError, AssertionError) as error:
+            item.error = f"{type(error).__name__}: {error}"
+        with self.lock:
+            self.received.append(item)
+            index = min(len(self.received), len(self.statuses)) - 1
+        return self.statuses[index]
+
+    def ids(self) -> list[str]:
+        """The ``webhook-id`` of each request, in arrival order."""
+        with self.lock:
+            return [r.headers.get("webhook-id", "") for r in self.received]
+
+
+@contextmanager
+def webhook_receiver(
+    *, statuses: list[int] | None = None, hold: bool = False
+) -> Iterator[Receiver]:
+    """A threaded HTTP server on a free loopback port for the duration of the block.
+
+    Args:
+        statuses: successive answer statuses (default 204 always); the last one repeats.
+        hold: make every request wait until ``receiver.hold`` is set (set on exit).
+    """
+    receiver: Receiver
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("content-length", "0")))
+            receiver.hold.wait(120)
+            status = receiver.answer({k.lower(): v for k, v in self.headers.items()}, body)
+            self.send_response(status)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    receiver = Receiver(f"http://127.0.0.1:{server.server_port}/hooks/evalq")
+    receiver.statuses = statuses or [204]
+    if not hold:
+        receiver.hold.set()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield receiver
+    finally:
+        receiver.hold.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+TEST_WEBHOOK_KEY = "dGVzdC13ZWJob29rLWtleS0zMi1ieXRlcy1sb25nISE="
+"""A Fernet key (32 bytes, URL-safe base64) for EVALQ_WEBHOOK_KEY in tests."""
