@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import func, select
 
 from evalq.core.settings import get_settings
+from evalq.producer.cli import EXAMPLES
 from evalq.store.db import session_scope
 from evalq.store.keys import ApiKeyRow, create_key
 from evalq.store.models import BaselineRow, EvaluationRow, SubmissionRow, TaskRow, TierResultRow
@@ -23,7 +24,6 @@ from tests.support.processes import free_port, process_env, start, stop, wait_fo
 from tests.support.settings import pipeline_settings
 
 ROOT = Path(__file__).resolve().parents[3]
-EXAMPLES = ROOT / "examples"
 TABLES = (TaskRow, SubmissionRow, TierResultRow, EvaluationRow, BaselineRow, ApiKeyRow)
 TASK = {"id": "t1", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
 
