@@ -16,10 +16,9 @@ RUN pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY src ./src
+# The bundled examples are package data: `evalq demo` runs in the image as it is.
 RUN pip install ".[worker,postgres,api,monitor]" \
     && python -c "import evalq, torch; print('evalq', evalq.__name__, 'torch', torch.__version__)"
-# The bundled examples, for `evalq demo --examples /app/examples` inside the image.
-COPY examples ./examples
 
 RUN useradd --create-home --uid 10001 evalq \
     && mkdir -p /var/lib/evalq && chown evalq /var/lib/evalq

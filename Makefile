@@ -3,18 +3,34 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
+# torch comes first, alone, from PyTorch's CPU-only index: on Linux the PyPI wheel pulls several
+# GB of CUDA libraries that a BERTScore worker does not use. --index-url (not --extra-index-url),
+# so an unreachable index fails instead of silently falling back to the CUDA build; --no-deps, so
+# only torch comes from there (its dependencies come from PyPI with the extras). A machine with a
+# local wheelhouse (pip's find-links) still finds the wheel there. On a GPU box pick the CUDA
+# index, e.g. `make demo TORCH_INDEX=https://download.pytorch.org/whl/cu128` (README).
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH := $(shell sed -n 's/^ *"\(torch==[^"]*\)".*/\1/p' pyproject.toml | head -n 1)
+
 .PHONY: install demo test test-fast lint format clean
 
-install: $(VENV)/.installed
+# One stamp per extra set, so `make test` after `make demo` still installs the dev extras.
+install: $(VENV)/.installed-dev
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet torch==2.13.0  # the CPU wheel, first, so nothing pulls a CUDA build
-	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-demo: install  ## the main job: evaluate the bundled examples end to end, print leaderboards
+$(VENV)/.torch: pyproject.toml | $(VENV)/.created
+	$(BIN)/pip install --quiet --no-deps $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) '$(TORCH)'
+	touch $@
+
+$(VENV)/.installed-%: pyproject.toml $(VENV)/.torch
+	$(BIN)/pip install --quiet -e '.[$*]'
+	touch $@
+
+demo: $(VENV)/.installed-worker  ## the main job: evaluate the bundled examples end to end, print leaderboards
 	$(BIN)/evalq demo
 
 test: install  ## what CI runs: lint, types, every test (fault drills included)

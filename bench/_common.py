@@ -134,8 +134,10 @@ def rss_kib(pid: int) -> int:
 
 def review_sentences() -> list[str]:
     """Sentences of the bundled PeerRead reviews and references (real review prose)."""
-    texts = [json.loads(line)["output"] for line in (ROOT / "examples/peerread.jsonl").open()]
-    for task in json.loads((ROOT / "examples/tasks.json").read_text()):
+    from evalq.producer.cli.demo import EXAMPLES
+
+    texts = [json.loads(line)["output"] for line in (EXAMPLES / "peerread.jsonl").open()]
+    for task in json.loads((EXAMPLES / "tasks.json").read_text()):
         texts += task.get("reference_outputs", [])
     sentences = {s.strip() for t in texts for s in re.split(r"(?<=[.!?])\s+|\n+", t)}
     return sorted(s for s in sentences if len(s.split()) >= 4)

@@ -1,8 +1,9 @@
 """Write evalq's bundled example files from the sources in `evalq_examples/`.
 
-Usage: ``python examples/generate.py [--out DIR]`` (default: this directory). The output is
-deterministic: the same sources always give byte-identical files, and every task and submission
-is validated with evalq's own parsers before anything is written.
+Usage: ``python examples/generate.py [--out DIR]`` (default: ``src/evalq/examples``, where the
+package ships them). The output is deterministic: the same sources always give byte-identical
+files, and every task and submission is validated with evalq's own parsers before anything is
+written.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from evalq_examples import arena, peerread, scylla, suite, tasks
 from evalq.core.schemas import parse_submission, parse_task
 
 HERE = Path(__file__).resolve().parent
+BUNDLED = HERE.parent / "src" / "evalq" / "examples"  # package data: `evalq demo` reads them there
 SUBMISSION_FILES = {
     "arena.jsonl": arena.submissions,
     "peerread.jsonl": peerread.submissions,
@@ -58,7 +60,7 @@ def write(out: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=HERE, help="output directory")
+    parser.add_argument("--out", type=Path, default=BUNDLED, help="output directory")
     args = parser.parse_args(argv)
     for path in write(args.out):
         print(f"wrote {path} ({path.stat().st_size:,} bytes)")

@@ -1,4 +1,4 @@
-"""The bundled examples (examples/*.json[l]) are valid, varied and match their generator."""
+"""The bundled examples (src/evalq/examples/) are valid, varied and match their generator."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ import pytest
 
 from evalq.core.profile import load_profile
 from evalq.core.schemas import Submission, Task, parse_submission, parse_task
+from evalq.producer.cli import EXAMPLES
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+GENERATOR = Path(__file__).resolve().parents[2] / "examples"
 FILES = ("arena.jsonl", "peerread.jsonl", "scylla.jsonl", "suite.jsonl")
 PROFILE = load_profile()
 
@@ -62,7 +63,7 @@ def test_files_are_small() -> None:
 
 
 def test_committed_files_match_the_generator(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(EXAMPLES))
+    monkeypatch.syspath_prepend(str(GENERATOR))
     generate: ModuleType = importlib.import_module("generate")
     for name, text in generate.build().items():
         assert (EXAMPLES / name).read_text(encoding="utf-8") == text, f"regenerate {name}"

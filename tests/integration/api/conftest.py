@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import func, select
 
 from evalq.core.settings import get_settings
+from evalq.producer.cli import EXAMPLES
 from evalq.store.db import session_scope
 from evalq.store.keys import ApiKeyRow, create_key
 from evalq.store.models import (
@@ -32,7 +33,6 @@ from tests.support.settings import pipeline_settings
 from tests.support.webhook_receiver import TEST_WEBHOOK_KEY
 
 ROOT = Path(__file__).resolve().parents[3]
-EXAMPLES = ROOT / "examples"
 TABLES = (
     TaskRow,
     SubmissionRow,

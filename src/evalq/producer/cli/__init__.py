@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from evalq import __version__
 from evalq.core.redact import install_log_redaction, redact
 from evalq.producer.api.commands import api as api_command
 from evalq.producer.api.commands import keys_app
@@ -37,10 +38,23 @@ app.add_typer(webhooks.webhook_app, name="webhook")
 _debug = [False]
 
 
+def _print_version(requested: bool) -> None:
+    """`--version`: print it and stop before any command (or missing command) is looked at."""
+    if requested:
+        print(f"evalq {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def root(
     debug: Annotated[
         bool, typer.Option("--debug", help="Show the full traceback of an unexpected error.")
+    ] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
 ) -> None:
     """evalq: evaluate AI-agent runs on a job queue."""

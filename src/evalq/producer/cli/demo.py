@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
@@ -11,11 +12,13 @@ from evalq.core.errors import EvalqError, InvalidInput
 from evalq.core.schemas import Submission
 from evalq.core.settings import get_settings
 from evalq.producer.cli.boards import leaderboard_command
-from evalq.producer.cli.output import console, fail, wait_with_progress
+from evalq.producer.cli.output import console, fail, fail_with, wait_with_progress
 from evalq.producer.client import Client
 from evalq.producer.files import read_jsonl, read_tasks
 
-EXAMPLES = Path(__file__).resolve().parents[4] / "examples"  # src/evalq/producer/cli/ -> repo
+# Package data (pyproject.toml), so `evalq demo` finds them in any install, from any directory.
+# A wheel installs as plain files, so the resource is a real directory.
+EXAMPLES = Path(str(resources.files("evalq") / "examples"))
 
 
 def demo(
@@ -30,6 +33,13 @@ def demo(
     kombu's in-memory transport, the SQLite store); with one, real workers do the work.
     """
     client = Client(get_settings())
+    if client.in_process:  # the tiers run here: they need the worker extra
+        from evalq.workers.bootstrap import worker_extra_problem
+        from evalq.workers.names import QUEUES
+
+        problem = worker_extra_problem(list(QUEUES), command="evalq demo")
+        if problem:
+            fail_with(problem)
     try:
         tasks = read_tasks(examples / "tasks.json")
         submissions: list[Submission] = []

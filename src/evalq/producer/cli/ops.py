@@ -10,7 +10,13 @@ import typer
 
 from evalq.core.errors import EvalqError
 from evalq.core.settings import get_settings
-from evalq.producer.cli.output import console, fail, require_broker, wait_with_progress
+from evalq.producer.cli.output import (
+    console,
+    fail,
+    fail_with,
+    require_broker,
+    wait_with_progress,
+)
 from evalq.producer.client import Client
 
 
@@ -25,19 +31,24 @@ def worker(
         list[str] | None, typer.Option(help="Extra modules to import (signal handlers, tasks).")
     ] = None,
     hostname: Annotated[
-        str | None, typer.Option(help="Node name, e.g. text1@%h (several workers on one host).")
+        str | None,
+        typer.Option(help="Node name, e.g. text1@%h [default: from the queues, e.g. text@%h]."),
     ] = None,
 ) -> None:
     """Start a worker on the configured broker (EVALQ_BROKER_URL)."""
-    from evalq.workers.bootstrap import run_worker
+    from evalq.workers.bootstrap import run_worker, worker_extra_problem
 
     if not get_settings().broker_url:
         console.print(
             "[red]error:[/red] EVALQ_BROKER_URL is not set (e.g. redis://127.0.0.1:6379/0)"
         )
         raise typer.Exit(2)
+    queue_list = queues.split(",")
+    problem = worker_extra_problem(queue_list)
+    if problem:
+        fail_with(problem)
     run_worker(
-        queues.split(","),
+        queue_list,
         pool=pool,
         concurrency=concurrency,
         loglevel=loglevel,
