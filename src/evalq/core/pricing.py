@@ -54,13 +54,15 @@ def genai_price(model: str, input_tokens: int, output_tokens: int) -> Price | No
     """
     import genai_prices  # 0.4 s to import: only when a price is needed
 
-    provider, _, name = model.rpartition(":")
     usage = genai_prices.Usage(
         input_tokens=max(0, input_tokens), output_tokens=max(0, output_tokens)
     )
-    for provider_id in dict.fromkeys((provider or None, None)):
+    # The provider ends at the first ':' (a Bedrock id has more: ``bedrock:...-v1:0``).
+    provider, colon, name = model.partition(":")
+    tries = [(provider, name), (None, name)] if colon else []
+    for provider_id, model_name in dict.fromkeys([*tries, (None, model)]):
         try:
-            calc = genai_prices.calc_price(usage, name, provider_id=provider_id)
+            calc = genai_prices.calc_price(usage, model_name, provider_id=provider_id)
         except LookupError:
             continue
         source = PriceSource(

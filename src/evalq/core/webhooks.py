@@ -12,7 +12,7 @@ import ipaddress
 import socket
 from datetime import datetime
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -47,12 +47,29 @@ class WebhookRequest(BaseModel):
     )
 
 
+def shown_url(url: str) -> str:
+    """A receiver's URL as readers see it: credentials in its userinfo or its query hidden.
+
+    A receiver may take a token in its URL; anyone with a read key lists webhooks, so what
+    authenticates evalq to the receiver is shown as ``***`` (the full URL is kept for delivery).
+    """
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = "***@" + netloc.rpartition("@")[2]
+    query = "&".join(
+        f"{name}=***" if value else name
+        for name, value in parse_qsl(parts.query, keep_blank_values=True)
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
 class WebhookInfo(BaseModel):
     """A registered webhook as every reader sees it: never its secret."""
 
     id: str = Field(description="The webhook's id (``wh_...``).")
     task_id: str
-    url: str
+    url: str = Field(description="The receiver, its userinfo and query values shown as ***.")
     description: str | None
     created_at: datetime
     created_by: str | None = Field(description="The API key that registered it (None: local).")

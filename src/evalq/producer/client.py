@@ -12,6 +12,7 @@ from typing import Any
 
 from celery import Celery
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from evalq.core.applicable import skipped_tiers
 from evalq.core.errors import MAX_PROBLEMS, BrokerUnavailable, InvalidInput, NotFound
@@ -176,9 +177,28 @@ class Client:
                 results.append(Submitted(submission.id, created))
             known = [r.id for r in results if not r.created]
             claimed += queries.claim_unsent(session, ids=known) if known else []
-            pending = queries.pending_tiers(session, ids=claimed)
-        self._publish(pending)
+            attempts = dict.fromkeys(claimed, FIRST_ATTEMPT)
+            if self.in_process:  # nothing outside this process can be evaluating them
+                attempts |= self._resend_unfinished(
+                    session, [i for i in known if i not in attempts]
+                )
+            pending = queries.pending_tiers(session, ids=list(attempts))
+        self._publish(pending, attempts)
         return results
+
+    @staticmethod
+    def _resend_unfinished(session: Session, ids: list[str]) -> dict[str, int]:
+        """In-process only: the next attempt of each of ``ids`` still queued or running.
+
+        With no broker, their queue died with the process that sent them (an interrupted
+        `evalq submit` or demo), so sending them again is the only way they finish.
+        """
+        statuses = queries.status_counts(session, ids=ids)
+        return {
+            sid: queries.begin_enqueue(session, submission_id=sid)
+            for sid in ids
+            if statuses.get(sid) in ("queued", "running")
+        }
 
     def import_otlp(
         self,
@@ -216,8 +236,9 @@ class Client:
             raise InvalidInput(problems)
         return self.submit_many([t.submission for t in imported])
 
-    def _publish(self, pending: dict[str, list[Tier]]) -> None:
-        """Enqueue attempt 1 of each stored submission in ``pending``, with its tiers to run.
+    def _publish(self, pending: dict[str, list[Tier]], attempts: dict[str, int]) -> None:
+        """Enqueue each stored submission in ``pending`` with its tiers to run, as attempt
+        ``attempts[id]`` (1 for a first send).
 
         Raises:
             BrokerUnavailable: the broker could not be reached; the submissions not enqueued
@@ -232,7 +253,7 @@ class Client:
             )
         for sent, submission_id in enumerate(ids):
             try:
-                enqueue(self.app, submission_id, FIRST_ATTEMPT, pending[submission_id])
+                enqueue(self.app, submission_id, attempts[submission_id], pending[submission_id])
             except BrokerUnavailable as error:
                 unsent = ids[sent:]
                 with session_scope(self.url) as session:

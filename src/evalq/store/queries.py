@@ -225,11 +225,15 @@ def load_job(session: Session, *, submission_id: str, settings: Settings | None 
     )
 
 
-def begin_enqueue(session: Session, *, submission_id: str) -> int:
+def begin_enqueue(
+    session: Session, *, submission_id: str, live_owners: Collection[str] = ()
+) -> int:
     """Count one more enqueue of a submission and return its attempt number (1, 2, ...).
 
-    Its unfinished tiers lose their owner: they wait for the new attempt now, so a sweep must
-    not take them for a dead worker's work again before a worker claims them.
+    Its running tiers lose their owner, unless the owner is in ``live_owners`` (a live worker is
+    still at work on them, and they are not sent again): the others wait for the new attempt
+    now, so a sweep must not take them for a dead worker's work again before a worker claims
+    them.
     """
     row = get_submission_row(session, submission_id=submission_id)
     row.enqueue_count += 1
@@ -237,7 +241,11 @@ def begin_enqueue(session: Session, *, submission_id: str) -> int:
     row.updated_at = utcnow()
     session.execute(
         update(TierResultRow)
-        .where(TierResultRow.submission_id == submission_id, TierResultRow.status == "running")
+        .where(
+            TierResultRow.submission_id == submission_id,
+            TierResultRow.status == "running",
+            TierResultRow.owner.is_(None) | TierResultRow.owner.not_in(live_owners),
+        )
         .values(owner=None)
     )
     session.flush()
@@ -477,18 +485,35 @@ def finish_tier(session: Session, *, submission_id: str, outcome: TierOutcome) -
     )
 
 
-def pending_tiers(session: Session, *, ids: Sequence[str]) -> dict[str, list[Tier]]:
-    """For each of ``ids``, the tiers with no final row yet: what its next chord must run."""
-    final = session.execute(
-        select(TierResultRow.submission_id, TierResultRow.tier).where(
+def pending_tiers(
+    session: Session, *, ids: Sequence[str], live_owners: Collection[str] = ()
+) -> dict[str, list[Tier]]:
+    """For each of ``ids``, the tiers its next chord must run: those with no final row, less
+    those running on a worker in ``live_owners`` (it is still at work on them: sending them
+    again would run them twice; the merge waits for them)."""
+    rows = session.execute(
+        select(TierResultRow.submission_id, TierResultRow.tier, TierResultRow.owner).where(
             TierResultRow.submission_id.in_(ids),
-            TierResultRow.status.in_(FINAL_TIER_STATES),
+            TierResultRow.status.in_(FINAL_TIER_STATES)
+            | ((TierResultRow.status == "running") & TierResultRow.owner.in_(live_owners)),
         )
     )
-    done: dict[str, set[str]] = {submission_id: set() for submission_id in ids}
-    for row in final:
-        done[row.submission_id].add(row.tier)
-    return {sid: [tier for tier in TIERS if tier not in done[sid]] for sid in ids}
+    held: dict[str, set[str]] = {submission_id: set() for submission_id in ids}
+    for row in rows:
+        held[row.submission_id].add(row.tier)
+    return {sid: [tier for tier in TIERS if tier not in held[sid]] for sid in ids}
+
+
+def running_owners(session: Session, *, ids: Sequence[str]) -> set[str]:
+    """The owners of the tiers of ``ids`` that are running now."""
+    owners = session.scalars(
+        select(TierResultRow.owner).where(
+            TierResultRow.submission_id.in_(ids),
+            TierResultRow.status == "running",
+            TierResultRow.owner.is_not(None),
+        )
+    )
+    return {owner for owner in owners if owner is not None}
 
 
 def tier_results(session: Session, *, submission_id: str) -> dict[str, TierResultRow]:

@@ -28,6 +28,7 @@ from evalq.core.webhooks import (
     WebhookInfo,
     WebhookRequest,
     message_id,
+    shown_url,
 )
 from evalq.store.models import WebhookDeliveryRow, WebhookRow, utcnow
 from evalq.store.upsert import upsert
@@ -94,7 +95,7 @@ def info(row: WebhookRow) -> WebhookInfo:
     return WebhookInfo(
         id=row.id,
         task_id=row.task_id,
-        url=row.url,
+        url=shown_url(row.url),
         description=row.description,
         created_at=as_utc(row.created_at),
         created_by=row.created_by,

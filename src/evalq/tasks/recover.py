@@ -96,14 +96,27 @@ def recover(
     with session_scope() as session:
         found += queries.stuck_submissions(session, older_than=older_than, limit=limit)
     ids = _unique(found)
-    if ids:
-        declare_queues(app)
+    if not ids:
+        return ids
+    declare_queues(app)
+    live = _live_owners(broker, ids)
     for submission_id in ids:
         with session_scope() as session:
-            attempt = queries.begin_enqueue(session, submission_id=submission_id)
-            tiers = queries.pending_tiers(session, ids=[submission_id])[submission_id]
-        enqueue(app, submission_id, attempt, tiers)
+            attempt = queries.begin_enqueue(session, submission_id=submission_id, live_owners=live)
+            pending = queries.pending_tiers(session, ids=[submission_id], live_owners=live)
+        enqueue(app, submission_id, attempt, pending[submission_id])
     return ids
+
+
+def _live_owners(broker: str | None, ids: list[str]) -> set[str]:
+    """The workers with a heartbeat among those running tiers of ``ids``: what they hold is not
+    sent again (a lost submission's other tiers may be running fine elsewhere)."""
+    if broker is None or not heartbeat.is_redis_url(broker):
+        return set()
+    with session_scope() as session:
+        owners = queries.running_owners(session, ids=ids)
+    with redis.Redis.from_url(broker) as client:
+        return heartbeat.alive_owners(client, owners)
 
 
 def _unique(ids: Iterable[str]) -> list[str]:

@@ -9,23 +9,23 @@ from datetime import timedelta
 import redis
 from tests.support.pipeline import Pipeline, submission
 
-from evalq.core.schemas import Submission
+from evalq.core.schemas import Submission, Tier
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.models import TierResultRow, utcnow
 from evalq.tasks.recover import recover
 from evalq.workers import heartbeat, unacked
 from evalq.workers.embedded import embedded_worker
-from evalq.workers.names import TEXT_QUEUE, TIER_TASKS
+from evalq.workers.names import GRAPH_QUEUE, TEXT_QUEUE, TIER_TASKS
 
 LONG = timedelta(seconds=1800)  # the shipped EVALQ_STUCK_AFTER_S: nothing here is that old
 
 
-def claim(url: str, sid: str, owner: str, *, seconds_ago: float) -> None:
-    """Tier 1 of ``sid`` started by worker ``owner`` ``seconds_ago`` and still running."""
+def claim(url: str, sid: str, owner: str, *, seconds_ago: float, tier: Tier = "text") -> None:
+    """``tier`` (tier 1) of ``sid`` started by worker ``owner`` ``seconds_ago``, still running."""
     with session_scope(url) as session:
-        queries.start_tier(session, submission_id=sid, tier="text", owner=owner)
-        row = session.get(TierResultRow, (sid, "text"))
+        queries.start_tier(session, submission_id=sid, tier=tier, owner=owner)
+        row = session.get(TierResultRow, (sid, tier))
         assert row is not None
         row.updated_at = utcnow() - timedelta(seconds=seconds_ago)
 
@@ -138,3 +138,21 @@ def test_lost_work_is_re_enqueued_once_while_its_new_attempt_waits(
     # No worker has claimed attempt 2 yet (a backlog): it is waiting work, not lost again.
     assert recover(p.app, older_than=LONG) == []
     assert enqueue_counts(p.db_url, ["lost"]) == {"lost": 2}
+
+
+def test_a_tier_a_live_worker_still_runs_is_not_sent_again(
+    pipeline: Callable[..., Pipeline],
+) -> None:
+    """Tier 1 was lost with its worker; tier 3 of the same run is busy on a live one: only tier 1
+    goes out again, and tier 3 keeps its owner (sending it again would run it twice)."""
+    p = pipeline()
+    p.client.submit(submission("half-lost"))  # attempt 1: one tier-1 and one tier-3 message
+    claim(p.db_url, "half-lost", "dead@host/1", seconds_ago=120)
+    claim(p.db_url, "half-lost", "live@host/2", seconds_ago=120, tier="graph")
+    with redis.Redis.from_url(p.redis_url) as client:
+        heartbeat.beat(client, "live@host/2", "live@host", ttl_s=30)
+        assert recover(p.app, older_than=LONG) == ["half-lost"]
+        assert (client.llen(TEXT_QUEUE), client.llen(GRAPH_QUEUE)) == (2, 1)
+    with session_scope(p.db_url) as session:
+        rows = queries.tier_results(session, submission_id="half-lost")
+        assert (rows["text"].owner, rows["graph"].owner) == (None, "live@host/2")

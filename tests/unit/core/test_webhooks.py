@@ -18,6 +18,7 @@ from evalq.core.webhooks import (
     message_id,
     parse_webhook_request,
     private_address,
+    shown_url,
 )
 
 
@@ -98,3 +99,10 @@ def test_a_webhook_key_that_is_not_a_fernet_key_is_refused(key: str) -> None:
 def test_several_keys_rotate() -> None:
     old, new = "a" * 43 + "=", "b" * 43 + "="
     assert Settings(webhook_key=f"{new}, {old}").webhook_key is not None
+
+
+def test_a_listed_receiver_shows_no_credentials() -> None:
+    assert shown_url("https://ci:hunter22@hooks.example/evalq?token=abc&v=2&flag") == (
+        "https://***@hooks.example/evalq?token=***&v=***&flag"
+    )
+    assert shown_url("http://127.0.0.1:9000/hook") == "http://127.0.0.1:9000/hook"

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import httpx
 
@@ -161,7 +161,8 @@ def leaderboard_call(
 
 
 def _segment(task_id: str) -> str:
-    """A task id as one URL path segment (a '/' in it is escaped, never a path separator)."""
+    """A task id as one URL path segment, escaped. Task ids have no '/' (`TaskId`); one stored
+    before that rule cannot be reached over HTTP (the server matches the decoded path)."""
     return quote(task_id, safe="")
 
 
@@ -215,8 +216,10 @@ def _json_or_none(response: httpx.Response) -> Any:
 
 def unreachable(base_url: str, error: httpx.TransportError, attempts: int) -> UpstreamFailure:
     """The error raised once every attempt of a call failed in transport."""
+    parts = urlsplit(base_url)
+    where = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()  # no credentials
     return UpstreamFailure(
-        f"the evalq API at {base_url} is unreachable ({type(error).__name__}) "
+        f"the evalq API at {where} is unreachable ({type(error).__name__}) "
         f"after {attempts} attempts"
     )
 
