@@ -1,0 +1,341 @@
+"""Comparisons of two groups of scores: paired tests, effect size and multiple-test corrections.
+
+The pure statistics core of issue 18 (nothing here reads a database or knows about tasks).
+Each function takes plain sequences of numbers; a *paired* function takes two sequences of the
+same length whose ``i``-th entries belong together (the same task or scenario scored for A and
+for B) and works on the differences ``a[i] - b[i]``. Pairing removes the spread between tasks
+from the comparison, which is why a paired test can see a small consistent difference that an
+unpaired one (Mann-Whitney U, offered only as the labelled fallback where nothing pairs) misses.
+
+Randomised procedures draw from a `random.Random` seeded with ``seed`` and record it, so the
+same inputs and seed always give the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy.stats import mannwhitneyu, wilcoxon
+
+from evalq.scoring.bootstrap import quantile
+
+RESAMPLES = 2000
+"""Bootstrap resamples (and Monte Carlo sign flips) per interval or p-value."""
+SEED = 0
+"""The default seed: the same scores give the same interval in every report."""
+EXACT_PERMUTATION_LIMIT = 16
+"""Up to this many pairs the permutation test enumerates all 2**n sign flips."""
+
+Correction = Literal["holm", "benjamini-hochberg", "none"]
+Method = Literal["exact", "normal-approximation", "monte-carlo", "no-difference"]
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """The mean paired difference ``mean(a - b)`` with its percentile bootstrap interval.
+
+    Attributes:
+        mean_difference: the observed mean of ``a[i] - b[i]``.
+        low / high: the interval's bounds.
+        level: the confidence level.
+        resamples: bootstrap resamples drawn.
+        seed: the seed of the `random.Random` they were drawn from.
+        pairs: the number of pairs.
+    """
+
+    mean_difference: float
+    low: float
+    high: float
+    level: float
+    resamples: int
+    seed: int
+    pairs: int
+
+
+@dataclass(frozen=True)
+class Significance:
+    """The outcome of one two-sided significance test.
+
+    Attributes:
+        test: the test's name, e.g. ``"wilcoxon-signed-rank"``.
+        paired: False for the unpaired fallback (Mann-Whitney U).
+        statistic: the test statistic as the named test defines it.
+        p_value: the two-sided p-value.
+        method: how the p-value was obtained; ``"no-difference"`` when every pair is tied
+            (there is nothing to test and the p-value is 1).
+        n: pairs (paired tests; for McNemar the discordant pairs) or total values (unpaired).
+        seed: the seed of a Monte Carlo p-value, else None.
+    """
+
+    test: str
+    paired: bool
+    statistic: float
+    p_value: float
+    method: Method
+    n: int
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class CliffsDelta:
+    """Cliff's delta ``P(x > y) - P(x < y)`` with its percentile bootstrap interval."""
+
+    delta: float
+    low: float
+    high: float
+    level: float
+    resamples: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class Corrected:
+    """p-values adjusted for multiple comparisons, in the order they were given.
+
+    Attributes:
+        correction: the correction applied (named in every output that uses it).
+        alpha: the family-wise (Holm) or false-discovery (Benjamini-Hochberg) level.
+        adjusted: the adjusted p-values.
+        rejected: whether each null hypothesis is rejected (``adjusted <= alpha``).
+    """
+
+    correction: Correction
+    alpha: float
+    adjusted: tuple[float, ...]
+    rejected: tuple[bool, ...]
+
+
+def _differences(a: Sequence[float], b: Sequence[float], name: str) -> list[float]:
+    if len(a) != len(b):
+        raise ValueError(f"{name}: a and b must pair up (got {len(a)} and {len(b)} values)")
+    if not a:
+        raise ValueError(f"{name}: no pairs")
+    return [float(x) - float(y) for x, y in zip(a, b, strict=True)]
+
+
+def _check(level: float, resamples: int, name: str) -> None:
+    if not 0 < level < 1:
+        raise ValueError(f"{name}: level must be between 0 and 1")
+    if resamples < 1:
+        raise ValueError(f"{name}: resamples must be at least 1")
+
+
+def paired_bootstrap_ci(
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    level: float = 0.95,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> PairedDifference:
+    """The mean of ``a[i] - b[i]`` with a percentile bootstrap interval over the pairs.
+
+    Each resample draws ``len(a)`` pairs with replacement (pairs stay together); the interval
+    is the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of the resampled means.
+
+    Raises:
+        ValueError: unequal lengths, no pairs, ``level`` outside (0, 1), ``resamples`` below 1.
+    """
+    diffs = _differences(a, b, "paired_bootstrap_ci")
+    _check(level, resamples, "paired_bootstrap_ci")
+    rng = random.Random(seed)
+    n = len(diffs)
+    means = sorted(math.fsum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
+    alpha = (1 - level) / 2
+    return PairedDifference(
+        mean_difference=math.fsum(diffs) / n,
+        low=quantile(means, alpha),
+        high=quantile(means, 1 - alpha),
+        level=level,
+        resamples=resamples,
+        seed=seed,
+        pairs=n,
+    )
+
+
+def wilcoxon_signed_rank(a: Sequence[float], b: Sequence[float]) -> Significance:
+    """Wilcoxon's signed-rank test of ``a[i] - b[i]`` (scipy), two-sided.
+
+    Zero differences are dropped (Wilcoxon's convention). The p-value is exact for up to 50
+    remaining pairs without tied magnitudes, else the normal approximation with continuity
+    correction. When every difference is zero the result says ``"no-difference"``, p = 1.
+    """
+    diffs = _differences(a, b, "wilcoxon_signed_rank")
+    nonzero = [d for d in diffs if d != 0]
+    if not nonzero:
+        return Significance("wilcoxon-signed-rank", True, 0.0, 1.0, "no-difference", len(diffs))
+    magnitudes = [abs(d) for d in nonzero]
+    exact = len(nonzero) <= 50 and len(set(magnitudes)) == len(magnitudes)
+    result = wilcoxon(
+        nonzero,
+        zero_method="wilcox",
+        correction=not exact,
+        method="exact" if exact else "approx",
+    )
+    return Significance(
+        test="wilcoxon-signed-rank",
+        paired=True,
+        statistic=float(result.statistic),
+        p_value=float(result.pvalue),
+        method="exact" if exact else "normal-approximation",
+        n=len(diffs),
+    )
+
+
+def paired_permutation_test(
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> Significance:
+    """The paired permutation (sign-flip) test of the mean difference, two-sided.
+
+    Under the null hypothesis each difference is as likely to have either sign. The p-value is
+    the share of sign assignments whose ``|mean|`` is at least the observed one: all ``2**n``
+    of them for ``n <= EXACT_PERMUTATION_LIMIT``, else ``resamples`` seeded random ones, with
+    the observed assignment counted (``(1 + hits) / (1 + resamples)``, never 0).
+    """
+    diffs = _differences(a, b, "paired_permutation_test")
+    if resamples < 1:
+        raise ValueError("paired_permutation_test: resamples must be at least 1")
+    n = len(diffs)
+    observed = abs(math.fsum(diffs)) / n
+    if all(d == 0 for d in diffs):
+        return Significance("paired-permutation", True, 0.0, 1.0, "no-difference", n)
+    # Floating-point sums of the same values in another order differ in the last bits.
+    threshold = observed * n - 1e-9 * max(abs(d) for d in diffs) * n
+    values = np.asarray(diffs)
+    if n <= EXACT_PERMUTATION_LIMIT:
+        bits = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
+        sums = np.abs((1 - 2 * bits) @ values)
+        p_value = float(np.count_nonzero(sums >= threshold)) / 2**n
+        return Significance("paired-permutation", True, observed, p_value, "exact", n)
+    rng = random.Random(seed)
+    hits = 0
+    for _ in range(resamples):
+        flipped = math.fsum(d if rng.getrandbits(1) else -d for d in diffs)
+        hits += abs(flipped) >= threshold
+    p_value = (1 + hits) / (1 + resamples)
+    return Significance("paired-permutation", True, observed, p_value, "monte-carlo", n, seed)
+
+
+def mcnemar_exact(a_passed: Sequence[bool], b_passed: Sequence[bool]) -> Significance:
+    """McNemar's exact test of paired pass/fail outcomes, two-sided.
+
+    Only the discordant pairs count: ``only_a`` (A passed, B failed) and ``only_b``. Under the
+    null hypothesis ``only_a`` is Binomial(only_a + only_b, 1/2); the p-value is twice the
+    smaller tail, at most 1. The statistic is ``only_a``; no discordant pairs give p = 1.
+    """
+    if len(a_passed) != len(b_passed):
+        raise ValueError("mcnemar_exact: a_passed and b_passed must pair up")
+    only_a = sum(1 for x, y in zip(a_passed, b_passed, strict=True) if x and not y)
+    only_b = sum(1 for x, y in zip(a_passed, b_passed, strict=True) if y and not x)
+    discordant = only_a + only_b
+    if discordant == 0:
+        return Significance("mcnemar-exact", True, 0.0, 1.0, "no-difference", 0)
+    tail = sum(math.comb(discordant, k) for k in range(min(only_a, only_b) + 1))
+    p_value = min(1.0, 2 * tail / 2**discordant)
+    return Significance("mcnemar-exact", True, float(only_a), p_value, "exact", discordant)
+
+
+def _cliffs_delta(x: Sequence[float], y: Sequence[float]) -> float:
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    signs = np.sign(xs[:, None] - ys[None, :])
+    return float(signs.sum()) / (len(xs) * len(ys))
+
+
+def cliffs_delta(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    level: float = 0.95,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> CliffsDelta:
+    """Cliff's delta of ``x`` over ``y`` with a percentile bootstrap interval.
+
+    ``delta = (#(x_i > y_j) - #(x_i < y_j)) / (len(x) * len(y))``: 1 when every ``x`` beats
+    every ``y``, -1 when every ``y`` wins, 0 when neither side tends to win. Each resample
+    draws both samples independently with replacement.
+
+    Raises:
+        ValueError: an empty sample, ``level`` outside (0, 1), ``resamples`` below 1.
+    """
+    if not x or not y:
+        raise ValueError("cliffs_delta: both samples need at least one value")
+    _check(level, resamples, "cliffs_delta")
+    rng = random.Random(seed)
+    drawn = sorted(
+        _cliffs_delta(rng.choices(x, k=len(x)), rng.choices(y, k=len(y))) for _ in range(resamples)
+    )
+    alpha = (1 - level) / 2
+    return CliffsDelta(
+        delta=_cliffs_delta(x, y),
+        low=quantile(drawn, alpha),
+        high=quantile(drawn, 1 - alpha),
+        level=level,
+        resamples=resamples,
+        seed=seed,
+    )
+
+
+def mann_whitney_u(x: Sequence[float], y: Sequence[float]) -> Significance:
+    """Mann-Whitney U (scipy, two-sided): the *unpaired* fallback where nothing pairs.
+
+    The statistic is U of ``x``; the p-value is exact when one sample has at most 8 values
+    and no value repeats, else the normal approximation with continuity correction.
+    """
+    if not x or not y:
+        raise ValueError("mann_whitney_u: both samples need at least one value")
+    exact = min(len(x), len(y)) <= 8 and len(set(x) | set(y)) == len(x) + len(y)
+    result = mannwhitneyu(x, y, alternative="two-sided", method="exact" if exact else "asymptotic")
+    return Significance(
+        test="mann-whitney-u (unpaired)",
+        paired=False,
+        statistic=float(result.statistic),
+        p_value=float(result.pvalue),
+        method="exact" if exact else "normal-approximation",
+        n=len(x) + len(y),
+    )
+
+
+def correct(
+    p_values: Sequence[float], *, correction: Correction = "holm", alpha: float = 0.05
+) -> Corrected:
+    """Adjust ``p_values`` for multiple comparisons.
+
+    Holm (the default) controls the family-wise error rate: the ``k``-th smallest p-value
+    (from 0) is multiplied by ``m - k``, then made non-decreasing. Benjamini-Hochberg controls
+    the false discovery rate: the ``k``-th smallest (from 1) is multiplied by ``m / k``, then
+    made non-increasing from the largest down. Adjusted values are capped at 1.
+    """
+    if not 0 < alpha < 1:
+        raise ValueError("correct: alpha must be between 0 and 1")
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    if correction == "holm":
+        running = 0.0
+        for rank, i in enumerate(order):
+            running = max(running, min(1.0, (m - rank) * p_values[i]))
+            adjusted[i] = running
+    elif correction == "benjamini-hochberg":
+        running = 1.0
+        for rank in range(m - 1, -1, -1):
+            i = order[rank]
+            running = min(running, m * p_values[i] / (rank + 1))
+            adjusted[i] = running
+    else:
+        adjusted = [float(p) for p in p_values]
+    return Corrected(
+        correction=correction,
+        alpha=alpha,
+        adjusted=tuple(adjusted),
+        rejected=tuple(p <= alpha for p in adjusted),
+    )

@@ -1,0 +1,232 @@
+"""Paired comparisons, effect size and corrections, checked against scipy and by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from evalq.scoring.comparison import (
+    cliffs_delta,
+    correct,
+    mann_whitney_u,
+    mcnemar_exact,
+    paired_bootstrap_ci,
+    paired_permutation_test,
+    wilcoxon_signed_rank,
+)
+
+# Ten tasks of very different difficulty; B beats A on every one by a small, distinct margin.
+TASK_SCORES = [12.0, 25.0, 31.0, 44.0, 52.0, 60.0, 71.0, 79.0, 88.0, 95.0]
+MARGINS = [1.1, 1.3, 0.9, 1.7, 0.6, 1.4, 2.0, 0.8, 1.2, 1.5]
+A = TASK_SCORES
+B = [s + m for s, m in zip(TASK_SCORES, MARGINS, strict=True)]
+
+
+# -- paired bootstrap ---------------------------------------------------------------------
+
+
+def test_paired_bootstrap_same_seed_same_result_and_seed_recorded() -> None:
+    first = paired_bootstrap_ci(B, A, seed=7, resamples=500)
+    assert first == paired_bootstrap_ci(B, A, seed=7, resamples=500)
+    assert first.seed == 7 and first.resamples == 500 and first.pairs == 10
+    assert paired_bootstrap_ci(B, A, seed=8, resamples=500) != first
+
+
+def test_paired_bootstrap_mean_and_interval() -> None:
+    result = paired_bootstrap_ci(B, A)
+    assert result.mean_difference == pytest.approx(sum(MARGINS) / 10)
+    assert result.low < result.mean_difference < result.high
+    assert min(MARGINS) <= result.low and result.high <= max(MARGINS)
+
+
+def test_paired_bootstrap_constant_differences_give_a_point_interval() -> None:
+    result = paired_bootstrap_ci([3.0, 5.0, 9.0], [1.0, 3.0, 7.0])
+    assert (result.mean_difference, result.low, result.high) == pytest.approx((2.0, 2.0, 2.0))
+
+
+def test_paired_bootstrap_agrees_with_scipy_percentile_bootstrap() -> None:
+    diffs = np.asarray(B) - np.asarray(A)
+    ours = paired_bootstrap_ci(B, A, resamples=20000, seed=3)
+    theirs = stats.bootstrap(
+        (diffs,), np.mean, method="percentile", n_resamples=20000, rng=np.random.default_rng(3)
+    ).confidence_interval
+    # Two independent Monte Carlo estimates of the same quantiles.
+    assert ours.low == pytest.approx(theirs.low, abs=0.02)
+    assert ours.high == pytest.approx(theirs.high, abs=0.02)
+
+
+def test_paired_bootstrap_rejects_unpaired_input() -> None:
+    with pytest.raises(ValueError, match="pair up"):
+        paired_bootstrap_ci([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="no pairs"):
+        paired_bootstrap_ci([], [])
+
+
+# -- Wilcoxon and the permutation test ----------------------------------------------------
+
+
+def test_wilcoxon_exact_small_cases_by_hand() -> None:
+    # Five positive differences: only 1 of the 2**5 sign patterns is as extreme on each side.
+    all_up = wilcoxon_signed_rank([2.0, 3.0, 4.0, 5.0, 6.0], [1.0, 1.0, 1.0, 1.0, 1.0])
+    assert all_up.method == "exact" and all_up.paired
+    assert all_up.statistic == 0.0
+    assert all_up.p_value == pytest.approx(2 / 32)
+    # Differences -1, 2, 3, 4, 5: T- = 1; P(T <= 1) = 2/32 (the empty set and {1}), twice.
+    one_down = wilcoxon_signed_rank([0.0, 3.0, 4.0, 5.0, 6.0], [1.0, 1.0, 1.0, 1.0, 1.0])
+    assert one_down.statistic == 1.0
+    assert one_down.p_value == pytest.approx(4 / 32)
+
+
+def test_wilcoxon_drops_zero_differences_and_reports_all_zero_clearly() -> None:
+    with_zero = wilcoxon_signed_rank([2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [1.0] * 5 + [7.0])
+    assert with_zero.p_value == pytest.approx(2 / 32)
+    assert with_zero.n == 6
+    same = wilcoxon_signed_rank([0.5, 0.7, 0.9], [0.5, 0.7, 0.9])
+    assert (same.method, same.p_value, same.statistic) == ("no-difference", 1.0, 0.0)
+
+
+def test_wilcoxon_uses_the_normal_approximation_with_tied_magnitudes() -> None:
+    a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    b = [0.0, 1.0, 2.0, 3.0, 6.0, 4.0]  # differences 1, 1, 1, 1, -1, 2
+    result = wilcoxon_signed_rank(a, b)
+    expected = stats.wilcoxon(np.subtract(a, b), method="approx", correction=True)
+    assert result.method == "normal-approximation"
+    assert result.p_value == pytest.approx(expected.pvalue)
+
+
+def _scipy_paired_permutation(a: list[float], b: list[float]) -> float:
+    result = stats.permutation_test(
+        (a, b),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        n_resamples=np.inf,
+        alternative="two-sided",
+    )
+    return float(result.pvalue)
+
+
+def test_exact_permutation_test_matches_scipy() -> None:
+    a = [0.9, 0.4, 0.75, 0.6, 0.3, 0.8, 0.55]
+    b = [0.7, 0.5, 0.6, 0.35, 0.3, 0.65, 0.6]
+    result = paired_permutation_test(a, b)
+    assert result.method == "exact" and result.seed is None
+    assert result.p_value == pytest.approx(_scipy_paired_permutation(a, b))
+    assert paired_permutation_test(B, A).p_value == pytest.approx(2 / 1024)
+
+
+def test_permutation_test_monte_carlo_above_sixteen_pairs_is_seeded() -> None:
+    rng = np.random.default_rng(5)
+    a = list(rng.normal(0.5, 0.2, 20))
+    b = [x - 0.08 + float(e) for x, e in zip(a, rng.normal(0, 0.15, 20), strict=True)]
+    result = paired_permutation_test(a, b, resamples=20000, seed=11)
+    assert result.method == "monte-carlo" and result.seed == 11
+    assert result == paired_permutation_test(a, b, resamples=20000, seed=11)
+    theirs = stats.permutation_test(
+        (a, b),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        n_resamples=20000,
+        rng=np.random.default_rng(0),
+    )
+    assert result.p_value == pytest.approx(theirs.pvalue, abs=0.02)
+
+
+def test_permutation_test_all_zero_differences() -> None:
+    result = paired_permutation_test([1.0, 2.0], [1.0, 2.0])
+    assert (result.method, result.p_value) == ("no-difference", 1.0)
+
+
+def test_paired_test_finds_what_the_unpaired_test_misses() -> None:
+    unpaired = mann_whitney_u(B, A)
+    paired = wilcoxon_signed_rank(B, A)
+    assert not unpaired.paired and "unpaired" in unpaired.test
+    assert unpaired.p_value > 0.05
+    assert paired.p_value < 0.05
+    assert paired.p_value == pytest.approx(2 / 1024)  # all ten differences positive
+
+
+# -- McNemar ------------------------------------------------------------------------------
+
+
+def test_mcnemar_on_a_two_by_two_table_matches_the_binomial_test() -> None:
+    # both pass 10, only A passes 2, only B passes 9, both fail 5
+    table = [(True, True)] * 10 + [(True, False)] * 2 + [(False, True)] * 9 + [(False, False)] * 5
+    result = mcnemar_exact([x for x, _ in table], [y for _, y in table])
+    assert (result.statistic, result.n, result.method) == (2.0, 11, "exact")
+    assert result.p_value == pytest.approx(stats.binomtest(2, 11, 0.5).pvalue)
+    # by hand: 2 * (1 + 11 + 55) / 2**11
+    assert result.p_value == pytest.approx(2 * 67 / 2048)
+
+
+def test_mcnemar_without_discordant_pairs() -> None:
+    result = mcnemar_exact([True, False], [True, False])
+    assert (result.method, result.p_value, result.n) == ("no-difference", 1.0, 0)
+
+
+# -- Cliff's delta and Mann-Whitney -------------------------------------------------------
+
+
+def test_cliffs_delta_at_its_extremes_and_zero() -> None:
+    assert cliffs_delta([5.0, 6.0, 7.0], [1.0, 2.0]).delta == 1.0
+    assert cliffs_delta([1.0, 2.0], [5.0, 6.0, 7.0]).delta == -1.0
+    assert cliffs_delta([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]).delta == 0.0
+    top = cliffs_delta([5.0, 6.0, 7.0], [1.0, 2.0])
+    assert (top.low, top.high) == (1.0, 1.0)
+
+
+def test_cliffs_delta_by_hand_and_against_mann_whitney_u() -> None:
+    x, y = [1.0, 3.0, 5.0, 5.0], [2.0, 5.0, 4.0]
+    # pairs x > y: 3>2, 5>2, 5>4, 5>2, 5>4 = 5; x < y: 1<2, 1<5, 1<4, 3<5, 3<4 = 5; ties 2
+    result = cliffs_delta(x, y, seed=4, resamples=300)
+    assert result.delta == pytest.approx(0.0)
+    u = stats.mannwhitneyu(x, y).statistic
+    assert result.delta == pytest.approx(2 * u / (len(x) * len(y)) - 1)
+    assert result.low <= result.delta <= result.high
+    assert result == cliffs_delta(x, y, seed=4, resamples=300)
+    assert cliffs_delta(B, A).delta == pytest.approx(
+        2 * stats.mannwhitneyu(B, A).statistic / 100 - 1
+    )
+
+
+def test_mann_whitney_matches_scipy() -> None:
+    x, y = [0.2, 0.5, 0.9, 0.4], [0.1, 0.3, 0.35]
+    result = mann_whitney_u(x, y)
+    expected = stats.mannwhitneyu(x, y, alternative="two-sided", method="exact")
+    assert result.method == "exact"
+    assert (result.statistic, result.p_value) == pytest.approx(
+        (expected.statistic, expected.pvalue)
+    )
+
+
+# -- corrections --------------------------------------------------------------------------
+
+
+def test_holm_changes_a_decision_and_matches_hand_values() -> None:
+    p = [0.03, 0.01, 0.04, 0.02]
+    uncorrected = correct(p, correction="none")
+    assert all(uncorrected.rejected)
+    holm = correct(p)
+    assert holm.correction == "holm"
+    # sorted 0.01, 0.02, 0.03, 0.04 times 4, 3, 2, 1 = 0.04, 0.06, 0.06, 0.04 -> monotone
+    assert holm.adjusted == pytest.approx((0.06, 0.04, 0.06, 0.06))
+    assert holm.rejected == (False, True, False, False)
+
+
+def test_holm_caps_at_one() -> None:
+    assert correct([0.5, 0.6]).adjusted == pytest.approx((1.0, 1.0))
+
+
+def test_benjamini_hochberg_by_hand_and_against_scipy() -> None:
+    bh = correct([0.03, 0.01, 0.04, 0.02], correction="benjamini-hochberg")
+    assert bh.correction == "benjamini-hochberg"
+    # 0.01*4/1, 0.02*4/2, 0.03*4/3, 0.04*4/4 all 0.04
+    assert bh.adjusted == pytest.approx((0.04,) * 4)
+    assert all(bh.rejected)
+    p = [0.001, 0.2, 0.012, 0.049, 0.03, 0.8, 0.04]
+    ours = correct(p, correction="benjamini-hochberg")
+    assert ours.adjusted == pytest.approx(tuple(stats.false_discovery_control(p, method="bh")))
+
+
+def test_correct_empty_family() -> None:
+    assert correct([]).adjusted == ()
