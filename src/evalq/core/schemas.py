@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from itertools import islice
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -508,6 +509,28 @@ def parse_submission(data: Any) -> Submission:
         return Submission.model_validate(data)
     except ValidationError as error:
         raise invalid_input(error) from None
+
+
+def parse_submissions(items: Iterable[Submission | Any]) -> list[Submission]:
+    """Validate a batch: each item a `Submission` already or its data.
+
+    Raises:
+        InvalidInput: every bad item's problems, named ``[INDEX].field`` (the first
+            `MAX_PROBLEMS`, with the total count); nothing is returned.
+    """
+    parsed: list[Submission] = []
+    problems: list[tuple[str, str]] = []
+    total = 0
+    for index, item in enumerate(items):
+        try:
+            parsed.append(item if isinstance(item, Submission) else parse_submission(item))
+        except InvalidInput as error:
+            problems += [(f"[{index}].{field}", rule) for field, rule in error.problems]
+            del problems[MAX_PROBLEMS:]
+            total += error.total
+    if problems:
+        raise InvalidInput(problems, total=total)
+    return parsed
 
 
 def parse_task(data: Any) -> Task:

@@ -15,9 +15,16 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from evalq.core.applicable import skipped_tiers
-from evalq.core.errors import MAX_PROBLEMS, BrokerUnavailable, InvalidInput, NotFound
+from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
 from evalq.core.profile import profile_named
-from evalq.core.schemas import Submission, Task, Tier, parse_submission, parse_task
+from evalq.core.schemas import (
+    Submission,
+    Task,
+    Tier,
+    parse_submission,
+    parse_submissions,
+    parse_task,
+)
 from evalq.core.settings import Settings, get_settings
 from evalq.core.webhooks import (
     DeliveryInfo,
@@ -143,18 +150,7 @@ class Client:
 
     def submit_many(self, submissions: Iterable[Submission | Mapping[str, Any]]) -> list[Submitted]:
         """Validate all, then store and enqueue each. Nothing is stored if any is invalid."""
-        parsed: list[Submission] = []
-        problems: list[tuple[str, str]] = []
-        total = 0
-        for index, item in enumerate(submissions):
-            try:
-                parsed.append(item if isinstance(item, Submission) else parse_submission(item))
-            except InvalidInput as error:
-                problems += [(f"[{index}].{field}", rule) for field, rule in error.problems]
-                del problems[MAX_PROBLEMS:]
-                total += error.total
-        if problems:
-            raise InvalidInput(problems, total=total)
+        parsed = parse_submissions(submissions)
         # Store every submission in one transaction, then enqueue: a conflict or an unknown
         # task rejects the whole batch before anything reaches the broker.
         claimed: list[str] = []

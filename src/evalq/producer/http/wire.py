@@ -18,7 +18,6 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from evalq.core.errors import (
-    MAX_PROBLEMS,
     BrokerUnavailable,
     Conflict,
     EvalqError,
@@ -28,7 +27,7 @@ from evalq.core.errors import (
     UpstreamFailure,
 )
 from evalq.core.metadata import filter_problems
-from evalq.core.schemas import Submission, Task, parse_submission, parse_task
+from evalq.core.schemas import Submission, Task, parse_submission, parse_submissions, parse_task
 from evalq.producer.submitted import Submitted
 
 RETRIES = 3
@@ -84,18 +83,7 @@ def submit_call(submissions: Iterable[Submission | Mapping[str, Any]], *, batch:
 
 
 def _parse_all(items: list[Submission | Mapping[str, Any]]) -> list[Submission]:
-    parsed: list[Submission] = []
-    problems: list[tuple[str, str]] = []
-    total = 0
-    for index, item in enumerate(items):
-        try:
-            parsed.append(item if isinstance(item, Submission) else parse_submission(item))
-        except InvalidInput as error:
-            problems += [(f"[{index}].{field}", rule) for field, rule in error.problems]
-            del problems[MAX_PROBLEMS:]
-            total += error.total
-    if problems:
-        raise InvalidInput(problems, total=total)
+    parsed = parse_submissions(items)  # as `Client.submit_many` names problems
     if not parsed:
         raise InvalidInput([("submissions", "must hold at least 1 item")])
     return parsed
