@@ -11,12 +11,13 @@ from sqlalchemy.orm import Session
 from evalq.core.profile import Recommendation, profile_named
 from evalq.core.results import EvaluationScores
 from evalq.core.settings import Settings
+from evalq.read.compare import Comparison, compare
 from evalq.read.leaderboard import CATEGORIES, Entry, Leaderboard, leaderboard
 from evalq.read.variants import variant_runs
-from evalq.scoring.bootstrap import UpliftInterval, bootstrap_uplift
+from evalq.scoring.bootstrap import UpliftInterval
 from evalq.scoring.confidence import confidence_interval
-from evalq.scoring.scylla import ScyllaRun
-from evalq.scoring.variants import VariantReport, compare_variants
+from evalq.scoring.variants import VariantReport
+from evalq.scoring.worth import Transition, VariantAnalysis, analyse_variants
 from evalq.store import queries
 
 DIMENSIONS = ("overall", *CATEGORIES)
@@ -69,10 +70,12 @@ class ReportData:
         board: the leaderboard (every evaluated submission, ranked).
         runs: submission id -> its cost and time as stored.
         intervals: one per `DIMENSIONS` entry, in that order.
-        variants: the Scylla cross-variant comparison, None when no submission has a variant.
-        uplift_intervals: variant -> the bootstrap interval of its uplift over the baseline
-            variant (every variant but the baseline; empty without a baseline).
+        analysis: the Scylla variant analysis (`evalq.scoring.worth`), None when no
+            submission has a variant.
         suite_gates: submission id -> its suite gate, for the submissions that carry one.
+        comparison: what `evalq compare` says of this task alone: by variant for a Scylla
+            task, by model over a suite's scenarios (the leading model the reference); None
+            for the other kinds, whose single task pairs nothing, or with fewer than 2 groups.
     """
 
     task_id: str
@@ -81,9 +84,24 @@ class ReportData:
     board: Leaderboard
     runs: dict[str, Run]
     intervals: list[Interval]
-    variants: VariantReport | None
-    uplift_intervals: dict[str, UpliftInterval]
+    analysis: VariantAnalysis | None
     suite_gates: dict[str, SuiteGate]
+    comparison: Comparison | None = None
+
+    @property
+    def variants(self) -> VariantReport | None:
+        """The Scylla cross-variant report, None when no submission has a variant."""
+        return None if self.analysis is None else self.analysis.report
+
+    @property
+    def steps(self) -> dict[str, Transition]:
+        """Variant -> its step from the baseline variant (empty without a baseline)."""
+        return {} if self.analysis is None else {t.target: t for t in self.analysis.over_baseline}
+
+    @property
+    def uplift_intervals(self) -> dict[str, UpliftInterval]:
+        """Variant -> the interval of its median composite's uplift over the baseline."""
+        return {v: t.uplift["composite"] for v, t in self.steps.items() if "composite" in t.uplift}
 
     @property
     def kind(self) -> str:
@@ -112,9 +130,10 @@ class ReportData:
             "leaderboard": self.board.to_dict(),
             "runs": {sid: asdict(run) for sid, run in self.runs.items()},
             "intervals": [asdict(i) for i in self.intervals],
-            "variants": None if self.variants is None else self.variants.to_dict(),
+            "variants": None if self.analysis is None else self.analysis.to_dict(),
             "uplift_intervals": {v: asdict(i) for v, i in self.uplift_intervals.items()},
             "suite_gates": {sid: asdict(gate) for sid, gate in self.suite_gates.items()},
+            "comparison": None if self.comparison is None else self.comparison.to_dict(),
             "recommendations": self.recommendations() if self.kind == "peerread" else None,
         }
 
@@ -126,24 +145,6 @@ def dimension_intervals(entries: list[Entry], level: float) -> list[Interval]:
         ci = confidence_interval([float(getattr(e, name)) for e in entries], level)
         intervals.append(Interval(name, ci.mean, ci.low, ci.high, ci.enough_data))
     return intervals
-
-
-def uplift_intervals(
-    runs: dict[str, list[ScyllaRun]], baseline: str | None, level: float
-) -> dict[str, UpliftInterval]:
-    """The bootstrap interval of every variant's median-composite uplift over ``baseline``."""
-
-    def composites(variant: str) -> list[float]:
-        return [r.composite for r in runs.get(variant, []) if r.composite is not None]
-
-    base = composites(baseline) if baseline else []
-    if not base:
-        return {}
-    return {
-        variant: bootstrap_uplift(composites(variant), base, level=level)
-        for variant in runs
-        if variant != baseline and composites(variant)
-    }
 
 
 def suite_gates(session: Session, *, task_id: str) -> dict[str, SuiteGate]:
@@ -175,7 +176,7 @@ def report_data(session: Session, *, task_id: str, settings: Settings | None = N
     }
     by_variant = variant_runs(session, task_id=task_id)
     level = profile.arena.confidence_level
-    variants = compare_variants(by_variant, profile.scylla) if by_variant else None
+    analysis = analyse_variants(by_variant, profile.scylla, level=level) if by_variant else None
     return ReportData(
         task_id=task_id,
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -183,9 +184,24 @@ def report_data(session: Session, *, task_id: str, settings: Settings | None = N
         board=board,
         runs=runs,
         intervals=dimension_intervals(board.entries, level),
-        variants=variants,
-        uplift_intervals=uplift_intervals(
-            by_variant, None if variants is None else variants.baseline, level
-        ),
+        analysis=analysis,
         suite_gates=suite_gates(session, task_id=task_id),
+        comparison=task_comparison(session, board, settings),
     )
+
+
+def task_comparison(
+    session: Session, board: Leaderboard, settings: Settings | None
+) -> Comparison | None:
+    """`ReportData.comparison`: by variant (Scylla) or by model over scenarios (suite)."""
+    if board.kind == "scylla":
+        variants = {e.variant for e in board.entries if e.variant is not None}
+        if len(variants) < 2:
+            return None
+        return compare(session, tasks=board.task_id, by="variant", settings=settings)
+    if board.kind == "suite":
+        models = list(dict.fromkeys(e.model for e in board.entries if not e.partial))
+        if len(models) < 2:
+            return None
+        return compare(session, tasks=board.task_id, by="model", values=models, settings=settings)
+    return None

@@ -11,7 +11,7 @@ from evalq.core.results import EvaluationScores
 from evalq.core.settings import Settings
 from evalq.read.baseline import current_baseline
 from evalq.read.variants import variant_runs
-from evalq.scoring.variants import compare_variants
+from evalq.scoring.worth import analyse_variants
 from evalq.store import queries
 
 
@@ -36,14 +36,16 @@ def baseline_report(
 def variant_report(
     session: Session, *, task_id: str, settings: Settings | None = None
 ) -> dict[str, Any]:
-    """Per-variant statistics and uplift over the baseline variant (spec 003).
+    """Per-variant statistics, uplift over the baseline variant, and whether each step is worth
+    it (spec 003, `evalq.scoring.worth`).
 
     Built from the Scylla scores the merge stored for each evaluated submission that names a
     variant (`variant_runs`); submissions without one are not part of it.
     """
     task = queries.get_task(session, task_id=task_id)
     runs = variant_runs(session, task_id=task_id)
-    report = compare_variants(runs, profile_named(task.profile, settings).scylla)
+    profile = profile_named(task.profile, settings)
+    report = analyse_variants(runs, profile.scylla, level=profile.arena.confidence_level)
     return {"task_id": task_id, "runs": sum(map(len, runs.values())), **report.to_dict()}
 
 

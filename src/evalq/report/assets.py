@@ -27,6 +27,8 @@ td:last-child { white-space: normal; min-width: 120px; }
 .verdict-table { width: auto; min-width: 50%; }
 td.gate { font-weight: 700; text-transform: uppercase; } td.gate.pass { color: #2f7d32; }
 td.gate.blocked { color: #b3261e; } ul.reasons { margin: 0; padding-left: 18px; }
+td.verdict { font-weight: 700; } td.verdict.worth-it { color: #2f7d32; }
+td.verdict.not-worth-it { color: #b3261e; } td.verdict.inconclusive { color: #52606d; }
 .scroll { overflow-x: auto; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { cursor: pointer; user-select: none; background: #f5f7fa; position: sticky; top: 0; }

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from evalq.read.leaderboard import CATEGORIES, Entry
 from evalq.read.report_data import ReportData
 from evalq.report.assets import SCRIPT, STYLE, script_hash
+from evalq.report.comparison import comparison_section
 from evalq.report.svg import (
     BarRow,
     IntervalRow,
@@ -231,6 +232,7 @@ def render_html(data: ReportData) -> str:
     ]
     if data.variants is not None:
         sections += ["<h2>Variants (uplift over T0)</h2>", variants_section(data.variants)]
+    sections.append(comparison_section(data))
     body = "\n".join(sections)
     return (
         "<!DOCTYPE html>\n"

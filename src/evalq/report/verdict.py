@@ -1,8 +1,8 @@
 """The verdict a report leads with, by task kind: what a reader came to the page to learn.
 
 - suite: each submission's gate, pass or blocked, and every reason it blocks;
-- scylla: the per-variant board, with each variant's uplift over the baseline variant and its
-  bootstrap interval (`evalq.scoring.bootstrap`);
+- scylla: the per-variant board, with each variant's uplift over the baseline variant, its
+  bootstrap interval and whether it is worth it (`evalq.scoring.worth`);
 - peerread: how the PeerRead composites recommend (accept ... reject);
 - arena: the board, ranked by the Arena overall as the leaderboard ranks it.
 """
@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from evalq.read.report_data import ReportData, SuiteGate
 from evalq.report.svg import count_bars, esc
-from evalq.scoring.bootstrap import UpliftInterval
+from evalq.scoring.worth import Transition
 
 BOARD_ROWS = 10
 """Rows of the Arena board in the verdict; the full leaderboard follows below it."""
@@ -64,17 +64,22 @@ def suite_verdict(data: ReportData) -> str:
     return summary + _table("suite-gates", heads, rows)
 
 
-def _uplift_cell(interval: UpliftInterval | None, is_baseline: bool) -> str:
+def _uplift_cell(step: Transition | None, is_baseline: bool) -> str:
+    """The composite's uplift over the baseline with its interval, and the step's verdict."""
     if is_baseline:
-        return "<td>baseline</td>"
-    if interval is None or interval.uplift is None:
-        return "<td>undefined (baseline median is 0 or missing)</td>"
+        return "<td>baseline</td><td>-</td>"
+    interval = None if step is None else step.uplift.get("composite")
+    if step is None or interval is None or interval.uplift is None:
+        return "<td>undefined (baseline median is 0 or missing)</td><td>-</td>"
     bounds = (
         "no interval"
         if interval.low is None or interval.high is None
         else f"[{interval.low:+.1%}, {interval.high:+.1%}]"
     )
-    return f'<td class="num">{interval.uplift:+.1%} {esc(bounds)}</td>'
+    return (
+        f'<td class="num">{interval.uplift:+.1%} {esc(bounds)}</td>'
+        f'<td class="verdict {esc(step.verdict.replace(" ", "-"))}">{esc(step.verdict)}</td>'
+    )
 
 
 def scylla_verdict(data: ReportData) -> str:
@@ -89,18 +94,19 @@ def scylla_verdict(data: ReportData) -> str:
             f"<td>{esc(v.variant)}</td><td class=num>{v.runs}</td>"
             f"{_num(v.pass_rate, '{:.0%}')}{_num(v.median_composite)}"
             f"<td>{esc(v.grade or '-')}</td><td class=num>{esc(cost_text)}</td>"
-            f"{_uplift_cell(data.uplift_intervals.get(v.variant), v.variant == baseline)}</tr>"
+            f"{_uplift_cell(data.steps.get(v.variant), v.variant == baseline)}</tr>"
         )
     level = f"{data.confidence_level:.0%}"
     heads = (
         "rank", "variant", "runs", "pass rate", "median composite", "grade", "cost of pass (USD)",
-        f"uplift over {baseline or 'T0'} [{level} bootstrap CI]",
+        f"uplift over {baseline or 'T0'} [{level} bootstrap CI]", "worth it?",
     )  # fmt: skip
     base = esc(baseline or "T0")
     note = (
         f'<p class="note">Uplift: relative change of the median composite over {base}'
         f"; the interval is a percentile bootstrap ({_resamples(data)} resamples of each variant's"
-        " runs, seeded, so the page is reproducible).</p>"
+        " runs, seeded, so the page is reproducible). Worth it: the interval lies above zero;"
+        " not worth it: below; inconclusive: it holds zero (see Comparisons below).</p>"
     )
     return _table("variant-board", heads, rows) + note
 

@@ -37,15 +37,16 @@ Method = Literal["exact", "normal-approximation", "monte-carlo", "no-difference"
 
 @dataclass(frozen=True)
 class PairedDifference:
-    """The mean paired difference ``mean(a - b)`` with its percentile bootstrap interval.
+    """A mean difference with its percentile bootstrap interval: ``mean(a - b)`` over pairs, or
+    ``mean(x) - mean(y)`` of two independent samples (`bootstrap_mean_difference`).
 
     Attributes:
-        mean_difference: the observed mean of ``a[i] - b[i]``.
+        mean_difference: the observed mean difference.
         low / high: the interval's bounds.
         level: the confidence level.
         resamples: bootstrap resamples drawn.
         seed: the seed of the `random.Random` they were drawn from.
-        pairs: the number of pairs.
+        pairs: the number of pairs; 0 for independent samples.
     """
 
     mean_difference: float
@@ -338,4 +339,40 @@ def correct(
         alpha=alpha,
         adjusted=tuple(adjusted),
         rejected=tuple(p <= alpha for p in adjusted),
+    )
+
+
+def bootstrap_mean_difference(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    level: float = 0.95,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> PairedDifference:
+    """``mean(x) - mean(y)`` of two *independent* samples with a percentile bootstrap interval.
+
+    The unpaired counterpart of `paired_bootstrap_ci`: each resample draws both samples
+    independently with replacement. The result's ``pairs`` is 0 (nothing pairs).
+
+    Raises:
+        ValueError: an empty sample, ``level`` outside (0, 1), ``resamples`` below 1.
+    """
+    if not x or not y:
+        raise ValueError("bootstrap_mean_difference: both samples need at least one value")
+    _check(level, resamples, "bootstrap_mean_difference")
+    rng = random.Random(seed)
+    drawn = sorted(
+        math.fsum(rng.choices(x, k=len(x))) / len(x) - math.fsum(rng.choices(y, k=len(y))) / len(y)
+        for _ in range(resamples)
+    )
+    alpha = (1 - level) / 2
+    return PairedDifference(
+        mean_difference=math.fsum(x) / len(x) - math.fsum(y) / len(y),
+        low=quantile(drawn, alpha),
+        high=quantile(drawn, 1 - alpha),
+        level=level,
+        resamples=resamples,
+        seed=seed,
+        pairs=0,
     )

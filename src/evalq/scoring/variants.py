@@ -29,6 +29,9 @@ class VariantStats:
         grade: letter grade of the median composite.
         cost_of_pass: mean cost / mean pass rate of the runs with a cost (total dollars per
             pass; ``math.inf`` when none passed); None when no run has a cost.
+        consistency: ``1 - std / mean`` of the runs' composites (population standard
+            deviation, as `summarize`), floored at 0: 1 when every run scores the same, lower
+            the more they scatter. None under two composites or when their mean is 0.
     """
 
     variant: str
@@ -40,6 +43,7 @@ class VariantStats:
     duration_seconds: Statistics | None
     grade: str | None
     cost_of_pass: float | None
+    consistency: float | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,11 @@ class VariantReport:
         pass_rate_variance / composite_variance / cost_variance: population variance over the
             variants' medians (None without any variant reporting the metric).
         cost_delta: max - min of the variants' median costs.
+        frontier_cost_of_pass: the lowest finite cost of pass of any variant: the cheapest
+            way this experiment found to buy a passing run (ProjectScylla's "frontier CoP").
+            None when no variant both has a cost and passed.
+        best_value: the variant at that frontier, i.e. the best value for money; on a tie in
+            cost of pass, the higher median composite, then the earlier variant.
     """
 
     variants: tuple[VariantStats, ...]
@@ -63,6 +72,8 @@ class VariantReport:
     composite_variance: float | None
     cost_variance: float | None
     cost_delta: float | None
+    frontier_cost_of_pass: float | None = None
+    best_value: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; an infinite cost of pass is written as the string "inf"."""
@@ -101,6 +112,26 @@ def cost_delta(variants: Sequence[VariantStats]) -> float | None:
     return max(costs) - min(costs) if costs else None
 
 
+def consistency(values: Sequence[float]) -> float | None:
+    """``1 - std / mean`` of ``values`` floored at 0; None under two values or a mean of 0."""
+    if len(values) < 2:
+        return None
+    stats = summarize(values)
+    return None if stats.mean == 0 else max(0.0, 1.0 - stats.std_dev / stats.mean)
+
+
+def frontier(variants: Sequence[VariantStats]) -> VariantStats | None:
+    """The variant with the lowest finite cost of pass (see `VariantReport.best_value`)."""
+    priced = [v for v in variants if v.cost_of_pass is not None and math.isfinite(v.cost_of_pass)]
+    if not priced:
+        return None
+    # min() keeps the first of equal keys, so on a full tie the earlier variant wins.
+    return min(
+        priced,
+        key=lambda v: (v.cost_of_pass, -(v.composite.median if v.composite else -1.0)),
+    )
+
+
 def _summary(values: Sequence[float | None]) -> Statistics | None:
     present = [v for v in values if v is not None]
     return summarize(present) if present else None
@@ -110,7 +141,8 @@ def variant_stats(variant: str, runs: Sequence[ScyllaRun], profile: ScyllaProfil
     """Statistics of one variant's runs; raises ValueError when ``runs`` is empty."""
     if not runs:
         raise ValueError(f"variant {variant!r} has no runs")
-    composite = _summary([r.composite for r in runs])
+    composites = [r.composite for r in runs if r.composite is not None]
+    composite = _summary(composites)
     costed = [r for r in runs if r.cost_usd is not None and r.pass_rate is not None]
     cost_of_pass = None
     if costed:
@@ -127,10 +159,11 @@ def variant_stats(variant: str, runs: Sequence[ScyllaRun], profile: ScyllaProfil
         duration_seconds=_summary([r.duration_seconds for r in runs]),
         grade=None if composite is None else letter_grade(composite.median, profile),
         cost_of_pass=cost_of_pass,
+        consistency=consistency(composites),
     )
 
 
-def _natural(name: str) -> tuple[Any, ...]:
+def natural_order(name: str) -> tuple[Any, ...]:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
 
 
@@ -143,7 +176,7 @@ def compare_variants(
         runs_by_variant: variant name -> its runs (each variant at least one run).
         profile: the ``scylla`` section; ``baseline_variant`` names the uplift baseline.
     """
-    names = sorted(runs_by_variant, key=_natural)
+    names = sorted(runs_by_variant, key=natural_order)
     variants = tuple(variant_stats(n, runs_by_variant[n], profile) for n in names)
     by_name = {v.variant: v for v in variants}
     base = by_name.get(profile.baseline_variant)
@@ -156,6 +189,7 @@ def compare_variants(
         uplifts[v.variant] = (
             None if score is None or base_score is None else uplift(score, base_score)
         )
+    cheapest = frontier(variants)
     return VariantReport(
         variants=variants,
         baseline=None if base is None else base.variant,
@@ -164,4 +198,6 @@ def compare_variants(
         composite_variance=population_variance(_medians(variants, lambda v: v.composite)),
         cost_variance=cost_variance(variants),
         cost_delta=cost_delta(variants),
+        frontier_cost_of_pass=None if cheapest is None else cheapest.cost_of_pass,
+        best_value=None if cheapest is None else cheapest.variant,
     )

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from evalq.producer.client import Client
+from evalq.read.compare import compare
 from evalq.read.leaderboard import leaderboard
 from evalq.read.reports import baseline_report, suite_report, variant_report
 from evalq.store.db import session_scope
@@ -133,6 +134,15 @@ def test_the_typed_bodies_serve_what_the_read_side_builds(evaluated: Server) -> 
                 f"/v1/tasks/{task_id}/variants": variant_report(session, task_id=task_id),
                 f"/v1/tasks/{task_id}/suite": suite_report(session, task_id=task_id),
             }
+        models = ["claude-sonnet-4", "gpt-4o"]
+        expected |= {
+            "/v1/compare?tasks=scylla-token-bucket&by=variant": compare(
+                session, tasks="scylla-token-bucket", by="variant"
+            ).to_dict(),
+            "/v1/compare?tasks=suite-*&by=model&values=claude-sonnet-4&values=gpt-4o": compare(
+                session, tasks="suite-*", by="model", values=models
+            ).to_dict(),
+        }
     reader = Client()
     try:
         for sid in ("arena-fe-01", "scylla-T0-run0", "suite-02-prompt-leak"):
@@ -143,6 +153,23 @@ def test_the_typed_bodies_serve_what_the_read_side_builds(evaluated: Server) -> 
         served = client.get(path).raise_for_status().json()
         as_json = json.dumps(built, sort_keys=True)
         assert json.dumps(served, sort_keys=True) == as_json, path
+
+
+def test_compare_refuses_a_bad_request_naming_the_field(evaluated: Server) -> None:
+    client = evaluated.client("read")
+    bad_by = client.get("/v1/compare", params={"tasks": TASKS[1], "by": "colour"})
+    assert bad_by.status_code == 422
+    assert bad_by.json()["detail"] == [
+        {"field": "by", "rule": "one of model, tool, variant, or metadata.KEY"}
+    ]
+    one = client.get("/v1/compare", params={"tasks": TASKS[0], "by": "model", "values": "o3"})
+    assert one.status_code == 422
+    (problem,) = one.json()["detail"]
+    assert problem["field"] == "values" and "two or more" in problem["rule"]
+    missing = client.get("/v1/compare", params={"by": "model"})
+    assert missing.status_code == 422 and missing.json()["detail"][0]["field"] == "tasks"
+    unknown = client.get("/v1/compare", params={"tasks": "x", "by": "model"})
+    assert unknown.status_code == 422 and unknown.json()["detail"][0]["field"] == "tasks"
 
 
 def test_accepting_a_flagged_run_puts_it_back_into_the_baseline(evaluated: Server) -> None:

@@ -9,6 +9,7 @@ count, `NotFound`, and nothing stored on a refusal. A few run on `AsyncHttpClien
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import subprocess
 import sys
@@ -43,6 +44,7 @@ from evalq.producer.client import Client
 from evalq.producer.http import AsyncHttpClient, HttpClient
 from evalq.producer.http.wire import Call, error_of
 from evalq.producer.submitted import Submitted
+from evalq.read.compare import compare
 from evalq.read.leaderboard import leaderboard
 from evalq.store.db import session_scope
 from evalq.store.keys import create_key
@@ -225,6 +227,15 @@ def test_metadata_is_returned_ranked_by_score_and_filtered_exactly(
     with pytest.raises(InvalidInput) as caught:
         board({"bad key": "x"})
     assert [f for f, _ in caught.value.problems] == ["metadata.bad key"]
+    if isinstance(producer, HttpClient):  # GET /v1/compare serves what `compare` builds
+        served = producer.compare(task_id, by="metadata.experiment", values=["v1", "v2"])
+        with session_scope() as session:
+            built = compare(session, tasks=task_id, by="metadata.experiment", values=["v1", "v2"])
+        assert served == json.loads(json.dumps(built.to_dict()))
+        assert served["comparisons"][0]["design"] == "unpaired"  # runs of one task
+        with pytest.raises(InvalidInput) as caught:
+            producer.compare(task_id, by="colour", values=["v1", "v2"])
+        assert [f for f, _ in caught.value.problems] == ["by"]
     assert_the_cli_filters_and_shows_metadata(task_id)
 
 

@@ -58,3 +58,14 @@ def test_bad_arguments_name_the_rule(kwargs: dict[str, object], message: str) ->
     args: dict[str, object] = {"variant": [1.0], "baseline": [1.0]} | kwargs
     with pytest.raises(ValueError, match=message):
         bootstrap_uplift(**args)  # type: ignore[arg-type]
+
+
+def test_the_mean_statistic_compares_pass_rates_a_median_cannot() -> None:
+    # 1 of 4 passes vs 3 of 4: medians 0 and 1 (uplift undefined); means 0.25 -> 0.75
+    result = bootstrap_uplift([1.0, 1.0, 1.0, 0.0], [1.0, 0.0, 0.0, 0.0], statistic="mean")
+    assert result.uplift == pytest.approx(2.0) and result.statistic == "mean"
+    assert bootstrap_uplift([1.0, 1.0, 1.0, 0.0], [1.0, 0.0, 0.0, 0.0]).uplift is None
+    assert result.seed == 0
+    assert bootstrap_uplift([0.9] * 3, [0.6] * 3).excludes_zero  # a point interval at +50%
+    assert bootstrap_uplift([0.3] * 3, [0.6] * 3).excludes_zero  # ... and at -50%
+    assert not bootstrap_uplift([0.6] * 3, [0.6] * 3).excludes_zero  # at 0 it holds zero

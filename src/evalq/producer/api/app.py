@@ -16,7 +16,7 @@ from evalq.core.webhooks import WebhookRequest
 from evalq.producer.api import errors, metrics
 from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
-from evalq.producer.api.routes import health, submissions, tasks, traces, webhooks
+from evalq.producer.api.routes import compare, health, submissions, tasks, traces, webhooks
 from evalq.producer.client import Client
 
 DESCRIPTION = """Enqueue evaluations of AI-agent runs and read their results.
@@ -48,6 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(submissions.router)
     app.include_router(tasks.router)
+    app.include_router(compare.router)
     app.include_router(traces.router)
     app.include_router(metrics.router)
     app.include_router(webhooks.router)

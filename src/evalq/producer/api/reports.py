@@ -15,7 +15,11 @@ from evalq.core.results import EvaluationStatus, SuiteScores
 from evalq.core.schemas import TaskKind
 from evalq.producer.api.models import Reply
 from evalq.scoring.arena import Baseline
+from evalq.scoring.bootstrap import UpliftInterval
+from evalq.scoring.comparison import Correction
+from evalq.scoring.contrast import GroupComparison, UnitValues
 from evalq.scoring.statistics import Statistics
+from evalq.scoring.worth import Metric, Verdict
 from evalq.store.models import Review
 
 # --- leaderboard -----------------------------------------------------------------------------
@@ -138,6 +142,36 @@ class VariantStatistics(Reply):
     cost_of_pass: float | Literal["inf"] | None = Field(
         description='Dollars per pass; "inf" when no run passed, null when no run has a cost.'
     )
+    consistency: float | None = Field(
+        description="1 - std/mean of its runs' composites, floored at 0; null under 2 runs."
+    )
+
+
+class VariantStep(Reply):
+    """The step from one variant to another: per-metric uplift with intervals, and a verdict."""
+
+    source: str
+    target: str
+    uplift: dict[Metric, UpliftInterval] = Field(
+        description="Metric -> relative uplift of target over source with its percentile "
+        "bootstrap interval (pass rate: means; the others: medians; cost: lower is cheaper)."
+    )
+    cost_of_pass_delta: float | None = Field(
+        description="Target's cost of pass minus source's; null when either is unknown or inf."
+    )
+    verdict: Verdict = Field(
+        description="worth it: the composite's interval is above zero; not worth it: below; "
+        "inconclusive: it holds zero."
+    )
+    reason: str
+
+
+class BootstrapMethod(Reply):
+    """How the intervals were drawn."""
+
+    level: float
+    resamples: int
+    seed: int
 
 
 class VariantsReport(Reply):
@@ -155,6 +189,56 @@ class VariantsReport(Reply):
     composite_variance: float | None
     cost_variance: float | None
     cost_delta: float | None = Field(description="Most minus least expensive median cost.")
+    frontier_cost_of_pass: float | None = Field(
+        description="The lowest finite cost of pass of any variant (ProjectScylla's frontier)."
+    )
+    best_value: str | None = Field(description="The variant at that frontier.")
+    over_baseline: list[VariantStep] = Field(
+        description="The step from the baseline variant to each other variant."
+    )
+    transitions: list[VariantStep] = Field(
+        description="The steps between neighbouring variants: T0 -> T1, T1 -> T2, ..."
+    )
+    bootstrap: BootstrapMethod
+
+
+# --- comparisons -----------------------------------------------------------------------------
+
+
+class LeftOut(Reply):
+    """Submissions of a compared group that were not compared, and why."""
+
+    group: str
+    reason: str
+    count: int
+
+
+class CompareReport(Reply):
+    """Body of GET /v1/compare: groups of submissions compared over the units they share."""
+
+    tasks: list[str] = Field(description="The tasks compared.")
+    kind: TaskKind
+    ranking_key: str = Field(description="The score compared: what the tasks rank by.")
+    unit: Literal["task", "scenario"] = Field(description="What pairs (scenarios in a suite).")
+    by: str = Field(description="The field that makes the groups.")
+    groups: list[str] = Field(description="The groups, the reference first.")
+    reference: str
+    comparisons: list[GroupComparison] = Field(
+        description="Each other group against the reference: design (paired over shared units "
+        "or unpaired), the mean difference other - reference with its bootstrap interval, the "
+        "deciding test (Wilcoxon signed-rank; Mann-Whitney U when unpaired), the sign-flip "
+        "permutation and McNemar tests where they apply, Cliff's delta, the corrected p-value."
+    )
+    units: list[UnitValues] = Field(description="Each unit's mean score per group.")
+    correction: Correction = Field(description="The multiple-comparison correction applied.")
+    alpha: float
+    level: float
+    resamples: int
+    seed: int
+    left_out: list[LeftOut]
+    variants: VariantsAnalysis | None = Field(
+        description="The variant analysis of a single Scylla task compared by variant."
+    )
 
 
 # --- suite -----------------------------------------------------------------------------------
@@ -176,3 +260,20 @@ class SuiteReport(Reply):
     submissions: int = Field(description="Evaluated submissions that carry a suite gate.")
     passed: int = Field(description="How many of them passed.")
     results: list[SuiteResult]
+
+
+class VariantsAnalysis(Reply):
+    """`VariantsReport` without the task id and run count (inside a comparison)."""
+
+    variants: list[VariantStatistics]
+    baseline: str | None
+    uplift: dict[str, float | None]
+    pass_rate_variance: float | None
+    composite_variance: float | None
+    cost_variance: float | None
+    cost_delta: float | None
+    frontier_cost_of_pass: float | None
+    best_value: str | None
+    over_baseline: list[VariantStep]
+    transitions: list[VariantStep]
+    bootstrap: BootstrapMethod

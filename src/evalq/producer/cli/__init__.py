@@ -16,6 +16,7 @@ from evalq.core.redact import install_log_redaction, redact
 from evalq.producer.api.commands import api as api_command
 from evalq.producer.api.commands import keys_app
 from evalq.producer.cli import boards, demo, lists, ops, review, submit, traces, webhooks
+from evalq.producer.cli.compare import compare_command
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.producer.cli.output import SETTINGS_INVALID, one_line
 
@@ -65,6 +66,7 @@ app.command("api")(api_command)
 app.command()(submit.submit)
 app.command()(submit.status)
 app.command("leaderboard")(boards.leaderboard_command)
+app.command("compare")(compare_command)
 app.command()(ops.worker)
 app.command()(ops.recover)
 db_app.command("upgrade")(ops.db_upgrade)

@@ -172,3 +172,21 @@ class AsyncHttpClient:
         )
         board: dict[str, Any] = await self._send(call)
         return board
+
+    async def compare(
+        self,
+        tasks: str,
+        *,
+        by: str,
+        values: Sequence[str] = (),
+        correction: str = "holm",
+        seed: int = 0,
+    ) -> dict[str, Any]:
+        """Groups compared over the tasks they share (GET /v1/compare) as its JSON body.
+
+        ``tasks`` is a task id, ids separated by commas, or a glob; ``by`` is model, tool,
+        variant or metadata.KEY; ``values`` the groups, the reference first (docs/statistics.md).
+        """
+        call = wire.compare_call(tasks, by=by, values=values, correction=correction, seed=seed)
+        result: dict[str, Any] = await self._send(call)
+        return result

@@ -10,7 +10,7 @@ become the in-process client's types: `Submitted`, `InvalidInput`, `Conflict`, `
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -146,6 +146,13 @@ def leaderboard_call(
     params |= {f"metadata.{key}": value for key, value in wanted.items()}
     path = f"/v1/tasks/{_segment(task_id)}/leaderboard"
     return Call("GET", path, params=httpx.QueryParams(params))
+
+
+def compare_call(tasks: str, *, by: str, values: Sequence[str], correction: str, seed: int) -> Call:
+    """GET /v1/compare; ``values`` repeat the parameter (the reference first)."""
+    params: dict[str, str | list[str]] = {"tasks": tasks, "by": by, "values": list(values)}
+    params |= {"correction": correction, "seed": str(seed)}
+    return Call("GET", "/v1/compare", params=httpx.QueryParams(params))
 
 
 def _segment(task_id: str) -> str:

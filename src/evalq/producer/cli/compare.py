@@ -1,0 +1,212 @@
+"""`evalq compare`: is B better than A on these tasks, by how much, how sure."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from evalq.core.errors import EvalqError
+from evalq.producer.cli.output import console, fail
+
+if TYPE_CHECKING:
+    from evalq.read.compare import Comparison
+    from evalq.scoring.bootstrap import UpliftInterval
+    from evalq.scoring.contrast import GroupComparison
+    from evalq.scoring.worth import Transition, VariantAnalysis
+
+UNITS_SHOWN = 30
+"""Per-unit rows printed before the rest are summarised (all of them are in --json)."""
+
+
+def _g(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}g}"
+
+
+def _signed(value: float, low: float, high: float) -> str:
+    return f"{value:+.3g} [{low:+.3g}, {high:+.3g}]"
+
+
+def _units_table(comparison: Comparison) -> Table | None:
+    result = comparison.contrast
+    shown = result.units[:UNITS_SHOWN]
+    if not shown:
+        return None
+    table = Table(title=f"{comparison.unit} by {comparison.unit}: mean {comparison.ranking_key}")
+    table.add_column(comparison.unit, overflow="fold")
+    for group in result.groups:
+        table.add_column(escape(group), justify="right", overflow="fold")
+    two = len(result.groups) == 2
+    if two:
+        other, reference = escape(result.groups[1]), escape(result.reference)
+        table.add_column(f"{other} - {reference}", justify="right")
+    for unit in shown:
+        cells = [_g(unit.values.get(g), 4) for g in result.groups]
+        if two:
+            a, b = (unit.values.get(g) for g in result.groups)
+            cells.append("-" if a is None or b is None else f"{b - a:+.3g}")
+        table.add_row(escape(unit.unit), *cells)
+    return table
+
+
+def _row(c: GroupComparison) -> list[str]:
+    d, e = c.difference, c.effect
+    n = f"{c.pairs} pairs" if c.design == "paired" else f"{c.n_reference} vs {c.n_other}"
+    return [
+        escape(c.other),
+        c.design,
+        n,
+        _signed(d.mean_difference, d.low, d.high),
+        f"{c.test.test.split(' ')[0].removesuffix('-signed-rank').removesuffix('-u')} "
+        f"p={c.test.p_value:.3g}",
+        f"{c.adjusted_p:.3g}",
+        _signed(e.delta, e.low, e.high),
+        "-" if c.mcnemar is None else f"{c.mcnemar.p_value:.3g}",
+    ]
+
+
+def _comparisons_table(comparison: Comparison) -> Table:
+    result = comparison.contrast
+    level = f"{result.level:.0%}"
+    table = Table(title=f"compared with {escape(result.reference)} (differences: other - it)")
+    heads = ("other", "design", "n", f"difference [{level} CI]", "test", "adj. p")
+    for head in (*heads, f"Cliff's delta [{level} CI]", "McNemar p"):
+        table.add_column(head, overflow="fold")
+    for c in result.comparisons:
+        table.add_row(*_row(c))
+    return table
+
+
+def _interval(i: UpliftInterval | None) -> str:
+    if i is None or i.uplift is None:
+        return "-"
+    if i.low is None or i.high is None:
+        return f"{i.uplift:+.0%}"
+    return f"{i.uplift:+.0%} [{i.low:+.0%}, {i.high:+.0%}]"
+
+
+def _steps_table(title: str, steps: tuple[Transition, ...], level: float) -> Table:
+    table = Table(title=title)
+    for head in ("step", "composite", "pass rate", "impl rate", "cost", "cost/pass"):
+        table.add_column(head, overflow="fold")
+    table.add_column("verdict", no_wrap=True)
+    for t in steps:
+        table.add_row(
+            f"{escape(t.source)} -> {escape(t.target)}",
+            *(_interval(t.uplift.get(m)) for m in ("composite", "pass_rate", "impl_rate")),
+            _interval(t.uplift.get("cost_usd")),
+            "-" if t.cost_of_pass_delta is None else f"{t.cost_of_pass_delta:+.4f}",
+            t.verdict,
+        )
+    table.caption = (
+        f"uplift [{level:.0%} bootstrap CI]; cost/pass: change in USD; "
+        "verdict on the composite's interval"
+    )
+    return table
+
+
+def _variants(analysis: VariantAnalysis) -> None:
+    report = analysis.report
+    table = Table(title="variants (spec 003)")
+    for head in ("variant", "runs", "pass rate", "median", "consistency", "cost", "cost/pass"):
+        table.add_column(head, justify="right" if head != "variant" else "left")
+    for v in report.variants:
+        cop = v.cost_of_pass
+        table.add_row(
+            escape(v.variant),
+            str(v.runs),
+            _g(v.pass_rate.mean if v.pass_rate else None),
+            _g(v.composite.median if v.composite else None),
+            _g(v.consistency),
+            _g(v.cost_usd.median if v.cost_usd else None, 4),
+            "-" if cop is None else "never passes" if cop == float("inf") else f"{cop:.4f}",
+        )
+    console.print(table)
+    if report.best_value is not None and report.frontier_cost_of_pass is not None:
+        console.print(
+            f"best value: {escape(report.best_value)} (frontier cost of pass "
+            f"{report.frontier_cost_of_pass:.4f} USD)",
+            highlight=False,
+        )
+    if analysis.over_baseline:
+        console.print(
+            _steps_table(f"over {report.baseline}", analysis.over_baseline, analysis.level)
+        )
+    if analysis.transitions:
+        console.print(_steps_table("step by step", analysis.transitions, analysis.level))
+
+
+def print_comparison(comparison: Comparison) -> None:
+    """The comparison as tables: the per-unit values, the tests, the variant analysis."""
+    result = comparison.contrast
+    console.print(
+        f"comparing by {escape(comparison.by)} over {len(comparison.tasks)} task(s) "
+        f"({comparison.kind}, score {comparison.ranking_key}); pairs are {comparison.unit}s; "
+        f"reference {escape(result.reference)}",
+        highlight=False,
+    )
+    units = _units_table(comparison)
+    if units is not None:
+        console.print(units)
+        more = len(result.units) - UNITS_SHOWN
+        if more > 0:
+            console.print(f"... {more} more {comparison.unit}s in --json", highlight=False)
+    console.print(_comparisons_table(comparison))
+    for c in result.comparisons:
+        console.print(f"{escape(c.other)}: {escape(c.conclusion)}", highlight=False)
+    for note in dict.fromkeys(n for c in result.comparisons for n in c.notes):
+        console.print(f"note: {escape(note)}", highlight=False)
+    for left in comparison.left_out:
+        console.print(
+            f"left out: {left['count']} of {escape(left['group'])} ({left['reason']})",
+            highlight=False,
+        )
+    console.print(
+        f"{result.correction} correction at alpha {result.alpha}; bootstrap {result.resamples} "
+        f"resamples, seed {result.seed}; --json for every figure",
+        highlight=False,
+    )
+    if comparison.variants is not None:
+        _variants(comparison.variants)
+
+
+def compare_command(
+    tasks: Annotated[
+        str, typer.Argument(help="A task id, ids separated by commas, or a glob ('arena-*').")
+    ],
+    by: Annotated[str, typer.Option("--by", help="model, tool, variant or metadata.KEY.")],
+    values: Annotated[
+        list[str] | None,
+        typer.Argument(help="The groups, the reference first (by variant: all when omitted)."),
+    ] = None,
+    correction: Annotated[
+        str, typer.Option(help="holm, benjamini-hochberg or none (several comparisons).")
+    ] = "holm",
+    seed: Annotated[int, typer.Option(help="Seed of every bootstrap and Monte Carlo draw.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Compare groups of submissions over the tasks (or suite scenarios) they share."""
+    from evalq.read.compare import compare
+    from evalq.store.db import session_scope
+
+    if correction not in ("holm", "benjamini-hochberg", "none"):
+        raise typer.BadParameter("one of holm, benjamini-hochberg, none", param_hint="--correction")
+    try:
+        with session_scope() as session:
+            comparison = compare(
+                session,
+                tasks=tasks,
+                by=by,
+                values=values or [],
+                correction=correction,  # type: ignore[arg-type]
+                seed=seed,
+            )
+    except EvalqError as error:
+        fail(error)
+    if as_json:
+        console.print_json(json.dumps(comparison.to_dict()))
+    else:
+        print_comparison(comparison)

@@ -1,0 +1,127 @@
+"""The report's comparison section: what `evalq compare` prints, as HTML, from the same object.
+
+For a Scylla task: the variant analysis (per-metric uplift over the baseline and step by step,
+each with its interval and verdict, the best-value variant) and the tests of each variant
+against the baseline. For a suite: the models compared scenario by scenario. For the other
+kinds, a pointer to comparing across tasks, since one task alone pairs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evalq.read.compare import Comparison
+from evalq.read.report_data import ReportData
+from evalq.report.svg import esc
+from evalq.scoring.bootstrap import UpliftInterval
+from evalq.scoring.worth import METRICS, Transition, VariantAnalysis
+
+
+def _table(table_id: str, heads: Sequence[str], rows: Sequence[str]) -> str:
+    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in heads)
+    return (
+        f'<div class="scroll"><table id="{table_id}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _interval(i: UpliftInterval | None) -> str:
+    if i is None or i.uplift is None:
+        return '<td class="num">-</td>'
+    bounds = "" if i.low is None or i.high is None else f" [{i.low:+.1%}, {i.high:+.1%}]"
+    return f'<td class="num">{i.uplift:+.1%}{esc(bounds)}</td>'
+
+
+def _steps(table_id: str, steps: Sequence[Transition], level: float) -> str:
+    rows = [
+        f'<tr data-step="{esc(t.source)}-{esc(t.target)}" data-verdict="{esc(t.verdict)}">'
+        f"<td>{esc(t.source)} &rarr; {esc(t.target)}</td>"
+        + "".join(_interval(t.uplift.get(m)) for m in METRICS)
+        + '<td class="num">'
+        + ("-" if t.cost_of_pass_delta is None else f"{t.cost_of_pass_delta:+.4f}")
+        + f'</td><td class="verdict {esc(t.verdict.replace(" ", "-"))}">{esc(t.verdict)}</td>'
+        f'<td class="wrap">{esc(t.reason)}</td></tr>'
+        for t in steps
+    ]
+    ci = f"[{level:.0%} CI]"
+    heads = (
+        "step", f"composite {ci}", f"pass rate {ci}", f"impl rate {ci}", f"cost {ci}",
+        "change in cost of pass (USD)", "verdict", "why",
+    )  # fmt: skip
+    return _table(table_id, heads, rows)
+
+
+def variant_analysis(analysis: VariantAnalysis) -> str:
+    """Uplift over the baseline, step by step, and the best-value variant."""
+    report = analysis.report
+    parts = []
+    if report.best_value is not None and report.frontier_cost_of_pass is not None:
+        parts.append(
+            f'<p class="verdict-line" id="best-value">Best value: <strong>'
+            f"{esc(report.best_value)}</strong>, at the frontier cost of pass of "
+            f"{report.frontier_cost_of_pass:.4f} USD.</p>"
+        )
+    if analysis.over_baseline:
+        parts.append(f"<h3>Each variant over {esc(report.baseline)}</h3>")
+        parts.append(_steps("over-baseline", analysis.over_baseline, analysis.level))
+    if analysis.transitions:
+        parts.append("<h3>Step by step</h3>")
+        parts.append(_steps("transitions", analysis.transitions, analysis.level))
+    parts.append(
+        '<p class="note">Uplift is the relative change (pass rate: of the mean; the others: of '
+        "the median) with a percentile bootstrap interval of "
+        f"{analysis.resamples} resamples, seed {analysis.seed}. A step is <em>worth it</em> when "
+        "the composite's interval lies above zero, <em>not worth it</em> below, and "
+        "<em>inconclusive</em> when it holds zero; the cost's interval is shown beside it.</p>"
+    )
+    return "".join(parts)
+
+
+def _tests(comparison: Comparison) -> str:
+    result = comparison.contrast
+    rows = []
+    for c in result.comparisons:
+        d, e = c.difference, c.effect
+        n = f"{c.pairs} pairs" if c.design == "paired" else f"{c.n_reference} vs {c.n_other}"
+        mcnemar = "-" if c.mcnemar is None else f"{c.mcnemar.p_value:.3g}"
+        rows.append(
+            f'<tr data-other="{esc(c.other)}" data-design="{c.design}">'
+            f"<td>{esc(c.other)}</td><td>{esc(c.design)}</td><td class=num>{esc(n)}</td>"
+            f'<td class="num">{d.mean_difference:+.3g} [{d.low:+.3g}, {d.high:+.3g}]</td>'
+            f"<td>{esc(c.test.test)}</td><td class=num>{c.test.p_value:.3g}</td>"
+            f"<td class=num>{c.adjusted_p:.3g}</td>"
+            f'<td class="num">{e.delta:+.2f} [{e.low:+.2f}, {e.high:+.2f}]</td>'
+            f'<td class="num">{mcnemar}</td><td class="wrap">{esc(c.conclusion)}'
+            + "".join(f"<br><small>{esc(note)}</small>" for note in c.notes)
+            + "</td></tr>"
+        )
+    level = f"{result.level:.0%}"
+    heads = (
+        "compared with " + result.reference, "design", "n", f"difference [{level} CI]", "test",
+        "p", f"{result.correction} p", f"Cliff's delta [{level} CI]", "McNemar p", "conclusion",
+    )  # fmt: skip
+    note = (
+        f'<p class="note">Differences are other minus {esc(result.reference)} in '
+        f"{esc(comparison.ranking_key)}; pairs are {esc(comparison.unit)}s. p-values corrected "
+        f"with {esc(result.correction)} at alpha {result.alpha}. Same numbers as "
+        f"<code>evalq compare {esc(','.join(comparison.tasks))} --by {esc(comparison.by)}</code>"
+        " (docs/statistics.md says which test is used when).</p>"
+    )
+    return _table("comparisons", heads, rows) + note
+
+
+def comparison_section(data: ReportData) -> str:
+    """``<section id="compare">``: the task's comparison, or how to compare across tasks."""
+    comparison = data.comparison
+    if comparison is None:
+        body = (
+            '<p class="note">One task pairs nothing: compare models over the tasks they share '
+            "with <code>evalq compare 'TASK-*' --by model A B</code> (or "
+            "<code>GET /v1/compare</code>).</p>"
+        )
+    else:
+        body = ""
+        if comparison.variants is not None:
+            body += variant_analysis(comparison.variants)
+        body += f"<h3>Tests by {esc(comparison.by)}</h3>" + _tests(comparison)
+    return f'<section id="compare"><h2>Comparisons</h2>{body}</section>'

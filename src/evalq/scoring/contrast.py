@@ -1,0 +1,311 @@
+"""Compare groups of submissions (models, tools, variants, metadata values) over shared units.
+
+An *observation* is one submission's score on one *unit*: a task, or a scenario of a suite
+task. A group's value on a unit is the mean of its observations there (a model run by three
+tools on a task has three). Each other group is compared with the *reference* group (the first
+one named):
+
+- **paired** when the two share at least `MIN_PAIRS` units: the paired difference
+  ``other - reference`` of their unit values with a paired bootstrap interval, Wilcoxon's
+  signed-rank test (the decision), the sign-flip permutation test, McNemar's exact test on
+  pass/fail where every shared unit has one outcome per side, and Cliff's delta;
+- **unpaired** otherwise (the groups ran on different units, or on one task only, as repeat
+  runs): the difference of the means of their observations with a two-sample bootstrap
+  interval, Mann-Whitney U (labelled unpaired) and Cliff's delta.
+
+The decisions of all comparisons are corrected together (Holm by default), and the correction
+is named in the result. Nothing here reads the database (`evalq.read.compare` does).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from evalq.scoring.comparison import (
+    RESAMPLES,
+    SEED,
+    CliffsDelta,
+    Correction,
+    PairedDifference,
+    Significance,
+    bootstrap_mean_difference,
+    cliffs_delta,
+    correct,
+    mann_whitney_u,
+    mcnemar_exact,
+    paired_bootstrap_ci,
+    paired_permutation_test,
+    wilcoxon_signed_rank,
+)
+
+MIN_PAIRS = 2
+"""Fewest shared units for a paired comparison; below it the groups are compared unpaired."""
+
+Design = Literal["paired", "unpaired"]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One submission's score on one unit, and whether it passed there (None: no pass/fail)."""
+
+    unit: str
+    group: str
+    score: float
+    passed: bool | None = None
+
+
+@dataclass(frozen=True)
+class UnitValues:
+    """The groups' values on one unit: group -> mean score (groups absent from it left out)."""
+
+    unit: str
+    values: dict[str, float]
+
+
+@dataclass(frozen=True)
+class GroupComparison:
+    """One group compared with the reference group.
+
+    Attributes:
+        reference / other: the two groups; differences are ``other - reference``.
+        design: paired (over shared units) or unpaired (over their observations).
+        pairs: shared units (0 when unpaired).
+        n_reference / n_other: the values each side contributed (units when paired,
+            observations when unpaired).
+        mean_reference / mean_other: the means of those values.
+        difference: the mean difference with its bootstrap interval.
+        test: the test that decides (Wilcoxon signed-rank, or Mann-Whitney U when unpaired).
+        permutation: the paired sign-flip test of the mean difference (paired only).
+        mcnemar: McNemar's exact test of pass/fail (paired, every pair with outcomes), else None.
+        effect: Cliff's delta of the other group's values over the reference's.
+        adjusted_p: ``test.p_value`` after the correction; ``rejected``: below alpha.
+        conclusion: the result in words.
+        notes: what limits the result (few pairs, pass/fail left out, ...).
+    """
+
+    reference: str
+    other: str
+    design: Design
+    pairs: int
+    n_reference: int
+    n_other: int
+    mean_reference: float
+    mean_other: float
+    difference: PairedDifference
+    test: Significance
+    permutation: Significance | None
+    mcnemar: Significance | None
+    effect: CliffsDelta
+    adjusted_p: float
+    rejected: bool
+    conclusion: str
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GroupContrast:
+    """Every comparison with the reference, the per-unit values they rest on, and the method."""
+
+    groups: tuple[str, ...]
+    reference: str
+    comparisons: tuple[GroupComparison, ...]
+    units: tuple[UnitValues, ...]
+    correction: Correction
+    alpha: float
+    level: float
+    resamples: int
+    seed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return asdict(self)
+
+
+def unit_values(observations: Sequence[Observation]) -> tuple[UnitValues, ...]:
+    """Each unit's mean score per group, units in the order first seen."""
+    scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for o in observations:
+        scores[o.unit][o.group].append(o.score)
+    return tuple(
+        UnitValues(unit, {g: math.fsum(v) / len(v) for g, v in by_group.items()})
+        for unit, by_group in scores.items()
+    )
+
+
+def _outcomes(observations: Sequence[Observation]) -> dict[tuple[str, str], bool | None]:
+    """(unit, group) -> the pass/fail outcome when all its observations agree, else None."""
+    seen: dict[tuple[str, str], set[bool | None]] = defaultdict(set)
+    for o in observations:
+        seen[(o.unit, o.group)].add(o.passed)
+    return {key: next(iter(v)) if len(v) == 1 else None for key, v in seen.items()}
+
+
+def smallest_p(pairs: int) -> float:
+    """The smallest two-sided p-value an exact signed-rank or sign-flip test can give."""
+    return min(1.0, 2.0 / 2.0**pairs)
+
+
+@dataclass(frozen=True)
+class _Part:
+    design: Design
+    pairs: int
+    ref: list[float]
+    oth: list[float]
+    difference: PairedDifference
+    test: Significance
+    permutation: Significance | None
+    mcnemar: Significance | None
+    notes: tuple[str, ...]
+
+
+def _paired(
+    reference: str,
+    other: str,
+    shared: list[UnitValues],
+    outcomes: dict[tuple[str, str], bool | None],
+    *,
+    level: float,
+    resamples: int,
+    seed: int,
+) -> _Part:
+    ref = [u.values[reference] for u in shared]
+    oth = [u.values[other] for u in shared]
+    notes = []
+    if smallest_p(len(shared)) > 0.05:
+        notes.append(
+            f"{len(shared)} pairs: the smallest possible two-sided p-value is "
+            f"{smallest_p(len(shared)):.3g}, so no difference can be significant at 0.05"
+        )
+    a_passed = [outcomes.get((u.unit, other)) for u in shared]
+    b_passed = [outcomes.get((u.unit, reference)) for u in shared]
+    mcnemar = None
+    if all(p is not None for p in a_passed + b_passed):
+        mcnemar = mcnemar_exact([bool(p) for p in a_passed], [bool(p) for p in b_passed])
+    elif any(p is not None for p in a_passed + b_passed):
+        notes.append("pass/fail: some pairs lack a single outcome per side; McNemar not run")
+    return _Part(
+        design="paired",
+        pairs=len(shared),
+        ref=ref,
+        oth=oth,
+        difference=paired_bootstrap_ci(oth, ref, level=level, resamples=resamples, seed=seed),
+        test=wilcoxon_signed_rank(oth, ref),
+        permutation=paired_permutation_test(oth, ref, resamples=resamples, seed=seed),
+        mcnemar=mcnemar,
+        notes=tuple(notes),
+    )
+
+
+def _unpaired(
+    reference: str,
+    other: str,
+    observations: Sequence[Observation],
+    pairs: int,
+    *,
+    level: float,
+    resamples: int,
+    seed: int,
+) -> _Part:
+    ref = [o.score for o in observations if o.group == reference]
+    oth = [o.score for o in observations if o.group == other]
+    why = "they share no task or scenario" if pairs == 0 else "they share only one task or scenario"
+    return _Part(
+        design="unpaired",
+        pairs=0,
+        ref=ref,
+        oth=oth,
+        difference=bootstrap_mean_difference(oth, ref, level=level, resamples=resamples, seed=seed),
+        test=mann_whitney_u(oth, ref),
+        permutation=None,
+        mcnemar=None,
+        notes=(f"unpaired: {why}, too few to pair; compared over their submissions",),
+    )
+
+
+def _conclusion(part: _Part, reference: str, other: str, p: float, rejected: bool) -> str:
+    if not rejected:
+        return f"no difference detected between {other} and {reference} (adjusted p = {p:.3g})"
+    direction = "higher" if part.difference.mean_difference > 0 else "lower"
+    return f"{other} scores {direction} than {reference} (adjusted p = {p:.3g})"
+
+
+def contrast(
+    observations: Sequence[Observation],
+    groups: Sequence[str],
+    *,
+    correction: Correction = "holm",
+    alpha: float = 0.05,
+    level: float = 0.95,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> GroupContrast:
+    """Compare every group after the first with the first (see the module docstring).
+
+    Args:
+        observations: the scores; observations of groups not named are ignored.
+        groups: two or more group names, the reference first, each with an observation.
+
+    Raises:
+        ValueError: fewer than two groups, a group named twice, or a group with no observation.
+    """
+    if len(groups) < 2 or len(set(groups)) != len(groups):
+        raise ValueError("contrast: name two or more different groups")
+    kept = [o for o in observations if o.group in groups]
+    empty = [g for g in groups if not any(o.group == g for o in kept)]
+    if empty:
+        raise ValueError(f"contrast: no observation of {', '.join(empty)}")
+    units = unit_values(kept)
+    outcomes = _outcomes(kept)
+    reference = groups[0]
+    parts = []
+    for other in groups[1:]:
+        shared = [u for u in units if reference in u.values and other in u.values]
+        if len(shared) >= MIN_PAIRS:
+            part = _paired(
+                reference, other, shared, outcomes, level=level, resamples=resamples, seed=seed
+            )
+        else:
+            part = _unpaired(
+                reference, other, kept, len(shared), level=level, resamples=resamples, seed=seed
+            )
+        parts.append(part)
+    decided = correct([p.test.p_value for p in parts], correction=correction, alpha=alpha)
+    comparisons = tuple(
+        GroupComparison(
+            reference=reference,
+            other=other,
+            design=part.design,
+            pairs=part.pairs,
+            n_reference=len(part.ref),
+            n_other=len(part.oth),
+            mean_reference=math.fsum(part.ref) / len(part.ref),
+            mean_other=math.fsum(part.oth) / len(part.oth),
+            difference=part.difference,
+            test=part.test,
+            permutation=part.permutation,
+            mcnemar=part.mcnemar,
+            effect=cliffs_delta(part.oth, part.ref, level=level, resamples=resamples, seed=seed),
+            adjusted_p=p,
+            rejected=rejected,
+            conclusion=_conclusion(part, reference, other, p, rejected),
+            notes=part.notes,
+        )
+        for other, part, p, rejected in zip(
+            groups[1:], parts, decided.adjusted, decided.rejected, strict=True
+        )
+    )
+    return GroupContrast(
+        groups=tuple(groups),
+        reference=reference,
+        comparisons=comparisons,
+        units=units,
+        correction=correction,
+        alpha=alpha,
+        level=level,
+        resamples=resamples,
+        seed=seed,
+    )

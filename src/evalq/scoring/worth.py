@@ -1,0 +1,209 @@
+"""Is a variant worth it? Per-metric uplift with bootstrap intervals, and a verdict per step.
+
+Spec 003 measures a variant (T1, T2, ...) by its uplift over T0. This module completes that
+analysis the way a reader needs it to decide:
+
+- every metric's uplift with a bootstrap interval (`evalq.scoring.bootstrap`): the composite
+  (what the task ranks by), the pass rate, the implementation rate and the cost;
+- for each variant over the baseline (spec 003's uplift), and for each *transition* between
+  neighbouring variants (T0 -> T1, T1 -> T2, ...), those uplifts, the change in cost of pass,
+  and a verdict on the composite: **worth it** when its
+  interval lies above zero, **not worth it** when it lies below, **inconclusive** when it
+  holds zero (or there is no interval). The cost's interval is reported beside it and named
+  in the reason, never folded into the decision: whether a quality gain is worth its price is
+  the reader's call, made with both intervals in front of them.
+
+The pass rate's uplift compares means (its median over pass/fail runs is only 0 or 1); the
+other metrics compare medians, as spec 003's uplift does. A lower cost is better: its uplift
+is negative when the later variant is cheaper.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from evalq.core.profile import ScyllaProfile
+from evalq.scoring.bootstrap import RESAMPLES, SEED, Statistic, UpliftInterval, bootstrap_uplift
+from evalq.scoring.scylla import ScyllaRun
+from evalq.scoring.variants import VariantReport, VariantStats, compare_variants
+
+Metric = Literal["composite", "pass_rate", "impl_rate", "cost_usd"]
+Verdict = Literal["worth it", "not worth it", "inconclusive"]
+
+METRICS: dict[Metric, Statistic] = {
+    "composite": "median",
+    "pass_rate": "mean",
+    "impl_rate": "median",
+    "cost_usd": "median",
+}
+"""The metrics whose uplift is measured, each with the statistic compared."""
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One step from a variant to the next in natural order.
+
+    Attributes:
+        source / target: the two variants (``target`` follows ``source``).
+        uplift: metric -> the uplift of ``target`` over ``source`` with its interval; a metric
+            either side never reported is left out.
+        cost_of_pass_delta: ``target``'s cost of pass minus ``source``'s (dollars); None when
+            either is unknown or infinite (a variant that never passes).
+        verdict: on the composite's interval (module docstring).
+        reason: the verdict in words, with the cost's interval.
+    """
+
+    source: str
+    target: str
+    uplift: dict[Metric, UpliftInterval]
+    cost_of_pass_delta: float | None
+    verdict: Verdict
+    reason: str
+
+
+def _values(runs: Sequence[ScyllaRun], metric: Metric) -> list[float]:
+    return [v for v in (getattr(r, metric) for r in runs) if v is not None]
+
+
+def metric_uplifts(
+    target: Sequence[ScyllaRun],
+    source: Sequence[ScyllaRun],
+    *,
+    level: float = 0.95,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> dict[Metric, UpliftInterval]:
+    """The uplift of each metric of ``target``'s runs over ``source``'s, with its interval.
+
+    A metric that either side has no value for is left out. Every interval is drawn with the
+    same ``seed``, so each is reproducible on its own.
+    """
+    uplifts: dict[Metric, UpliftInterval] = {}
+    for metric, statistic in METRICS.items():
+        after, before = _values(target, metric), _values(source, metric)
+        if after and before:
+            uplifts[metric] = bootstrap_uplift(
+                after, before, level=level, resamples=resamples, seed=seed, statistic=statistic
+            )
+    return uplifts
+
+
+def _percent(interval: UpliftInterval) -> str:
+    if interval.low is None or interval.high is None:
+        return "no interval"
+    return f"[{interval.low:+.1%}, {interval.high:+.1%}]"
+
+
+def _cost_words(uplift: Mapping[Metric, UpliftInterval]) -> str:
+    cost = uplift.get("cost_usd")
+    if cost is None or cost.uplift is None:
+        return "cost unknown"
+    if cost.excludes_zero:
+        change = "cheaper" if (cost.high or 0.0) < 0 else "dearer"
+        return f"{change}: cost {cost.uplift:+.1%} {_percent(cost)}"
+    return f"no clear cost change: {cost.uplift:+.1%} {_percent(cost)}"
+
+
+def verdict(uplift: Mapping[Metric, UpliftInterval]) -> tuple[Verdict, str]:
+    """The verdict on a transition's uplifts and the reason in words (module docstring)."""
+    composite = uplift.get("composite")
+    cost = _cost_words(uplift)
+    if composite is None or composite.uplift is None:
+        return "inconclusive", f"no composite uplift (baseline median 0 or missing); {cost}"
+    level = f"{composite.level:.0%}"
+    shown = f"composite {composite.uplift:+.1%} {_percent(composite)}"
+    if composite.low is not None and composite.low > 0:
+        return "worth it", f"{shown}: the {level} interval is above zero; {cost}"
+    if composite.high is not None and composite.high < 0:
+        return "not worth it", f"{shown}: the {level} interval is below zero; {cost}"
+    return "inconclusive", f"{shown}: the {level} interval includes zero; {cost}"
+
+
+def _cost_of_pass_delta(source: VariantStats, target: VariantStats) -> float | None:
+    before, after = source.cost_of_pass, target.cost_of_pass
+    if before is None or after is None or math.isinf(before) or math.isinf(after):
+        return None
+    return after - before
+
+
+def transition(
+    source: VariantStats,
+    target: VariantStats,
+    runs_by_variant: Mapping[str, Sequence[ScyllaRun]],
+    *,
+    level: float = 0.95,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> Transition:
+    """The step from ``source`` to ``target``: per-metric uplifts, cost-of-pass change, verdict."""
+    uplift = metric_uplifts(
+        runs_by_variant[target.variant],
+        runs_by_variant[source.variant],
+        level=level,
+        resamples=resamples,
+        seed=seed,
+    )
+    decided, reason = verdict(uplift)
+    return Transition(
+        source=source.variant,
+        target=target.variant,
+        uplift=uplift,
+        cost_of_pass_delta=_cost_of_pass_delta(source, target),
+        verdict=decided,
+        reason=reason,
+    )
+
+
+@dataclass(frozen=True)
+class VariantAnalysis:
+    """Spec 003's variant report completed: uplifts with intervals and a verdict per step.
+
+    Attributes:
+        report: the per-variant statistics and cross-variant figures (`compare_variants`).
+        over_baseline: the step from the baseline variant to every other variant, in natural
+            order (spec 003's uplift, with intervals and a verdict); empty without a baseline.
+        transitions: the steps between neighbouring variants (T0 -> T1, T1 -> T2, ...).
+        level / resamples / seed: how every interval was drawn.
+    """
+
+    report: VariantReport
+    over_baseline: tuple[Transition, ...]
+    transitions: tuple[Transition, ...]
+    level: float
+    resamples: int
+    seed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: the report's keys, then the intervals, steps and method."""
+        return {
+            **self.report.to_dict(),
+            "over_baseline": [asdict(t) for t in self.over_baseline],
+            "transitions": [asdict(t) for t in self.transitions],
+            "bootstrap": {"level": self.level, "resamples": self.resamples, "seed": self.seed},
+        }
+
+
+def analyse_variants(
+    runs_by_variant: Mapping[str, Sequence[ScyllaRun]],
+    profile: ScyllaProfile,
+    *,
+    level: float = 0.95,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> VariantAnalysis:
+    """The complete variant analysis of a task's runs (each variant at least one run)."""
+    report = compare_variants(runs_by_variant, profile)
+    by_name = {v.variant: v for v in report.variants}
+
+    def step(source: VariantStats, target: VariantStats) -> Transition:
+        return transition(
+            source, target, runs_by_variant, level=level, resamples=resamples, seed=seed
+        )
+
+    base = by_name.get(report.baseline) if report.baseline else None
+    over_baseline = tuple(step(base, v) for v in report.variants if base and v is not base)
+    steps = tuple(step(a, b) for a, b in zip(report.variants, report.variants[1:], strict=False))
+    return VariantAnalysis(report, over_baseline, steps, level, resamples, seed)

@@ -1,0 +1,136 @@
+"""`evalq compare` over the bundled examples: the numbers the leaderboard ranks by, paired over
+the tasks the groups share, and the variant analysis of the Scylla example."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from evalq.core.errors import InvalidInput
+from evalq.producer.cli import app
+from evalq.read.compare import compare
+from evalq.read.leaderboard import leaderboard
+from evalq.read.report_data import report_data
+from evalq.report import render
+from evalq.store.db import session_scope
+
+ARENA = ["arena-data-sales-summary", "arena-debug-flaky-date-parser", "arena-frontend-dark-mode"]
+
+
+def test_by_model_pairs_the_arena_tasks_both_models_ran_with_the_leaderboard_s_scores(
+    store: str,
+) -> None:
+    with session_scope(store) as session:
+        result = compare(session, tasks="arena-*", by="model", values=["claude-sonnet-4", "o3"])
+        boards = {t: leaderboard(session, task_id=t) for t in ARENA}
+    assert result.tasks == tuple(ARENA) and result.unit == "task"
+    assert result.ranking_key == "arena_overall_unadjusted"
+    for unit in result.contrast.units:  # a model's value on a task: the mean of its entries
+        for model, value in unit.values.items():
+            scores = [
+                e.ranking_value
+                for e in boards[unit.unit].entries
+                if e.model == model and e.ranking_value is not None
+            ]
+            assert value == pytest.approx(sum(scores) / len(scores))
+    (o3,) = result.contrast.comparisons
+    assert (o3.design, o3.pairs) == ("paired", 3)
+    differences = [u.values["o3"] - u.values["claude-sonnet-4"] for u in result.contrast.units]
+    assert o3.difference.mean_difference == pytest.approx(sum(differences) / 3)
+    assert all(d < 0 for d in differences)  # o3 is behind on every task ...
+    assert o3.test.p_value == pytest.approx(0.25)  # ... but 3 pairs can never reach 0.05
+    assert not o3.rejected and any("3 pairs" in note for note in o3.notes)
+
+
+def test_by_variant_on_the_scylla_example_carries_uplift_intervals_and_verdicts(
+    store: str,
+) -> None:
+    with session_scope(store) as session:
+        result = compare(session, tasks="scylla-token-bucket", by="variant")
+    assert result.contrast.groups == ("T0", "T1", "T2", "T3")  # the baseline first
+    assert all(c.design == "unpaired" for c in result.contrast.comparisons)  # repeat runs
+    assert all(c.n_reference == 10 and c.n_other == 10 for c in result.contrast.comparisons)
+    analysis = result.variants
+    assert analysis is not None
+    steps = {t.target: t for t in analysis.over_baseline}
+    assert set(steps) == {"T1", "T2", "T3"}
+    for step in steps.values():
+        interval = step.uplift["composite"]
+        assert interval.low is not None and interval.high is not None
+        assert interval.low <= (interval.uplift or 0) <= interval.high
+        assert step.verdict == ("worth it" if interval.low > 0 else "inconclusive")
+    assert steps["T3"].verdict == "worth it"
+    assert [(t.source, t.target) for t in analysis.transitions] == [
+        ("T0", "T1"),
+        ("T1", "T2"),
+        ("T2", "T3"),
+    ]
+    # T3 passes most often but costs more per pass than T2 (examples/README.md)
+    assert analysis.report.best_value == "T2"
+
+
+def test_a_suite_pairs_scenarios(store: str) -> None:
+    with session_scope(store) as session:
+        result = compare(
+            session, tasks="suite-refund-agent", by="model", values=["claude-sonnet-4", "gpt-4o"]
+        )
+    assert result.unit == "scenario"
+    assert all(u.unit.startswith("suite-refund-agent/") for u in result.contrast.units)
+    (c,) = result.contrast.comparisons
+    assert c.design == "paired" and c.pairs == len(result.contrast.units) >= 2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field", "rule"),
+    [
+        ({"tasks": "nope-*", "by": "model"}, "tasks", "no task matches 'nope-*'"),
+        ({"tasks": "arena-*,peerread-*", "by": "model", "values": ["gpt-4o", "o3"]}, "tasks",
+         "rank by different scores"),
+        ({"tasks": "arena-*", "by": "colour"}, "by", "model, tool, variant"),
+        ({"tasks": "arena-*", "by": "metadata.-x"}, "by", "metadata key"),
+        ({"tasks": "arena-*", "by": "model", "values": ["o3"]}, "values", "two or more"),
+        ({"tasks": "arena-*", "by": "model", "values": ["o3", "gpt-9"]}, "values", "gpt-9"),
+    ],
+)  # fmt: skip
+def test_bad_requests_name_the_field_and_the_rule(
+    store: str, kwargs: dict[str, object], field: str, rule: str
+) -> None:
+    with session_scope(store) as session, pytest.raises(InvalidInput) as caught:
+        compare(session, **kwargs)  # type: ignore[arg-type]
+    ((named, said),) = caught.value.problems
+    assert named == field and rule in said
+
+
+def test_the_cli_json_and_the_report_show_the_same_numbers(
+    store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVALQ_DATABASE_URL", store)
+    runner = CliRunner()
+    done = runner.invoke(app, ["compare", "scylla-token-bucket", "--by", "variant", "--json"])
+    assert done.exit_code == 0, done.output
+    printed = json.loads(done.output)
+    with session_scope(store) as session:
+        data = report_data(session, task_id="scylla-token-bucket")
+        direct = compare(session, tasks="scylla-token-bucket", by="variant")
+    assert printed == json.loads(json.dumps(direct.to_dict()))
+    assert data.comparison is not None
+    assert data.comparison.to_dict() == direct.to_dict()
+    page = render(data, "html")
+    for step in printed["variants"]["over_baseline"]:
+        composite = step["uplift"]["composite"]
+        shown = f"{composite['uplift']:+.1%} [{composite['low']:+.1%}, {composite['high']:+.1%}]"
+        assert shown in page  # in the verdict's board and in the comparison section
+        assert f'data-step="T0-{step["target"]}" data-verdict="{step["verdict"]}"' in page
+    text = runner.invoke(app, ["compare", "scylla-token-bucket", "--by", "variant"]).output
+    assert "worth it" in text and "best value: T2" in text
+
+
+def test_the_cli_refuses_a_bad_request_in_one_line(
+    store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVALQ_DATABASE_URL", store)
+    done = CliRunner().invoke(app, ["compare", "arena-*", "--by", "model", "o3"])
+    assert done.exit_code != 0
+    assert "values" in done.output and "two or more" in done.output

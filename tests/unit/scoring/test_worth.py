@@ -1,0 +1,128 @@
+"""Spec 003's variant analysis completed: consistency, the cost-of-pass frontier, per-metric
+uplift with bootstrap intervals, and the worth-it verdict per step."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from evalq.core.profile import ScyllaProfile
+from evalq.scoring.bootstrap import bootstrap_uplift
+from evalq.scoring.scylla import ScyllaRun, score_run
+from evalq.scoring.variants import compare_variants, consistency
+from evalq.scoring.worth import analyse_variants, metric_uplifts, verdict
+
+PROFILE = ScyllaProfile()
+
+
+def run(passed: bool, impl: float, cost: float) -> ScyllaRun:
+    return score_run(
+        passed=passed, impl_rate=impl, cost_usd=cost, duration_seconds=1.0, profile=PROFILE
+    )
+
+
+def test_consistency_is_one_minus_the_coefficient_of_variation() -> None:
+    assert consistency([0.5, 0.5, 0.5]) == 1.0
+    # mean 0.4, population std 0.2 -> 1 - 0.2 / 0.4
+    assert consistency([0.2, 0.6]) == pytest.approx(0.5)
+    assert consistency([0.0, 0.0, 3.0]) == 0.0  # std 1.41 > mean 1: floored, never negative
+    assert consistency([0.7]) is None  # one run says nothing about scatter
+    assert consistency([0.0, 0.0]) is None  # mean 0: undefined
+
+
+def test_the_frontier_is_the_cheapest_cost_of_pass_and_names_the_best_value() -> None:
+    runs = {
+        # cost of pass = total cost / passes
+        "T0": [run(True, 0.5, 1.0), run(False, 0.5, 1.0)],  # 2.0 / 1 = 2.0
+        "T1": [run(True, 0.9, 1.5), run(True, 0.9, 1.5)],  # 3.0 / 2 = 1.5
+        "T2": [run(False, 0.9, 0.1), run(False, 0.9, 0.1)],  # never passes: inf, not a frontier
+    }
+    report = compare_variants(runs, PROFILE)
+    assert report.frontier_cost_of_pass == pytest.approx(1.5)
+    assert report.best_value == "T1"
+    by_name = {v.variant: v for v in report.variants}
+    assert by_name["T2"].cost_of_pass is not None and math.isinf(by_name["T2"].cost_of_pass)
+    assert by_name["T1"].consistency == 1.0
+
+
+def test_a_tie_in_cost_of_pass_goes_to_the_better_composite() -> None:
+    runs = {
+        "T0": [run(True, 0.2, 1.0)],
+        "T1": [run(True, 0.8, 1.0)],
+    }
+    assert compare_variants(runs, PROFILE).best_value == "T1"
+
+
+def test_the_pass_rate_uplift_compares_means_and_a_cheaper_variant_has_negative_cost_uplift() -> (
+    None
+):
+    before = [run(True, 0.5, 2.0), run(False, 0.5, 2.0), run(False, 0.5, 2.0), run(False, 0.5, 2.0)]
+    after = [run(True, 0.5, 1.0), run(True, 0.5, 1.0), run(True, 0.5, 1.0), run(False, 0.5, 1.0)]
+    uplift = metric_uplifts(after, before, resamples=200)
+    # pass rate 0.25 -> 0.75: (0.75 - 0.25) / 0.25 = 2.0; a median would read 0 -> 1, undefined
+    assert uplift["pass_rate"].uplift == pytest.approx(2.0)
+    assert uplift["pass_rate"].statistic == "mean"
+    assert uplift["cost_usd"].uplift == pytest.approx(-0.5)
+    assert uplift["cost_usd"].high == pytest.approx(-0.5)  # constant costs: a point interval
+    assert uplift["impl_rate"].uplift == 0.0
+
+
+def test_a_metric_nobody_reported_is_left_out() -> None:
+    no_cost = [
+        score_run(
+            passed=True, impl_rate=None, cost_usd=None, duration_seconds=None, profile=PROFILE
+        )
+    ]
+    assert set(metric_uplifts(no_cost, no_cost, resamples=50)) == {"composite", "pass_rate"}
+
+
+def spread(centre: float, n: int = 10) -> list[float]:
+    return [centre + 0.01 * (i - n / 2) for i in range(n)]
+
+
+@pytest.mark.parametrize(
+    ("after", "expected"),
+    [(0.8, "worth it"), (0.2, "not worth it"), (0.5, "inconclusive")],
+)
+def test_the_verdict_follows_the_composite_interval(after: float, expected: str) -> None:
+    composite = bootstrap_uplift(spread(after), spread(0.5))
+    cost = bootstrap_uplift([1.2] * 5, [1.0] * 5)
+    decided, reason = verdict({"composite": composite, "cost_usd": cost})
+    assert decided == expected
+    assert "dearer: cost +20.0%" in reason  # the cost is named, never folded into the decision
+    if expected == "inconclusive":
+        assert composite.low is not None and composite.high is not None
+        assert composite.low <= 0 <= composite.high
+        assert "includes zero" in reason
+
+
+def test_no_baseline_composite_is_inconclusive() -> None:
+    undefined = bootstrap_uplift([0.5], [0.0])
+    assert verdict({"composite": undefined})[0] == "inconclusive"
+    assert verdict({})[0] == "inconclusive"
+
+
+def test_the_analysis_steps_over_the_baseline_and_between_neighbours_reproducibly() -> None:
+    runs = {
+        "T2": [run(True, 0.9, 1.0) for _ in range(6)],
+        "T0": [run(i % 2 == 0, 0.4, 1.0) for i in range(6)],
+        "T1": [run(i % 3 != 0, 0.6, 1.1) for i in range(6)],
+    }
+    analysis = analyse_variants(runs, PROFILE, resamples=500, seed=7)
+    assert [(t.source, t.target) for t in analysis.over_baseline] == [("T0", "T1"), ("T0", "T2")]
+    assert [(t.source, t.target) for t in analysis.transitions] == [("T0", "T1"), ("T1", "T2")]
+    assert analysis.over_baseline[1].verdict == "worth it"  # every T2 run beats every T0 run
+    assert analysis.over_baseline[0] == analysis.transitions[0]  # the same step, same numbers
+    assert analysis == analyse_variants(runs, PROFILE, resamples=500, seed=7)
+    data = analysis.to_dict()
+    assert data["bootstrap"] == {"level": 0.95, "resamples": 500, "seed": 7}
+    assert data["best_value"] == "T2" and data["transitions"][1]["verdict"] == "worth it"
+    # T1 costs 1.1 and passes 4 of 6 -> 6.6 / 4; T0 costs 1.0 and passes 3 of 6 -> 6 / 3
+    assert analysis.transitions[0].cost_of_pass_delta == pytest.approx(6.6 / 4 - 2.0)
+
+
+def test_without_the_baseline_variant_there_is_no_step_over_it() -> None:
+    runs = {"T1": [run(True, 0.5, 1.0)], "T2": [run(True, 0.6, 1.0)]}
+    analysis = analyse_variants(runs, PROFILE, resamples=50)
+    assert analysis.over_baseline == () and len(analysis.transitions) == 1
