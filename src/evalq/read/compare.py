@@ -197,7 +197,7 @@ def _groups(
     absent = [v for v in named if v not in scored]
     if absent:
         raise InvalidInput(
-            [("values", f"no evaluated submission has {by} {absent}; present: {present}")]
+            [("values", f"no complete evaluation has {by} {absent}; present: {present}")]
         )
     return named
 
