@@ -34,8 +34,8 @@ def krippendorff_alpha(
 
     Returns:
         Alpha, at most 1 (1: perfect agreement, 0: agreement at chance level, below 0:
-        systematic disagreement), or None when it is undefined: no unit is pairable, or every pairable
-        value is the same (``D_e`` = 0: no variation to agree about).
+        systematic disagreement), or None when it is undefined: no unit is pairable, or every
+        pairable value is the same (``D_e`` = 0: no variation to agree about).
     """
     units = _units(ratings)
     coincidences: defaultdict[tuple[float, float], float] = defaultdict(float)
