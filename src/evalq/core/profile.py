@@ -26,6 +26,7 @@ PRECISIONS: tuple[Precision, ...] = ("fp32", "bf16")
 Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Unit = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+ModelName = Annotated[str, Field(pattern=r"^\S+$", max_length=200)]
 
 
 class Section(BaseModel):
@@ -103,6 +104,19 @@ class JudgeProfile(Section):
     budget_usd: Weight = Field(default=0.05, description="Judge spend per evaluation.")
     temperature: Annotated[float, Field(ge=0, le=2)] = 0.0
     seed: int | None = 0
+    panel: list[ModelName] = Field(
+        default_factory=list,
+        description=(
+            "Extra judge models (pydantic-ai model names, e.g. 'anthropic:claude-haiku-4-5'). "
+            "The panel is EVALQ_JUDGE_MODEL followed by these, duplicates dropped; with two or "
+            "more members every member scores every rubric, the rubric score is the median of "
+            "theirs and their agreement (Krippendorff's alpha) is stored. Each member is reached "
+            "as the judge model is: on EVALQ_JUDGE_BASE_URL when that is set (a model that server "
+            "serves), otherwise through pydantic-ai's provider for its prefix, with "
+            "EVALQ_JUDGE_API_KEY for the judge model's own provider and the provider's usual "
+            "environment variable (e.g. ANTHROPIC_API_KEY) for another. Empty: one judge."
+        ),
+    )
 
 
 class GraphProfile(Section):
@@ -311,13 +325,15 @@ class Profile(Section):
     def hash(self) -> str:
         """SHA-256 of the validated profile's canonical JSON; recorded with every score.
 
-        ``text.precision`` joined the profile later: at its default (fp32, what every earlier
-        profile computed with) it is left out, so earlier profiles keep their hashes; bf16
-        changes the hash.
+        ``text.precision`` and ``judge.panel`` joined the profile later: at their defaults (fp32
+        and no panel, what every earlier profile computed with) they are left out, so earlier
+        profiles keep their hashes; bf16 or a panel changes the hash.
         """
         content = self.model_dump(mode="json")
         if content["text"]["precision"] == "fp32":
             del content["text"]["precision"]
+        if not content["judge"]["panel"]:
+            del content["judge"]["panel"]
         return canonical_hash(content)
 
     def price(self, model: str, input_tokens: int, output_tokens: int) -> float | None:

@@ -188,6 +188,42 @@ class RubricResult(Record):
     waited_s: float = 0.0
 
 
+class PanelMember(Record):
+    """One judge model of a panel and its own result of each rubric.
+
+    Attributes:
+        model: the member's model id (as `JudgeResult.model`).
+        rubrics: its rubric results, in rubric order: status, normalised score, the 1-5
+            criterion scores with rationales, its error, tokens and cost.
+        cost_usd: its dollars; None when its model has no price.
+        priced_by: where its price came from; None when it has none.
+    """
+
+    model: str
+    rubrics: tuple[RubricResult, ...] = ()
+    cost_usd: float | None = None
+    priced_by: PriceSource | None = None
+
+
+class Agreement(Record):
+    """How much a panel's members agreed on one submission's 1-5 criterion scores.
+
+    The units are the (rubric, criterion) pairs; each member's raw score on a unit is one value,
+    a member that failed or skipped the rubric has none there (docs/statistics.md, "Judge
+    agreement (panel)").
+    """
+
+    alpha: float | None = Field(
+        description=(
+            "Krippendorff's alpha, ordinal metric, over the units: 1 perfect agreement, 0 chance "
+            "level, below 0 systematic disagreement; None when undefined (no unit scored by two "
+            "members, or every score the same)."
+        )
+    )
+    units: int = Field(ge=0, description="Units scored by two or more members.")
+    members: int = Field(ge=0, description="Members that scored at least one of those units.")
+
+
 class JudgeResult(Record):
     """Tier 2 (spec 001): the judge's rubric scores, or its errors as data, and what it cost.
 
@@ -195,11 +231,18 @@ class JudgeResult(Record):
         scores: rubric -> normalised score in [0, 1], or None (not applicable, skipped, failed).
         failed: True when a rubric that applied could not be judged (retries or time ran out).
         errors: one record per failed rubric.
-        rubrics: the per-rubric details, in rubric order.
-        cost_usd: total dollars; None when neither the profile nor genai-prices prices the model.
-        priced_by: where the judge model's price came from; None when it has none.
+        rubrics: the per-rubric details, in rubric order. With a panel, a rubric's score is the
+            median of the members' scores that succeeded, its counts and cost are summed over
+            the members, and its ``criteria`` are left empty (each member's are in ``panel``).
+        cost_usd: total dollars; None when neither the profile nor genai-prices prices the model
+            (with a panel: when some member's model has no price).
+        priced_by: where the judge model's price came from; None when it has none, and for a
+            panel (each member carries its own).
         redis_error: the first Redis failure, after which this evaluation ran without the
             shared cache and rate limit; None when Redis answered (or none is configured).
+        panel: each member's own results when a panel of two or more models judged; absent
+            from the stored JSON for a single judge.
+        agreement: the panel's agreement; absent from the stored JSON for a single judge.
     """
 
     model: str = ""
@@ -211,6 +254,8 @@ class JudgeResult(Record):
     priced_by: PriceSource | None = None
     budget_usd: float | None = None
     redis_error: str | None = None
+    panel: tuple[PanelMember, ...] = Field(default=(), exclude_if=lambda members: not members)
+    agreement: Agreement | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @model_validator(mode="before")
     @classmethod

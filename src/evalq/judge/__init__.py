@@ -1,11 +1,13 @@
 """Tier 2 of spec 001: the LLM judge (technical accuracy, constructiveness, planning rationality).
 
-Use `build_judge` to get a `Judge` for the configured model (or None when no judge model is set),
-then `Judge.evaluate(submission, task, deadline_s=...)`, which always returns a
-`evalq.core.results.JudgeResult`.
+Use `build_judge` to get a `Judge` for the configured model (or None when no judge model is set;
+a `JudgePanel` when the profile names a panel), then `.evaluate(submission, task, deadline_s=...)`,
+which always returns a `evalq.core.results.JudgeResult`.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import redis
 
@@ -14,12 +16,14 @@ from evalq.core.redact import redactor_for
 from evalq.core.settings import Settings
 from evalq.judge.config import JudgeLimits, limits_from_settings
 from evalq.judge.judge import Judge
-from evalq.judge.provider import JudgeModelConfig, judge_model_config, open_model
+from evalq.judge.panel import JudgePanel
+from evalq.judge.provider import JudgeModelConfig, open_model, panel_configs
 
 __all__ = [
     "Judge",
     "JudgeLimits",
     "JudgeModelConfig",
+    "JudgePanel",
     "build_judge",
 ]
 
@@ -31,8 +35,11 @@ def build_judge(
     redis: redis.Redis | None,
     cache_redis: redis.Redis | None = None,
     limits: JudgeLimits | None = None,
-) -> Judge | None:
+) -> Judge | JudgePanel | None:
     """The judge for ``settings.judge_model`` (and ``judge_base_url``), or None if none is set.
+
+    With models in ``profile.judge.panel`` it is a `JudgePanel` of the judge model and those
+    (`evalq.judge.provider.panel_configs` says how each is reached).
 
     Args:
         settings: ``judge_model``, ``judge_base_url``, ``judge_api_key`` and, where Settings has
@@ -43,17 +50,22 @@ def build_judge(
         limits: explicit limits; taken from ``settings`` when None.
 
     Returns:
-        A thread-safe `Judge`, or None when no judge model is configured (tier 2 is skipped).
+        A thread-safe `Judge` (or `JudgePanel`), or None when no judge model is configured
+        (tier 2 is skipped).
     """
-    config = judge_model_config(settings)
-    if config is None:
+    configs = panel_configs(settings, profile)
+    judges = [
+        Judge(
+            model_id=config.model_id,
+            model_factory=partial(open_model, config),
+            profile=profile,
+            limits=limits or limits_from_settings(settings),
+            redis=redis,
+            cache_redis=cache_redis,
+            redactor=redactor_for(settings),
+        )
+        for config in configs
+    ]
+    if not judges:
         return None
-    return Judge(
-        model_id=config.model_id,
-        model_factory=lambda: open_model(config),
-        profile=profile,
-        limits=limits or limits_from_settings(settings),
-        redis=redis,
-        cache_redis=cache_redis,
-        redactor=redactor_for(settings),
-    )
+    return judges[0] if len(judges) == 1 else JudgePanel(judges)

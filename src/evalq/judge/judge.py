@@ -11,7 +11,8 @@ import asyncio
 import concurrent.futures
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 import redis
 from pydantic import ValidationError
@@ -34,6 +35,18 @@ from evalq.judge.ratelimit import SharedRateLimit
 from evalq.judge.rubrics import RUBRICS, Rubric, Verdict
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def run_blocking(work: Coroutine[Any, Any, T]) -> T:
+    """Run ``work`` to its end in a new event loop: here, or in a thread when called from async
+    code (a running loop cannot be blocked on)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(work)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, work).result()
 
 
 def check_weights(weights: dict[str, dict[str, float]], rubrics: tuple[Rubric, ...]) -> None:
@@ -125,15 +138,27 @@ class Judge:
         is skipped as not applicable; a spent budget skips the rest.
         """
         deadline = time.monotonic() + max(0.0, deadline_s)
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(self._evaluate(submission, task, deadline))
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:  # called from async code
-            return pool.submit(asyncio.run, self._evaluate(submission, task, deadline)).result()
+        return run_blocking(self.evaluate_async(submission, task, deadline=deadline))
 
-    async def _evaluate(self, submission: Submission, task: Task, deadline: float) -> JudgeResult:
-        spend = Spend(self.profile, self.model_id, self.profile.judge.budget_usd)
+    async def evaluate_async(
+        self,
+        submission: Submission,
+        task: Task,
+        *,
+        deadline: float,
+        budget_usd: float | None = None,
+    ) -> JudgeResult:
+        """`evaluate` in the caller's event loop, until ``deadline`` (a `time.monotonic` time).
+
+        Args:
+            submission: the run to judge.
+            task: its task.
+            deadline: when to stop asking.
+            budget_usd: dollars this judgment may spend; the profile's ``budget_usd`` when None
+                (a panel gives each member its share).
+        """
+        budget = self.profile.judge.budget_usd if budget_usd is None else budget_usd
+        spend = Spend(self.profile, self.model_id, budget)
         health = RedisHealth()
         outcomes: list[RubricResult] = []
         try:
@@ -165,7 +190,7 @@ class Judge:
             model=self.model_id,
             cost_usd=spend.cost_usd,
             priced_by=spend.priced_by,
-            budget_usd=self.profile.judge.budget_usd,
+            budget_usd=budget,
             redis_error=None if health.error is None else self.redactor.text(health.error),
         )
 

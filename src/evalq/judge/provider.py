@@ -23,6 +23,7 @@ from pydantic import SecretStr
 from pydantic_ai.models import Model, infer_model
 from pydantic_ai.providers import Provider, infer_provider, infer_provider_class
 
+from evalq.core.profile import Profile
 from evalq.core.redact import redact_url
 from evalq.core.settings import Settings
 
@@ -69,6 +70,33 @@ def judge_model_config(settings: Settings) -> JudgeModelConfig | None:
     if not model:
         return None
     return JudgeModelConfig(model, settings.judge_base_url or None, settings.judge_api_key)
+
+
+def panel_configs(settings: Settings, profile: Profile) -> list[JudgeModelConfig]:
+    """The judge panel: the configured judge model, then ``profile.judge.panel``, duplicates
+    dropped; empty when no judge model is configured.
+
+    Each member is reached as the judge model is. On ``judge_base_url`` when it is set (the
+    server serves every member). Otherwise through pydantic-ai's provider for the member's
+    prefix: ``judge_api_key`` goes to members of the judge model's own provider, and a member of
+    another provider gets no key from evalq, so its provider reads its usual environment variable
+    (``ANTHROPIC_API_KEY``, ...).
+    """
+    judge = judge_model_config(settings)
+    if judge is None:
+        return []
+    members = {judge.model_id: judge}
+    for model in profile.judge.panel:
+        shares_key = judge.base_url is not None or _provider(model) == _provider(judge.model)
+        member = JudgeModelConfig(model, judge.base_url, judge.api_key if shares_key else None)
+        members.setdefault(member.model_id, member)
+    return list(members.values())
+
+
+def _provider(model: str) -> str:
+    """The provider part of a model string (``openai-chat:x`` is OpenAI's); empty without one."""
+    prefix = model.split(":", 1)[0] if ":" in model else ""
+    return "openai" if prefix.startswith("openai") else prefix
 
 
 _tls_lock = threading.Lock()

@@ -17,7 +17,7 @@ from evalq.workers.names import TEXT_QUEUE
 if TYPE_CHECKING:
     import redis
 
-    from evalq.judge import Judge
+    from evalq.judge import Judge, JudgePanel
     from evalq.metrics.semantic import SemanticScorer
 
 _lock = threading.Lock()
@@ -37,11 +37,11 @@ def semantic_scorer(profile: Profile) -> SemanticScorer:
         return _scorer(profile.text.model_path, profile.text.max_chunk_tokens)
 
 
-_judges: dict[tuple[str, str], Judge | None] = {}
+_judges: dict[tuple[str, str], Judge | JudgePanel | None] = {}
 
 
-def judge_for(profile: Profile, settings: Settings) -> Judge | None:
-    """The process's judge for a profile, or None when no judge model is configured.
+def judge_for(profile: Profile, settings: Settings) -> Judge | JudgePanel | None:
+    """The process's judge (or panel) for a profile, or None when no judge model is configured.
 
     Keyed by the profile's hash and the settings, so new settings (tests, reloads) get a new one.
     """
@@ -54,7 +54,7 @@ def judge_for(profile: Profile, settings: Settings) -> Judge | None:
         return _judges[key]
 
 
-def _build_judge(profile: Profile, settings: Settings) -> Judge | None:
+def _build_judge(profile: Profile, settings: Settings) -> Judge | JudgePanel | None:
     from evalq.judge import build_judge
 
     redis_client = _redis_at(settings.broker_url)

@@ -36,6 +36,16 @@ def test_precision_is_fp32_by_default_and_bf16_changes_the_hash(tmp_path: Path) 
     assert load_profile(path).hash == DEFAULT_HASH
 
 
+def test_panel_is_empty_by_default_and_a_panel_changes_the_hash(tmp_path: Path) -> None:
+    assert load_profile().judge.panel == []
+    path = tmp_path / "p.toml"
+    path.write_text('[judge]\npanel = ["openai:gpt-4o-mini", "anthropic:claude-haiku-4-5"]\n')
+    assert load_profile(path).judge.panel == ["openai:gpt-4o-mini", "anthropic:claude-haiku-4-5"]
+    assert load_profile(path).hash not in (DEFAULT_HASH, Profile().hash)
+    path.write_text("[judge]\npanel = []\n")
+    assert load_profile(path).hash == DEFAULT_HASH  # no panel left out: earlier hashes hold
+
+
 def test_hash_changes_with_any_value(tmp_path: Path) -> None:
     path = tmp_path / "p.toml"
     path.write_text("[peerread]\naccept = 0.81\n")
@@ -51,6 +61,7 @@ def test_hash_changes_with_any_value(tmp_path: Path) -> None:
         ("[suite]\npass_threshold = 1.5\n", "profile.suite.pass_threshold", "less than or equal"),
         ("[scylla]\nbogus = 1\n", "profile.scylla.bogus", "Extra inputs"),
         ('[text]\nprecision = "int8"\n', "profile.text.precision", "'fp32' or 'bf16'"),
+        ('[judge]\npanel = ["openai: gpt-4o"]\n', "profile.judge.panel.0", "pattern"),
     ],
 )
 def test_bad_profiles_name_field_and_rule(tmp_path: Path, toml: str, field: str, rule: str) -> None:
