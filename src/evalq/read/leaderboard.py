@@ -10,10 +10,15 @@ Arena scores depend on the task's baseline, which moves as submissions arrive, s
 evaluated submission is re-scored from its stored raw figures against the *current* snapshot:
 all rows are compared against the same reference. The other scores do not depend on the
 baseline and are read as stored.
+
+Each row may carry a bootstrap interval of its rank (`evalq.read.rank_uncertainty`): a Scylla
+variant over resamples of its runs, a suite entry over resamples of its scenarios; rows whose
+intervals overlap are listed as not separable from each other.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -24,13 +29,22 @@ from evalq.core.errors import InvalidInput
 from evalq.core.metadata import filter_problems, matches
 from evalq.core.profile import Profile, profile_named
 from evalq.core.results import EvaluationScores
-from evalq.core.schemas import STORED, Submission, Task
+from evalq.core.schemas import STORED, ScenarioResult, Submission, Task
 from evalq.core.settings import Settings
 from evalq.read.baseline import CurrentBaseline, current_baseline
+from evalq.read.rank_uncertainty import (
+    SINGLE_RUN,
+    SINGLE_SUBMISSION,
+    RankMethod,
+    method_of,
+    suite_uncertainty,
+    variant_uncertainty,
+)
 from evalq.scoring.arena import ArenaScore, score_run
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.confidence import confidence_interval
 from evalq.scoring.kinds import KindRule, RankedValues, kind_of, ranking_value, sort_key
+from evalq.scoring.rank_interval import RankInterval, RankUncertainty, competition_ranks_of
 from evalq.scoring.ranking import competition_ranks
 from evalq.scoring.scylla import ScyllaRun
 from evalq.scoring.variants import compare_variants
@@ -47,6 +61,9 @@ class Entry:
     ``rank`` and ``percentile`` follow the task kind's ranking (``ranking_value`` is the number
     shown for it); ``overall`` is the Arena overall before the difficulty factor (what ranks an
     Arena task) and ``overall_adjusted`` the one after it (for comparing across tasks).
+    ``rank_interval`` is the bootstrap interval of ``rank`` (suite entries, over their
+    scenarios), None with ``rank_interval_note`` saying why; ``not_separable_from`` lists the
+    submissions whose interval overlaps it.
     """
 
     rank: int
@@ -75,11 +92,19 @@ class Entry:
     scylla_grade: str | None
     suite_passed: bool | None
     suite_final_score: float | None
+    rank_interval: RankInterval | None
+    rank_interval_note: str | None
+    not_separable_from: list[str]
 
 
 @dataclass(frozen=True)
 class VariantRow:
-    """One variant of a Scylla task's per-variant board (spec 003)."""
+    """One variant of a Scylla task's per-variant board (spec 003).
+
+    ``rank_interval`` is the bootstrap interval of ``rank`` over resamples of the variant's
+    runs (None with ``rank_interval_note`` for a single run); ``not_separable_from`` lists the
+    variants whose interval overlaps it.
+    """
 
     rank: int
     variant: str
@@ -89,12 +114,16 @@ class VariantRow:
     grade: str | None
     cost_of_pass: float | str | None
     uplift: float | None
+    rank_interval: RankInterval | None
+    rank_interval_note: str | None
+    not_separable_from: list[str]
 
 
 @dataclass(frozen=True)
 class Leaderboard:
     """A task's ranked entries, what they are ranked by, and the baseline they were scored
-    against. ``variants`` is the per-variant board of a Scylla task (None for other kinds)."""
+    against. ``variants`` is the per-variant board of a Scylla task (None for other kinds);
+    ``rank_uncertainty`` says how the rows' rank intervals were drawn."""
 
     task_id: str
     kind: str
@@ -104,6 +133,7 @@ class Leaderboard:
     entries: list[Entry]
     variants: list[VariantRow] | None
     confidence_interval: dict[str, Any]
+    rank_uncertainty: RankMethod
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -118,6 +148,7 @@ class _Row:
     scores: EvaluationScores
     arena: ArenaScore
     values: RankedValues
+    scenarios: list[ScenarioResult]
 
 
 def leaderboard(
@@ -167,18 +198,28 @@ def leaderboard(
         and matches(r.metadata, wanted)
     ]
     keys = [sort_key(rule, r.values) for r in rows]
-    ranks = _ranks(keys)
+    ranks = competition_ranks_of(keys)
     by_category = {
         name: competition_ranks([getattr(r.arena, name) for r in rows], ndigits=2)
         for name in CATEGORIES
     }
+    level = profile.arena.confidence_level
+    uncertainty = None
+    if rule.kind == "suite":
+        uncertainty = suite_uncertainty(
+            rule, [r.values for r in rows], [r.scenarios for r in rows], profile.suite, level=level
+        )
     entries = [
         _entry(r, rule, ranks[i], _percentile(keys[i], keys), by_category, i)
         for i, r in enumerate(rows)
     ]
+    entries = _with_intervals(entries, uncertainty)
     entries.sort(key=lambda e: (e.rank, e.submission_id))
+    variants = None
+    if rule.kind == "scylla":
+        variants, uncertainty = _variant_board(rows, profile)
     shown = [e.ranking_value for e in entries if e.ranking_value is not None]
-    interval = confidence_interval(shown, profile.arena.confidence_level)
+    interval = confidence_interval(shown, level)
     return Leaderboard(
         task_id=task_id,
         kind=rule.kind,
@@ -186,15 +227,16 @@ def leaderboard(
         baseline_version=current.version,
         baseline_is_default=current.baseline.is_default,
         entries=entries,
-        variants=_variant_board(rows, profile) if rule.kind == "scylla" else None,
+        variants=variants,
         confidence_interval={
             "of": rule.ranking_key,
             "low": round(interval.low, 4),
             "high": round(interval.high, 4),
             "mean": None if interval.mean is None else round(interval.mean, 4),
             "enough_data": interval.enough_data,
-            "level": profile.arena.confidence_level,
+            "level": level,
         },
+        rank_uncertainty=method_of(rule.kind, uncertainty, level),
     )
 
 
@@ -220,12 +262,9 @@ def _row(
         suite_passed=scores.suite.passed if scores.suite else None,
         suite_final_score=scores.suite.final_score if scores.suite else None,
     )
-    return _Row(sub_row, submission.metadata, evaluation, scores, arena, values)
-
-
-def _ranks(keys: list[tuple[float, ...]]) -> list[int]:
-    """Standard competition ranks of sort keys (smaller is better; equal keys share a rank)."""
-    return [1 + sum(other < key for other in keys) for key in keys]
+    return _Row(
+        sub_row, submission.metadata, evaluation, scores, arena, values, submission.scenarios
+    )
 
 
 def _percentile(key: tuple[float, ...], keys: list[tuple[float, ...]]) -> float:
@@ -275,12 +314,33 @@ def _entry(
         scylla_grade=scores.scylla.grade if scores.scylla else None,
         suite_passed=scores.suite.passed if scores.suite else None,
         suite_final_score=scores.suite.final_score if scores.suite else None,
+        rank_interval=None,
+        rank_interval_note=SINGLE_RUN if rule.kind == "scylla" else SINGLE_SUBMISSION,
+        not_separable_from=[],
     )
 
 
-def _variant_board(rows: list[_Row], profile: Profile) -> list[VariantRow]:
-    """The per-variant board: each variant's pass rate, median composite, grade, cost of pass
-    and uplift over the baseline variant, ranked by median composite."""
+def _with_intervals(entries: list[Entry], uncertainty: RankUncertainty | None) -> list[Entry]:
+    """``entries`` (in the order ``uncertainty`` was drawn) with their rank intervals."""
+    if uncertainty is None:
+        return entries
+    return [
+        dataclasses.replace(
+            entry,
+            rank_interval=ranks.interval,
+            rank_interval_note=ranks.note,
+            not_separable_from=sorted(entries[j].submission_id for j in ranks.not_separable_from),
+        )
+        for entry, ranks in zip(entries, uncertainty.rows, strict=True)
+    ]
+
+
+def _variant_board(
+    rows: list[_Row], profile: Profile
+) -> tuple[list[VariantRow], RankUncertainty | None]:
+    """The per-variant board: each variant's pass rate, median composite, grade, cost of pass,
+    uplift over the baseline variant, and rank interval, ranked by median composite; and how
+    the intervals were drawn (None without variants)."""
     runs: dict[str, list[ScyllaRun]] = {}
     for row in rows:
         if row.scores.scylla is not None:
@@ -288,14 +348,19 @@ def _variant_board(rows: list[_Row], profile: Profile) -> list[VariantRow]:
                 ScyllaRun.from_scores(row.scores.scylla)
             )
     if not runs:
-        return []
+        return [], None
     report = compare_variants(runs, profile.scylla)
     medians = [
         -1.0 if stats.composite is None else stats.composite.median for stats in report.variants
     ]
     ranks = competition_ranks(medians, ndigits=4)
+    uncertainty = variant_uncertainty(
+        [[r.composite for r in runs[stats.variant]] for stats in report.variants],
+        level=profile.arena.confidence_level,
+    )
+    names = [stats.variant for stats in report.variants]
     board = []
-    for stats, rank in zip(report.variants, ranks, strict=True):
+    for stats, rank, spread in zip(report.variants, ranks, uncertainty.rows, strict=True):
         cost_of_pass = stats.cost_of_pass
         board.append(
             VariantRow(
@@ -311,7 +376,10 @@ def _variant_board(rows: list[_Row], profile: Profile) -> list[VariantRow]:
                 if cost_of_pass is not None and cost_of_pass == float("inf")
                 else cost_of_pass,
                 uplift=report.uplift.get(stats.variant),
+                rank_interval=spread.interval,
+                rank_interval_note=spread.note,
+                not_separable_from=[names[j] for j in spread.not_separable_from],
             )
         )
     board.sort(key=lambda v: (v.rank, v.variant))
-    return board
+    return board, uncertainty

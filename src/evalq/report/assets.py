@@ -47,6 +47,8 @@ svg .mean { stroke: #e15759; stroke-width: 2; } svg .mean-dot { fill: #e15759; }
 svg .bar.up { fill: #59a14f; } svg .bar.down { fill: #e15759; }
 svg .undefined { fill: #7b8794; font-style: italic; }
 svg .point { stroke: #fff; stroke-width: 1; opacity: 0.9; }
+.rank-interval { color: #52606d; }
+.not-separable { color: #8a5a00; font-weight: 700; text-decoration: none; cursor: help; }
 svg .hl, svg .point.hl { stroke: #111; stroke-width: 2; opacity: 1; }
 """
 

@@ -13,6 +13,7 @@ from evalq.read.leaderboard import CATEGORIES, Entry
 from evalq.read.report_data import ReportData
 from evalq.report.assets import SCRIPT, STYLE, script_hash
 from evalq.report.comparison import comparison_section
+from evalq.report.ranks import rank_cell, rank_note
 from evalq.report.svg import (
     BarRow,
     IntervalRow,
@@ -84,7 +85,7 @@ def leaderboard_table(data: ReportData) -> str:
             kind_cell = _cell(getattr(e, kind_column[1]), kind_column[2])
         rows.append(
             f'<tr data-sid="{esc(e.submission_id)}">'
-            f'<td class="num" data-value="{e.rank}">{e.rank}</td>'
+            + rank_cell(e)
             + _wrap(e.submission_id) + _tool_model(e.tool, e.model)
             + (_text(e.variant) if with_variant else "") + kind_cell
             + _cell(e.overall) + _cell(e.efficiency) + _cell(e.speed) + _cell(e.cost)
@@ -96,7 +97,7 @@ def leaderboard_table(data: ReportData) -> str:
         )  # fmt: skip
     return (
         f'<div class="scroll"><table id="leaderboard"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>" + rank_note(data.board, data.entries)
     )
 
 

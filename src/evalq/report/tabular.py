@@ -27,6 +27,9 @@ CSV_COLUMNS = (
     "execution_time",
     "not_reported",
     "flags",
+    "rank_low",
+    "rank_high",
+    "not_separable_from",
 )
 
 
@@ -42,6 +45,10 @@ def render_csv(data: ReportData) -> str:
         row["execution_time"] = None if run is None else run.execution_time
         row["not_reported"] = ";".join(entry.not_reported)
         row["flags"] = ";".join(entry.flags)
+        interval = entry.rank_interval
+        row["rank_low"] = None if interval is None else interval.low
+        row["rank_high"] = None if interval is None else interval.high
+        row["not_separable_from"] = ";".join(entry.not_separable_from)
         writer.writerow(row)
     return out.getvalue()
 

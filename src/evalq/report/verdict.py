@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from evalq.read.report_data import ReportData, SuiteGate
+from evalq.report.ranks import interval_cell, rank_note
 from evalq.report.svg import count_bars, esc
 from evalq.scoring.worth import Transition
 
@@ -94,12 +95,14 @@ def scylla_verdict(data: ReportData) -> str:
             f"<td>{esc(v.variant)}</td><td class=num>{v.runs}</td>"
             f"{_num(v.pass_rate, '{:.0%}')}{_num(v.median_composite)}"
             f"<td>{esc(v.grade or '-')}</td><td class=num>{esc(cost_text)}</td>"
-            f"{_uplift_cell(data.steps.get(v.variant), v.variant == baseline)}</tr>"
+            f"{_uplift_cell(data.steps.get(v.variant), v.variant == baseline)}"
+            f"{interval_cell(v)}</tr>"
         )
     level = f"{data.confidence_level:.0%}"
     heads = (
         "rank", "variant", "runs", "pass rate", "median composite", "grade", "cost of pass (USD)",
         f"uplift over {baseline or 'T0'} [{level} bootstrap CI]", "worth it?",
+        f"rank [{level} interval], ≈ not separable from",
     )  # fmt: skip
     base = esc(baseline or "T0")
     note = (
@@ -108,7 +111,8 @@ def scylla_verdict(data: ReportData) -> str:
         " runs, seeded, so the page is reproducible). Worth it: the interval lies above zero;"
         " not worth it: below; inconclusive: it holds zero (see Comparisons below).</p>"
     )
-    return _table("variant-board", heads, rows) + note
+    ranks = rank_note(data.board, data.board.variants or [])
+    return _table("variant-board", heads, rows) + note + ranks
 
 
 def _resamples(data: ReportData) -> int:

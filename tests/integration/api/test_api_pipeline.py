@@ -90,6 +90,33 @@ def test_leaderboard_and_baseline(evaluated: Server) -> None:
     assert cursor["entries"][0]["rank"] == 1
 
 
+def test_leaderboards_carry_rank_intervals_where_rows_can_be_resampled(
+    evaluated: Server,
+) -> None:
+    client = evaluated.client("read")
+    arena, scylla, suite = (client.get(f"/v1/tasks/{t}/leaderboard").json() for t in TASKS)
+    assert arena["rank_uncertainty"]["applies_to"] is None
+    assert {e["rank_interval"] is None for e in arena["entries"]} == {True}
+    assert {e["rank_interval_note"] for e in arena["entries"]} == {
+        "a single submission: nothing to resample"
+    }
+    method = scylla["rank_uncertainty"]
+    assert (method["applies_to"], method["units"], method["resamples"]) == (
+        "variants",
+        "runs",
+        1000,
+    )
+    assert scylla["variants"][0]["variant"] == "T3"
+    assert scylla["variants"][0]["rank_interval"] == {"low": 1, "high": 1}
+    for variant in scylla["variants"]:
+        interval = variant["rank_interval"]
+        assert interval["low"] <= variant["rank"] <= interval["high"]
+    assert suite["rank_uncertainty"]["units"] == "scenarios"
+    first = suite["entries"][0]
+    assert first["suite_passed"] and first["rank_interval"] == {"low": 1, "high": 1}
+    assert all(e["not_separable_from"] for e in suite["entries"][1:])
+
+
 def test_variants_report_pass_rates_and_uplift_over_t0(evaluated: Server) -> None:
     report = evaluated.client("read").get(f"/v1/tasks/{TASKS[1]}/variants").json()
     assert report["runs"] == 40 and report["baseline"] == "T0"

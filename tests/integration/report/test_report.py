@@ -347,3 +347,47 @@ def test_user_strings_are_escaped_in_the_page_and_kept_in_csv(
     hostile = next(r for r in rows if r["submission_id"] == "hostile-1")
     assert (hostile["tool"], hostile["model"]) == (SCRIPT_TOOL, IMG_MODEL)
     assert [int(r["rank"]) for r in rows] == sorted(int(r["rank"]) for r in rows)
+
+
+def test_rank_intervals_are_on_the_page_with_their_note_and_in_the_csv(
+    examples_store: str, tmp_path: Path
+) -> None:
+    """No browser needed: the page's source and the CSV say what the leaderboard's JSON says."""
+    scylla = report(examples_store, SCYLLA, tmp_path / "scylla.html")
+    data = json.loads(report(examples_store, SCYLLA, tmp_path / "scylla.json", "json"))
+    verdict = verdict_of(scylla)
+    for variant in data["leaderboard"]["variants"]:
+        interval = variant["rank_interval"]
+        row = re.search(rf'<tr data-variant="{variant["variant"]}">(.*?)</tr>', verdict)
+        assert row is not None
+        others = ", ".join(variant["not_separable_from"])
+        mark = f' <span class="not-separable">≈</span> {others}' if others else ""
+        cell = f'<td class="rank-interval">[{interval["low"]}–{interval["high"]}]{mark}</td>'
+        assert row.group(1).endswith(cell)  # the last column of the variant board
+    assert 'class="note rank-note"' in verdict and "1000 resamples of each variant" in verdict
+    assert "rank-note" not in scylla.replace(verdict, "")  # the runs beneath have no intervals
+
+    suite = report(examples_store, SUITE, tmp_path / "suite.html")
+    entries = json.loads(report(examples_store, SUITE, tmp_path / "suite.json", "json"))[
+        "leaderboard"
+    ]["entries"]
+    board = re.search(
+        r'<table id="leaderboard">.*?</table></div>(<p class="note rank-note">)', suite
+    )
+    assert board is not None  # the note follows the table
+    for entry in entries:
+        interval = entry["rank_interval"]
+        row = re.search(rf'<tr data-sid="{entry["submission_id"]}">(<td.*?</td>)', board.group(0))
+        assert row is not None
+        assert f'<span class="rank-interval">[{interval["low"]}–{interval["high"]}]</span>' in (
+            row.group(1)
+        )
+        assert ('class="not-separable"' in row.group(1)) == bool(entry["not_separable_from"])
+    rows = list(
+        csv.DictReader(io.StringIO(report(examples_store, SUITE, tmp_path / "s.csv", "csv")))
+    )
+    assert [(r["rank_low"], r["rank_high"]) for r in rows] == [
+        (str(e["rank_interval"]["low"]), str(e["rank_interval"]["high"])) for e in entries
+    ]
+    assert rows[0]["not_separable_from"] == ""
+    assert rows[1]["not_separable_from"] == ";".join(entries[1]["not_separable_from"])

@@ -34,6 +34,23 @@ class CategoryRanks(Reply):
     correctness: int
 
 
+class RankInterval(Reply):
+    """The bootstrap interval of a rank, in whole ranks (1 is best)."""
+
+    low: int = Field(description="The (1 - level) / 2 quantile of the ranks, rounded down.")
+    high: int = Field(description="The (1 + level) / 2 quantile of the ranks, rounded up.")
+
+
+RANK_INTERVAL = (
+    "Bootstrap interval of the rank (see rank_uncertainty); null when the row has nothing to "
+    "resample, with rank_interval_note saying why."
+)
+NOT_SEPARABLE = (
+    "Rows whose rank interval overlaps this one's: the data do not say which ranks higher. "
+    "Empty without an interval."
+)
+
+
 class LeaderboardEntry(Reply):
     """One evaluated submission; Arena figures are re-scored against the current baseline."""
 
@@ -65,6 +82,9 @@ class LeaderboardEntry(Reply):
     scylla_grade: str | None
     suite_passed: bool | None
     suite_final_score: float | None
+    rank_interval: RankInterval | None = Field(description=RANK_INTERVAL)
+    rank_interval_note: str | None = Field(description="Why there is no rank interval.")
+    not_separable_from: list[str] = Field(description="Submission ids. " + NOT_SEPARABLE)
 
 
 class VariantRank(Reply):
@@ -80,6 +100,9 @@ class VariantRank(Reply):
         description='Dollars per pass; "inf" when no run passed, null when no run has a cost.'
     )
     uplift: float | None = Field(description="Over the baseline variant; null for it.")
+    rank_interval: RankInterval | None = Field(description=RANK_INTERVAL)
+    rank_interval_note: str | None = Field(description="Why there is no rank interval.")
+    not_separable_from: list[str] = Field(description="Variant names. " + NOT_SEPARABLE)
 
 
 class ConfidenceInterval(Reply):
@@ -91,6 +114,21 @@ class ConfidenceInterval(Reply):
     mean: float | None = Field(description="Null with too few values.")
     enough_data: bool = Field(description="False under 3 values (the bounds are then the range).")
     level: float = Field(description="Confidence level, e.g. 0.95.")
+
+
+class RankUncertainty(Reply):
+    """How a board's rank intervals were drawn (a percentile bootstrap of competition ranks)."""
+
+    applies_to: Literal["entries", "variants"] | None = Field(
+        description="The rows with intervals: variants (scylla), entries (suite); null: none."
+    )
+    units: Literal["runs", "scenarios"] | None = Field(
+        description="What was resampled: each variant's runs, or each entry's scenarios."
+    )
+    resamples: int = Field(description="Resamples drawn; 0 when nothing was resampled.")
+    seed: int = Field(description="Seed of the resamples: the same results, the same intervals.")
+    level: float = Field(description="Level of the intervals, e.g. 0.95.")
+    note: str = Field(description="The method in a sentence.")
 
 
 class LeaderboardReport(Reply):
@@ -106,6 +144,7 @@ class LeaderboardReport(Reply):
         description="A Scylla task's per-variant board; null for the other kinds."
     )
     confidence_interval: ConfidenceInterval
+    rank_uncertainty: RankUncertainty
 
 
 # --- baseline --------------------------------------------------------------------------------

@@ -14,7 +14,10 @@ from evalq.core.errors import EvalqError
 from evalq.producer.cli.output import console, fail
 
 if TYPE_CHECKING:
-    from evalq.read.leaderboard import Entry, Leaderboard
+    from evalq.read.leaderboard import Entry, Leaderboard, VariantRow
+
+NOT_SEPARABLE = "≈"
+"""Marks a row whose rank interval overlaps another row's."""
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -54,6 +57,29 @@ def _cells(entry: Entry, kind: str) -> dict[str, str]:
     }
 
 
+def _rank(row: Entry | VariantRow) -> str:
+    """The rank, with its bootstrap interval and the not-separable mark when it has one."""
+    interval = row.rank_interval
+    if interval is None:
+        return str(row.rank)
+    mark = NOT_SEPARABLE if row.not_separable_from else ""
+    return f"{row.rank} [{interval.low}-{interval.high}]{mark}"
+
+
+def rank_legend(board: Leaderboard) -> str | None:
+    """What ``1 [1-2]≈`` means, for a board whose rows have rank intervals (else None)."""
+    method = board.rank_uncertainty
+    rows: list[Entry | VariantRow] = [*board.entries, *(board.variants or [])]
+    if not any(row.rank_interval for row in rows):
+        return None
+    whose = "each variant's runs" if method.applies_to == "variants" else "each entry's scenarios"
+    return (
+        f"  rank [low-high]: {method.level:.0%} bootstrap interval of the rank over "
+        f"{method.resamples} resamples of {whose} (seed {method.seed}); "
+        f"{NOT_SEPARABLE} = not separable: its interval overlaps another row's"
+    )
+
+
 def _notes(entry: Entry) -> str:
     """What a reader must know about a row, in a few words: '-' when nothing."""
     notes = []
@@ -89,7 +115,7 @@ def leaderboard_table(board: Leaderboard, *, wide: bool = False) -> Table:
     for entry in board.entries:
         cells = _cells(entry, board.kind)
         table.add_row(
-            str(entry.rank),
+            _rank(entry),
             escape(entry.submission_id),
             *(escape(cells[c]) for c in columns),
             escape(_notes(entry)),
@@ -106,7 +132,7 @@ def print_leaderboard(board: Leaderboard, *, wide: bool = False) -> None:
         variants.add_column("uplift vs T0", no_wrap=True)
         for v in board.variants:
             variants.add_row(
-                str(v.rank), v.variant, str(v.runs), _num(v.pass_rate, 2),
+                _rank(v), v.variant, str(v.runs), _num(v.pass_rate, 2),
                 _num(v.median_composite), v.grade or "-",
                 str(v.cost_of_pass) if isinstance(v.cost_of_pass, str) else _num(v.cost_of_pass, 4),
                 "-" if v.uplift is None else f"{v.uplift:+.1%}",
@@ -123,6 +149,9 @@ def print_leaderboard(board: Leaderboard, *, wide: bool = False) -> None:
         "--json for scripts",
         highlight=False,
     )
+    legend = rank_legend(board)
+    if legend is not None:
+        console.print(legend, highlight=False, markup=False)
 
 
 def metadata_pairs(pairs: list[str]) -> dict[str, str]:

@@ -1,0 +1,98 @@
+"""Rank intervals: a percentile bootstrap of each row's competition rank."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from evalq.scoring.rank_interval import (
+    RankedRow,
+    RankInterval,
+    competition_ranks_of,
+    rank_intervals,
+)
+
+
+def by_mean(sample: Sequence[float]) -> tuple[float, ...]:
+    """Higher mean ranks first (smaller key)."""
+    return (-sum(sample) / len(sample),)
+
+
+def row(*units: float, pairing: str | None = None) -> RankedRow[float]:
+    return RankedRow(by_mean(units) if units else (0.0,), units, by_mean, pairing)
+
+
+def intervals(
+    rows: Sequence[RankedRow[float]], *, level: float = 0.95, resamples: int = 1000
+) -> list[tuple[int, int] | None]:
+    found = rank_intervals(rows, level=level, resamples=resamples)
+    return [None if r.interval is None else (r.interval.low, r.interval.high) for r in found.rows]
+
+
+def test_competition_ranks_of_keys_tie_at_the_best_rank() -> None:
+    assert competition_ranks_of([(-0.9,), (-0.9,), (-0.8,)]) == [1, 1, 3]
+    # the suite's order: (missing, partial, gate, -final): a passing gate beats a higher final
+    assert competition_ranks_of([(0, 0, 1, -0.95), (0, 0, 0, -0.9), (0, 1, 0, -1.0)]) == [2, 1, 3]
+
+
+def test_the_same_seed_gives_the_same_intervals() -> None:
+    rows = [row(0.7, 0.9, 0.6, 0.8), row(0.75, 0.65, 0.8, 0.7), row(0.5, 0.95, 0.6, 0.9)]
+    first = rank_intervals(rows, seed=11)
+    assert first == rank_intervals(rows, seed=11)
+    assert (first.seed, first.resamples, first.level) == (11, 1000, 0.95)
+
+
+def test_clearly_separated_rows_get_one_rank_each_and_are_separable() -> None:
+    found = rank_intervals([row(0.1, 0.2, 0.15), row(0.9, 0.8, 0.85)])
+    assert [r.interval for r in found.rows] == [RankInterval(2, 2), RankInterval(1, 1)]
+    assert all(r.not_separable_from == () and r.note is None for r in found.rows)
+
+
+def test_overlapping_samples_give_overlapping_intervals_not_separable() -> None:
+    found = rank_intervals([row(0.5, 0.9, 0.6, 0.8, 0.7), row(0.6, 0.85, 0.55, 0.75, 0.65)])
+    first, second = found.rows
+    assert first.interval == second.interval == RankInterval(1, 2)
+    assert (first.not_separable_from, second.not_separable_from) == ((1,), (0,))
+
+
+def test_a_row_with_one_unit_keeps_its_place_but_gets_no_interval() -> None:
+    found = rank_intervals([row(0.5), row(0.2, 0.8), row()], unit="run")
+    alone, spread, empty = found.rows
+    assert (alone.interval, alone.note) == (None, "a single run: nothing to resample")
+    assert (empty.interval, empty.note) == (None, "no runs to resample")
+    # the fixed row at 0.5 (and the empty one, key 0.0) still take part in every ranking: the
+    # spread row's mean is 0.2, 0.5 or 0.8, so it ranks 2 (or ties 1), 1 (tie) or 1
+    assert spread.interval == RankInterval(1, 2)
+    assert alone.not_separable_from == () and spread.not_separable_from == ()
+
+
+def test_two_rows_of_two_units_by_hand() -> None:
+    # A = [1, 3], B = [2, 4]: a resample's mean is A in {1, 2, 2, 3}, B in {2, 3, 3, 4}, the
+    # 16 pairs equally likely. A ranks first (ties share rank 1) in 5 of them: (2, 2) twice,
+    # (3, 2), (3, 3) twice; B ranks second only at (3, 2): 1 of 16 = 6.25%.
+    rows = [row(1.0, 3.0), row(2.0, 4.0)]
+    # level 0.95: A's ranks are 31% ones -> [1, 2]; B's 6.25% twos exceed the 2.5% tail -> [1, 2]
+    assert intervals(rows, resamples=20_000) == [(1, 2), (1, 2)]
+    # level 0.3 (the 35% and 65% quantiles): A's 31% ones fall inside the lower tail -> [2, 2];
+    # B's 6.25% twos inside the upper one -> [1, 1]: separable at that level
+    assert intervals(rows, resamples=20_000, level=0.3) == [(2, 2), (1, 1)]
+
+
+def test_pairing_draws_the_same_units_for_rows_that_share_them() -> None:
+    # A is B plus 1 on every unit: paired, A wins every resample; drawn independently,
+    # B's mean reaches A's (1.0 = 1.0, a tie at rank 1) in 1 of 16 resamples
+    paired = [row(1.0, 2.0, pairing="s"), row(0.0, 1.0, pairing="s")]
+    assert intervals(paired) == [(1, 1), (2, 2)]
+    alone = [row(1.0, 2.0), row(0.0, 1.0)]
+    assert intervals(alone) == [(1, 1), (1, 2)]
+    assert rank_intervals(alone).rows[1].not_separable_from == (0,)
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(ValueError, match="level"):
+        rank_intervals([row(1.0, 2.0)], level=1.0)
+    with pytest.raises(ValueError, match="resamples"):
+        rank_intervals([row(1.0, 2.0)], resamples=0)
+    with pytest.raises(ValueError, match="equally many"):
+        rank_intervals([row(1.0, 2.0, pairing="s"), row(1.0, 2.0, 3.0, pairing="s")])
