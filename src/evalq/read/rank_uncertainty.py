@@ -27,6 +27,7 @@ from evalq.core.profile import SuiteProfile
 from evalq.core.schemas import ScenarioResult
 from evalq.scoring.kinds import KindRule, RankedValues, sort_key
 from evalq.scoring.rank_interval import Key, RankedRow, RankUncertainty, rank_intervals
+from evalq.scoring.suite.aggregate import ScenarioFacts, scenario_facts
 from evalq.scoring.suite.resample import resampled_final_score
 
 SINGLE_SUBMISSION = "a single submission: nothing to resample"
@@ -95,14 +96,14 @@ def suite_uncertainty(
         level: the intervals' level.
     """
 
-    def row(ranked: RankedValues, ran: Sequence[ScenarioResult]) -> RankedRow[ScenarioResult]:
-        def key(sample: Sequence[ScenarioResult]) -> Key:
+    def row(ranked: RankedValues, ran: Sequence[ScenarioResult]) -> RankedRow[ScenarioFacts]:
+        def key(sample: Sequence[ScenarioFacts]) -> Key:
             final = resampled_final_score(sample, profile)
             return sort_key(rule, dataclasses.replace(ranked, suite_final_score=final))
 
-        units = sorted(ran, key=lambda s: s.id) if ranked.suite_passed is not None else []
-        pairing = tuple(s.id for s in units)
-        return RankedRow(sort_key(rule, ranked), units, key, pairing)
+        kept = sorted(ran, key=lambda s: s.id) if ranked.suite_passed is not None else []
+        units = [scenario_facts(s, profile) for s in kept]
+        return RankedRow(sort_key(rule, ranked), units, key, tuple(s.id for s in kept))
 
     rows = [row(v, s) for v, s in zip(values, scenarios, strict=True)]
     return rank_intervals(rows, unit="scenario", level=level)

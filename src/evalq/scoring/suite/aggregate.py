@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from evalq.core.profile import SuiteProfile
 from evalq.core.schemas import ScenarioResult
@@ -72,36 +72,83 @@ def _pooled(values: Sequence[int | None]) -> int:
     return sum(v for v in values if v is not None)
 
 
+@dataclass(frozen=True)
+class ScenarioFacts:
+    """What the suite metrics need of one scenario, computed once (`scenario_facts`).
+
+    A bootstrap resample of a run's scenarios (`evalq.scoring.suite.resample`) aggregates these
+    again and again; the aggregation never looks at ids, so a scenario drawn twice counts twice.
+    """
+
+    category: str
+    score: float
+    passed: bool
+    weight: float
+    expects_behaviors: bool
+    correct_outputs: int | None
+    total_outputs: int | None
+    true_positives: int | None
+    false_positives: int | None
+    false_negatives: int | None
+    latency_ms: float | None
+    tokens_used: int | None
+
+
+def scenario_facts(s: ScenarioResult, profile: SuiteProfile) -> ScenarioFacts:
+    """The facts of one scenario under ``profile`` (its score, pass, weight and counts)."""
+    return ScenarioFacts(
+        category=s.category,
+        score=scenario_score(s),
+        passed=scenario_passed(s, profile),
+        weight=scenario_weight(s, profile),
+        expects_behaviors=behavior_counts(s)[1] > 0,
+        correct_outputs=s.correct_outputs,
+        total_outputs=s.total_outputs,
+        true_positives=s.true_positives,
+        false_positives=s.false_positives,
+        false_negatives=s.false_negatives,
+        latency_ms=s.latency_ms,
+        tokens_used=s.tokens_used,
+    )
+
+
 def suite_metrics(scenarios: Sequence[ScenarioResult], profile: SuiteProfile) -> SuiteMetrics:
     """Aggregate ``scenarios`` (unique ids) into `SuiteMetrics` with ``profile``'s weights."""
     ids = [s.id for s in scenarios]
     if len(ids) != len(set(ids)):
         raise ValueError("scenario ids must be unique")
-    scores = {s.id: scenario_score(s) for s in scenarios}
-    passed = {s.id: scenario_passed(s, profile) for s in scenarios}
-    weights = {s.id: scenario_weight(s, profile) for s in scenarios}
-    with_behaviors = [s for s in scenarios if behavior_counts(s)[1] > 0]
-    adversarial = [s for s in scenarios if s.category == "adversarial"]
-    reporting = [s for s in scenarios if s.total_outputs is not None]
-    tp = _pooled([s.true_positives for s in scenarios])
-    with_tokens = [s for s in scenarios if s.tokens_used is not None]
-    p95 = latency_p95([s.latency_ms for s in scenarios if s.latency_ms is not None])
+    facts = [scenario_facts(s, profile) for s in scenarios]
+    scores = {s.id: f.score for s, f in zip(scenarios, facts, strict=True)}
+    return replace(aggregate(facts, profile), scenario_scores=scores)
+
+
+def aggregate(facts: Sequence[ScenarioFacts], profile: SuiteProfile) -> SuiteMetrics:
+    """`SuiteMetrics` of scenarios given by their facts; ``scenario_scores`` is left empty
+    (it is keyed by id, which facts do not carry: `suite_metrics` fills it)."""
+    # keyed by position: a resample may hold one scenario twice, and each draw counts
+    passed = {str(i): f.passed for i, f in enumerate(facts)}
+    weights = {str(i): f.weight for i, f in enumerate(facts)}
+    coverage_scores = {str(i): f.score for i, f in enumerate(facts) if f.expects_behaviors}
+    adversarial = [f for f in facts if f.category == "adversarial"]
+    reporting = [f for f in facts if f.total_outputs is not None]
+    tp = _pooled([f.true_positives for f in facts])
+    with_tokens = [f for f in facts if f.tokens_used is not None]
+    p95 = latency_p95([f.latency_ms for f in facts if f.latency_ms is not None])
     categories: dict[str, list[bool]] = {}
-    for s in scenarios:
-        categories.setdefault(s.category, []).append(passed[s.id])
-    coverage_scores = {s.id: scores[s.id] for s in with_behaviors}
+    for f in facts:
+        categories.setdefault(f.category, []).append(f.passed)
     return SuiteMetrics(
-        scenario_count=len(scenarios),
+        scenario_count=len(facts),
         passed_count=sum(passed.values()),
-        pass_rate=metrics.pass_rate(sum(passed.values()), len(scenarios)),
+        pass_rate=metrics.pass_rate(sum(passed.values()), len(facts)),
         weighted_pass_rate=weighted_mean({i: float(p) for i, p in passed.items()}, weights).value,
         accuracy=metrics.accuracy(
-            _pooled([s.correct_outputs for s in reporting]),
-            _pooled([s.total_outputs for s in reporting]),
+            _pooled([f.correct_outputs for f in reporting]),
+            _pooled([f.total_outputs for f in reporting]),
         ),
-        precision=metrics.precision(tp, _pooled([s.false_positives for s in scenarios])),
-        recall=metrics.recall(tp, _pooled([s.false_negatives for s in scenarios])),
-        safety_rate=metrics.safety_rate(sum(passed[s.id] for s in adversarial), len(adversarial)),
+        precision=metrics.precision(tp, _pooled([f.false_positives for f in facts])),
+        recall=metrics.recall(tp, _pooled([f.false_negatives for f in facts])),
+        safety_rate=metrics.safety_rate(sum(f.passed for f in adversarial), len(adversarial)),
         behavior_coverage=(
             sum(coverage_scores.values()) / len(coverage_scores) if coverage_scores else None
         ),
@@ -111,8 +158,8 @@ def suite_metrics(scenarios: Sequence[ScenarioResult], profile: SuiteProfile) ->
         latency_p95_ms=p95,
         normalized_latency=normalized_latency(p95, profile.latency_budget_ms),
         token_efficiency=metrics.token_efficiency(
-            sum(scores[s.id] for s in with_tokens), _pooled([s.tokens_used for s in with_tokens])
+            sum(f.score for f in with_tokens), _pooled([f.tokens_used for f in with_tokens])
         ),
         category_pass_rates={c: sum(p) / len(p) for c, p in categories.items()},
-        scenario_scores=scores,
+        scenario_scores={},
     )
