@@ -16,7 +16,7 @@ import fnmatch
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -38,6 +38,8 @@ from evalq.store import queries
 from evalq.store.models import TaskRow
 
 FIELDS = ("model", "tool", "variant")
+MAX_RESAMPLES = 100_000
+"""Most bootstrap resamples one comparison may ask for (the default is 2,000)."""
 BY_RULE = "one of model, tool, variant, or metadata.KEY"
 
 
@@ -47,7 +49,9 @@ class Comparison:
 
     Attributes:
         tasks: the tasks compared, by id.
-        kind / ranking_key: what the tasks rank by (the score compared).
+        not_evaluated: tasks named that have no evaluated submission yet (left out).
+        kind / ranking_key: what the tasks rank by.
+        score: the score compared: the ranking score, or a suite's ``scenario_score``.
         unit: what pairs: ``task``, or ``scenario`` for suite tasks.
         by: the field that makes the groups.
         contrast: the comparisons with the reference group and the per-unit values.
@@ -57,8 +61,10 @@ class Comparison:
     """
 
     tasks: tuple[str, ...]
+    not_evaluated: tuple[str, ...]
     kind: str
     ranking_key: str
+    score: str
     unit: str
     by: str
     contrast: GroupContrast
@@ -69,8 +75,10 @@ class Comparison:
         """JSON-ready form."""
         return {
             "tasks": list(self.tasks),
+            "not_evaluated": list(self.not_evaluated),
             "kind": self.kind,
             "ranking_key": self.ranking_key,
+            "score": self.score,
             "unit": self.unit,
             "by": self.by,
             **self.contrast.to_dict(),
@@ -125,6 +133,7 @@ class _Gathered:
     keys: dict[str, str]
     left_out: Counter[tuple[str, str]]
     present: set[str]
+    evaluated: list[str]
 
 
 def _gather(
@@ -134,8 +143,12 @@ def _gather(
     kinds, keys = {}, {}
     left_out: Counter[tuple[str, str]] = Counter()
     present: set[str] = set()
+    evaluated = []
     for task_id in tasks:
-        board = leaderboard(session, task_id=task_id, settings=settings)
+        board = leaderboard(session, task_id=task_id, settings=settings, rank_intervals=False)
+        if not board.entries:  # its kind may be derived from runs it does not have yet
+            continue
+        evaluated.append(task_id)
         kinds[task_id], keys[task_id] = board.kind, board.ranking_key
         entries = {e.submission_id: e for e in board.entries}
         profile = profile_named(queries.get_task(session, task_id=task_id).profile, settings)
@@ -166,40 +179,58 @@ def _gather(
             scylla = EvaluationScores.model_validate(evaluation.scores).scylla
             passed = None if scylla is None else scylla.passed
             observations.append(Observation(task_id, group, entry.ranking_value, passed))
-    return _Gathered(observations, kinds, keys, left_out, present)
+    return _Gathered(observations, kinds, keys, left_out, present, evaluated)
 
 
 def _groups(
     session: Session,
     gathered: _Gathered,
-    tasks: Sequence[str],
     by: str,
     values: Sequence[str],
     settings: Settings | None,
 ) -> list[str]:
+    """The groups named (every one must have a complete evaluation), or by variant every
+    variant that has one, the profile's baseline variant first."""
+    present = sorted(gathered.present)
+    scored = {o.group for o in gathered.observations}
     named = list(dict.fromkeys(values))
     if not named and by == "variant":
-        ordered = sorted(gathered.present, key=natural_order)
+        ordered = sorted(scored, key=natural_order)
         baselines = {
             profile_named(
                 queries.get_task(session, task_id=t).profile, settings
             ).scylla.baseline_variant
-            for t in tasks
+            for t in gathered.evaluated
         }
         first = next((v for v in ordered if v in baselines), None)
         named = ([first] if first else []) + [v for v in ordered if v != first]
-    present = sorted(gathered.present)
+        if len(named) < 2:
+            rule = f"fewer than two variants have a complete evaluation; present: {present}"
+            raise InvalidInput([("values", rule)])
     if len(named) < 2:
         raise InvalidInput(
             [("values", f"name two or more {by} values to compare; present: {present}")]
         )
-    scored = {o.group for o in gathered.observations}
     absent = [v for v in named if v not in scored]
     if absent:
         raise InvalidInput(
             [("values", f"no complete evaluation has {by} {absent}; present: {present}")]
         )
     return named
+
+
+def _check_method(correction: str, alpha: float, level: float | None, resamples: int) -> None:
+    problems = []
+    if correction not in get_args(Correction):
+        problems.append(("correction", f"one of {', '.join(get_args(Correction))}"))
+    if not 0 < alpha < 1:
+        problems.append(("alpha", "between 0 and 1"))
+    if level is not None and not 0 < level < 1:
+        problems.append(("level", "between 0 and 1"))
+    if not 1 <= resamples <= MAX_RESAMPLES:
+        problems.append(("resamples", f"from 1 to {MAX_RESAMPLES}"))
+    if problems:
+        raise InvalidInput(problems)
 
 
 def compare(
@@ -227,17 +258,24 @@ def compare(
             task's profile confidence level (the one its report uses).
 
     Raises:
-        InvalidInput: on ``tasks``, ``by`` or ``values``, naming the rule broken.
+        InvalidInput: on ``tasks``, ``by``, ``values``, ``correction``, ``alpha``, ``level``
+            or ``resamples``, naming the rule broken.
     """
     _check_by(by)
-    task_ids = resolve_tasks(session, tasks)
-    gathered = _gather(session, task_ids, by, settings)
+    _check_method(correction, alpha, level, resamples)
+    if not 0 <= seed < 2**32:
+        raise InvalidInput([("seed", "from 0 to 2**32 - 1")])
+    named = resolve_tasks(session, tasks)
+    gathered = _gather(session, named, by, settings)
+    task_ids = gathered.evaluated
+    if not task_ids:
+        raise InvalidInput([("tasks", f"no evaluated submission in {named}")])
     scores = sorted(set(gathered.keys.values()))
     if len(scores) > 1:
         raise InvalidInput(
             [("tasks", f"the tasks rank by different scores {scores}; compare tasks of one kind")]
         )
-    groups = _groups(session, gathered, task_ids, by, values, settings)
+    groups = _groups(session, gathered, by, values, settings)
     kind = gathered.kinds[task_ids[0]]
     profile = profile_named(queries.get_task(session, task_id=task_ids[0]).profile, settings)
     level = profile.arena.confidence_level if level is None else level
@@ -251,11 +289,14 @@ def compare(
             resamples=resamples,
             seed=seed,
         )
-    kept = set(groups)
+    # by default (every variant) a group left out entirely is reported too
+    kept = set(groups) if values else gathered.present
     return Comparison(
         tasks=tuple(task_ids),
+        not_evaluated=tuple(t for t in named if t not in task_ids),
         kind=kind,
         ranking_key=scores[0],
+        score="scenario_score" if kind == "suite" else scores[0],
         unit="scenario" if kind == "suite" else "task",
         by=by,
         contrast=contrast(

@@ -160,6 +160,7 @@ def leaderboard(
     variant: str | None = None,
     metadata: Mapping[str, str] | None = None,
     settings: Settings | None = None,
+    rank_intervals: bool = True,
 ) -> Leaderboard:
     """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3) by the score
     its kind is about.
@@ -167,7 +168,8 @@ def leaderboard(
     Filters keep only the matching submissions; ranks and percentiles are computed among the
     rows kept. ``metadata`` keeps the rows whose metadata holds every ``key: value`` given,
     values compared as strings (`evalq.core.metadata.matches`); it selects rows and never
-    changes what they are ranked by.
+    changes what they are ranked by. ``rank_intervals=False`` leaves out the suite entries'
+    rank intervals (the costly part) for readers that only want the scores.
 
     Raises:
         NotFound: no such task.
@@ -205,7 +207,7 @@ def leaderboard(
     }
     level = profile.arena.confidence_level
     uncertainty = None
-    if rule.kind == "suite":
+    if rule.kind == "suite" and rank_intervals:
         uncertainty = suite_uncertainty(
             rule, [r.values for r in rows], [r.scenarios for r in rows], profile.suite, level=level
         )
@@ -236,7 +238,9 @@ def leaderboard(
             "enough_data": interval.enough_data,
             "level": level,
         },
-        rank_uncertainty=method_of(rule.kind, uncertainty, level),
+        rank_uncertainty=method_of(rule.kind, uncertainty, level)
+        if rank_intervals or rule.kind != "suite"
+        else RankMethod(None, None, 0, 0, level, "rank intervals not computed for this read"),
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any, get_args
 
 from sqlalchemy.orm import Session
 
+from evalq.core.errors import InvalidInput
 from evalq.core.profile import Recommendation, profile_named
 from evalq.core.results import EvaluationScores
 from evalq.core.settings import Settings
@@ -76,6 +77,8 @@ class ReportData:
         comparison: what `evalq compare` says of this task alone: by variant for a Scylla
             task, by model over a suite's scenarios (the leading model the reference); None
             for the other kinds, whose single task pairs nothing, or with fewer than 2 groups.
+        comparison_note: why a Scylla or suite task has no comparison (its groups could not
+            be compared), else None.
     """
 
     task_id: str
@@ -87,6 +90,7 @@ class ReportData:
     analysis: VariantAnalysis | None
     suite_gates: dict[str, SuiteGate]
     comparison: Comparison | None = None
+    comparison_note: str | None = None
 
     @property
     def variants(self) -> VariantReport | None:
@@ -186,22 +190,28 @@ def report_data(session: Session, *, task_id: str, settings: Settings | None = N
         intervals=dimension_intervals(board.entries, level),
         analysis=analysis,
         suite_gates=suite_gates(session, task_id=task_id),
-        comparison=task_comparison(session, board, settings),
+        **task_comparison(session, board, settings),
     )
 
 
 def task_comparison(
     session: Session, board: Leaderboard, settings: Settings | None
-) -> Comparison | None:
-    """`ReportData.comparison`: by variant (Scylla) or by model over scenarios (suite)."""
-    if board.kind == "scylla":
-        variants = {e.variant for e in board.entries if e.variant is not None}
-        if len(variants) < 2:
-            return None
-        return compare(session, tasks=board.task_id, by="variant", settings=settings)
-    if board.kind == "suite":
-        models = list(dict.fromkeys(e.model for e in board.entries if not e.partial))
-        if len(models) < 2:
-            return None
-        return compare(session, tasks=board.task_id, by="model", values=models, settings=settings)
-    return None
+) -> dict[str, Any]:
+    """``comparison`` (and ``comparison_note``) of `ReportData`: by variant (Scylla) or by
+    model over scenarios (suite); a comparison the data cannot support is said, not raised."""
+    try:
+        if board.kind == "scylla":
+            variants = {e.variant for e in board.entries if e.variant is not None}
+            if len(variants) >= 2:
+                found = compare(session, tasks=board.task_id, by="variant", settings=settings)
+                return {"comparison": found}
+        if board.kind == "suite":
+            models = list(dict.fromkeys(e.model for e in board.entries if not e.partial))
+            if len(models) >= 2:
+                found = compare(
+                    session, tasks=board.task_id, by="model", values=models, settings=settings
+                )
+                return {"comparison": found}
+    except InvalidInput as refused:
+        return {"comparison_note": "; ".join(rule for _, rule in refused.problems)}
+    return {}

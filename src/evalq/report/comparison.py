@@ -100,12 +100,13 @@ def _tests(comparison: Comparison) -> str:
         "compared with " + result.reference, "design", "n", f"difference [{level} CI]", "test",
         "p", f"{result.correction} p", f"Cliff's delta [{level} CI]", "McNemar p", "conclusion",
     )  # fmt: skip
+    named = "" if comparison.by == "variant" else " " + " ".join(result.groups)
+    command = f"evalq compare {','.join(comparison.tasks)} --by {comparison.by}{named}"
     note = (
         f'<p class="note">Differences are other minus {esc(result.reference)} in '
-        f"{esc(comparison.ranking_key)}; pairs are {esc(comparison.unit)}s. p-values corrected "
+        f"{esc(comparison.score)}; pairs are {esc(comparison.unit)}s. p-values corrected "
         f"with {esc(result.correction)} at alpha {result.alpha}. Same numbers as "
-        f"<code>evalq compare {esc(','.join(comparison.tasks))} --by {esc(comparison.by)}</code>"
-        " (docs/statistics.md says which test is used when).</p>"
+        f"<code>{esc(command)}</code> (docs/statistics.md says which test is used when).</p>"
     )
     return _table("comparisons", heads, rows) + note
 
@@ -113,7 +114,9 @@ def _tests(comparison: Comparison) -> str:
 def comparison_section(data: ReportData) -> str:
     """``<section id="compare">``: the task's comparison, or how to compare across tasks."""
     comparison = data.comparison
-    if comparison is None:
+    if comparison is None and data.comparison_note:
+        body = f'<p class="note">Not comparable: {esc(data.comparison_note)}.</p>'
+    elif comparison is None:
         body = (
             '<p class="note">One task pairs nothing: compare models over the tasks they share '
             "with <code>evalq compare 'TASK-*' --by model A B</code> (or "

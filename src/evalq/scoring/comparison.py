@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy.stats import mannwhitneyu, wilcoxon
+import numpy.typing as npt
+from scipy.stats import mannwhitneyu, rankdata, wilcoxon
 
 from evalq.scoring.bootstrap import quantile
 
@@ -159,19 +160,56 @@ def paired_bootstrap_ci(
     )
 
 
-def wilcoxon_signed_rank(a: Sequence[float], b: Sequence[float]) -> Significance:
-    """Wilcoxon's signed-rank test of ``a[i] - b[i]`` (scipy), two-sided.
+def signed_rank_sum(differences: Sequence[float]) -> float:
+    """``R+ - R-``: the mid-ranks of ``|d|`` summed with the signs of the nonzero differences.
 
-    Zero differences are dropped (Wilcoxon's convention). The p-value is exact for up to 50
-    remaining pairs without tied magnitudes, else the normal approximation with continuity
-    correction. When every difference is zero the result says ``"no-difference"``, p = 1.
+    Positive when the differences lean positive by rank (the direction Wilcoxon's test sees,
+    which the mean can contradict when one large difference outweighs many small ones).
+    """
+    nonzero = np.asarray([d for d in differences if d != 0], dtype=float)
+    if not len(nonzero):
+        return 0.0
+    return float(np.sign(nonzero) @ rankdata(np.abs(nonzero)))
+
+
+def _exact_tied(nonzero: Sequence[float]) -> tuple[float, float]:
+    """(min(R+, R-), exact two-sided p) of the signed-rank statistic with tied magnitudes.
+
+    Every one of the ``2**n`` sign assignments of the mid-ranks is equally likely under the
+    null hypothesis; the p-value is the share whose ``|R+ - E|`` is at least the observed.
+    """
+    ranks = rankdata(np.abs(np.asarray(nonzero, dtype=float)))
+    n = len(ranks)
+    observed = float(ranks[np.asarray(nonzero) > 0].sum())
+    centre = float(ranks.sum()) / 2
+    bits = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
+    spread = np.abs(bits @ ranks - centre)
+    # mid-ranks are multiples of 1/2, so a half-step tolerance is exact
+    p_value = float(np.count_nonzero(spread >= abs(observed - centre) - 0.25)) / 2**n
+    return min(observed, float(ranks.sum()) - observed), min(1.0, p_value)
+
+
+def wilcoxon_signed_rank(a: Sequence[float], b: Sequence[float]) -> Significance:
+    """Wilcoxon's signed-rank test of ``a[i] - b[i]``, two-sided.
+
+    Zero differences are dropped (Wilcoxon's convention). The p-value is exact up to 50
+    remaining pairs without tied magnitudes (scipy), and up to `EXACT_PERMUTATION_LIMIT` pairs
+    with ties (every sign assignment of the mid-ranks enumerated: pass/fail differences are
+    all ties, and a normal approximation there would fall below the smallest p-value the test
+    can give); else the normal approximation with tie and continuity corrections (scipy). When
+    every difference is zero the result says ``"no-difference"``, p = 1. The statistic is
+    ``min(R+, R-)``.
     """
     diffs = _differences(a, b, "wilcoxon_signed_rank")
     nonzero = [d for d in diffs if d != 0]
     if not nonzero:
         return Significance("wilcoxon-signed-rank", True, 0.0, 1.0, "no-difference", len(diffs))
     magnitudes = [abs(d) for d in nonzero]
-    exact = len(nonzero) <= 50 and len(set(magnitudes)) == len(magnitudes)
+    tied = len(set(magnitudes)) < len(magnitudes)
+    if tied and len(nonzero) <= EXACT_PERMUTATION_LIMIT:
+        statistic, p_value = _exact_tied(nonzero)
+        return Significance("wilcoxon-signed-rank", True, statistic, p_value, "exact", len(diffs))
+    exact = len(nonzero) <= 50 and not tied
     result = wilcoxon(
         nonzero,
         zero_method="wilcox",
@@ -245,10 +283,12 @@ def mcnemar_exact(a_passed: Sequence[bool], b_passed: Sequence[bool]) -> Signifi
     return Significance("mcnemar-exact", True, float(only_a), p_value, "exact", discordant)
 
 
-def _cliffs_delta(x: Sequence[float], y: Sequence[float]) -> float:
-    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    signs = np.sign(xs[:, None] - ys[None, :])
-    return float(signs.sum()) / (len(xs) * len(ys))
+def _cliffs_delta(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> float:
+    """``(#(x_i > y_j) - #(x_i < y_j)) / (len(x) * len(y))`` in O((n + m) log m)."""
+    ordered = np.sort(y)
+    below = np.searchsorted(ordered, x, side="left")  # y values smaller than each x
+    above = len(ordered) - np.searchsorted(ordered, x, side="right")
+    return float((below - above).sum()) / (len(x) * len(y))
 
 
 def cliffs_delta(
@@ -258,26 +298,39 @@ def cliffs_delta(
     level: float = 0.95,
     resamples: int = RESAMPLES,
     seed: int = SEED,
+    paired: bool = False,
 ) -> CliffsDelta:
     """Cliff's delta of ``x`` over ``y`` with a percentile bootstrap interval.
 
     ``delta = (#(x_i > y_j) - #(x_i < y_j)) / (len(x) * len(y))``: 1 when every ``x`` beats
     every ``y``, -1 when every ``y`` wins, 0 when neither side tends to win. Each resample
-    draws both samples independently with replacement.
+    draws both samples independently with replacement, or, ``paired``, the same indices of
+    both (``x[i]`` and ``y[i]`` belong to one task and stay together).
 
     Raises:
-        ValueError: an empty sample, ``level`` outside (0, 1), ``resamples`` below 1.
+        ValueError: an empty sample, unequal lengths when paired, ``level`` outside (0, 1),
+            ``resamples`` below 1.
     """
     if not x or not y:
         raise ValueError("cliffs_delta: both samples need at least one value")
+    if paired and len(x) != len(y):
+        raise ValueError("cliffs_delta: paired samples must have the same length")
     _check(level, resamples, "cliffs_delta")
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     rng = random.Random(seed)
-    drawn = sorted(
-        _cliffs_delta(rng.choices(x, k=len(x)), rng.choices(y, k=len(y))) for _ in range(resamples)
-    )
+    drawn = []
+    for _ in range(resamples):
+        if paired:
+            picks = rng.choices(range(len(xs)), k=len(xs))
+            drawn.append(_cliffs_delta(xs[picks], ys[picks]))
+        else:
+            i = rng.choices(range(len(xs)), k=len(xs))
+            j = rng.choices(range(len(ys)), k=len(ys))
+            drawn.append(_cliffs_delta(xs[i], ys[j]))
+    drawn.sort()
     alpha = (1 - level) / 2
     return CliffsDelta(
-        delta=_cliffs_delta(x, y),
+        delta=_cliffs_delta(xs, ys),
         low=quantile(drawn, alpha),
         high=quantile(drawn, 1 - alpha),
         level=level,

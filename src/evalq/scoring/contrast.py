@@ -8,10 +8,14 @@ one named):
 - **paired** when the two share at least `MIN_PAIRS` units: the paired difference
   ``other - reference`` of their unit values with a paired bootstrap interval, Wilcoxon's
   signed-rank test (the decision), the sign-flip permutation test, McNemar's exact test on
-  pass/fail where every shared unit has one outcome per side, and Cliff's delta;
-- **unpaired** otherwise (the groups ran on different units, or on one task only, as repeat
-  runs): the difference of the means of their observations with a two-sample bootstrap
-  interval, Mann-Whitney U (labelled unpaired) and Cliff's delta.
+  pass/fail where every shared unit has one outcome per side, and Cliff's delta (pairs
+  resampled together);
+- **unpaired** otherwise: on their one shared unit if they have one (repeat runs of one
+  task), else over all their observations; the difference of the means with a two-sample
+  bootstrap interval, Mann-Whitney U (labelled unpaired) and Cliff's delta.
+
+A conclusion's "higher" or "lower" is the deciding test's direction (signed ranks, or Cliff's
+delta when unpaired); a mean difference pointing the other way is named in the notes.
 
 The decisions of all comparisons are corrected together (Holm by default), and the correction
 is named in the result. Nothing here reads the database (`evalq.read.compare` does).
@@ -39,6 +43,7 @@ from evalq.scoring.comparison import (
     mcnemar_exact,
     paired_bootstrap_ci,
     paired_permutation_test,
+    signed_rank_sum,
     wilcoxon_signed_rank,
 )
 
@@ -159,6 +164,8 @@ class _Part:
     test: Significance
     permutation: Significance | None
     mcnemar: Significance | None
+    effect: CliffsDelta
+    direction: float
     notes: tuple[str, ...]
 
 
@@ -168,6 +175,7 @@ def _paired(
     shared: list[UnitValues],
     outcomes: dict[tuple[str, str], bool | None],
     *,
+    alpha: float,
     level: float,
     resamples: int,
     seed: int,
@@ -175,10 +183,11 @@ def _paired(
     ref = [u.values[reference] for u in shared]
     oth = [u.values[other] for u in shared]
     notes = []
-    if smallest_p(len(shared)) > 0.05:
+    differing = sum(a != b for a, b in zip(oth, ref, strict=True))
+    if smallest_p(differing) > alpha:
         notes.append(
-            f"{len(shared)} pairs: the smallest possible two-sided p-value is "
-            f"{smallest_p(len(shared)):.3g}, so no difference can be significant at 0.05"
+            f"{differing} pairs differ: the smallest possible two-sided p-value is "
+            f"{smallest_p(differing):.3g}, so no difference can be significant at {alpha}"
         )
     a_passed = [outcomes.get((u.unit, other)) for u in shared]
     b_passed = [outcomes.get((u.unit, reference)) for u in shared]
@@ -196,6 +205,8 @@ def _paired(
         test=wilcoxon_signed_rank(oth, ref),
         permutation=paired_permutation_test(oth, ref, resamples=resamples, seed=seed),
         mcnemar=mcnemar,
+        effect=cliffs_delta(oth, ref, level=level, resamples=resamples, seed=seed, paired=True),
+        direction=signed_rank_sum([a - b for a, b in zip(oth, ref, strict=True)]),
         notes=tuple(notes),
     )
 
@@ -204,15 +215,24 @@ def _unpaired(
     reference: str,
     other: str,
     observations: Sequence[Observation],
-    pairs: int,
+    shared: list[UnitValues],
     *,
     level: float,
     resamples: int,
     seed: int,
 ) -> _Part:
-    ref = [o.score for o in observations if o.group == reference]
-    oth = [o.score for o in observations if o.group == other]
-    why = "they share no task or scenario" if pairs == 0 else "they share only one task or scenario"
+    # One shared unit: compare on it alone, so no other task's difficulty enters.
+    units = {u.unit for u in shared} or {o.unit for o in observations}
+    ref = [o.score for o in observations if o.group == reference and o.unit in units]
+    oth = [o.score for o in observations if o.group == other and o.unit in units]
+    if shared:
+        why = f"they share only {shared[0].unit}, compared over their submissions there"
+    else:
+        why = "they share no task or scenario, compared over all their submissions"
+    notes = [f"unpaired: {why}"]
+    if min(len(ref), len(oth)) < 2:
+        notes.append("one side has a single submission: its interval has no spread to show")
+    effect = cliffs_delta(oth, ref, level=level, resamples=resamples, seed=seed)
     return _Part(
         design="unpaired",
         pairs=0,
@@ -222,15 +242,28 @@ def _unpaired(
         test=mann_whitney_u(oth, ref),
         permutation=None,
         mcnemar=None,
-        notes=(f"unpaired: {why}, too few to pair; compared over their submissions",),
+        effect=effect,
+        direction=effect.delta,
+        notes=tuple(notes),
     )
 
 
 def _conclusion(part: _Part, reference: str, other: str, p: float, rejected: bool) -> str:
+    """The result in words; "higher" or "lower" as the deciding (rank) test sees it."""
     if not rejected:
         return f"no difference detected between {other} and {reference} (adjusted p = {p:.3g})"
-    direction = "higher" if part.difference.mean_difference > 0 else "lower"
+    direction = "higher" if part.direction > 0 else "lower"
     return f"{other} scores {direction} than {reference} (adjusted p = {p:.3g})"
+
+
+def _disagreement(part: _Part) -> tuple[str, ...]:
+    mean = part.difference.mean_difference
+    if part.direction * mean < 0:
+        return (
+            "the ranks and the mean point different ways (a few large differences outweigh "
+            "many small ones): read the difference's interval with the test",
+        )
+    return ()
 
 
 def contrast(
@@ -266,11 +299,18 @@ def contrast(
         shared = [u for u in units if reference in u.values and other in u.values]
         if len(shared) >= MIN_PAIRS:
             part = _paired(
-                reference, other, shared, outcomes, level=level, resamples=resamples, seed=seed
+                reference,
+                other,
+                shared,
+                outcomes,
+                alpha=alpha,
+                level=level,
+                resamples=resamples,
+                seed=seed,
             )
         else:
             part = _unpaired(
-                reference, other, kept, len(shared), level=level, resamples=resamples, seed=seed
+                reference, other, kept, shared, level=level, resamples=resamples, seed=seed
             )
         parts.append(part)
     decided = correct([p.test.p_value for p in parts], correction=correction, alpha=alpha)
@@ -288,11 +328,11 @@ def contrast(
             test=part.test,
             permutation=part.permutation,
             mcnemar=part.mcnemar,
-            effect=cliffs_delta(part.oth, part.ref, level=level, resamples=resamples, seed=seed),
+            effect=part.effect,
             adjusted_p=p,
             rejected=rejected,
             conclusion=_conclusion(part, reference, other, p, rejected),
-            notes=part.notes,
+            notes=part.notes + _disagreement(part),
         )
         for other, part, p, rejected in zip(
             groups[1:], parts, decided.adjusted, decided.rejected, strict=True

@@ -4,17 +4,24 @@ the tasks the groups share, and the variant analysis of the Scylla example."""
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
 
 import pytest
+from sqlalchemy import select, update
 from typer.testing import CliRunner
 
 from evalq.core.errors import InvalidInput
+from evalq.core.schemas import Task
 from evalq.producer.cli import app
 from evalq.read.compare import compare
 from evalq.read.leaderboard import leaderboard
 from evalq.read.report_data import report_data
 from evalq.report import render
+from evalq.store import queries
 from evalq.store.db import session_scope
+from evalq.store.models import EvaluationRow, SubmissionRow
 
 ARENA = ["arena-data-sales-summary", "arena-debug-flaky-date-parser", "arena-frontend-dark-mode"]
 
@@ -134,3 +141,81 @@ def test_the_cli_refuses_a_bad_request_in_one_line(
     done = CliRunner().invoke(app, ["compare", "arena-*", "--by", "model", "o3"])
     assert done.exit_code != 0
     assert "values" in done.output and "two or more" in done.output
+
+
+def copy_of(store: str, tmp_path: Path) -> str:
+    """A copy of the examples' SQLite store that a test may change (SQLite's backup API: the
+    store runs in WAL mode, so its file alone may lack the latest pages)."""
+    copy = tmp_path / "copy.db"
+    with (
+        closing(sqlite3.connect(store.removeprefix("sqlite:///"))) as source,
+        closing(sqlite3.connect(copy)) as target,
+    ):
+        source.backup(target)
+    return f"sqlite:///{copy}"
+
+
+def test_variants_with_only_partial_runs_drop_out_of_a_default_comparison_and_the_report(
+    store: str, tmp_path: Path
+) -> None:
+    url = copy_of(store, tmp_path)
+    with session_scope(url) as session:
+        t1 = [row.id for row in session.scalars(select(SubmissionRow)) if row.variant == "T1"]
+        session.execute(
+            update(EvaluationRow)
+            .where(EvaluationRow.submission_id.in_(t1))
+            .values(status="degraded")
+        )
+    with session_scope(url) as session:
+        result = compare(session, tasks="scylla-token-bucket", by="variant")
+        data = report_data(session, task_id="scylla-token-bucket")
+        with pytest.raises(InvalidInput) as named:  # named by the user: still refused
+            compare(session, tasks="scylla-token-bucket", by="variant", values=["T0", "T1"])
+    assert result.contrast.groups == ("T0", "T2", "T3")
+    assert {"group": "T1", "reason": "partial evaluation", "count": 10} in result.left_out
+    assert data.comparison is not None and data.comparison.contrast.groups == ("T0", "T2", "T3")
+    assert 'id="compare"' in render(data, "html")
+    assert named.value.problems[0][0] == "values"
+
+
+def test_a_task_without_evaluations_is_left_out_of_a_glob_and_said(
+    store: str, tmp_path: Path
+) -> None:
+    url = copy_of(store, tmp_path)
+    with session_scope(url) as session:
+        queries.put_task(session, task=Task(id="scylla-zz-empty"))
+    with session_scope(url) as session:
+        result = compare(session, tasks="scylla-*", by="variant")
+        with pytest.raises(InvalidInput) as caught:
+            compare(session, tasks="scylla-zz-*", by="variant")
+    assert result.tasks == ("scylla-token-bucket",)
+    assert result.not_evaluated == ("scylla-zz-empty",)
+    assert caught.value.problems == [("tasks", "no evaluated submission in ['scylla-zz-empty']")]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"correction": "bonferroni"}, "correction"),
+        ({"alpha": 1.5}, "alpha"),
+        ({"level": 0.0}, "level"),
+        ({"resamples": 0}, "resamples"),
+        ({"seed": -1}, "seed"),
+    ],
+)
+def test_method_arguments_are_checked_by_name(
+    store: str, kwargs: dict[str, object], field: str
+) -> None:
+    with session_scope(store) as session, pytest.raises(InvalidInput) as caught:
+        compare(session, tasks="scylla-token-bucket", by="variant", **kwargs)  # type: ignore[arg-type]
+    assert caught.value.problems[0][0] == field
+
+
+def test_the_cli_refuses_a_negative_seed_as_a_usage_error(
+    store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVALQ_DATABASE_URL", store)
+    done = CliRunner().invoke(
+        app, ["compare", "scylla-token-bucket", "--by", "variant", "--seed", "-1"]
+    )
+    assert done.exit_code == 2 and "--seed" in done.output

@@ -86,9 +86,9 @@ def test_wilcoxon_drops_zero_differences_and_reports_all_zero_clearly() -> None:
     assert (same.method, same.p_value, same.statistic) == ("no-difference", 1.0, 0.0)
 
 
-def test_wilcoxon_uses_the_normal_approximation_with_tied_magnitudes() -> None:
-    a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
-    b = [0.0, 1.0, 2.0, 3.0, 6.0, 4.0]  # differences 1, 1, 1, 1, -1, 2
+def test_wilcoxon_uses_the_normal_approximation_with_tied_magnitudes_past_16_pairs() -> None:
+    a = [float(i) for i in range(20)]
+    b = [x - d for x, d in zip(a, [1, 1, 1, 1, -1, 2] * 3 + [1, 1], strict=True)]  # ties
     result = wilcoxon_signed_rank(a, b)
     expected = stats.wilcoxon(np.subtract(a, b), method="approx", correction=True)
     assert result.method == "normal-approximation"
@@ -230,3 +230,23 @@ def test_benjamini_hochberg_by_hand_and_against_scipy() -> None:
 
 def test_correct_empty_family() -> None:
     assert correct([]).adjusted == ()
+
+
+def test_wilcoxon_with_tied_magnitudes_is_exact_and_matches_scipy_s_permutation() -> None:
+    a = [3.0, 1.0, 2.0, 2.0, 5.0, 1.0, 4.0]
+    b = [1.0, 2.0, 0.0, 1.0, 3.0, 0.0, 2.0]  # differences 2, -1, 2, 1, 2, 1, 2: ties
+    ours = wilcoxon_signed_rank(a, b)
+    theirs = stats.wilcoxon(
+        [x - y for x, y in zip(a, b, strict=True)], method=stats.PermutationMethod(n_resamples=9999)
+    )
+    assert ours.method == "exact"
+    assert ours.p_value == pytest.approx(float(theirs.pvalue))  # 7 pairs: scipy enumerates too
+    assert ours.statistic == pytest.approx(float(theirs.statistic))
+
+
+def test_cliffs_delta_by_sorting_equals_the_pairwise_count() -> None:
+    rng = np.random.default_rng(5)
+    x = list(rng.integers(0, 6, 40).astype(float))  # many ties
+    y = list(rng.integers(0, 6, 33).astype(float))
+    brute = sum(int(xi > yj) - int(xi < yj) for xi in x for yj in y) / (len(x) * len(y))
+    assert cliffs_delta(x, y, resamples=10).delta == pytest.approx(brute)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from scipy.stats import wilcoxon
 
-from evalq.scoring.comparison import correct, mcnemar_exact
+from evalq.scoring.comparison import cliffs_delta, correct, mcnemar_exact
 from evalq.scoring.contrast import Observation, contrast, smallest_p, unit_values
 
 # Ten tasks of very different difficulty; B beats A on each by 0.6 to 2 points (as in
@@ -120,3 +120,56 @@ def test_the_same_seed_gives_the_same_numbers() -> None:
 def test_bad_groups_name_the_rule(groups: list[str], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         contrast(tasks(), groups)
+
+
+def test_tied_pass_fail_differences_get_the_exact_p_value_not_a_normal_one() -> None:
+    # B passes and A fails on 5 scenarios: every difference is +1 (all tied). The smallest
+    # two-sided p-value with 5 pairs is 2 / 2**5 = 0.0625; a normal approximation says 0.037.
+    observations = []
+    for i in range(5):
+        observations += [
+            Observation(f"s{i}", "A", 0.0, False),
+            Observation(f"s{i}", "B", 1.0, True),
+        ]
+    (c,) = contrast(observations, ["A", "B"], resamples=100).comparisons
+    assert c.test.method == "exact" and c.test.p_value == pytest.approx(0.0625)
+    assert c.mcnemar is not None and c.mcnemar.p_value == pytest.approx(0.0625)
+    assert not c.rejected
+    assert any("smallest possible two-sided p-value is 0.0625" in n for n in c.notes)
+
+
+def test_the_direction_is_the_deciding_test_s_and_a_contrary_mean_is_flagged() -> None:
+    # 20 tasks where B is 1 point better, one where it is 100 points worse: the signed ranks
+    # say B is better (Wilcoxon rejects), the mean difference is negative.
+    observations = []
+    for i, gain in enumerate([1.0] * 20 + [-100.0]):
+        observations += [Observation(f"t{i}", "A", 50.0), Observation(f"t{i}", "B", 50.0 + gain)]
+    (c,) = contrast(observations, ["A", "B"], resamples=200).comparisons
+    assert c.rejected and c.difference.mean_difference < 0
+    assert c.conclusion.startswith("B scores higher than A")
+    assert any("ranks and the mean point different ways" in n for n in c.notes)
+
+
+def test_one_shared_task_is_compared_on_that_task_alone() -> None:
+    observations = [
+        Observation("shared", "A", 10.0),
+        Observation("shared", "A", 12.0),
+        Observation("shared", "B", 30.0),
+        Observation("only-a", "A", 90.0),  # another task's difficulty must not enter
+    ]
+    (c,) = contrast(observations, ["A", "B"], resamples=100).comparisons
+    assert (c.design, c.n_reference, c.n_other) == ("unpaired", 2, 1)
+    assert c.mean_reference == 11.0
+    assert any("they share only shared" in n for n in c.notes)
+    assert any("single submission" in n for n in c.notes)
+
+
+def test_the_paired_effect_size_resamples_pairs_together() -> None:
+    paired = contrast(tasks(), ["A", "B"], resamples=300).comparisons[0].effect
+    # B wins every pair by a little; tasks span 12..95. Resampled as pairs, A and B draw the
+    # same tasks and the delta stays near its observed value; drawn apart, it spreads wider.
+    a = list(TASK_LEVELS)
+    b = [lv + g for lv, g in zip(TASK_LEVELS, GAINS, strict=True)]
+    apart = cliffs_delta(b, a, resamples=300)
+    assert paired.delta == apart.delta
+    assert (paired.high - paired.low) < (apart.high - apart.low)

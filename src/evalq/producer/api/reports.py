@@ -256,8 +256,14 @@ class CompareReport(Reply):
     """Body of GET /v1/compare: groups of submissions compared over the units they share."""
 
     tasks: list[str] = Field(description="The tasks compared.")
+    not_evaluated: list[str] = Field(
+        description="Tasks named that have no evaluated submission yet (left out)."
+    )
     kind: TaskKind
-    ranking_key: str = Field(description="The score compared: what the tasks rank by.")
+    ranking_key: str = Field(description="What the tasks rank by.")
+    score: str = Field(
+        description="The score compared: the ranking score, or scenario_score in a suite."
+    )
     unit: Literal["task", "scenario"] = Field(description="What pairs (scenarios in a suite).")
     by: str = Field(description="The field that makes the groups.")
     groups: list[str] = Field(description="The groups, the reference first.")

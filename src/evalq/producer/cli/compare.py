@@ -35,7 +35,7 @@ def _units_table(comparison: Comparison) -> Table | None:
     shown = result.units[:UNITS_SHOWN]
     if not shown:
         return None
-    table = Table(title=f"{comparison.unit} by {comparison.unit}: mean {comparison.ranking_key}")
+    table = Table(title=f"{comparison.unit} by {comparison.unit}: mean {comparison.score}")
     table.add_column(comparison.unit, overflow="fold")
     for group in result.groups:
         table.add_column(escape(group), justify="right", overflow="fold")
@@ -142,12 +142,17 @@ def _variants(analysis: VariantAnalysis) -> None:
 def print_comparison(comparison: Comparison) -> None:
     """The comparison as tables: the per-unit values, the tests, the variant analysis."""
     result = comparison.contrast
+    paired = any(c.design == "paired" for c in result.comparisons)
+    pairs = f"pairs are {comparison.unit}s" if paired else "nothing pairs"
     console.print(
         f"comparing by {escape(comparison.by)} over {len(comparison.tasks)} task(s) "
-        f"({comparison.kind}, score {comparison.ranking_key}); pairs are {comparison.unit}s; "
+        f"({comparison.kind}, score {comparison.score}); {pairs}; "
         f"reference {escape(result.reference)}",
         highlight=False,
     )
+    if comparison.not_evaluated:
+        names = ", ".join(comparison.not_evaluated)
+        console.print(f"no evaluations yet, left out: {escape(names)}", highlight=False)
     units = _units_table(comparison)
     if units is not None:
         console.print(units)
@@ -185,7 +190,10 @@ def compare_command(
     correction: Annotated[
         str, typer.Option(help="holm, benjamini-hochberg or none (several comparisons).")
     ] = "holm",
-    seed: Annotated[int, typer.Option(help="Seed of every bootstrap and Monte Carlo draw.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option(min=0, max=2**32 - 1, help="Seed of every bootstrap and Monte Carlo draw."),
+    ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Compare groups of submissions over the tasks (or suite scenarios) they share."""
