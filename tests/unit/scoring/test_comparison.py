@@ -250,3 +250,23 @@ def test_cliffs_delta_by_sorting_equals_the_pairwise_count() -> None:
     y = list(rng.integers(0, 6, 33).astype(float))
     brute = sum(int(xi > yj) - int(xi < yj) for xi in x for yj in y) / (len(x) * len(y))
     assert cliffs_delta(x, y, resamples=10).delta == pytest.approx(brute)
+
+
+def test_resamples_are_drawn_in_blocks_that_cover_them_all_and_stay_bounded() -> None:
+    from evalq.scoring.comparison import BLOCK_VALUES, _blocks, resampled_means
+
+    for resamples, size in [(2000, 10), (2000, 1000), (3, 5_000_000), (1, 1)]:
+        blocks = _blocks(resamples, size)
+        assert sum(blocks) == resamples
+        assert all(rows * size <= max(BLOCK_VALUES, size) for rows in blocks)
+    means = resampled_means(np.array([1.0, 3.0]), np.random.default_rng(0), 1000)
+    assert len(means) == 1000 and set(np.unique(means)) <= {1.0, 2.0, 3.0}
+
+
+def test_a_monte_carlo_permutation_p_value_is_seeded_and_counts_the_observed_draw() -> None:
+    a = [float(i) for i in range(20)]
+    b = [x - 0.5 for x in a]  # 20 identical positive differences: only 2 of 2**20 flips tie
+    result = paired_permutation_test(a, b, resamples=999, seed=4)
+    assert result.method == "monte-carlo" and result.seed == 4
+    assert result == paired_permutation_test(a, b, resamples=999, seed=4)
+    assert result.p_value == pytest.approx(1 / 1000)  # (1 + 0 hits) / (1 + 999)
