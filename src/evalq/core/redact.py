@@ -23,7 +23,7 @@ from __future__ import annotations
 import base64
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
@@ -186,9 +186,20 @@ class RedactingFilter(logging.Filter):
         self.redactor = redactor
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Rewrite the record's text; never drops a record."""
+        """Rewrite the record's text; never drops a record.
+
+        The template and its arguments are redacted one by one and kept apart, because some
+        formatters read ``record.args`` themselves (uvicorn's access formatter unpacks the
+        client, method, path, version and status from it). Only when a secret cannot be removed
+        that way (it spans the template and an argument, or sits in an argument that is not a
+        string) is the record collapsed to its redacted message.
+        """
         message = record.getMessage()
-        record.msg, record.args = self.redactor.text(message), None
+        redacted = self.redactor.text(message)
+        if redacted != message:
+            record.msg, record.args = self._parts(record)
+            if record.getMessage() != redacted:
+                record.msg, record.args = redacted, ()
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
@@ -196,6 +207,17 @@ class RedactingFilter(logging.Filter):
         if record.stack_info:
             record.stack_info = self.redactor.text(record.stack_info)
         return True
+
+    def _parts(self, record: logging.LogRecord) -> tuple[Any, Any]:
+        """The record's template and arguments, each string among them redacted."""
+        text = self.redactor.text
+        msg = text(record.msg) if isinstance(record.msg, str) else record.msg
+        args = record.args
+        if isinstance(args, Mapping):
+            args = {k: text(v) if isinstance(v, str) else v for k, v in args.items()}
+        elif isinstance(args, tuple):
+            args = tuple(text(a) if isinstance(a, str) else a for a in args)
+        return msg, args
 
 
 def _handlers() -> Iterable[logging.Handler]:

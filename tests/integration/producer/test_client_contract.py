@@ -14,12 +14,13 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol, cast
 
 import httpx
 import pytest
-from tests.integration.api.conftest import ROOT, Server, api, submission
+from tests.integration.api.conftest import ROOT, Server, serve_api, submission
 from tests.support.databases import fresh_database
 from tests.support.lossy_relay import LossyRelay
 from tests.support.otel_runs import as_otlp_json, as_protobuf, trace_id_of, two_agent_run
@@ -52,7 +53,17 @@ from evalq.store.models import SubmissionRow
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 
-__all__ = ["api"]  # the module-scoped server fixture, used here
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql", "no-broker"])
+def api(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """The API fixture, and a third server with no broker configured: it evaluates in-process
+    (as `evalq api` does out of the box), and keeps the same contract."""
+    directory = tmp_path_factory.mktemp("api")
+    broker = request.param != "no-broker"
+    with serve_api("sqlite" if not broker else request.param, directory, broker=broker) as server:
+        yield server
 
 
 class Producer(Protocol):
@@ -76,10 +87,26 @@ def producer(kind: str, api: Server) -> Iterator[Producer]:
     if kind == "in-process":
         client = Client()  # the api fixture configured this process for the server's store
         yield client
+        client.close()
         client.app.close()
     else:
         with HttpClient(api.url, api.keys["rw"]) as http:
             yield http
+
+
+@contextmanager
+def workers_for(api: Server) -> Iterator[None]:
+    """A worker for what the server enqueues on its broker; none when it evaluates in-process
+    (a second in-process worker here would take the test process's own chords)."""
+    if api.in_process:
+        yield
+        return
+    app = worker_app()
+    try:
+        with embedded_worker(app, concurrency=2):
+            yield
+    finally:
+        app.close()
 
 
 def run(sid: str, **changes: Any) -> dict[str, Any]:
@@ -198,12 +225,8 @@ def test_metadata_is_returned_ranked_by_score_and_filtered_exactly(
         run(f"{task_id}-c", task_id=task_id, metadata={"experiment": "v1", "attempt": 1}),
     ]
     assert all(s.created for s in producer.submit_many(runs))
-    app = worker_app()
-    try:
-        with embedded_worker(app, concurrency=2):
-            statuses = producer.wait([r["id"] for r in runs], timeout=120)
-    finally:
-        app.close()
+    with workers_for(api):
+        statuses = producer.wait([r["id"] for r in runs], timeout=120)
     assert set(statuses.values()) == {"done"}
     result = producer.get_result(f"{task_id}-b")
     assert result["metadata"] == {"experiment": "v2", "attempt": 2}
@@ -312,14 +335,11 @@ def test_the_async_client_waits_for_an_evaluation(api: Server) -> None:
     async def scenario() -> dict[str, str]:
         async with AsyncHttpClient(api.url, api.keys["rw"]) as client:
             await client.submit(run("async-wait", metadata={"run": "x"}))
-            with pytest.raises(TimeoutError):
-                await client.wait(["async-wait"], timeout=0.3, poll=0.1)
-            app = worker_app()
-            try:
-                with embedded_worker(app, concurrency=2):
-                    return await client.wait(["async-wait"], timeout=120, poll=0.2)
-            finally:
-                app.close()
+            if not api.in_process:  # nothing evaluates it before a worker runs
+                with pytest.raises(TimeoutError):
+                    await client.wait(["async-wait"], timeout=0.3, poll=0.1)
+            with workers_for(api):
+                return await client.wait(["async-wait"], timeout=120, poll=0.2)
 
     assert asyncio.run(scenario()) == {"async-wait": "done"}
 
@@ -409,18 +429,14 @@ def test_the_readme_service_snippet_runs_as_written(api: Server) -> None:
     snippet = re.findall(r"```python\n(.*?)```", using, re.S)[1]
     assert "HttpClient(" in snippet
     code = snippet.replace("http://127.0.0.1:8000", api.url)
-    app = worker_app()
-    try:
-        with embedded_worker(app, concurrency=2):
-            result = subprocess.run(
-                [sys.executable, "-c", code],
-                env=process_env({"api_key": api.keys["rw"]}),
-                capture_output=True,
-                text=True,
-                timeout=300,
-            )
-    finally:
-        app.close()
+    with workers_for(api):
+        result = subprocess.run(
+            [sys.executable, "-c", code],
+            env=process_env({"api_key": api.keys["rw"]}),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "{'run-43': 'done'}"
     with HttpClient(api.url, api.keys["read"]) as client:

@@ -117,6 +117,36 @@ def test_the_log_filter_redacts_message_arguments_and_traceback() -> None:
     assert f"RuntimeError: refused {MARKER}" in written  # the traceback is there, redacted
 
 
+def _formatted(formatter: logging.Formatter, msg: str, args: tuple[object, ...]) -> str:
+    """What ``formatter`` writes for one INFO record once the redacting filter has seen it."""
+    record = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1, msg, args, None)
+    assert RedactingFilter(Redactor.of(SETTINGS)).filter(record)
+    return formatter.format(record)
+
+
+def test_the_log_filter_keeps_the_arguments_uvicorn_access_lines_are_made_of() -> None:
+    from uvicorn.logging import AccessFormatter
+
+    access = AccessFormatter('%(client_addr)s - "%(request_line)s" %(status_code)s')
+    template = '%s - "%s %s HTTP/%s" %d'
+    clean = ("127.0.0.1:5000", "GET", "/v1/tasks", "1.1", 200)
+    assert _formatted(access, template, clean) == '127.0.0.1:5000 - "GET /v1/tasks HTTP/1.1" 200 OK'
+    secret = ("127.0.0.1:5000", "GET", f"/v1/x?q={KEY}", "1.1", 401)
+    line = _formatted(access, template, secret)
+    assert line == f'127.0.0.1:5000 - "GET /v1/x?q={MARKER} HTTP/1.1" 401 Unauthorized'
+
+
+def test_a_secret_the_arguments_cannot_hide_collapses_the_record() -> None:
+    class Holder:  # not a string: its text appears only when the message is formatted
+        def __str__(self) -> str:
+            return f"holder of {KEY}"
+
+    plain = logging.Formatter("%(message)s")
+    assert _formatted(plain, "got %s", (Holder(),)) == f"got holder of {MARKER}"
+    half = len(KEY) // 2  # a secret split between the template and an argument
+    assert _formatted(plain, "key " + KEY[:half] + "%s", (KEY[half:],)) == f"key {MARKER}"
+
+
 def test_installing_twice_leaves_one_filter_per_handler() -> None:
     handler = logging.StreamHandler(io.StringIO())
     logging.root.addHandler(handler)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Any
 
 from fastapi import FastAPI
 from pydantic.json_schema import models_json_schema
+from starlette.concurrency import run_in_threadpool
 
 from evalq import __version__
 from evalq.core.profile import profile_names
@@ -18,6 +23,8 @@ from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
 from evalq.producer.api.routes import compare, health, submissions, tasks, traces, webhooks
 from evalq.producer.client import Client
+
+log = logging.getLogger(__name__)
 
 DESCRIPTION = """Enqueue evaluations of AI-agent runs and read their results.
 
@@ -40,6 +47,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/openapi.json",
         docs_url="/docs",
         redoc_url=None,
+        lifespan=_lifespan,
     )
     app.state.settings = settings
     app.state.client = Client(settings)
@@ -54,6 +62,34 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(webhooks.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """With no broker configured, evaluate in this process while it serves (as `Client` does)."""
+    client: Client = app.state.client
+    if client.in_process:
+        await run_in_threadpool(_start_in_process, client)
+    try:
+        yield
+    finally:
+        await run_in_threadpool(client.close)
+
+
+def _start_in_process(client: Client) -> None:
+    """Start the in-process worker and send it the runs an earlier process left unfinished.
+
+    Nothing else can be evaluating them: with no broker their messages died with that process.
+    """
+    from evalq.tasks.recover import recover
+
+    client.start()
+    resent = recover(client.app, older_than=timedelta(0))
+    log.warning(
+        "no broker configured (EVALQ_BROKER_URL): submissions are evaluated in this process; "
+        "%d unfinished submission(s) from an earlier run sent again",
+        len(resent),
+    )
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:

@@ -28,10 +28,16 @@ def api(
     workers: Annotated[int, typer.Option(help="uvicorn worker processes.")] = 1,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
-    """Serve the HTTP API with uvicorn (needs EVALQ_BROKER_URL and the `api` extra)."""
-    if not get_settings().broker_url:
+    """Serve the HTTP API with uvicorn (needs the `api` extra).
+
+    With no EVALQ_BROKER_URL the API evaluates what it receives in its own process, as the
+    Python client does (the `worker` extra is then needed too): one process, for trying evalq
+    out or a small deployment.
+    """
+    if not get_settings().broker_url and workers > 1:
         console.print(
-            "[red]error:[/red] EVALQ_BROKER_URL is not set (e.g. redis://127.0.0.1:6379/0)"
+            "[red]error:[/red] --workers > 1 needs EVALQ_BROKER_URL (e.g. redis://127.0.0.1:6379/0):"
+            " without a broker each process evaluates what it receives in-process"
         )
         raise typer.Exit(2)
     import uvicorn

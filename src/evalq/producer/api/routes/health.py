@@ -27,8 +27,8 @@ def database_check(url: str) -> Check:
 
 def broker_check(url: str | None) -> Check:
     """One connection to the broker, bounded by a short timeout."""
-    if not url:
-        return Check(ok=False, detail="no broker configured (EVALQ_BROKER_URL)")
+    if not url:  # `evalq api` then evaluates in its own process (an in-process worker)
+        return Check(ok=True, detail="in-process (no EVALQ_BROKER_URL)")
     options = {"socket_connect_timeout": TIMEOUT_S, "socket_timeout": TIMEOUT_S}
     try:
         with Connection(url, transport_options=options) as connection:  # type: ignore[no-untyped-call]
