@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -36,6 +37,7 @@ from evalq.core.webhooks import (
 from evalq.producer.submitted import FINAL_STATUSES, Submitted
 from evalq.read.submission import submission_result
 from evalq.scoring.arena.run import price_submission
+from evalq.scoring.comparison import Correction
 from evalq.store import queries, webhooks
 from evalq.store.baseline_sql import store_baseline
 from evalq.store.db import session_scope
@@ -357,6 +359,69 @@ class Client:
         with session_scope(self.url) as session:
             return webhooks.deliveries(session, task_id=task_id, webhook_id=webhook_id, limit=limit)
 
+    def leaderboard(
+        self,
+        task_id: str,
+        *,
+        tool: str | None = None,
+        model: str | None = None,
+        variant: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """The task's leaderboard as GET /v1/tasks/{id}/leaderboard serves it (its JSON body).
+
+        ``metadata`` keeps the rows whose metadata holds every ``key: value`` (compared as
+        strings); like the other filters it selects rows and never changes the ranking.
+
+        Raises:
+            NotFound: no such task.
+            InvalidInput: a metadata key that cannot be a filter.
+        """
+        from evalq.read.leaderboard import leaderboard
+
+        with session_scope(self.url) as session:
+            board = leaderboard(
+                session,
+                task_id=task_id,
+                tool=tool,
+                model=model,
+                variant=variant,
+                metadata=metadata,
+                settings=self.settings,
+            )
+            return _as_served(board.to_dict())
+
+    def compare(
+        self,
+        tasks: str,
+        *,
+        by: str,
+        values: Sequence[str] = (),
+        correction: Correction = "holm",
+        seed: int = 0,
+    ) -> dict[str, Any]:
+        """Groups compared over the tasks they share, as GET /v1/compare serves it.
+
+        ``tasks`` is a task id, ids separated by commas, or a glob; ``by`` is model, tool,
+        variant or metadata.KEY; ``values`` the groups, the reference first (docs/statistics.md).
+
+        Raises:
+            InvalidInput: naming the parameter and the rule (an unknown ``by``, no tasks, ...).
+        """
+        from evalq.read.compare import compare
+
+        with session_scope(self.url) as session:
+            result = compare(
+                session,
+                tasks=tasks,
+                by=by,
+                values=values,
+                correction=correction,
+                seed=seed,
+                settings=self.settings,
+            )
+            return _as_served(result.to_dict())
+
     def get_result(self, submission_id: str) -> dict[str, Any]:
         """Status, scores, tier outcomes (errors included) and the baseline version used.
 
@@ -365,6 +430,12 @@ class Client:
         """
         with session_scope(self.url) as session:
             return submission_result(session, submission_id=submission_id, settings=self.settings)
+
+
+def _as_served(body: dict[str, Any]) -> dict[str, Any]:
+    """A read model's dict as the HTTP API's JSON body: what `HttpClient` returns for it."""
+    served: dict[str, Any] = json.loads(json.dumps(body))
+    return served
 
 
 __all__ = ["Client", "NotFound", "Submitted"]

@@ -40,13 +40,13 @@ from evalq.core.errors import (
 )
 from evalq.core.schemas import Task
 from evalq.core.storable import NUL_RULE, SURROGATE_RULE
+from evalq.core.webhooks import DeliveryInfo, WebhookCreated, WebhookInfo
 from evalq.producer.cli import app as cli
 from evalq.producer.client import Client
 from evalq.producer.http import AsyncHttpClient, HttpClient
 from evalq.producer.http.wire import Call, error_of
 from evalq.producer.submitted import Submitted
 from evalq.read.compare import compare
-from evalq.read.leaderboard import leaderboard
 from evalq.store.db import session_scope
 from evalq.store.keys import create_key
 from evalq.store.models import SubmissionRow
@@ -74,6 +74,13 @@ class Producer(Protocol):
     def submit_many(self, submissions: list[dict[str, Any]]) -> list[Submitted]: ...
     def get_result(self, submission_id: str) -> dict[str, Any]: ...
     def wait(self, ids: list[str], *, timeout: float) -> dict[str, str]: ...
+    def leaderboard(self, task_id: str, *, metadata: dict[str, str] = ...) -> dict[str, Any]: ...
+    def compare(self, tasks: str, *, by: str, values: list[str]) -> dict[str, Any]: ...
+    def add_webhook(self, task_id: str, webhook: dict[str, Any]) -> WebhookCreated: ...
+    def webhooks(self, task_id: str) -> list[WebhookInfo]: ...
+    def remove_webhook(self, task_id: str, webhook_id: str) -> None: ...
+    def webhook_deliveries(self, task_id: str, webhook_id: str) -> list[DeliveryInfo]: ...
+    def accept_review(self, submission_id: str) -> int: ...
 
 
 @pytest.fixture(params=["in-process", "http"])
@@ -232,12 +239,8 @@ def test_metadata_is_returned_ranked_by_score_and_filtered_exactly(
     assert result["metadata"] == {"experiment": "v2", "attempt": 2}
 
     def board(where: dict[str, str]) -> list[tuple[str, int, float]]:
-        if isinstance(producer, HttpClient):
-            entries = producer.leaderboard(task_id, metadata=where)["entries"]
-            return [(e["submission_id"], e["rank"], e["overall"]) for e in entries]
-        with session_scope() as session:
-            found = leaderboard(session, task_id=task_id, metadata=where).entries
-        return [(e.submission_id, e.rank, e.overall) for e in found]
+        entries = producer.leaderboard(task_id, metadata=where)["entries"]
+        return [(e["submission_id"], e["rank"], e["overall"]) for e in entries]
 
     everything = board({})
     v2 = board({"experiment": "v2"})
@@ -250,15 +253,19 @@ def test_metadata_is_returned_ranked_by_score_and_filtered_exactly(
     with pytest.raises(InvalidInput) as caught:
         board({"bad key": "x"})
     assert [f for f, _ in caught.value.problems] == ["metadata.bad key"]
-    if isinstance(producer, HttpClient):  # GET /v1/compare serves what `compare` builds
-        served = producer.compare(task_id, by="metadata.experiment", values=["v1", "v2"])
-        with session_scope() as session:
-            built = compare(session, tasks=task_id, by="metadata.experiment", values=["v1", "v2"])
-        assert served == json.loads(json.dumps(built.to_dict()))
-        assert served["comparisons"][0]["design"] == "unpaired"  # runs of one task
-        with pytest.raises(InvalidInput) as caught:
-            producer.compare(task_id, by="colour", values=["v1", "v2"])
-        assert [f for f, _ in caught.value.problems] == ["by"]
+    # both clients answer with the body GET /v1/tasks/{id}/leaderboard and /v1/compare serve
+    with HttpClient(api.url, api.keys["read"]) as http:
+        served_board = http.leaderboard(task_id)
+        served = http.compare(task_id, by="metadata.experiment", values=["v1", "v2"])
+    assert producer.leaderboard(task_id) == served_board
+    assert producer.compare(task_id, by="metadata.experiment", values=["v1", "v2"]) == served
+    with session_scope() as session:
+        built = compare(session, tasks=task_id, by="metadata.experiment", values=["v1", "v2"])
+    assert served == json.loads(json.dumps(built.to_dict()))
+    assert served["comparisons"][0]["design"] == "unpaired"  # runs of one task
+    with pytest.raises(InvalidInput) as caught:
+        producer.compare(task_id, by="colour", values=["v1", "v2"])
+    assert [f for f, _ in caught.value.problems] == ["by"]
     assert_the_cli_filters_and_shows_metadata(task_id)
 
 
@@ -273,6 +280,35 @@ def assert_the_cli_filters_and_shows_metadata(task_id: str) -> None:
     assert bad.exit_code == 2 and "KEY=VALUE" in bad.output
     status = runner.invoke(cli, ["status", f"{task_id}-b"])
     assert status.exit_code == 0 and '"experiment": "v2"' in status.output
+
+
+def test_webhooks_are_registered_listed_and_removed_alike(producer: Producer, kind: str) -> None:
+    task_id = f"{kind}-hooks"
+    producer.put_task({"id": task_id, "category": "debugging"})
+    receiver = "https://93.184.215.14/evalq?token=abcdefgh12345678"  # a public address
+    created = producer.add_webhook(task_id, {"url": receiver, "description": "ci"})
+    assert created.secret.startswith("whsec_") and created.url.endswith("?token=***")
+    [listed] = producer.webhooks(task_id)
+    assert listed.id == created.id and listed.description == "ci"
+    assert producer.webhook_deliveries(task_id, created.id) == []
+    with pytest.raises(InvalidInput) as caught:
+        producer.add_webhook(task_id, {"url": "ftp://example.com/hook"})
+    assert [f for f, _ in caught.value.problems] == ["url"]
+    producer.remove_webhook(task_id, created.id)
+    assert producer.webhooks(task_id) == []
+    with pytest.raises(NotFound):
+        producer.remove_webhook(task_id, created.id)
+    with pytest.raises(NotFound):
+        producer.webhooks(f"{kind}-no-such-task")
+
+
+def test_accepting_a_review_answers_alike(producer: Producer, kind: str) -> None:
+    producer.submit(run(f"{kind}-not-held"))
+    with pytest.raises(InvalidInput) as caught:
+        producer.accept_review(f"{kind}-not-held")  # not flagged for review
+    assert [f for f, _ in caught.value.problems] == ["review"]
+    with pytest.raises(NotFound):
+        producer.accept_review(f"{kind}-never-sent")
 
 
 def test_the_http_api_names_a_metadata_filter_given_twice(api: Server) -> None:

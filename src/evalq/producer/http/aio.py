@@ -11,6 +11,13 @@ from typing import Any
 import httpx
 
 from evalq.core.schemas import Submission, Task
+from evalq.core.webhooks import (
+    DeliveryInfo,
+    DeliveryList,
+    WebhookCreated,
+    WebhookInfo,
+    WebhookList,
+)
 from evalq.producer.http import wire
 from evalq.producer.submitted import FINAL_STATUSES, Submitted
 
@@ -190,3 +197,31 @@ class AsyncHttpClient:
         call = wire.compare_call(tasks, by=by, values=values, correction=correction, seed=seed)
         result: dict[str, Any] = await self._send(call)
         return result
+
+    async def add_webhook(self, task_id: str, webhook: Mapping[str, Any]) -> WebhookCreated:
+        """Register a receiver of the task's evaluation events (POST /v1/tasks/{id}/webhooks);
+        the answer holds its signing secret, shown this once. Errors as `Client.add_webhook`."""
+        answer = await self._send(wire.add_webhook_call(task_id, webhook))
+        return WebhookCreated.model_validate(answer)
+
+    async def webhooks(self, task_id: str) -> list[WebhookInfo]:
+        """The task's webhooks, oldest first (never their secrets). `NotFound`: no such task."""
+        answer = await self._send(wire.webhooks_call(task_id))
+        return WebhookList.model_validate(answer).webhooks
+
+    async def remove_webhook(self, task_id: str, webhook_id: str) -> None:
+        """Remove a webhook and its delivery records. `NotFound`: no such webhook of the task."""
+        await self._send(wire.remove_webhook_call(task_id, webhook_id))
+
+    async def webhook_deliveries(
+        self, task_id: str, webhook_id: str, *, limit: int = 100
+    ) -> list[DeliveryInfo]:
+        """The webhook's deliveries, newest first, each with its attempts."""
+        call = wire.deliveries_call(task_id, webhook_id, limit=limit)
+        return DeliveryList.model_validate(await self._send(call)).deliveries
+
+    async def accept_review(self, submission_id: str) -> int:
+        """Accept a submission flagged for review; returns the baseline version that counts it.
+        Errors as `Client.accept_review`."""
+        answer = await self._send(wire.accept_review_call(submission_id))
+        return int(answer["baseline_version"])

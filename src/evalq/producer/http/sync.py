@@ -10,6 +10,13 @@ from typing import Any
 import httpx
 
 from evalq.core.schemas import Submission, Task
+from evalq.core.webhooks import (
+    DeliveryInfo,
+    DeliveryList,
+    WebhookCreated,
+    WebhookInfo,
+    WebhookList,
+)
 from evalq.producer.http import wire
 from evalq.producer.submitted import FINAL_STATUSES, Submitted
 
@@ -187,3 +194,28 @@ class HttpClient:
         call = wire.compare_call(tasks, by=by, values=values, correction=correction, seed=seed)
         result: dict[str, Any] = self._send(call)
         return result
+
+    def add_webhook(self, task_id: str, webhook: Mapping[str, Any]) -> WebhookCreated:
+        """Register a receiver of the task's evaluation events (POST /v1/tasks/{id}/webhooks);
+        the answer holds its signing secret, shown this once. Errors as `Client.add_webhook`."""
+        return WebhookCreated.model_validate(self._send(wire.add_webhook_call(task_id, webhook)))
+
+    def webhooks(self, task_id: str) -> list[WebhookInfo]:
+        """The task's webhooks, oldest first (never their secrets). `NotFound`: no such task."""
+        return WebhookList.model_validate(self._send(wire.webhooks_call(task_id))).webhooks
+
+    def remove_webhook(self, task_id: str, webhook_id: str) -> None:
+        """Remove a webhook and its delivery records. `NotFound`: no such webhook of the task."""
+        self._send(wire.remove_webhook_call(task_id, webhook_id))
+
+    def webhook_deliveries(
+        self, task_id: str, webhook_id: str, *, limit: int = 100
+    ) -> list[DeliveryInfo]:
+        """The webhook's deliveries, newest first, each with its attempts."""
+        call = wire.deliveries_call(task_id, webhook_id, limit=limit)
+        return DeliveryList.model_validate(self._send(call)).deliveries
+
+    def accept_review(self, submission_id: str) -> int:
+        """Accept a submission flagged for review; returns the baseline version that counts it.
+        Errors as `Client.accept_review`."""
+        return int(self._send(wire.accept_review_call(submission_id))["baseline_version"])

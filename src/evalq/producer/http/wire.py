@@ -28,6 +28,7 @@ from evalq.core.errors import (
 )
 from evalq.core.metadata import filter_problems
 from evalq.core.schemas import Submission, Task, parse_submission, parse_submissions, parse_task
+from evalq.core.webhooks import parse_webhook_request
 from evalq.producer.submitted import Submitted
 
 RETRIES = 3
@@ -153,6 +154,34 @@ def compare_call(tasks: str, *, by: str, values: Sequence[str], correction: str,
     params: dict[str, str | list[str]] = {"tasks": tasks, "by": by, "values": list(values)}
     params |= {"correction": correction, "seed": str(seed)}
     return Call("GET", "/v1/compare", params=httpx.QueryParams(params))
+
+
+def add_webhook_call(task_id: str, webhook: Mapping[str, Any]) -> Call:
+    """POST /v1/tasks/{id}/webhooks of a registration validated here (as `Client.add_webhook`)."""
+    request = parse_webhook_request(webhook)
+    body = request.model_dump(mode="json", exclude_none=True)
+    return Call("POST", f"/v1/tasks/{_segment(task_id)}/webhooks", json=body)
+
+
+def webhooks_call(task_id: str) -> Call:
+    """GET /v1/tasks/{id}/webhooks."""
+    return Call("GET", f"/v1/tasks/{_segment(task_id)}/webhooks")
+
+
+def remove_webhook_call(task_id: str, webhook_id: str) -> Call:
+    """DELETE /v1/tasks/{id}/webhooks/{webhook id}."""
+    return Call("DELETE", f"/v1/tasks/{_segment(task_id)}/webhooks/{_segment(webhook_id)}")
+
+
+def deliveries_call(task_id: str, webhook_id: str, *, limit: int) -> Call:
+    """GET /v1/tasks/{id}/webhooks/{webhook id}/deliveries."""
+    path = f"/v1/tasks/{_segment(task_id)}/webhooks/{_segment(webhook_id)}/deliveries"
+    return Call("GET", path, params=httpx.QueryParams({"limit": str(limit)}))
+
+
+def accept_review_call(submission_id: str) -> Call:
+    """POST /v1/submissions/{id}/review/accept."""
+    return Call("POST", f"/v1/submissions/{quote(submission_id, safe='/:')}/review/accept")
 
 
 def _segment(task_id: str) -> str:
