@@ -14,8 +14,9 @@ The stub listens on 127.0.0.1 with a random port, serves from a daemon thread, a
 3. Otherwise ``ok``.
 
 Faults: ``ok`` (a schema-valid answer), ``rate_limit`` (429 with ``Retry-After`` and
-``retry-after-ms``), ``server_error`` (500), ``slow`` (a valid answer after ``slow_s`` seconds,
-past the client's timeout), ``malformed`` (200 whose message content is not JSON),
+``retry-after-ms``), ``server_error`` (500), ``slow`` (no answer until the client gives up
+and hangs up: its timeout trips however loaded the machine is; a valid answer after ``slow_s``
+seconds if it never does), ``malformed`` (200 whose message content is not JSON),
 ``reset`` (the connection is closed without a response), ``unauthorized`` (401),
 ``bad_request`` (400), ``echo_credentials`` (401 whose message repeats the credentials the
 request carried, as a careless provider does: the bearer token, or a basic-auth header and its
@@ -37,6 +38,8 @@ import json
 import math
 import random
 import re
+import select
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -106,7 +109,7 @@ class OpenAIStub:
         plan: case name -> faults served, in order, to requests carrying that case's marker.
         proportions: fault -> probability for requests outside the plan (sum <= 1).
         seed: seed of the proportions draw.
-        slow_s: how long a ``slow`` response takes.
+        slow_s: the longest a ``slow`` response waits for the client to hang up.
         retry_after_s: the wait a ``rate_limit`` response asks for.
         score: the enum value valid answers use when the schema allows it.
         answer: builds the JSON body of a valid answer from the request instead.
@@ -119,7 +122,7 @@ class OpenAIStub:
         plan: Mapping[str, Sequence[Fault]] | None = None,
         proportions: Mapping[Fault, float] | None = None,
         seed: int = 0,
-        slow_s: float = 2.0,
+        slow_s: float = 60.0,
         retry_after_s: float = 0.05,
         score: int = 4,
         answer: Answer | None = None,
@@ -302,10 +305,26 @@ def _handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True  # no response at all
             elif fault == "malformed":
                 self._send(200, stub.completion(request, content_override="not json {score: 5"))
+            elif fault == "slow" and self._client_hangs_up(within_s=stub.slow_s):
+                self.close_connection = True
             else:
-                if fault == "slow":
-                    time.sleep(stub.slow_s)
                 self._send(200, stub.completion(request))
+
+        def _client_hangs_up(self, *, within_s: float) -> bool:
+            """Wait for the client to close the connection (its timeout); True when it did.
+
+            A timeout test that answered after a fixed delay instead would depend on which of
+            the two clocks, the client's and this sleep, a loaded machine runs first.
+            """
+            deadline = time.monotonic() + within_s
+            while time.monotonic() < deadline:
+                readable, _, _ = select.select([self.connection], [], [], 0.05)
+                if readable:
+                    try:
+                        return self.connection.recv(1, socket.MSG_PEEK) == b""
+                    except OSError:  # reset by the client: hung up too
+                        return True
+            return False
 
     return Handler
 

@@ -9,9 +9,11 @@ failed outcomes of every judgment are known exactly in advance (table below).
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 import pytest
 
 from evalq.core.profile import load_profile
@@ -23,15 +25,17 @@ from tests.support.openai_stub import OpenAIStub
 pytestmark = pytest.mark.integration
 
 LIMITS = JudgeLimits(
-    max_attempts=3, output_retries=1, request_timeout_s=0.5, backoff_base_s=0.01, backoff_cap_s=0.05
+    max_attempts=3, output_retries=1, request_timeout_s=2.0, backoff_base_s=0.01, backoff_cap_s=0.05
 )
+"""The stub holds a ``slow`` answer until the client's timeout makes it hang up, so that case
+trips the timeout whatever the load; the timeout itself is far above a clean answer's time."""
 # pattern: (faults served, how many judgments, expected status, requests, transport retries,
 #           validation retries). With max_attempts=3 and output_retries=1:
 PATTERNS = {
     "clean": ((), 12, "ok", 1, 0, 0),
     "429": (("rate_limit",), 5, "ok", 2, 1, 0),
     "500": (("server_error",), 5, "ok", 2, 1, 0),
-    "slow": (("slow",), 3, "ok", 2, 1, 0),  # past the 0.5 s client timeout
+    "slow": (("slow",), 3, "ok", 2, 1, 0),  # no answer until the client times out
     "reset": (("reset",), 3, "ok", 2, 1, 0),
     "malformed": (("malformed",), 4, "ok", 2, 0, 1),  # an output retry, not a transport one
     "429+500": (("rate_limit", "server_error"), 2, "ok", 3, 2, 0),
@@ -52,7 +56,7 @@ def batch(seed: int = 7) -> dict[str, str]:
 def test_a_faulty_batch_finishes_with_exactly_the_expected_retries_and_failures() -> None:
     cases = batch()
     plan = {case: PATTERNS[name][0] for case, name in cases.items()}
-    with OpenAIStub(plan=plan, slow_s=1.0, retry_after_s=0.05) as stub:
+    with OpenAIStub(plan=plan, retry_after_s=0.05) as stub:
         settings = Settings(judge_model="openai:stub-judge", judge_base_url=stub.base_url)
         judge = build_judge(settings, load_profile(), redis=None, limits=LIMITS)
         assert judge is not None
@@ -105,3 +109,14 @@ def test_a_faulty_batch_finishes_with_exactly_the_expected_retries_and_failures(
     assert report["retries"] == expected_retries == 30
     assert report["failed"] == expected_failed == 6
     assert report["faults"] == dict(expected_faults)
+
+
+def test_a_slow_answer_never_arrives_before_the_client_gives_up() -> None:
+    """However long the client's timeout, the stub's ``slow`` answer outwaits it: the fault is
+    a timeout on every machine, not a race between two clocks."""
+    with OpenAIStub(proportions={"slow": 1.0}) as stub:
+        started = time.monotonic()
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(f"{stub.base_url}/chat/completions", json={"messages": []}, timeout=2.5)
+        assert time.monotonic() - started >= 2.5
+        assert stub.served["slow"] == 1
