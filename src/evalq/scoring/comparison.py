@@ -208,10 +208,17 @@ def _exact_tied(nonzero: Sequence[float]) -> tuple[float, float]:
     return min(observed, float(ranks.sum()) - observed), min(1.0, p_value)
 
 
+DIFFERENCE_DECIMALS = 12
+"""Decimal places at which `wilcoxon_signed_rank` compares differences: equal to 12 places is
+equal (and zero to 12 places is no difference). Scores are on [0, 1] or [0, 100], so this is far
+below any difference a score can mean and far above floating-point noise (~1e-16)."""
+
+
 def wilcoxon_signed_rank(a: Sequence[float], b: Sequence[float]) -> Significance:
     """Wilcoxon's signed-rank test of ``a[i] - b[i]``, two-sided.
 
-    Zero differences are dropped (Wilcoxon's convention). The p-value is exact up to 50
+    Differences are compared at `DIFFERENCE_DECIMALS` places; zero differences are dropped
+    (Wilcoxon's convention). The p-value is exact up to 50
     remaining pairs without tied magnitudes (scipy), and up to `EXACT_PERMUTATION_LIMIT` pairs
     with ties (every sign assignment of the mid-ranks enumerated: pass/fail differences are
     all ties, and a normal approximation there would fall below the smallest p-value the test
@@ -219,7 +226,9 @@ def wilcoxon_signed_rank(a: Sequence[float], b: Sequence[float]) -> Significance
     every difference is zero the result says ``"no-difference"``, p = 1. The statistic is
     ``min(R+, R-)``.
     """
-    diffs = _differences(a, b, "wilcoxon_signed_rank")
+    # Rounded, so that differences equal in exact arithmetic are one tie (0.7 - 0.6 and
+    # 0.4 - 0.3 differ in their last bits as floats, and would get two ranks).
+    diffs = [round(d, DIFFERENCE_DECIMALS) for d in _differences(a, b, "wilcoxon_signed_rank")]
     nonzero = [d for d in diffs if d != 0]
     if not nonzero:
         return Significance("wilcoxon-signed-rank", True, 0.0, 1.0, "no-difference", len(diffs))

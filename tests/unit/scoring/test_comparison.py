@@ -78,6 +78,17 @@ def test_wilcoxon_exact_small_cases_by_hand() -> None:
     assert one_down.p_value == pytest.approx(4 / 32)
 
 
+def test_wilcoxon_ties_differences_that_are_equal_in_exact_arithmetic() -> None:
+    # 0.75 - 2/3 and 1/3 - 1/4 are both 1/12 but differ in their last bits as floats, as do
+    # the two 0.25s; ranked apart they gave p = 0.03125. With the ties, the enumeration of
+    # every sign assignment of the mid-ranks gives 0.0625 (issue 25's repro).
+    a = [0.25, 0.25, 0, 0.5, 0, 1 / 3, 0.75, 0.75, 1, 0.75, 0]
+    b = [1 / 3, 0, 0, 0.25, 0, 0, 2 / 3, 0.75, 0.5, 2 / 3, 0]
+    result = wilcoxon_signed_rank(a, b)
+    assert (result.method, result.statistic, result.p_value) == ("exact", 2.0, 0.0625)
+    assert wilcoxon_signed_rank([0.7, 0.4], [0.6, 0.3]).p_value == 0.5  # one tie of two
+
+
 def test_wilcoxon_drops_zero_differences_and_reports_all_zero_clearly() -> None:
     with_zero = wilcoxon_signed_rank([2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [1.0] * 5 + [7.0])
     assert with_zero.p_value == pytest.approx(2 / 32)
