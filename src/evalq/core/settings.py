@@ -111,6 +111,31 @@ class Settings(BaseSettings):
     api_max_batch: int = Field(
         default=1000, ge=1, description="HTTP API: most submissions in one POST /v1/submissions."
     )
+    compare_max_tasks: int = Field(
+        default=100,
+        ge=1,
+        description="Compare (API, CLI, Client): most tasks one comparison may name (after globs).",
+    )
+    compare_max_groups: int = Field(
+        default=20,
+        ge=2,
+        description="Compare: most groups one comparison may compare, the reference included.",
+    )
+    compare_max_submissions: int = Field(
+        default=50_000,
+        ge=1,
+        description="Compare: most evaluated submissions one comparison may read (counted first).",
+    )
+    compare_max_units: int = Field(
+        default=5_000,
+        ge=2,
+        description="Compare: most units (tasks, or a suite's scenarios) one comparison may pair.",
+    )
+    compare_concurrency: int = Field(
+        default=1,
+        ge=1,
+        description="HTTP API: comparisons computed at once per process; others wait their turn.",
+    )
     flower_user: str = Field(default="evalq", min_length=1, description="Flower basic-auth user.")
     flower_password: SecretStr | None = Field(
         default=None, description="Flower basic-auth password; no default: Flower refuses to start."

@@ -13,34 +13,37 @@ variant also carries the complete variant analysis (`evalq.scoring.worth`).
 from __future__ import annotations
 
 import fnmatch
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
 from evalq.core.metadata import KEY_RULE, as_text, valid_key
-from evalq.core.profile import profile_named
-from evalq.core.results import EvaluationScores
-from evalq.core.schemas import STORED, Submission
-from evalq.core.settings import Settings
-from evalq.read.leaderboard import leaderboard
-from evalq.read.variants import variant_runs
+from evalq.core.profile import Profile, profile_named
+from evalq.core.schemas import STORED, Task
+from evalq.core.settings import Settings, get_settings
+from evalq.read.baseline import current_baseline
+from evalq.read.leaderboard import ScoredRow, scored_rows
 from evalq.scoring.comparison import RESAMPLES, SEED, Correction
 from evalq.scoring.contrast import GroupContrast, Observation, contrast
+from evalq.scoring.kinds import KindRule, kind_of, ranking_value
+from evalq.scoring.scylla import ScyllaRun
 from evalq.scoring.suite.scenario import scenario_passed, scenario_score
 from evalq.scoring.variants import natural_order
 from evalq.scoring.worth import VariantAnalysis, analyse_variants
 from evalq.store import queries
-from evalq.store.models import TaskRow
+from evalq.store.models import EvaluationRow, SubmissionRow, TaskRow
 
 FIELDS = ("model", "tool", "variant")
 MAX_RESAMPLES = 100_000
 """Most bootstrap resamples one comparison may ask for (the default is 2,000)."""
 BY_RULE = "one of model, tool, variant, or metadata.KEY"
+CHUNK = 500
+"""Task ids asked for in one IN (...) (SQLite's limit on bound parameters)."""
 
 
 @dataclass(frozen=True)
@@ -109,12 +112,12 @@ def resolve_tasks(session: Session, pattern: str) -> list[str]:
     return chosen
 
 
-def _group_of(by: str, submission: Submission) -> str | None:
+def _group_of(by: str, row: ScoredRow) -> str | None:
     if by in FIELDS:
-        value = getattr(submission, by)
+        value = getattr(row.submission, by)
         return None if value is None else str(value)
     key = by.removeprefix("metadata.")
-    return as_text(submission.metadata[key]) if key in submission.metadata else None
+    return as_text(row.metadata[key]) if key in row.metadata else None
 
 
 def _check_by(by: str) -> None:
@@ -126,43 +129,118 @@ def _check_by(by: str) -> None:
         raise InvalidInput([("by", KEY_RULE)])
 
 
+def _limit(what: str, setting: str, limit: int) -> str:
+    """The rule of a limit, naming the setting that raises it."""
+    return f"{what}; at most {limit:,} ({setting}, EVALQ_{setting.upper()})"
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a comparison will read, known from task rows and counts alone (no evaluation is
+    loaded): the tasks with evaluated submissions, their kinds, profiles and row counts."""
+
+    tasks: dict[str, Task]
+    profiles: dict[str, Profile]
+    rules: dict[str, KindRule]
+    rows: int
+
+
+def _plan(session: Session, named: Sequence[str], settings: Settings) -> _Plan:
+    """Check what the comparison would read before reading it.
+
+    One grouped query counts each task's evaluated submissions, those naming a variant and
+    those with suite scores: enough to know each task's kind as its leaderboard derives it
+    (`kind_of`), so tasks that rank by different scores are refused before any evaluation is
+    loaded, as is a request over more rows than ``compare_max_submissions``.
+    """
+    counts: dict[str, tuple[int, int, int]] = {}
+    definitions: dict[str, Task] = {}
+    for start in range(0, len(named), CHUNK):
+        chunk = list(named[start : start + CHUNK])
+        query = (
+            select(
+                SubmissionRow.task_id,
+                func.count(),
+                func.count(SubmissionRow.variant),
+                func.count(EvaluationRow.scores["suite"].as_string()),
+            )
+            .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
+            .where(SubmissionRow.task_id.in_(chunk), SubmissionRow.status.in_(queries.EVALUATED))
+            .group_by(SubmissionRow.task_id)
+        )
+        counts.update(
+            {task: (n, variants, suites) for task, n, variants, suites in session.execute(query)}
+        )
+        for row in session.scalars(select(TaskRow).where(TaskRow.id.in_(chunk))):
+            definitions[row.id] = Task.model_validate(row.definition, context=STORED)
+    evaluated = [t for t in named if t in counts]  # the others' kind may depend on runs to come
+    rules = {
+        t: kind_of(definitions[t], has_variants=counts[t][1] > 0, has_scenarios=counts[t][2] > 0)
+        for t in evaluated
+    }
+    scores = sorted({rule.ranking_key for rule in rules.values()})
+    if len(scores) > 1:
+        raise InvalidInput(
+            [("tasks", f"the tasks rank by different scores {scores}; compare tasks of one kind")]
+        )
+    rows = sum(counts[t][0] for t in evaluated)
+    if rows > settings.compare_max_submissions:
+        what = f"the tasks named hold {rows:,} evaluated submissions"
+        raise InvalidInput(
+            [("tasks", _limit(what, "compare_max_submissions", settings.compare_max_submissions))]
+        )
+    tasks = {t: definitions[t] for t in evaluated}
+    profiles = {t: profile_named(task.profile, settings) for t, task in tasks.items()}
+    return _Plan(tasks, profiles, rules, rows)
+
+
+def _variants_present(session: Session, tasks: Sequence[str]) -> int:
+    """How many variants the evaluated submissions of ``tasks`` name (no evaluation loaded)."""
+    names: set[str | None] = set()
+    for start in range(0, len(tasks), CHUNK):
+        names.update(
+            session.scalars(
+                select(SubmissionRow.variant)
+                .distinct()
+                .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
+                .where(
+                    SubmissionRow.task_id.in_(tasks[start : start + CHUNK]),
+                    SubmissionRow.status.in_(queries.EVALUATED),
+                )
+            )
+        )
+    return len(names - {None})
+
+
 @dataclass(frozen=True)
 class _Gathered:
     observations: list[Observation]
-    kinds: dict[str, str]
-    keys: dict[str, str]
     left_out: Counter[tuple[str, str]]
     present: set[str]
-    evaluated: list[str]
+    variant_runs: dict[str, list[ScyllaRun]]
 
 
-def _gather(
-    session: Session, tasks: Sequence[str], by: str, settings: Settings | None
-) -> _Gathered:
+def _gather(session: Session, plan: _Plan, by: str) -> _Gathered:
+    """Every task's evaluated submissions scored once (one query per task), as observations."""
     observations = []
-    kinds, keys = {}, {}
     left_out: Counter[tuple[str, str]] = Counter()
     present: set[str] = set()
-    evaluated = []
-    for task_id in tasks:
-        board = leaderboard(session, task_id=task_id, settings=settings, rank_intervals=False)
-        if not board.entries:  # its kind may be derived from runs it does not have yet
-            continue
-        evaluated.append(task_id)
-        kinds[task_id], keys[task_id] = board.kind, board.ranking_key
-        entries = {e.submission_id: e for e in board.entries}
-        profile = profile_named(queries.get_task(session, task_id=task_id).profile, settings)
-        for row, evaluation in queries.task_evaluations(session, task_id=task_id):
-            submission = Submission.model_validate(row.payload, context=STORED)
-            group = _group_of(by, submission)
+    runs: dict[str, list[ScyllaRun]] = defaultdict(list)
+    for task_id, task in plan.tasks.items():
+        profile = plan.profiles[task_id]
+        current = current_baseline(session, task_id=task_id, profile=profile)
+        rule, rows = scored_rows(session, task=task, profile=profile, current=current)
+        for row in rows:
+            if row.scores.scylla is not None and len(plan.tasks) == 1:
+                runs[row.scores.scylla.variant].append(ScyllaRun.from_scores(row.scores.scylla))
+            group = _group_of(by, row)
             if group is None:
                 continue
             present.add(group)
-            entry = entries[row.id]
-            if entry.partial:
+            if row.values.partial:
                 left_out[(group, "partial evaluation")] += 1
                 continue
-            if board.kind == "suite" and submission.scenarios:
+            if rule.kind == "suite" and row.scenarios:
                 observations += [
                     Observation(
                         f"{task_id}/{s.id}",
@@ -170,25 +248,20 @@ def _gather(
                         scenario_score(s),
                         scenario_passed(s, profile.suite),
                     )
-                    for s in submission.scenarios
+                    for s in row.scenarios
                 ]
                 continue
-            if entry.ranking_value is None:
-                left_out[(group, f"no {board.ranking_key}")] += 1
+            value = ranking_value(rule, row.values)
+            if value is None:
+                left_out[(group, f"no {rule.ranking_key}")] += 1
                 continue
-            scylla = EvaluationScores.model_validate(evaluation.scores).scylla
+            scylla = row.scores.scylla
             passed = None if scylla is None else scylla.passed
-            observations.append(Observation(task_id, group, entry.ranking_value, passed))
-    return _Gathered(observations, kinds, keys, left_out, present, evaluated)
+            observations.append(Observation(task_id, group, round(value, 4), passed))
+    return _Gathered(observations, left_out, present, dict(runs))
 
 
-def _groups(
-    session: Session,
-    gathered: _Gathered,
-    by: str,
-    values: Sequence[str],
-    settings: Settings | None,
-) -> list[str]:
+def _groups(gathered: _Gathered, plan: _Plan, by: str, values: Sequence[str]) -> list[str]:
     """The groups named (every one must have a complete evaluation), or by variant every
     variant that has one, the profile's baseline variant first."""
     present = sorted(gathered.present)
@@ -196,12 +269,7 @@ def _groups(
     named = list(dict.fromkeys(values))
     if not named and by == "variant":
         ordered = sorted(scored, key=natural_order)
-        baselines = {
-            profile_named(
-                queries.get_task(session, task_id=t).profile, settings
-            ).scylla.baseline_variant
-            for t in gathered.evaluated
-        }
+        baselines = {profile.scylla.baseline_variant for profile in plan.profiles.values()}
         first = next((v for v in ordered if v in baselines), None)
         named = ([first] if first else []) + [v for v in ordered if v != first]
         if len(named) < 2:
@@ -233,6 +301,19 @@ def _check_method(correction: str, alpha: float, level: float | None, resamples:
         raise InvalidInput(problems)
 
 
+def _check_limits(plan_tasks: int, values: Sequence[str], settings: Settings) -> None:
+    problems = []
+    if plan_tasks > settings.compare_max_tasks:
+        what = f"{plan_tasks:,} tasks match"
+        problems.append(("tasks", _limit(what, "compare_max_tasks", settings.compare_max_tasks)))
+    groups = len(dict.fromkeys(values))
+    if groups > settings.compare_max_groups:
+        what = f"{groups:,} groups named"
+        problems.append(("values", _limit(what, "compare_max_groups", settings.compare_max_groups)))
+    if problems:
+        raise InvalidInput(problems)
+
+
 def compare(
     session: Session,
     *,
@@ -248,6 +329,12 @@ def compare(
 ) -> Comparison:
     """Compare the groups ``by`` makes among the evaluated submissions of ``tasks``.
 
+    Every check that needs no evaluation runs before one is read: the arguments, the limits
+    on tasks and groups (``compare_max_tasks``, ``compare_max_groups``), the tasks' kinds and
+    the number of rows (``compare_max_submissions``); the units paired
+    (``compare_max_units``) are checked before any statistic is drawn. Each task's
+    submissions are read and scored once.
+
     Args:
         tasks: a task id, ids separated by commas, or globs (`resolve_tasks`).
         by: ``model``, ``tool``, ``variant`` or ``metadata.KEY``.
@@ -256,32 +343,43 @@ def compare(
         correction / alpha: the multiple-comparison correction and its level.
         level / resamples / seed: the bootstrap intervals; ``level`` defaults to the first
             task's profile confidence level (the one its report uses).
+        settings: the limits and profiles; the process Settings when None.
 
     Raises:
         InvalidInput: on ``tasks``, ``by``, ``values``, ``correction``, ``alpha``, ``level``
-            or ``resamples``, naming the rule broken.
+            or ``resamples``, naming the rule broken (a limit names its setting).
     """
+    settings = settings or get_settings()
     _check_by(by)
     _check_method(correction, alpha, level, resamples)
     if not 0 <= seed < 2**32:
         raise InvalidInput([("seed", "from 0 to 2**32 - 1")])
     named = resolve_tasks(session, tasks)
-    gathered = _gather(session, named, by, settings)
-    task_ids = gathered.evaluated
+    _check_limits(len(named), values, settings)
+    plan = _plan(session, named, settings)
+    task_ids = list(plan.tasks)
     if not task_ids:
         raise InvalidInput([("tasks", f"no evaluated submission in {named}")])
-    scores = sorted(set(gathered.keys.values()))
-    if len(scores) > 1:
+    if by == "variant" and not values:
+        found = _variants_present(session, task_ids)
+        if found > settings.compare_max_groups:
+            what = f"{found:,} variants to compare (every variant when values are omitted)"
+            rule = _limit(what, "compare_max_groups", settings.compare_max_groups)
+            raise InvalidInput([("values", f"{rule}; name the variants to compare")])
+    gathered = _gather(session, plan, by)
+    groups = _groups(gathered, plan, by, values)
+    units = len({o.unit for o in gathered.observations if o.group in groups})
+    if units > settings.compare_max_units:
+        what = f"{units:,} units (tasks or scenarios) to pair"
         raise InvalidInput(
-            [("tasks", f"the tasks rank by different scores {scores}; compare tasks of one kind")]
+            [("tasks", _limit(what, "compare_max_units", settings.compare_max_units))]
         )
-    groups = _groups(session, gathered, by, values, settings)
-    kind = gathered.kinds[task_ids[0]]
-    profile = profile_named(queries.get_task(session, task_id=task_ids[0]).profile, settings)
+    kind, score_key = plan.rules[task_ids[0]].kind, plan.rules[task_ids[0]].ranking_key
+    profile = plan.profiles[task_ids[0]]
     level = profile.arena.confidence_level if level is None else level
     analysis = None
     if by == "variant" and len(task_ids) == 1 and kind == "scylla":
-        runs = variant_runs(session, task_id=task_ids[0])
+        runs = gathered.variant_runs
         analysis = analyse_variants(
             {v: runs[v] for v in groups if v in runs},
             profile.scylla,
@@ -293,10 +391,10 @@ def compare(
     kept = set(groups) if values else gathered.present
     return Comparison(
         tasks=tuple(task_ids),
-        not_evaluated=tuple(t for t in named if t not in task_ids),
+        not_evaluated=tuple(t for t in named if t not in plan.tasks),
         kind=kind,
-        ranking_key=scores[0],
-        score="scenario_score" if kind == "suite" else scores[0],
+        ranking_key=score_key,
+        score="scenario_score" if kind == "suite" else score_key,
         unit="scenario" if kind == "suite" else "task",
         by=by,
         contrast=contrast(

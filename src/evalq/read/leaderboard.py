@@ -19,6 +19,7 @@ intervals overlap are listed as not separable from each other.
 from __future__ import annotations
 
 import dataclasses
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -141,7 +142,10 @@ class Leaderboard:
 
 
 @dataclass(frozen=True)
-class _Row:
+class ScoredRow:
+    """One evaluated submission as every board reads it: its row, its evaluation, and the
+    values its kind may rank it by (Arena re-scored against the current baseline)."""
+
     submission: SubmissionRow
     metadata: dict[str, Any]
     evaluation: EvaluationRow
@@ -182,15 +186,7 @@ def leaderboard(
     task = queries.get_task(session, task_id=task_id)
     profile = profile_named(task.profile, settings)
     current = current_baseline(session, task_id=task_id, profile=profile)
-    every = [
-        _row(sub_row, evaluation, task, profile, current)
-        for sub_row, evaluation in queries.task_evaluations(session, task_id=task_id)
-    ]
-    rule = kind_of(  # from all of the task's runs, whatever the filters keep
-        task,
-        has_variants=any(r.submission.variant is not None for r in every),
-        has_scenarios=any(r.scores.suite is not None for r in every),
-    )
+    rule, every = scored_rows(session, task=task, profile=profile, current=current)
     rows = [
         r
         for r in every
@@ -211,8 +207,9 @@ def leaderboard(
         uncertainty = suite_uncertainty(
             rule, [r.values for r in rows], [r.scenarios for r in rows], profile.suite, level=level
         )
+    ordered = sorted(keys)
     entries = [
-        _entry(r, rule, ranks[i], _percentile(keys[i], keys), by_category, i)
+        _entry(r, rule, ranks[i], _percentile(keys[i], ordered), by_category, i)
         for i, r in enumerate(rows)
     ]
     entries = _with_intervals(entries, uncertainty)
@@ -244,13 +241,33 @@ def leaderboard(
     )
 
 
+def scored_rows(
+    session: Session, *, task: Task, profile: Profile, current: CurrentBaseline
+) -> tuple[KindRule, list[ScoredRow]]:
+    """The task's kind rule and every evaluated submission scored, read in one query.
+
+    The kind is derived from all of the task's runs (a task without ``kind``), whatever a
+    reader keeps of them afterwards.
+    """
+    every = [
+        _row(sub_row, evaluation, task, profile, current)
+        for sub_row, evaluation in queries.task_evaluations(session, task_id=task.id)
+    ]
+    rule = kind_of(
+        task,
+        has_variants=any(r.submission.variant is not None for r in every),
+        has_scenarios=any(r.scores.suite is not None for r in every),
+    )
+    return rule, every
+
+
 def _row(
     sub_row: SubmissionRow,
     evaluation: EvaluationRow,
     task: Task,
     profile: Profile,
     current: CurrentBaseline,
-) -> _Row:
+) -> ScoredRow:
     submission = Submission.model_validate(sub_row.payload, context=STORED)
     run = ArenaRun.of(submission, sub_row.cost_usd)
     arena = score_run(run, task, submission.evidence, current.baseline, profile.arena)
@@ -266,22 +283,26 @@ def _row(
         suite_passed=scores.suite.passed if scores.suite else None,
         suite_final_score=scores.suite.final_score if scores.suite else None,
     )
-    return _Row(
+    return ScoredRow(
         sub_row, submission.metadata, evaluation, scores, arena, values, submission.scenarios
     )
 
 
-def _percentile(key: tuple[float, ...], keys: list[tuple[float, ...]]) -> float:
-    """100 x (rows ranked strictly below + half the other rows tied) / (n - 1); 100 when alone."""
-    if len(keys) <= 1:
+def _percentile(key: tuple[float, ...], ordered: list[tuple[float, ...]]) -> float:
+    """100 x (rows ranked strictly below + half the other rows tied) / (n - 1); 100 when alone.
+
+    ``ordered`` is every row's key, sorted: two bisections, so a board of n rows costs
+    O(n log n), not O(n**2).
+    """
+    if len(ordered) <= 1:
         return 100.0
-    below = sum(other > key for other in keys)
-    tied = sum(other == key for other in keys) - 1
-    return round(100.0 * (below + tied / 2) / (len(keys) - 1), 1)
+    below = len(ordered) - bisect_right(ordered, key)
+    tied = bisect_right(ordered, key) - bisect_left(ordered, key) - 1
+    return round(100.0 * (below + tied / 2) / (len(ordered) - 1), 1)
 
 
 def _entry(
-    row: _Row,
+    row: ScoredRow,
     rule: KindRule,
     rank: int,
     percentile: float,
@@ -340,7 +361,7 @@ def _with_intervals(entries: list[Entry], uncertainty: RankUncertainty | None) -
 
 
 def _variant_board(
-    rows: list[_Row], profile: Profile
+    rows: list[ScoredRow], profile: Profile
 ) -> tuple[list[VariantRow], RankUncertainty | None]:
     """The per-variant board: each variant's pass rate, median composite, grade, cost of pass,
     uplift over the baseline variant, and rank interval, ranked by median composite; and how

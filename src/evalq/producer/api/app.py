@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.client = Client(settings)
+    app.state.compare_slots = asyncio.Semaphore(settings.compare_concurrency)
     app.add_middleware(BodyLimit, limit=settings.api_max_body_bytes)
     errors.install(app)
     app.include_router(health.router)

@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.concurrency import run_in_threadpool
 
 from evalq.producer.api.auth import require
-from evalq.producer.api.deps import SessionDep, SettingsDep
+from evalq.producer.api.deps import SettingsDep
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.reports import CompareReport
 from evalq.read.compare import compare
 from evalq.scoring.comparison import Correction
+from evalq.store.db import session_scope
 
 router = APIRouter(prefix="/v1", tags=["compare"])
 
 
 @router.get("/compare", dependencies=[Depends(require("read"))], responses=ERROR_RESPONSES)
-def get_compare(
-    session: SessionDep,
+async def get_compare(
+    request: Request,
     settings: SettingsDep,
     tasks: Annotated[
         str,
@@ -32,9 +35,9 @@ def get_compare(
     values: Annotated[
         list[str],
         Query(
-            max_length=50,
             description="The groups, the reference first; repeat the parameter "
-            "(values=A&values=B). By variant: every variant when omitted.",
+            "(values=A&values=B). By variant: every variant when omitted. At most "
+            "EVALQ_COMPARE_MAX_GROUPS (20).",
         ),
     ] = [],  # noqa: B006 - FastAPI copies query defaults per request
     correction: Annotated[
@@ -49,14 +52,28 @@ def get_compare(
     Wilcoxon's signed-rank test, McNemar's exact test on pass/fail, Cliff's delta; unpaired
     (Mann-Whitney U, labelled) where they share fewer than two. A single Scylla task compared
     by variant also carries the variant analysis (uplift intervals, worth-it verdicts).
+
+    The request is refused (422, naming the limit and its setting) before anything is loaded
+    when it names more than ``EVALQ_COMPARE_MAX_TASKS`` tasks or ``EVALQ_COMPARE_MAX_GROUPS``
+    groups, or its tasks hold more than ``EVALQ_COMPARE_MAX_SUBMISSIONS`` evaluated
+    submissions; before any statistic, when it pairs more than ``EVALQ_COMPARE_MAX_UNITS``
+    units. ``EVALQ_COMPARE_CONCURRENCY`` comparisons run at once; others wait their turn.
     """
-    result = compare(
-        session,
-        tasks=tasks,
-        by=by,
-        values=values,
-        correction=correction,
-        seed=seed,
-        settings=settings,
-    )
-    return CompareReport.model_validate(result.to_dict())
+
+    def run() -> CompareReport:
+        with session_scope(settings.database_url) as session:
+            result = compare(
+                session,
+                tasks=tasks,
+                by=by,
+                values=values,
+                correction=correction,
+                seed=seed,
+                settings=settings,
+            )
+        return CompareReport.model_validate(result.to_dict())
+
+    # Waiting for a turn holds no thread: other requests keep the thread pool.
+    slots: asyncio.Semaphore = request.app.state.compare_slots
+    async with slots:
+        return await run_in_threadpool(run)
