@@ -1,4 +1,5 @@
-"""A trace with tens of thousands of LLM spans converts in time linear in its spans.
+"""Scale: a trace with tens of thousands of LLM spans converts in time linear in its spans,
+and a request's traces are counted without converting them.
 
 Each LLM span is a `CountingSpan`: it counts the equality comparisons made on it, which is how
 searching a list for a span shows (``span in priced_spans`` compares it with each one). The
@@ -14,7 +15,7 @@ from typing import Any, ClassVar
 import pytest
 
 from evalq.core.errors import InvalidInput
-from evalq.traces import TraceDefaults
+from evalq.traces import TraceDefaults, count_traces, parse_json
 from evalq.traces.convert import imported
 from evalq.traces.otlp import Span
 from evalq.traces.tree import trees_of
@@ -95,3 +96,13 @@ def test_the_first_unpriced_span_of_thirty_thousand_is_named() -> None:
     rule = "missing: other LLM spans of the trace carry a cost, so every one must"
     assert caught.value.problems == [(f"span {SPANS:016x} (ChatCompletion).llm.cost.total", rule)]
     assert CountingSpan.comparisons[0] <= SPANS
+
+
+def test_traces_are_counted_by_distinct_id_and_no_further_than_asked() -> None:
+    spans = [{"traceId": f"{number % 7:032x}", "spanId": f"{number:016x}"} for number in range(70)]
+    spans.append({"traceId": f"{6:032X}", "spanId": "ff" * 8})  # upper case: the same trace
+    data = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    assert count_traces(data, stop_after=100) == 7
+    assert count_traces(data, stop_after=3) == 4
+    assert count_traces(parse_json(data), stop_after=100) == 7
+    assert count_traces({"resourceSpans": "not a list"}, stop_after=0) == 0
