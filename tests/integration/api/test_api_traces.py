@@ -216,3 +216,28 @@ def test_more_traces_than_the_batch_limit_is_a_422_before_any_is_converted(
     )
     assert within.status_code == 422, within.text  # 50 traces are converted: their own error
     assert within.json()["detail"][0]["field"] == "span 0000000000000001 (s).evalq.model"
+
+
+def test_every_gzip_member_is_read_and_all_count_towards_the_size_limit(traced: Server) -> None:
+    """Data after the first gzip member used to be dropped without a word."""
+    first, second = two_agent_run(), two_agent_run("openinference")
+    gzipped = PROTOBUF | {"Content-Encoding": "gzip"}
+    # Protobuf messages written one after the other are one message: both traces, two members.
+    body = gzip.compress(as_protobuf(first)) + gzip.compress(as_protobuf(second))
+    client = traced.client()
+    posted = client.post("/v1/traces", content=body, headers=gzipped)
+    assert posted.status_code == 201, posted.text
+    ids = [item["id"] for item in posted.json()["submissions"]]
+    assert ids == [f"otlp-{trace_id_of(first)}", f"otlp-{trace_id_of(second)}"]
+
+    before = traced.counts()
+    bomb = gzip.compress(b"\0" * 1024 * 1024) * 6  # each member 1 MiB, 6 MiB in all
+    inflated = client.post("/v1/traces", content=bomb, headers=gzipped)
+    assert inflated.status_code == 413, inflated.text
+    assert "once inflated" in inflated.json()["detail"]
+    trailing = client.post("/v1/traces", content=body + b"not gzip", headers=gzipped)
+    assert trailing.status_code == 422, trailing.text
+    assert trailing.json()["detail"] == [
+        {"field": "(body)", "rule": "Content-Encoding is gzip but the body is not whole gzip"}
+    ]
+    assert traced.counts() == before
