@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -55,31 +55,38 @@ Identifier = Annotated[
     Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:\-/]*$"),
     Storable,
 ]
-"""A submission or scenario id; it may hold '/' (routes read it as the rest of the path)."""
-TASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:\-]*$"
+"""A scenario id (it may hold '/': it is never part of a URL)."""
+PATH_SEGMENT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:\-]*$"
+TASK_ID_PATTERN = PATH_SEGMENT_PATTERN
 STORED = {"stored": True}
 """Validation context for rows already in the store, which may predate a tightened rule."""
 
 
-def _one_path_segment(value: str, info: ValidationInfo) -> str:
-    """A task id is one URL path segment: ``PUT /v1/tasks/0/baseline`` once created ``0/baseline``.
+def _one_path_segment(kind: str) -> Callable[[str, ValidationInfo], str]:
+    """An id that is one URL path segment: ``PUT /v1/tasks/0/baseline`` once created a task
+    ``0/baseline``; a submission ``a/../b`` was answered with a ``url`` that was a 404.
 
     Rows stored before this rule (validated with the `STORED` context) still load.
     """
-    stored = isinstance(info.context, dict) and info.context.get("stored") is True
-    if "/" in value and not stored:
-        raise ValueError("a task id must not contain '/'")
-    return value
+
+    def check(value: str, info: ValidationInfo) -> str:
+        stored = isinstance(info.context, dict) and info.context.get("stored") is True
+        if "/" in value and not stored:
+            raise ValueError(f"a {kind} id must not contain '/'")
+        return value
+
+    return check
 
 
-TaskId = Annotated[
-    Identifier,
-    AfterValidator(_one_path_segment),
-    WithJsonSchema(
-        {"type": "string", "minLength": 1, "maxLength": 128, "pattern": TASK_ID_PATTERN}
-    ),
-]
+PATH_SEGMENT_SCHEMA = WithJsonSchema(
+    {"type": "string", "minLength": 1, "maxLength": 128, "pattern": PATH_SEGMENT_PATTERN}
+)
+TaskId = Annotated[Identifier, AfterValidator(_one_path_segment("task")), PATH_SEGMENT_SCHEMA]
 """A task's id: letters, digits and ``._:-``, never '/' (it is a URL path segment)."""
+SubmissionId = Annotated[
+    Identifier, AfterValidator(_one_path_segment("submission")), PATH_SEGMENT_SCHEMA
+]
+"""A submission's id: letters, digits and ``._:-``, never '/' (it is a URL path segment)."""
 Name = Annotated[str, Field(min_length=1, max_length=200), Storable]
 Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS), Storable]
 Context = Annotated[str, Field(max_length=MAX_CONTEXT_CHARS), Storable]
@@ -417,7 +424,7 @@ class ScenarioResult(Strict):
 class Submission(Strict):
     """One agent run on one task. ``id`` is the idempotency key."""
 
-    id: Identifier = Field(description="Idempotency key: same id + same content = same job.")
+    id: SubmissionId = Field(description="Idempotency key: same id + same content = same job.")
     task_id: TaskId
     tool: Name = Field(description="The AI tool or agent framework that ran.")
     model: Name = Field(description="The model behind it; also the pricing key.")

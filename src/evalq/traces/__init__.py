@@ -11,11 +11,12 @@ from evalq.traces.convert import (
     submissions_from_otlp,
     unknown_task_problems,
 )
-from evalq.traces.otlp import parse_export, parse_json, parse_protobuf
+from evalq.traces.otlp import count_traces, parse_export, parse_json, parse_protobuf
 
 __all__ = [
     "ImportedTrace",
     "TraceDefaults",
+    "count_traces",
     "parse_export",
     "parse_json",
     "parse_protobuf",

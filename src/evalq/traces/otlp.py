@@ -119,6 +119,38 @@ def parse_export(raw: bytes) -> ExportTraceServiceRequest:
     return merged
 
 
+def count_traces(request: ExportTraceServiceRequest | dict[str, Any], *, stop_after: int) -> int:
+    """How many distinct trace ids the spans of ``request`` carry, counting no further than
+    ``stop_after + 1`` (enough to tell an over-limit request, without reading all of it).
+
+    ``request`` is a protobuf request or a decoded OTLP/JSON body (before `parse_json`, the
+    costlier step: a batch limit is checked before the body is parsed, let alone converted).
+    """
+    seen: set[bytes | str] = set()
+    for trace_id in _trace_ids(request):
+        seen.add(trace_id)
+        if len(seen) > stop_after:
+            break
+    return len(seen)
+
+
+def _trace_ids(request: ExportTraceServiceRequest | dict[str, Any]) -> Iterator[bytes | str]:
+    if isinstance(request, ExportTraceServiceRequest):
+        for resource_spans in request.resource_spans:
+            for scope_spans in resource_spans.scope_spans:
+                for span in scope_spans.spans:
+                    yield span.trace_id
+        return
+    for resource_spans in _items(request, "resourceSpans", "resource_spans"):
+        for scope_spans in _items(resource_spans, "scopeSpans", "scope_spans"):
+            for span in _items(scope_spans, "spans"):
+                trace_id = (
+                    span.get("traceId", span.get("trace_id")) if isinstance(span, dict) else None
+                )
+                if isinstance(trace_id, str):  # any other value is refused by `parse_json`
+                    yield trace_id.lower()
+
+
 def spans_of(request: ExportTraceServiceRequest) -> Iterator[Span]:
     """Every span of ``request``, with its resource's attributes."""
     for resource_spans in request.resource_spans:

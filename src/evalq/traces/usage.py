@@ -90,17 +90,18 @@ def cost_of(tree: SpanTree, llm_spans: list[Span], where: Provenance) -> float |
     if stated is not None:
         value, where["usage.cost_usd"] = stated
         return dollars(value, where["usage.cost_usd"])
-    priced = [span for span in llm_spans if names.OI_COST_TOTAL in span.attributes]
-    if not priced:
+    # One pass, no membership tests: a trace may hold tens of thousands of LLM spans (searching
+    # a list of the priced ones for each span took 13 s at 30,000).
+    unpriced = [span for span in llm_spans if names.OI_COST_TOTAL not in span.attributes]
+    if len(unpriced) == len(llm_spans):
         return None
-    for span in llm_spans:
-        if span not in priced:
-            rule = "missing: other LLM spans of the trace carry a cost, so every one must"
-            raise InvalidInput([(f"{span.label}.{names.OI_COST_TOTAL}", rule)])
+    if unpriced:
+        rule = "missing: other LLM spans of the trace carry a cost, so every one must"
+        raise InvalidInput([(f"{unpriced[0].label}.{names.OI_COST_TOTAL}", rule)])
     where["usage.cost_usd"] = f"trace {tree.trace_id} {names.OI_COST_TOTAL}"
     return sum(
         dollars(span.attributes[names.OI_COST_TOTAL], f"{span.label}.{names.OI_COST_TOTAL}")
-        for span in priced
+        for span in llm_spans
     )
 
 

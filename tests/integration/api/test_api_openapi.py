@@ -50,3 +50,12 @@ def test_every_route_answers_with_a_named_schema() -> None:
             assert refs and all("$ref" in ref for ref in refs), (method, path, body)
             for ref in refs:
                 assert ref["$ref"].removeprefix("#/components/schemas/") in schemas
+
+
+def test_every_route_that_needs_a_key_documents_401_and_403() -> None:
+    """GET /metrics needs a read key but documented only its 200."""
+    document = json.loads(render())
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            if "security" in operation:
+                assert {"401", "403"} <= set(operation["responses"]), (method, path)

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from evalq.core.errors import InvalidInput
 from evalq.core.settings import Settings
 from evalq.producer.api.app import create_app
+from evalq.producer.http import HttpClient
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.models import TaskRow
@@ -38,6 +40,26 @@ def test_a_task_id_with_a_slash_is_refused_naming_the_field(api: Server) -> None
     assert sent.json()["detail"] == [
         {"field": "task_id", "rule": "Value error, a task id must not contain '/'"}
     ]
+    assert api.counts() == before
+
+
+@pytest.mark.parametrize("sid", ["a/../b", "run/1"])
+def test_a_submission_id_with_a_slash_is_refused_naming_the_field(api: Server, sid: str) -> None:
+    """``a/../b`` was accepted, and its ``url`` (``/v1/submissions/a/../b``) was a 404."""
+    rule = "Value error, a submission id must not contain '/'"
+    before = api.counts()
+    client = api.client()
+    one = client.post("/v1/submissions", json=submission(sid))
+    assert one.status_code == 422, one.text
+    assert one.json()["detail"] == [{"field": "id", "rule": rule}]
+    batch = client.post(
+        "/v1/submissions", json={"submissions": [submission("fine-1"), submission(sid)]}
+    )
+    assert batch.status_code == 422, batch.text
+    assert batch.json()["detail"] == [{"field": "submissions.1.id", "rule": rule}]
+    with HttpClient(api.url, api.keys["rw"]) as http, pytest.raises(InvalidInput) as caught:
+        http.submit(submission(sid))
+    assert dict(caught.value.problems) == {"id": rule}
     assert api.counts() == before
 
 

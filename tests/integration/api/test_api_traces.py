@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 from typing import Any
 
 import pytest
+from google.protobuf import json_format
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from evalq.core.results import GraphResult
 from evalq.core.schemas import Task, Trace
@@ -178,3 +181,63 @@ def test_other_bodies_are_415_413_or_422(traced: Server) -> None:
     assert "once inflated" in inflated.json()["detail"]
     reader = traced.client("read").post("/v1/traces", json=json.loads("{}"))
     assert reader.status_code == 403
+
+
+def bare_traces(count: int) -> ExportTraceServiceRequest:
+    """``count`` one-span traces with no attribute at all: none of them can be converted."""
+    request = ExportTraceServiceRequest()
+    spans = request.resource_spans.add().scope_spans.add().spans
+    for number in range(1, count + 1):
+        spans.add(trace_id=number.to_bytes(16, "big"), span_id=number.to_bytes(8, "big"), name="s")
+    return request
+
+
+@pytest.mark.parametrize("encoding", ["protobuf", "json"])
+def test_more_traces_than_the_batch_limit_is_a_422_before_any_is_converted(
+    traced: Server, encoding: str
+) -> None:
+    """The limit used to be checked on the converted traces: 28,960 were converted (10 s,
+    123 MB) before the 422. These 51 traces could not be converted; the limit is named."""
+    request = bare_traces(51)  # the server's EVALQ_API_MAX_BATCH is 50
+    client = traced.client()
+    if encoding == "protobuf":
+        refused = client.post("/v1/traces", content=request.SerializeToString(), headers=PROTOBUF)
+    else:
+        data = json_format.MessageToDict(request)
+        for span in data["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+            span["traceId"] = base64.b64decode(span["traceId"]).hex()
+            span["spanId"] = base64.b64decode(span["spanId"]).hex()
+        refused = client.post("/v1/traces", json=data)
+    assert refused.status_code == 422, refused.text
+    rule = "holds more than 50 traces; at most 50 per request (EVALQ_API_MAX_BATCH)"
+    assert refused.json()["detail"] == [{"field": "(body)", "rule": rule}]
+    within = client.post(
+        "/v1/traces", content=bare_traces(50).SerializeToString(), headers=PROTOBUF
+    )
+    assert within.status_code == 422, within.text  # 50 traces are converted: their own error
+    assert within.json()["detail"][0]["field"] == "span 0000000000000001 (s).evalq.model"
+
+
+def test_every_gzip_member_is_read_and_all_count_towards_the_size_limit(traced: Server) -> None:
+    """Data after the first gzip member used to be dropped without a word."""
+    first, second = two_agent_run(), two_agent_run("openinference")
+    gzipped = PROTOBUF | {"Content-Encoding": "gzip"}
+    # Protobuf messages written one after the other are one message: both traces, two members.
+    body = gzip.compress(as_protobuf(first)) + gzip.compress(as_protobuf(second))
+    client = traced.client()
+    posted = client.post("/v1/traces", content=body, headers=gzipped)
+    assert posted.status_code == 201, posted.text
+    ids = [item["id"] for item in posted.json()["submissions"]]
+    assert ids == [f"otlp-{trace_id_of(first)}", f"otlp-{trace_id_of(second)}"]
+
+    before = traced.counts()
+    bomb = gzip.compress(b"\0" * 1024 * 1024) * 6  # each member 1 MiB, 6 MiB in all
+    inflated = client.post("/v1/traces", content=bomb, headers=gzipped)
+    assert inflated.status_code == 413, inflated.text
+    assert "once inflated" in inflated.json()["detail"]
+    trailing = client.post("/v1/traces", content=body + b"not gzip", headers=gzipped)
+    assert trailing.status_code == 422, trailing.text
+    assert trailing.json()["detail"] == [
+        {"field": "(body)", "rule": "Content-Encoding is gzip but the body is not whole gzip"}
+    ]
+    assert traced.counts() == before

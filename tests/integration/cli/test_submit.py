@@ -210,3 +210,14 @@ def test_task_put_names_a_nul_and_stores_nothing(store: str, tmp_path: Path) -> 
 def task_ids(url: str) -> set[str]:
     with session_scope(url) as session:
         return set(session.scalars(select(TaskRow.id)))
+
+
+def test_a_submission_id_with_a_slash_is_named_by_line_and_field(
+    store: str, tmp_path: Path
+) -> None:
+    """``a/../b`` was stored, and over HTTP its ``url`` was a 404."""
+    file = write_lines(tmp_path / "b.jsonl", line("ok-1"), line("a/../b"))
+    result = submit(file)
+    assert result.exit_code == 2, result.output
+    assert f"{file}:2: id: Value error, a submission id must not contain '/'" in result.output
+    assert stored(store) == 0

@@ -15,6 +15,7 @@ from evalq.core.schemas import (
     Submission,
     Task,
     parse_submission,
+    parse_submissions,
     parse_task,
 )
 
@@ -71,7 +72,17 @@ def test_a_task_id_is_one_path_segment() -> None:
         parse_task({"id": "0/baseline"})
     assert dict(caught.value.problems) == {"id": "Value error, a task id must not contain '/'"}
     assert "task_id" in dict(invalid(submission(task_id="a/b")).problems)
-    assert parse_submission(submission(id="sub/with/slashes")).id == "sub/with/slashes"
+
+
+def test_a_submission_id_is_one_path_segment() -> None:
+    """``a/../b`` was accepted and answered with a ``url`` that was a 404."""
+    rule = "Value error, a submission id must not contain '/'"
+    assert dict(invalid(submission(id="a/../b")).problems) == {"id": rule}
+    with pytest.raises(InvalidInput) as caught:
+        parse_submissions([submission(id="ok-1"), submission(id="sub/with/slashes")])
+    assert dict(caught.value.problems) == {"[1].id": rule}
+    stored = Submission.model_validate(submission(id="old/run"), context=STORED)
+    assert stored.id == "old/run"
 
 
 def test_a_stored_task_id_with_a_slash_still_loads() -> None:

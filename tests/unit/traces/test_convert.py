@@ -309,3 +309,12 @@ def test_an_output_recorded_on_the_last_model_call_only_is_the_output() -> None:
     provider.shutdown()
     submission = convert(list(exporter.get_finished_spans()), TraceDefaults(task_id="t", tool="a"))
     assert submission.output == "final"
+
+
+def test_a_submission_id_with_a_slash_is_named_by_the_attribute_it_came_from() -> None:
+    resource = {"evalq.task_id": "t", "evalq.tool": "x", "evalq.submission_id": "a/../b"}
+    data = as_otlp_json(two_agent_run(resource=resource))
+    root = span_named(data, "workflow")
+    [(field, rule)] = problems(data)
+    assert field == f"span {root['spanId']} (workflow).resource.evalq.submission_id"
+    assert rule == "Value error, a submission id must not contain '/'"

@@ -18,6 +18,7 @@ from evalq.core.storable import decode_json
 
 JSON_TYPES = ("application/json",)
 PROTOBUF_TYPES = ("application/x-protobuf",)
+NOT_GZIP = "Content-Encoding is gzip but the body is not whole gzip"
 
 
 class BodyTooLarge(EvalqError):
@@ -86,19 +87,27 @@ def is_protobuf(content_type: str | None) -> bool:
 def gunzip(raw: bytes, limit: int) -> bytes:
     """A gzip body (OTLP exporters may compress) inflated to at most ``limit`` bytes.
 
+    Every member is read: gzip members written one after another are one valid gzip stream
+    (``cat a.gz b.gz``), and the data after the first used to be dropped without a word.
     `BodyLimit` counted the compressed bytes; a small body can inflate a thousandfold, so the
-    inflated size is held to the same limit (`BodyTooLarge`), never inflated further.
+    inflated size of all members together is held to the same limit (`BodyTooLarge`), never
+    inflated further. Anything after the last member that is not gzip is refused.
     """
-    inflater = zlib.decompressobj(wbits=31)
-    try:
-        data = inflater.decompress(raw, limit + 1)
-    except zlib.error:
-        data = b""
-    if len(data) > limit:
-        raise BodyTooLarge(too_large(limit) + " once inflated")
-    if not inflater.eof:
-        raise InvalidInput([("(body)", "Content-Encoding is gzip but the body is not whole gzip")])
-    return data
+    data = bytearray()
+    rest = raw
+    while True:
+        inflater = zlib.decompressobj(wbits=31)
+        try:
+            data += inflater.decompress(rest, limit + 1 - len(data))
+        except zlib.error:
+            raise InvalidInput([("(body)", NOT_GZIP)]) from None
+        if len(data) > limit:
+            raise BodyTooLarge(too_large(limit) + " once inflated")
+        if not inflater.eof:
+            raise InvalidInput([("(body)", NOT_GZIP)])
+        rest = inflater.unused_data
+        if not rest:
+            return bytes(data)
 
 
 def parse_json(raw: bytes) -> Any:

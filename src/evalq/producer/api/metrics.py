@@ -25,6 +25,7 @@ from prometheus_client.registry import Collector
 from evalq.core.settings import Settings
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import SettingsDep
+from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.read.health import EvaluationHealth, evaluation_health
 from evalq.store.db import session_scope
 from evalq.workers.depths import redis_queue_depths
@@ -117,7 +118,11 @@ def with_timeouts(url: str) -> str:
 @router.get(
     "/metrics",
     response_class=Response,
-    responses={200: {"content": {CONTENT_TYPE_LATEST: {}}}},
+    responses={
+        200: {"content": {CONTENT_TYPE_LATEST: {}}},
+        401: ERROR_RESPONSES[401],
+        403: ERROR_RESPONSES[403],
+    },
     dependencies=[Depends(require("read"))],
 )
 def metrics(settings: SettingsDep) -> Response:

@@ -60,6 +60,7 @@ def import_traces(
 ) -> BatchAccepted:
     """Convert each trace of the body into a submission, then submit them all.
 
+    A body of more than EVALQ_API_MAX_BATCH traces is a 422 before any trace is converted.
     The submissions go through the path of ``POST /v1/submissions``: all are validated
     before any is stored (a trace that cannot be mapped is a 422 naming the span and the
     attribute; an undefined task a 422 naming where its id came from), a known id with the same
@@ -68,10 +69,7 @@ def import_traces(
     the same trace again creates nothing.
     """
     defaults = TraceDefaults(task_id=task_id, tool=tool, model=model, variant=variant)
-    traces = submissions_from_otlp(body, defaults)
-    if len(traces) > settings.api_max_batch:
-        rule = f"holds {len(traces)} traces; at most {settings.api_max_batch} (EVALQ_API_MAX_BATCH)"
-        raise InvalidInput([("(body)", rule)])
+    traces = submissions_from_otlp(body, defaults)  # at most EVALQ_API_MAX_BATCH (`otlp_body`)
     check_tasks_exist(traces, client)
     accepted = submit_all([t.submission for t in traces], client, settings, response)
     return BatchAccepted(submissions=accepted)
