@@ -33,6 +33,7 @@ class Receiver:
         secret: set it from the registration's answer before any event can arrive.
         statuses: the status of each successive answer; the last one repeats.
         hold: while clear, every request waits (a receiver that hangs) until it is set.
+        connections: TCP connections accepted, whether or not a request followed.
     """
 
     url: str
@@ -40,6 +41,7 @@ class Receiver:
     statuses: list[int] = field(default_factory=lambda: [204])
     hold: threading.Event = field(default_factory=threading.Event)
     received: list[Received] = field(default_factory=list)
+    connections: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def answer(self, headers: dict[str, str], body: bytes) -> int:
@@ -85,7 +87,13 @@ def webhook_receiver(
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class Server(ThreadingHTTPServer):
+        def verify_request(self, request: Any, client_address: Any) -> bool:
+            with receiver.lock:
+                receiver.connections += 1
+            return True
+
+    server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     receiver = Receiver(f"http://127.0.0.1:{server.server_port}/hooks/evalq")
     receiver.statuses = statuses or [204]

@@ -106,7 +106,8 @@ def api(
 
     Three keys (rw, read, write) exist and the task ``t1`` is defined; this process is configured
     for the same store and Redis (so tests can run an embedded worker). Tests share the server:
-    each uses ids of its own.
+    each uses ids of its own. A module's ``API_SETTINGS`` (names without ``EVALQ_``) are added
+    to both.
     """
     directory = tmp_path_factory.mktemp("api")
     with (
@@ -115,7 +116,11 @@ def api(
         pytest.MonkeyPatch.context() as monkeypatch,
     ):
         settings = pipeline_settings(
-            db_url, redis_url, api_max_batch="50", webhook_key=TEST_WEBHOOK_KEY
+            db_url,
+            redis_url,
+            api_max_batch="50",
+            webhook_key=TEST_WEBHOOK_KEY,
+            **getattr(request.module, "API_SETTINGS", {}),
         )
         configure(monkeypatch, **settings)
         env = process_env(settings)
