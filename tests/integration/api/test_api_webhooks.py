@@ -116,3 +116,10 @@ def test_a_receiver_that_is_not_public_is_a_422_naming_url_and_stores_nothing(
     assert answer.status_code == 422, answer.text
     assert answer.json() == {"detail": [{"field": "url", "rule": rule}]}
     assert api.counts() == before
+
+
+def test_a_body_that_is_not_json_is_a_415_the_document_names(api: Server) -> None:
+    answer = api.client().post(HOOKS, content=b"url=x", headers={"content-type": "text/plain"})
+    assert answer.status_code == 415, answer.text
+    document = api.client().get("/openapi.json").json()
+    assert "415" in document["paths"]["/v1/tasks/{task_id}/webhooks"]["post"]["responses"]

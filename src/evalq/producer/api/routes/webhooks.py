@@ -32,6 +32,8 @@ Writer = Annotated[ApiKey, Depends(require("write"))]
     },
     responses={
         **NOT_FOUND,
+        413: {"model": Message, "description": "Body larger than EVALQ_API_MAX_BODY_BYTES."},
+        415: {"model": Message, "description": "Content-Type is not application/json."},
         503: {"model": Message, "description": "EVALQ_WEBHOOK_KEY is not configured."},
     },
 )
