@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ssl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -65,13 +66,17 @@ class Receiver:
 
 @contextmanager
 def webhook_receiver(
-    *, statuses: list[int] | None = None, hold: bool = False
+    *,
+    statuses: list[int] | None = None,
+    hold: bool = False,
+    tls: ssl.SSLContext | None = None,
 ) -> Iterator[Receiver]:
     """A threaded HTTP server on a free loopback port for the duration of the block.
 
     Args:
         statuses: successive answer statuses (default 204 always); the last one repeats.
         hold: make every request wait until ``receiver.hold`` is set (set on exit).
+        tls: serve HTTPS with this server context (``receiver.url`` is then https://).
     """
     receiver: Receiver
 
@@ -95,7 +100,10 @@ def webhook_receiver(
 
     server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    receiver = Receiver(f"http://127.0.0.1:{server.server_port}/hooks/evalq")
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    scheme = "http" if tls is None else "https"
+    receiver = Receiver(f"{scheme}://127.0.0.1:{server.server_port}/hooks/evalq")
     receiver.statuses = statuses or [204]
     if not hold:
         receiver.hold.set()

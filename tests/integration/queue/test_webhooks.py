@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import socket
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -18,6 +19,7 @@ from sqlalchemy import select
 from tests.support.pipeline import TASK, Pipeline, submission
 from tests.support.processes import free_port, wait_until
 from tests.support.settings import configure
+from tests.support.tls import self_signed, server_context
 from tests.support.webhook_receiver import TEST_WEBHOOK_KEY, webhook_receiver
 
 from evalq.core.errors import InvalidInput
@@ -262,3 +264,27 @@ def test_the_delivery_connects_to_the_address_it_checked(
     assert connects == [(PUBLIC, port)]
     assert receiver.connections == 0 and receiver.received == []
     assert delivery.status == "failed" and "ConnectError" in (delivery.last_error or "")
+
+
+def test_an_https_receiver_is_verified_against_its_name_not_the_address(
+    pipeline: Callable[..., Pipeline], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The POST connects to the checked address, yet TLS checks the certificate against the
+    URL's name (sent as SNI) and the Host header is the name."""
+    cert, key = self_signed(tmp_path, "localhost")
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # trust the receiver's certificate
+    server_names: list[str] = []
+    p = pipeline(webhook_key=TEST_WEBHOOK_KEY, **ALLOW_PRIVATE)
+    with webhook_receiver(tls=server_context(cert, key, server_names)) as receiver:
+        port = urlsplit(receiver.url).port
+        url = f"https://localhost:{port}/hooks/evalq"
+        hook = p.client.add_webhook(TASK.id, {"url": url})
+        receiver.secret = hook.secret
+        with embedded_worker(p.app, concurrency=4):
+            p.client.submit(submission("tls1"))
+            assert p.client.wait(["tls1"], timeout=120) == {"tls1": "done"}
+            [delivery] = wait_until_value(settled(p, hook.id, 1), what="the delivery to settle")
+    assert delivery.status == "delivered" and delivery.last_error is None, delivery.last_error
+    [received] = receiver.received
+    assert received.error is None and received.headers["host"] == f"localhost:{port}"
+    assert server_names == ["localhost"]
