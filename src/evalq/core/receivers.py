@@ -26,6 +26,7 @@ from ipaddress import IPv4Address, IPv6Address
 import httpx
 
 from evalq.core.errors import InvalidInput
+from evalq.core.webhooks import URL_RULE
 
 IPAddress = IPv4Address | IPv6Address
 
@@ -80,7 +81,11 @@ def receiver_addresses(url: str, *, allow_private: bool) -> list[IPAddress]:
         InvalidInput: on ``url`` when its host does not resolve, or when any address it
             resolves to is not public and ``allow_private`` is false.
     """
-    addresses = resolve(httpx.URL(url).raw_host.decode("ascii"))
+    try:
+        host = httpx.URL(url).raw_host.decode("ascii")
+    except httpx.InvalidURL:  # stored before the URL rule knew httpx's
+        raise InvalidInput([("url", URL_RULE)]) from None
+    addresses = resolve(host)
     if not allow_private and not all(map(is_public, addresses)):
         raise InvalidInput([("url", PRIVATE_RULE)])
     return addresses

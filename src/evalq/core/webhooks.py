@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
+import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalq.core.errors import InvalidInput
@@ -140,11 +141,13 @@ def parse_webhook_request(data: Any) -> WebhookRequest:
 
 
 def is_http_url(url: str) -> bool:
-    """True for an absolute http(s) URL with a host and no fragment."""
+    """True for an absolute http(s) URL with a host and no fragment, that httpx (which makes
+    the POST) can send to."""
     try:
         parts = urlsplit(url)
         port_ok = parts.port is None or 0 < parts.port < 65536
-    except ValueError:  # an invalid port or IPv6 literal
+        httpx.URL(url)
+    except (ValueError, httpx.InvalidURL):  # an invalid port, IPv6 literal, IDNA name, ...
         return False
     has_space = any(c.isspace() for c in url)
     return (

@@ -71,6 +71,7 @@ def deliver_webhook(
 
     A 2xx answer delivers it; anything else (an error status, no answer in
     EVALQ_WEBHOOK_TIMEOUT_S) is retried until EVALQ_WEBHOOK_MAX_ATTEMPTS attempts were made.
+    A receiver the address rule refuses (`evalq.core.receivers`) fails at once, unconnected.
     """
     settings = get_settings()
     with session_scope() as session:

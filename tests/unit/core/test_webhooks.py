@@ -45,6 +45,8 @@ def test_http_urls_with_a_host_are_accepted(url: str) -> None:
         "http://hooks.example.com:0/",
         "http://[::1/",
         "http://a b/",
+        "http://a\x00b/",  # urlsplit takes it, httpx (which POSTs) does not
+        "http://ex\u00e4mple..com/",  # not a valid IDNA name
         "",
     ],
 )
