@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ssl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,6 +34,7 @@ class Receiver:
         secret: set it from the registration's answer before any event can arrive.
         statuses: the status of each successive answer; the last one repeats.
         hold: while clear, every request waits (a receiver that hangs) until it is set.
+        connections: TCP connections accepted, whether or not a request followed.
     """
 
     url: str
@@ -40,6 +42,7 @@ class Receiver:
     statuses: list[int] = field(default_factory=lambda: [204])
     hold: threading.Event = field(default_factory=threading.Event)
     received: list[Received] = field(default_factory=list)
+    connections: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def answer(self, headers: dict[str, str], body: bytes) -> int:
@@ -63,13 +66,17 @@ class Receiver:
 
 @contextmanager
 def webhook_receiver(
-    *, statuses: list[int] | None = None, hold: bool = False
+    *,
+    statuses: list[int] | None = None,
+    hold: bool = False,
+    tls: ssl.SSLContext | None = None,
 ) -> Iterator[Receiver]:
     """A threaded HTTP server on a free loopback port for the duration of the block.
 
     Args:
         statuses: successive answer statuses (default 204 always); the last one repeats.
         hold: make every request wait until ``receiver.hold`` is set (set on exit).
+        tls: serve HTTPS with this server context (``receiver.url`` is then https://).
     """
     receiver: Receiver
 
@@ -85,9 +92,18 @@ def webhook_receiver(
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class Server(ThreadingHTTPServer):
+        def verify_request(self, request: Any, client_address: Any) -> bool:
+            with receiver.lock:
+                receiver.connections += 1
+            return True
+
+    server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    receiver = Receiver(f"http://127.0.0.1:{server.server_port}/hooks/evalq")
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    scheme = "http" if tls is None else "https"
+    receiver = Receiver(f"{scheme}://127.0.0.1:{server.server_port}/hooks/evalq")
     receiver.statuses = statuses or [204]
     if not hold:
         receiver.hold.set()

@@ -156,9 +156,10 @@ class Settings(BaseSettings):
     webhook_timeout_s: float = Field(
         default=10, gt=0, le=60, description="Webhooks: seconds one POST to a receiver may take."
     )
-    webhook_forbid_private: bool = Field(
+    webhook_allow_private: bool = Field(
         default=False,
-        description="Webhooks: refuse receivers on private, loopback or link-local addresses.",
+        description="Webhooks: allow receivers on private, loopback, link-local and other "
+        "non-global addresses (local development); refused by default.",
     )
 
     @field_validator("webhook_key")

@@ -8,12 +8,11 @@ with the webhook's secret, under an id that stays the same on every retry of the
 from __future__ import annotations
 
 import hashlib
-import ipaddress
-import socket
 from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
+import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalq.core.errors import InvalidInput
@@ -25,10 +24,6 @@ EVENT_TYPE = "evaluation.completed"
 MAX_URL_CHARS = 2000
 MAX_WEBHOOKS_PER_TASK = 20
 URL_RULE = "must be an absolute http:// or https:// URL with a host and no fragment"
-PRIVATE_RULE = (
-    "resolves to a private, loopback or link-local address, which this deployment forbids "
-    "(EVALQ_WEBHOOK_FORBID_PRIVATE)"
-)
 
 DeliveryStatus = Literal["pending", "delivered", "failed"]
 """``pending``: attempts go on; ``delivered``: a 2xx answer; ``failed``: every attempt failed."""
@@ -134,7 +129,7 @@ class DeliveryList(BaseModel):
 def parse_webhook_request(data: Any) -> WebhookRequest:
     """A valid registration, or `InvalidInput` naming each bad field and its rule.
 
-    The URL is checked for its form only; `check_receiver` decides about its address.
+    The URL is checked for its form only; `evalq.core.receivers` decides about its address.
     """
     try:
         request = WebhookRequest.model_validate(data)
@@ -146,11 +141,13 @@ def parse_webhook_request(data: Any) -> WebhookRequest:
 
 
 def is_http_url(url: str) -> bool:
-    """True for an absolute http(s) URL with a host and no fragment."""
+    """True for an absolute http(s) URL with a host and no fragment, that httpx (which makes
+    the POST) can send to."""
     try:
         parts = urlsplit(url)
         port_ok = parts.port is None or 0 < parts.port < 65536
-    except ValueError:  # an invalid port or IPv6 literal
+        httpx.URL(url)
+    except (ValueError, httpx.InvalidURL):  # an invalid port, IPv6 literal, IDNA name, ...
         return False
     has_space = any(c.isspace() for c in url)
     return (
@@ -159,30 +156,6 @@ def is_http_url(url: str) -> bool:
         and port_ok
         and not (parts.fragment or has_space)
     )
-
-
-def private_address(url: str) -> str | None:
-    """The first private, loopback, link-local or reserved address ``url``'s host resolves to.
-
-    None when every address is public, or when the name does not resolve (that attempt then
-    fails on its own). A minimal guard: the name can resolve elsewhere when the POST is made.
-    """
-    host = urlsplit(url).hostname or ""
-    try:
-        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError):
-        return None
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
-        if not address.is_global:
-            return str(address)
-    return None
-
-
-def check_receiver(url: str, *, forbid_private: bool) -> None:
-    """`InvalidInput` on ``url`` when private receivers are forbidden and it is one."""
-    if forbid_private and private_address(url) is not None:
-        raise InvalidInput([("url", PRIVATE_RULE)])
 
 
 def message_id(webhook_id: str, submission_id: str, status: str) -> str:

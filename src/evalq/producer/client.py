@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from evalq.core.applicable import skipped_tiers
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
 from evalq.core.profile import profile_named
+from evalq.core.receivers import check_receiver
 from evalq.core.schemas import (
     Submission,
     Task,
@@ -31,7 +32,6 @@ from evalq.core.webhooks import (
     DeliveryInfo,
     WebhookCreated,
     WebhookInfo,
-    check_receiver,
     parse_webhook_request,
 )
 from evalq.producer.submitted import FINAL_STATUSES, Submitted
@@ -325,12 +325,15 @@ class Client:
         ``webhook`` is ``{"url": ..., "description": ...}`` (`WebhookRequest`).
 
         Raises:
-            InvalidInput: a bad ``url`` or ``description`` (nothing is stored).
+            InvalidInput: a bad ``url`` or ``description`` (nothing is stored); a ``url`` whose
+                host does not resolve, or resolves to a non-public address, unless
+                EVALQ_WEBHOOK_ALLOW_PRIVATE is set (`evalq.core.receivers`).
             NotFound: no such task.
             NotConfigured: EVALQ_WEBHOOK_KEY is unset, so secrets cannot be stored.
         """
         request = parse_webhook_request(webhook)
-        check_receiver(request.url, forbid_private=self.settings.webhook_forbid_private)
+        webhooks.cipher(self.settings)  # unconfigured: say so before resolving anything
+        check_receiver(request.url, allow_private=self.settings.webhook_allow_private)
         with session_scope(self.url) as session:
             queries.get_task(session, task_id=task_id)
             return webhooks.add_webhook(

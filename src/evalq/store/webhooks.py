@@ -243,13 +243,6 @@ def record_attempt(
         row.delivered_at = attempt.at
 
 
-def mark_undeliverable(session: Session, *, delivery_id: str, reason: str) -> None:
-    """Give up on a delivery without an attempt (its receiver is forbidden)."""
-    row = session.get(WebhookDeliveryRow, delivery_id, with_for_update=True)
-    if row is not None:
-        row.status, row.last_error = "failed", reason[:500]
-
-
 def delivery_rows(session: Session, *, submission_id: str) -> Sequence[WebhookDeliveryRow]:
     """Every delivery of one submission's events (for tests and diagnostics)."""
     return session.scalars(

@@ -120,15 +120,23 @@ def api(
 
     Three keys (rw, read, write) exist and the task ``t1`` is defined; this process is configured
     for the same store and Redis (so tests can run an embedded worker). Tests share the server:
-    each uses ids of its own.
+    each uses ids of its own. A module's ``API_SETTINGS`` (names without ``EVALQ_``) are added
+    to both.
     """
-    with serve_api(request.param, tmp_path_factory.mktemp("api")) as server:
+    directory = tmp_path_factory.mktemp("api")
+    extra = getattr(request.module, "API_SETTINGS", {})  # a module's own settings
+    with serve_api(request.param, directory, extra=extra) as server:
         yield server
 
 
 @contextmanager
 def serve_api(
-    backend: str, directory: Path, *, broker: bool = True, log_level: str = "warning"
+    backend: str,
+    directory: Path,
+    *,
+    broker: bool = True,
+    log_level: str = "warning",
+    extra: dict[str, str] | None = None,
 ) -> Iterator[Server]:
     """A real `evalq api` over a fresh store of ``backend`` (see the `api` fixture).
 
@@ -138,6 +146,7 @@ def serve_api(
         broker: False: no EVALQ_BROKER_URL, so the server (and this process's `Client`)
             evaluates in-process.
         log_level: uvicorn's; ``info`` logs an access line per request.
+        extra: More settings (names without the ``EVALQ_`` prefix).
     """
     with (
         fresh_database(backend, directory) as db_url,
@@ -145,7 +154,11 @@ def serve_api(
         pytest.MonkeyPatch.context() as monkeypatch,
     ):
         settings = pipeline_settings(
-            db_url, redis_url, api_max_batch="50", webhook_key=TEST_WEBHOOK_KEY
+            db_url,
+            redis_url,
+            api_max_batch="50",
+            webhook_key=TEST_WEBHOOK_KEY,
+            **(extra or {}),
         )
         if not broker:
             redis_url = ""

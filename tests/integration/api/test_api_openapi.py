@@ -59,3 +59,13 @@ def test_every_route_that_needs_a_key_documents_401_and_403() -> None:
         for method, operation in operations.items():
             if "security" in operation:
                 assert {"401", "403"} <= set(operation["responses"]), (method, path)
+
+
+def test_every_route_that_takes_a_body_documents_its_refusals() -> None:
+    """A body is refused as too large (413) or not in a media type the route reads (415) before
+    the route sees it: every route with a request body says so."""
+    document = json.loads(render())
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            if "requestBody" in operation:
+                assert {"413", "415"} <= set(operation["responses"]), (method, path)

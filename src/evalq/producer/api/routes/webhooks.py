@@ -32,6 +32,8 @@ Writer = Annotated[ApiKey, Depends(require("write"))]
     },
     responses={
         **NOT_FOUND,
+        413: {"model": Message, "description": "Body larger than EVALQ_API_MAX_BODY_BYTES."},
+        415: {"model": Message, "description": "Content-Type is not application/json."},
         503: {"model": Message, "description": "EVALQ_WEBHOOK_KEY is not configured."},
     },
 )
@@ -40,7 +42,9 @@ def add_webhook(task_id: str, data: JsonBody, client: ClientDep, key: Writer) ->
 
     The answer carries the signing secret (``whsec_...``): it is shown this once and never
     again. Each event is POSTed signed per Standard Webhooks (``webhook-id``,
-    ``webhook-timestamp``, ``webhook-signature``). The URL must be http:// or https://.
+    ``webhook-timestamp``, ``webhook-signature``). The URL must be http:// or https://, and
+    (unless EVALQ_WEBHOOK_ALLOW_PRIVATE is set) its host must resolve to public addresses only:
+    private, loopback, link-local and other non-global receivers get a 422 on ``url``.
     """
     return client.add_webhook(known("task", task_id), data, created_by=key.name)
 
