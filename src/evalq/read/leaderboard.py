@@ -218,7 +218,7 @@ def leaderboard(
     if rule.kind == "scylla":
         variants, uncertainty = _variant_board(rows, profile)
     shown = [e.ranking_value for e in entries if e.ranking_value is not None]
-    interval = confidence_interval(shown, level)
+    interval = confidence_interval(shown, level, bounds=rule.scale)
     return Leaderboard(
         task_id=task_id,
         kind=rule.kind,

@@ -28,18 +28,21 @@ class KindRule:
     Attributes:
         kind: the kind's name.
         ranking_key: the name of the value a leaderboard row is ranked by.
+        scale: the range that value lives in (the Arena's 0-100, the composites' 0-1): a
+            board's confidence interval is clamped to it, and is all of it with too few rows.
         peerread / scylla / suite: whether the merge runs that scorer.
     """
 
     kind: TaskKind
     ranking_key: str
+    scale: tuple[float, float] = (0.0, 1.0)
     peerread: bool = False
     scylla: bool = False
     suite: bool = False
 
 
 KINDS: dict[TaskKind, KindRule] = {
-    "arena": KindRule("arena", "arena_overall_unadjusted"),
+    "arena": KindRule("arena", "arena_overall_unadjusted", scale=(0.0, 100.0)),
     "peerread": KindRule("peerread", "peerread_composite", peerread=True),
     "scylla": KindRule("scylla", "scylla_composite", scylla=True),
     "suite": KindRule("suite", "suite_gate_then_final_score", suite=True),

@@ -86,3 +86,31 @@ def test_leaderboard_json_keeps_its_rows_and_names_what_it_ranks_by(
     assert rows["arena-dbg-10"]["not_reported"] == ["cost", "speed"]
     assert rows["arena-dbg-04"]["not_reported"] == ["speed"]
     assert all("flags" in e and "review" in e for e in rows.values())
+
+
+@pytest.mark.parametrize(
+    ("task_id", "scale"),
+    [
+        ("peerread-salience-gating", (0.0, 1.0)),
+        ("suite-refund-agent", (0.0, 1.0)),
+        ("scylla-token-bucket", (0.0, 1.0)),
+        ("arena-debug-flaky-date-parser", (0.0, 100.0)),
+    ],
+)
+def test_a_board_s_interval_is_on_its_own_score_s_scale(
+    store: str, task_id: str, scale: tuple[float, float]
+) -> None:
+    # The suite board's upper bound was 1.0187, a small PeerRead board's [0.0, 100.0].
+    ci = board(store, task_id).confidence_interval
+    assert scale[0] <= ci["low"] <= ci["high"] <= scale[1]
+    if ci["enough_data"]:
+        assert ci["low"] <= ci["mean"] <= ci["high"]
+    else:
+        assert (ci["low"], ci["high"]) == scale
+
+
+def test_too_few_rows_give_the_whole_of_the_score_s_own_range(store: str) -> None:
+    with session_scope(store) as session:
+        two = leaderboard(session, task_id="suite-refund-agent", variant="no-such-variant")
+    assert two.entries == [] and not two.confidence_interval["enough_data"]
+    assert (two.confidence_interval["low"], two.confidence_interval["high"]) == (0.0, 1.0)
