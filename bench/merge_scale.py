@@ -86,12 +86,13 @@ def tier_metrics(url: str, sample: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Real tier-1 and tier-3 metrics of one submission (the model runs once, here)."""
     from evalq.core.profile import profile_named
     from evalq.core.schemas import Submission, Task
+    from evalq.store.queries import Job
     from evalq.tasks.tiers import compute_graph, compute_text
 
     task, sub = Task.model_validate(task_definition()), Submission.model_validate(sample)
-    profile = profile_named("default")
-    text, graph = compute_text(sub, task, profile), compute_graph(sub, task, profile)
-    return {"text": text.metrics or {}, "graph": graph.metrics or {}}
+    job = Job(submission=sub, task=task, profile=profile_named(task.profile), cost_usd=None)
+    text, graph = compute_text(job), compute_graph(job)
+    return {"text": text.stored()[0] or {}, "graph": graph.stored()[0] or {}}
 
 
 def populate(url: str, size: int, fresh: int, metrics: dict[str, dict[str, Any]]) -> list[str]:
