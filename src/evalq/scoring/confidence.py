@@ -12,7 +12,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy.stats import t as student_t
+from scipy.special import stdtrit  # scipy.stats.t.ppf's own routine, without scipy.stats
 
 from evalq.core.errors import InvalidInput
 
@@ -70,7 +70,7 @@ def confidence_interval(
     if n < MIN_SCORES:
         return ConfidenceInterval(low_bound, high_bound, None, enough_data=False)
     mean = statistics.fmean(scores)
-    t_value = float(student_t.ppf(0.5 + level / 2.0, n - 1))
+    t_value = float(stdtrit(n - 1, 0.5 + level / 2.0))
     margin = t_value * statistics.stdev(scores) / math.sqrt(n)
     low = min(high_bound, max(low_bound, mean - margin))
     high = max(low_bound, min(high_bound, mean + margin))
