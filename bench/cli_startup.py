@@ -7,13 +7,14 @@ Every command runs ``--runs`` times as a fresh process (the `evalq` script next 
 interpreter) and its median wall time is kept:
 
 1. ``python -c pass`` (the interpreter alone), ``python -c "import typer"``, ``evalq --version``
-   and ``evalq --help``. Goal: each within 2x of ``import typer``.
+   and ``evalq --help``. Goal: each within 2x of ``import typer``. For context, ``--help`` of a
+   two-command typer app (typer renders help with rich: its own floor).
 2. A small store (a throwaway SQLite file, `tests/support/small_board.py`): the bundled Arena
    task and its 12 submissions, evaluated in this process without a model. Then
    ``evalq leaderboard TASK --json`` as a process, against the same command called in this
    process once warm (median of ``--runs``) plus ``python -c pass``. Goal: within 2x. For
    context, the same against the warm call plus importing the libraries it cannot do without
-   (SQLAlchemy, numpy, scipy.special, pydantic-settings, typer).
+   (SQLAlchemy, pydantic-settings, typer).
 
 Last line: the worst of the three ratios.
 """
@@ -34,7 +35,15 @@ from pathlib import Path
 from _common import BIN, apply_env, evalq_env, figure, parse_args, ratio
 from tests.support.small_board import TASK_ID, evaluate_small_board
 
-LIBRARIES = "import typer, pydantic_settings, sqlalchemy.orm, numpy, scipy.special"
+TWO_COMMANDS = (
+    "import typer\n"
+    "app = typer.Typer()\n"
+    "app.command()(lambda x: None)\n"
+    "app.command('b')(lambda y: None)\n"
+    "app()"
+)
+"""A two-command typer app: its ``--help`` is typer's own floor for a help page (rich)."""
+LIBRARIES = "import typer, pydantic_settings, sqlalchemy.orm"
 """What `evalq leaderboard` cannot start without: its floor, printed for context."""
 
 
@@ -84,6 +93,7 @@ def main() -> None:
         typer = wall_s([*python, "import typer"], env, runs)
         version = wall_s([*evalq_argv(), "--version"], env, runs)
         help_s = wall_s([*evalq_argv(), "--help"], env, runs)
+        typer_help = wall_s([*python, TWO_COMMANDS, "--help"], env, runs)
         board = wall_s([*evalq_argv(), "leaderboard", TASK_ID, "--json"], env, runs)
         libraries = wall_s([*python, LIBRARIES], env, runs)
         work = in_process_s(runs)
@@ -92,6 +102,7 @@ def main() -> None:
     figure('python -c "import typer"', typer * 1000, "ms")
     figure("evalq --version", version * 1000, "ms")
     figure("evalq --help", help_s * 1000, "ms")
+    figure("a two-command typer app --help (typer's floor)", typer_help * 1000, "ms")
     figure("evalq leaderboard TASK --json (process)", board * 1000, "ms")
     figure("leaderboard in a warm process", work * 1000, "ms")
     figure("leaderboard in a warm process + python -c pass", (work + interpreter) * 1000, "ms")
