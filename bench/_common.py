@@ -1,11 +1,13 @@
 """Helpers the benchmarks share: worker subprocesses, RSS, Redis databases, review-like texts.
 
-Every benchmark prints figures and ends with one ratio line; figures are measured side by side in
-one run because the machines are shared and noisy.
+Every benchmark prints figures and ends with one ratio line (`ratio`); figures are measured side
+by side in one run because the machines are shared and noisy. Every benchmark takes ``--quick``
+(`parse_args`): a few iterations, so CI runs each one (tests/integration/test_benchmarks.py).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import random
@@ -17,6 +19,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the benchmarks share tests/support with the test suite
@@ -162,3 +165,28 @@ def short_review(rng: random.Random, sentences: Sequence[str]) -> str:
 def figure(name: str, value: float, unit: str = "") -> None:
     """Print one measured figure, aligned."""
     print(f"{name:<58} {value:>12.4f} {unit}".rstrip(), flush=True)
+
+
+def ratio(name: str, value: float, unit: str = "") -> None:
+    """Print the benchmark's ratio line: its last line, ``ratio <name> <value>``."""
+    figure(f"ratio {name}", value, unit)
+
+
+def _shown(value: Any) -> str:
+    return " ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def parse_args(parser: argparse.ArgumentParser, *, quick: dict[str, Any]) -> argparse.Namespace:
+    """The command line, with ``--quick``: the options named in ``quick`` take those values
+    unless given explicitly (a few iterations, seconds; the figures then only show it runs)."""
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a few iterations (CI's smoke run): "
+        + " ".join(f"--{k.replace('_', '-')} {_shown(v)}" for k, v in quick.items()),
+    )
+    args = parser.parse_args()
+    if args.quick:
+        parser.set_defaults(**quick)
+        args = parser.parse_args()
+    return args

@@ -1,6 +1,6 @@
 """A maximum-size hostile body against a maximum-size valid one, on the real `evalq api`.
 
-    python bench/api_errors.py [--repeat 3] [--max-batch 1000]
+    python bench/api_errors.py [--repeat 3] [--max-batch 1000] [--size 5242880] [--quick]
 
 Each body is as large as ``EVALQ_API_MAX_BODY_BYTES`` allows (5 MiB by default) and is sent
 ``--repeat`` times to its own fresh `evalq api` process (uvicorn, a throwaway SQLite store, Redis
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from _common import figure, flush, redis_url
+from _common import figure, flush, parse_args, ratio, redis_url
 from tests.support.databases import fresh_database
 from tests.support.hostile import HOSTILE, valid_batch
 from tests.support.processes import free_port, process_env, start, stop, wait_for_http
@@ -134,7 +134,7 @@ def main() -> None:
     parser.add_argument(
         "--size", type=int, default=5 * 1024 * 1024, help="body size (EVALQ_API_MAX_BODY_BYTES)"
     )
-    options = parser.parse_args()
+    options = parse_args(parser, quick={"repeat": 1, "max_batch": 20, "size": 256 * 1024})
     flush(DB)
     try:
         with tempfile.TemporaryDirectory() as directory:
@@ -158,7 +158,7 @@ def main() -> None:
     worst_time = max(m.seconds for m in hostile.values()) / valid.seconds
     worst_memory = max(m.peak_mib for m in hostile.values()) / valid.peak_mib
     figure("worst hostile / valid: request time", worst_time, "x")
-    figure("worst hostile / valid: API peak RSS growth", worst_memory, "x")
+    ratio("worst hostile / valid: API peak RSS growth", worst_memory, "x")
 
 
 if __name__ == "__main__":

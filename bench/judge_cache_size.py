@@ -5,7 +5,7 @@ criterion rationales at a typical (150 chars) and at the longest allowed length 
 prints Redis's own ``MEMORY USAGE`` of the entries and of the index per entry. Only the keys under
 that prefix are touched, and they are deleted afterwards.
 
-    python bench/judge_cache_size.py [--db 13] [--entries 2000]
+    python bench/judge_cache_size.py [--db 13] [--entries 2000] [--quick]
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 import redis
+from _common import parse_args, ratio
 
 from evalq.judge.cache import JudgmentCache, index_key
 from evalq.judge.rubrics import RUBRICS
@@ -52,7 +53,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=int, default=13)
     parser.add_argument("--entries", type=int, default=2000)
-    args = parser.parse_args()
+    args = parse_args(parser, quick={"entries": 100})
     client = redis.Redis(host="127.0.0.1", port=6379, db=args.db)
     typical_value, typical = bytes_per_entry(client, args.entries, 150)
     longest_value, longest = bytes_per_entry(client, args.entries, 400)
@@ -60,7 +61,7 @@ def main() -> None:
     print(f"longest verdict ({longest_value} B of JSON): {longest:.0f} B per cached judgment")
     mib = 5e4 / 2**20
     print(f"50,000 entries: {typical * mib:.0f} MiB typical, {longest * mib:.0f} MiB at most")
-    print(f"ratio Redis bytes / JSON bytes (typical): {typical / typical_value:.2f}")
+    ratio("Redis bytes / JSON bytes (typical)", typical / typical_value)
 
 
 if __name__ == "__main__":

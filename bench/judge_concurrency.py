@@ -1,12 +1,12 @@
 """How many judgments one judge worker runs at once: 100 judgments of 1 s each.
 
-    python bench/judge_concurrency.py [--judgments 100] [--concurrency 100]
+    python bench/judge_concurrency.py [--judgments 100] [--concurrency 100] [--quick]
 
 The OpenAI stub (`tests/support/openai_stub.py`) answers every request with a valid verdict
 after exactly 1 s (its ``slow`` fault with ``slow_s=1``). ONE real worker subprocess,
 ``evalq worker --queues evalq.judge --pool threads``, runs the judge tier; a second worker takes
 the other queues (tier 1 and 3 are skipped here, the merge is quick). Store: a throwaway SQLite
-file; broker and result backend: Redis database 11 (flushed before and after).
+file; broker and result backend: Redis database 12 (flushed before and after).
 
 Each submission carries no references, no paper and no trace, so the judge applies exactly one
 rubric (constructiveness): one submission = one judgment = one model call. Outputs differ, so
@@ -31,21 +31,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from _common import BIN, Worker, apply_env, evalq_env, figure  # noqa: E402
+from _common import (  # noqa: E402
+    BIN,
+    Worker,
+    apply_env,
+    evalq_env,
+    figure,
+    flush,
+    parse_args,
+    ratio,
+    redis_url,
+)
 from tests.support.openai_stub import OpenAIStub  # noqa: E402
 
-REDIS_DB_URL = "redis://127.0.0.1:6379/11"
+DB = 12
+REDIS_DB_URL = redis_url(DB)
 CALL_S = 1.0
 FINAL = ("ok", "failed", "skipped")
-
-
-def flush_db11() -> None:
-    """Empty the benchmark's Redis database 11."""
-    import redis
-
-    client = redis.Redis.from_url(REDIS_DB_URL)
-    client.flushdb()
-    client.close()
 
 
 def submission(i: int) -> dict[str, object]:
@@ -82,7 +84,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--judgments", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=100, help="judge worker threads")
-    args = parser.parse_args()
+    args = parse_args(parser, quick={"judgments": 10, "concurrency": 10})
 
     from evalq.core.schemas import Task
     from evalq.producer.client import Client
@@ -90,7 +92,7 @@ def main() -> None:
     from evalq.store.queries import tier_results
     from evalq.workers.names import JUDGE_QUEUE, QUEUES
 
-    flush_db11()
+    flush(DB)
     with (
         tempfile.TemporaryDirectory(prefix="evalq-judge-bench-") as tmp,
         OpenAIStub(proportions={"slow": 1.0}, slow_s=CALL_S) as stub,
@@ -147,7 +149,7 @@ def main() -> None:
         ok = sum(r.status == "ok" for r in rows)
         gc.collect()  # drop the chords' AsyncResults while the backend can still unsubscribe
         client.app.close()
-    flush_db11()
+    flush(DB)
 
     print(f"judge worker: threads pool, concurrency {args.concurrency}; stub answers in {CALL_S} s")
     print(f"submission statuses: {dict(collections.Counter(statuses.values()))}")
@@ -159,7 +161,7 @@ def main() -> None:
     figure("wall time, submit -> last judge result", judged_s, "s")
     figure("wall time, submit -> last evaluation", finished_s, "s")
     figure("throughput", args.judgments / judged_s, "judgments/s")
-    figure("ratio serial time (judgments x 1 s) / measured", args.judgments * CALL_S / judged_s)
+    ratio("serial time (judgments x 1 s) / measured", args.judgments * CALL_S / judged_s)
 
 
 if __name__ == "__main__":

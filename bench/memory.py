@@ -1,13 +1,15 @@
-"""RSS of a tier-1 worker child (prefork, concurrency 1) after 100 and after ``--tasks`` tasks.
+"""RSS of a tier-1 worker child (prefork, concurrency 1) after ``--first`` and ``--tasks`` tasks.
 
-    python bench/memory.py [--tasks 10000] [--references 40] [--backend sqlite]
+    python bench/memory.py [--tasks 10000] [--references 40] [--batch 1000] [--first 100]
+                           [--quick]
 
 ``evalq worker --queues evalq.text --pool prefork --concurrency 1`` runs on Redis database 13
 (flushed before and after) with a throwaway SQLite store. Submissions with short, distinct outputs
 are stored directly, spread over ``--references`` tasks with distinct references (so the
 reference-embedding cache fills and is reused), and only their tier-1 task is sent, by name. The
-child's VmRSS is read after the first 100 tasks have finished and again after every further
-batch; the last line is the growth ratio RSS(after --tasks) / RSS(after 100) - 1 (target <= 10%).
+child's VmRSS is read after the first ``--first`` tasks have finished and again after every
+further batch; the last line is the growth ratio RSS(after --tasks) / RSS(after --first) - 1
+(target <= 10%).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from _common import (
     evalq_env,
     figure,
     flush,
+    parse_args,
+    ratio,
     redis_url,
     review_sentences,
     rss_kib,
@@ -96,7 +100,8 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=10_000)
     parser.add_argument("--references", type=int, default=40)
     parser.add_argument("--batch", type=int, default=1_000)
-    args = parser.parse_args()
+    parser.add_argument("--first", type=int, default=100, help="tasks before the first reading")
+    args = parse_args(parser, quick={"tasks": 60, "references": 5, "batch": 20, "first": 20})
     url = redis_url(DB)
     rng = random.Random(13)
     with tempfile.TemporaryDirectory(prefix="evalq-bench-") as tmp:
@@ -113,13 +118,13 @@ def main() -> None:
         argv += ["--concurrency", "1", "--loglevel", "INFO"]
         with worker(argv, env, Path(tmp) / "worker.log") as started:
             done = 0
-            first = store(db_url, 0, 100, args.references, rng)
-            elapsed = run_batch(app, db_url, first, 100)
-            done = 100
+            first = store(db_url, 0, args.first, args.references, rng)
+            elapsed = run_batch(app, db_url, first, args.first)
+            done = args.first
             (child,) = started.children()
             base = rss_kib(child)
             figure("tasks done", done)
-            figure("child RSS after 100 tasks", base / 1024, "MiB")
+            figure(f"child RSS after {done} tasks", base / 1024, "MiB")
             while done < args.tasks:
                 count = min(args.batch, args.tasks - done)
                 ids = store(db_url, done, count, args.references, rng)
@@ -134,7 +139,7 @@ def main() -> None:
             last = rss_kib(child)
         app.close()
         flush(DB)
-    figure(f"RSS growth 100 -> {done} tasks (target <= 0.10)", last / base - 1)
+    ratio(f"RSS growth {args.first} -> {done} tasks (target <= 0.10)", last / base - 1)
 
 
 if __name__ == "__main__":

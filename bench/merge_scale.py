@@ -1,7 +1,7 @@
 """Merge-and-refresh cost per submission when the task already has 1,000 vs 100,000 submissions.
 
     python bench/merge_scale.py [--sizes 1000 100000] [--merges 200] [--refresh-every 50]
-                                [--backend sqlite|postgresql]
+                                [--backend sqlite|postgresql] [--quick]
 
 For each size a fresh store gets that many evaluated submissions (bulk-inserted through
 SQLAlchemy, with realistic payloads and scores), then ``--merges`` new submissions whose three tier
@@ -26,7 +26,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _common import apply_env, evalq_env, figure, review_sentences, short_review
+from _common import (
+    apply_env,
+    evalq_env,
+    figure,
+    parse_args,
+    ratio,
+    review_sentences,
+    short_review,
+)
 from tests.support.reviews import review_task, review_trace
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -86,12 +94,13 @@ def tier_metrics(url: str, sample: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Real tier-1 and tier-3 metrics of one submission (the model runs once, here)."""
     from evalq.core.profile import profile_named
     from evalq.core.schemas import Submission, Task
+    from evalq.store.queries import Job
     from evalq.tasks.tiers import compute_graph, compute_text
 
     task, sub = Task.model_validate(task_definition()), Submission.model_validate(sample)
-    profile = profile_named("default")
-    text, graph = compute_text(sub, task, profile), compute_graph(sub, task, profile)
-    return {"text": text.metrics or {}, "graph": graph.metrics or {}}
+    job = Job(submission=sub, task=task, profile=profile_named(task.profile), cost_usd=None)
+    text, graph = compute_text(job), compute_graph(job)
+    return {"text": text.stored()[0] or {}, "graph": graph.stored()[0] or {}}
 
 
 def populate(url: str, size: int, fresh: int, metrics: dict[str, dict[str, Any]]) -> list[str]:
@@ -250,7 +259,7 @@ def main() -> None:
     parser.add_argument("--merges", type=int, default=200)
     parser.add_argument("--refresh-every", type=int, default=50)
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
-    args = parser.parse_args()
+    args = parse_args(parser, quick={"sizes": [100, 1_000], "merges": 20, "refresh_every": 5})
     results = {}
     with tempfile.TemporaryDirectory(prefix="evalq-bench-") as workdir:
         for size in args.sizes:
@@ -270,8 +279,8 @@ def main() -> None:
         f"legacy refresh: per-submission cost ratio N={large:,}/N={small:,}",
         cost["legacy"][1] / cost["legacy"][0],
     )
-    ratio = cost["current"][1] / cost["current"][0]
-    figure(f"merge+refresh per-submission cost ratio N={large:,}/N={small:,} (target <= 2)", ratio)
+    growth = cost["current"][1] / cost["current"][0]
+    ratio(f"merge+refresh per-submission cost N={large:,}/N={small:,} (target <= 2)", growth)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Orchestration efficiency: evalq evaluations/s over bare Celery chords/s on the same workers.
 
     python bench/orchestration.py [--submissions 150] [--concurrency 2] [--pool prefork]
-                                  [--backend sqlite|postgresql]
+                                  [--backend sqlite|postgresql] [--quick]
 
 Two worker subprocesses are run one after the other with the same pool and concurrency, on Redis
 database 12 (flushed before each): first ``celery -A orchestration:bare worker`` for a bare chord
@@ -32,6 +32,8 @@ from _common import (
     evalq_env,
     figure,
     flush,
+    parse_args,
+    ratio,
     redis_url,
     review_sentences,
     short_review,
@@ -154,7 +156,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--pool", default="prefork")
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
-    args = parser.parse_args()
+    args = parse_args(parser, quick={"submissions": 10, "concurrency": 1})
     count, pool, conc = args.submissions, args.pool, str(args.concurrency)
     url = redis_url(DB)
     with tempfile.TemporaryDirectory(prefix="evalq-bench-") as tmp:
@@ -198,7 +200,7 @@ def main() -> None:
     bare_rate, evalq_rate = count / bare_s, count / evalq_s
     figure("bare Celery chords (3 no-ops + callback) per second", bare_rate, "/s")
     figure("evalq evaluations (tier 1 + tier 3 + merge) per second", evalq_rate, "/s")
-    figure("orchestration efficiency evalq/bare (target >= 0.5)", evalq_rate / bare_rate)
+    ratio("orchestration efficiency evalq/bare (target >= 0.5)", evalq_rate / bare_rate)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The comparison statistics against the straightforward way of computing them, side by side.
 
-    python bench/statistics_speed.py [--resamples 1000] [--units 500]
+    python bench/statistics_speed.py [--resamples 1000] [--units 500] [--quick]
 
 Three pairs, each timed in this one run, each pair checked to give the same numbers:
 
@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-import _common  # noqa: F401  (puts the repository on sys.path)
 import numpy as np
+from _common import parse_args  # also puts the repository on sys.path
 
 from evalq.core.profile import SuiteProfile
 from evalq.core.schemas import ScenarioResult
@@ -143,12 +143,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--units", type=int, default=500)
-    args = parser.parse_args()
+    args = parse_args(parser, quick={"resamples": 50, "units": 50})
     suite = suite_pair(args.resamples)
     cliffs = cliffs_pair(args.units)
     uplift = uplift_pair()
     print(
-        f"ratios (straightforward / evalq): suite resamples {suite:.1f}x, "
+        f"ratio (straightforward / evalq): suite resamples {suite:.1f}x, "
         f"Cliff's delta {cliffs:.1f}x, uplift bootstrap {uplift:.1f}x"
     )
 

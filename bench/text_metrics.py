@@ -1,6 +1,7 @@
 """Tier-1 text metrics per review pair: spec 001's reference style vs evalq, and the FLOP floor.
 
     python bench/text_metrics.py [--pairs 12] [--words 500] [--short-pairs 24] [--threads 1]
+                                 [--matmul-size 2048] [--quick]
 
 Pairs of ~500-word reviews ("long") and of two-sentence outputs ("short", the pipeline
 benchmarks' tier-1 input) are drawn deterministically from the bundled PeerRead prose.
@@ -34,7 +35,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from _common import figure, review, review_sentences, short_review
+from _common import figure, parse_args, ratio, review, review_sentences, short_review
 
 BF16_TOLERANCE = 0.005  # largest |dF1| against fp32 at which bf16 may be offered at all
 Pair = tuple[str, str]
@@ -210,7 +211,11 @@ def main() -> None:
     parser.add_argument("--short-pairs", type=int, default=24)
     parser.add_argument("--batch", type=int, default=8, help="texts per pass, micro-batching")
     parser.add_argument("--threads", type=int, default=1, help="torch threads, both sides")
-    args = parser.parse_args()
+    parser.add_argument("--matmul-size", type=int, default=2048, help="the FLOP floor's product")
+    args = parse_args(
+        parser,
+        quick={"pairs": 2, "words": 150, "short_pairs": 4, "batch": 2, "matmul_size": 256},
+    )
 
     import torch
 
@@ -238,9 +243,10 @@ def main() -> None:
     print(f"# torch threads {torch.get_num_threads()}, load {os.getloadavg()[0]:.1f} on ", end="")
     print(f"{os.cpu_count()} CPUs")
 
-    peak = {"fp32": matmul_gflops(torch.float32), "bf16": matmul_gflops(torch.bfloat16)}
-    figure("matmul 2048^3 fp32", peak["fp32"], "GFLOP/s")
-    figure("matmul 2048^3 bf16", peak["bf16"], "GFLOP/s")
+    size = args.matmul_size
+    peak = {"fp32": matmul_gflops(torch.float32, size), "bf16": matmul_gflops(torch.bfloat16, size)}
+    figure(f"matmul {size}^3 fp32", peak["fp32"], "GFLOP/s")
+    figure(f"matmul {size}^3 bf16", peak["bf16"], "GFLOP/s")
 
     print("## spec 001's reference style vs evalq (fp32)")
     reference_s, reference_f1 = timed(lambda a, b: reference_style(a, b, model_path), cut)
@@ -290,9 +296,9 @@ def main() -> None:
     print(f"## micro-batching: {args.batch} short candidates per model pass vs one (not adopted)")
     candidates = [candidate for candidate, _ in short]
     for precision in ("fp32", "bf16"):
-        ratio = micro_batch_ratio(scorer, candidates, precision, args.batch)
-        figure(f"per-text speed-up, {precision}", ratio)
-    figure(
+        speedup = micro_batch_ratio(scorer, candidates, precision, args.batch)
+        figure(f"per-text speed-up, {precision}", speedup)
+    ratio(
         "speed-up reference / evalq warm, long, fp32 (target >= 5)",
         reference_s / warm["long", "fp32"][0],
     )

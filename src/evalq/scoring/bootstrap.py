@@ -18,12 +18,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Literal
 
 from evalq.scoring.statistics import summarize
+
+# numpy is imported where it resamples: a leaderboard's rank intervals use only `quantile`.
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 RESAMPLES = 2000
 """Resample pairs per interval: the 2.5% and 97.5% quantiles then rest on 50 values each."""
@@ -83,6 +85,8 @@ def _resampled(
     values: Sequence[float], rng: np.random.Generator, resamples: int, statistic: Statistic
 ) -> npt.NDArray[np.float64]:
     """The statistic of each of ``resamples`` resamples of ``values`` (one row per resample)."""
+    import numpy as np
+
     sample = np.asarray(values, dtype=np.float64)
     drawn = sample[rng.integers(0, len(sample), size=(resamples, len(sample)))]
     return np.median(drawn, axis=1) if statistic == "median" else drawn.mean(axis=1)
@@ -108,6 +112,8 @@ def bootstrap_uplift(
         raise ValueError("bootstrap_uplift: level must be between 0 and 1")
     if resamples < 1:
         raise ValueError("bootstrap_uplift: resamples must be at least 1")
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     after = _resampled(variant, rng, resamples, statistic)
     before = _resampled(baseline, rng, resamples, statistic)

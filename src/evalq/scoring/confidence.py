@@ -12,9 +12,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy.stats import t as student_t
-
 from evalq.core.errors import InvalidInput
+from evalq.scoring.student_t import student_t_quantile
 
 MIN_SCORES = 3
 """Fewer scores than this: the interval is the whole range, ``enough_data`` False."""
@@ -70,7 +69,7 @@ def confidence_interval(
     if n < MIN_SCORES:
         return ConfidenceInterval(low_bound, high_bound, None, enough_data=False)
     mean = statistics.fmean(scores)
-    t_value = float(student_t.ppf(0.5 + level / 2.0, n - 1))
+    t_value = student_t_quantile(0.5 + level / 2.0, n - 1)
     margin = t_value * statistics.stdev(scores) / math.sqrt(n)
     low = min(high_bound, max(low_bound, mean - margin))
     high = max(low_bound, min(high_bound, mean + margin))

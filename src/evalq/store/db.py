@@ -1,19 +1,28 @@
-"""Engines, sessions and migrations."""
+"""Engines, sessions and migrations.
+
+Alembic is imported only to migrate: a process whose SQLite store is already current (every
+command after the first) never loads it (`_factory`).
+"""
 
 from __future__ import annotations
 
+import ast
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from evalq.core.settings import get_settings
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+MIGRATIONS = Path(__file__).parent / "migrations" / "versions"
 
 _relaxed = threading.Event()
 
@@ -77,6 +86,8 @@ def commit_durability(session: Session) -> str:
 
 def migrations_config() -> Config:
     """Alembic configuration pointing at the migrations shipped inside the package."""
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", "evalq.store:migrations")
     return config
@@ -84,11 +95,42 @@ def migrations_config() -> Config:
 
 def upgrade(url: str) -> None:
     """Apply every migration to the database at ``url`` (`evalq db upgrade`)."""
+    from alembic import command
+
     engine = engine_for(url)
     with engine.begin() as connection:
         config = migrations_config()
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+@lru_cache(maxsize=1)
+def head_revisions() -> frozenset[str]:
+    """The newest migrations' revisions, read from the files as text (Alembic's own answer
+    needs its import; tests check that both agree)."""
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in MIGRATIONS.glob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names = {t.id for t in targets if isinstance(t, ast.Name)}
+                if node.value is None or not names & {"revision", "down_revision"}:
+                    continue
+                value = ast.literal_eval(node.value)
+                found = {value} if isinstance(value, str) else set(value or ())
+                (revisions if "revision" in names else parents).update(found)
+    return frozenset(revisions - parents)
+
+
+def is_current(url: str) -> bool:
+    """True when the store at ``url`` is at the newest migration (no Alembic import)."""
+    engine = engine_for(url)
+    with engine.connect() as connection:
+        if not inspect(connection).has_table("alembic_version"):
+            return False
+        stored = connection.execute(text("SELECT version_num FROM alembic_version")).scalars()
+        return frozenset(stored) == head_revisions()
 
 
 _first_use = threading.Lock()
@@ -98,8 +140,8 @@ _factories: dict[str, sessionmaker[Session]] = {}
 def _factory(url: str) -> sessionmaker[Session]:
     """The session factory of ``url``, made once per process.
 
-    Its first use migrates a SQLite store (a no-op when it is current). Threads of one worker
-    reach this together, and Alembic's command context is process-global, so the first use is
+    Its first use migrates a SQLite store unless it is current. Threads of one worker reach
+    this together, and Alembic's command context is process-global, so the first use is
     serialised.
     """
     factory = _factories.get(url)
@@ -107,7 +149,7 @@ def _factory(url: str) -> sessionmaker[Session]:
         return factory
     with _first_use:
         if url not in _factories:
-            if url.startswith("sqlite"):
+            if url.startswith("sqlite") and not is_current(url):
                 upgrade(url)
             _factories[url] = sessionmaker(engine_for(url), expire_on_commit=False)
         return _factories[url]

@@ -1,4 +1,5 @@
-"""`evalq api` and `evalq keys ...`; importing this module needs neither FastAPI nor uvicorn."""
+"""`evalq api` and `evalq keys ...`; importing this module needs neither FastAPI nor uvicorn,
+nor the store (each command imports what it uses, so `evalq --help` stays quick)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,6 @@ from rich.console import Console
 from rich.table import Table
 
 from evalq.core.errors import EvalqError
-from evalq.core.settings import get_settings
-from evalq.store.db import session_scope
-from evalq.store.keys import create_key, list_keys, revoke_key
 
 keys_app = typer.Typer(help="API keys of the HTTP API.", no_args_is_help=True)
 console = Console()
@@ -34,6 +32,8 @@ def api(
     Python client does (the `worker` extra is then needed too): one process, for trying evalq
     out or a small deployment.
     """
+    from evalq.core.settings import get_settings
+
     if not get_settings().broker_url and workers > 1:
         console.print(
             "[red]error:[/red] --workers > 1 needs EVALQ_BROKER_URL (e.g. redis://127.0.0.1:6379/0):"
@@ -58,6 +58,9 @@ def keys_create(
     scopes: Annotated[str, typer.Option(help="Comma-separated: read, write.")] = "read",
 ) -> None:
     """Create a key and print it once; the store keeps only its SHA-256 digest."""
+    from evalq.store.db import session_scope
+    from evalq.store.keys import create_key
+
     try:
         with session_scope() as session:
             secret = create_key(session, name=name, scopes=scopes.split(","))
@@ -69,6 +72,9 @@ def keys_create(
 @keys_app.command("list")
 def keys_list() -> None:
     """Every key: name, scopes, created, revoked (never the secret)."""
+    from evalq.store.db import session_scope
+    from evalq.store.keys import list_keys
+
     with session_scope() as session:
         keys = list_keys(session)
     table = Table("name", "scopes", "created", "revoked")
@@ -82,6 +88,9 @@ def keys_list() -> None:
 @keys_app.command("revoke")
 def keys_revoke(name: str) -> None:
     """Revoke the key NAME; requests with it get 401 from then on."""
+    from evalq.store.db import session_scope
+    from evalq.store.keys import revoke_key
+
     try:
         with session_scope() as session:
             revoke_key(session, name=name)

@@ -2,6 +2,11 @@
 
 Each command lives in the module of its kind (``submit``, ``boards``, ``ops``, ``demo``,
 ``traces``); this module only registers them, in the order ``evalq --help`` lists them.
+
+Start-up: importing the tree loads typer and rich, nothing else a command might need. Each
+command imports the store, the broker, the settings and the statistics in its body, so
+``--version`` and ``--help`` cost an interpreter and typer (tests/unit/producer/
+test_cli_startup.py checks what they load; bench/cli_startup.py measures it).
 """
 
 from __future__ import annotations
@@ -12,7 +17,6 @@ from typing import Annotated
 import typer
 
 from evalq import __version__
-from evalq.core.redact import install_log_redaction, redact
 from evalq.producer.api.commands import api as api_command
 from evalq.producer.api.commands import keys_app
 from evalq.producer.cli import boards, demo, lists, ops, review, submit, traces, webhooks
@@ -59,7 +63,12 @@ def root(
     ] = False,
 ) -> None:
     """evalq: evaluate AI-agent runs on a job queue."""
+    from evalq.core.redact import install_log_redaction
+
     _debug[0] = debug
+    # Before any command runs (not for the root's --help and --version, which need no
+    # settings): the last-resort handler prints the client's warnings, secrets redacted.
+    install_log_redaction()
 
 
 app.command("api")(api_command)
@@ -86,7 +95,6 @@ def main() -> None:
     130 on Ctrl-C.
     """
     try:
-        install_log_redaction()  # the last-resort handler prints the client's warnings
         app()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -96,6 +104,8 @@ def main() -> None:
             raise
         line, status = one_line(error)
         if status != SETTINGS_INVALID:
+            from evalq.core.redact import redact
+
             line = redact(line)
         print(f"error: {line}", file=sys.stderr)
         sys.exit(status)

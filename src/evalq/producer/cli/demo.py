@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from evalq.core.errors import EvalqError, InvalidInput
-from evalq.core.schemas import Submission
-from evalq.core.settings import get_settings
 from evalq.producer.cli.boards import leaderboard_command
 from evalq.producer.cli.output import console, fail, fail_with, wait_with_progress
-from evalq.producer.client import Client
-from evalq.producer.files import read_jsonl, read_tasks
+
+if TYPE_CHECKING:
+    from evalq.core.schemas import Submission
 
 # Package data (pyproject.toml), so `evalq demo` finds them in any install, from any directory.
 # A wheel installs as plain files, so the resource is a real directory.
@@ -32,6 +31,10 @@ def demo(
     With no EVALQ_BROKER_URL the whole pipeline runs in this process (an embedded worker over
     kombu's in-memory transport, the SQLite store); with one, real workers do the work.
     """
+    from evalq.core.settings import get_settings
+    from evalq.producer.client import Client
+    from evalq.producer.files import read_jsonl, read_tasks
+
     client = Client(get_settings())
     if client.in_process:  # the tiers run here: they need the worker extra
         from evalq.workers.bootstrap import worker_extra_problem

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from evalq.core.schemas import Status
 from evalq.producer.cli.output import console
+
+if TYPE_CHECKING:
+    from evalq.core.schemas import Status
 
 STATUSES: tuple[Status, ...] = ("queued", "running", "done", "degraded", "failed")
 

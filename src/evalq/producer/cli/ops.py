@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from evalq.core.errors import EvalqError
-from evalq.core.settings import get_settings
 from evalq.producer.cli.output import (
     console,
     fail,
@@ -17,7 +16,6 @@ from evalq.producer.cli.output import (
     require_broker,
     wait_with_progress,
 )
-from evalq.producer.client import Client
 
 
 def worker(
@@ -36,6 +34,7 @@ def worker(
     ] = None,
 ) -> None:
     """Start a worker on the configured broker (EVALQ_BROKER_URL)."""
+    from evalq.core.settings import get_settings
     from evalq.workers.bootstrap import run_worker, worker_extra_problem
 
     if not get_settings().broker_url:
@@ -69,6 +68,8 @@ def recover(
     With no EVALQ_BROKER_URL nothing outside this process can be evaluating them, so every
     unfinished submission is evaluated here, now.
     """
+    from evalq.core.settings import get_settings
+    from evalq.producer.client import Client
     from evalq.tasks.recover import recover as sweep
 
     client = Client()
@@ -88,6 +89,7 @@ def recover(
 
 def db_upgrade() -> None:
     """Apply the Alembic migrations to EVALQ_DATABASE_URL."""
+    from evalq.core.settings import get_settings
     from evalq.store.db import upgrade
 
     upgrade(get_settings().database_url)

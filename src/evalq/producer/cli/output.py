@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from evalq.core.errors import BrokerUnavailable, EvalqError
-from evalq.core.settings import get_settings
-from evalq.producer.client import Client
 from evalq.producer.submitted import FINAL_STATUSES
+
+if TYPE_CHECKING:
+    from evalq.producer.client import Client
 
 console = Console(width=None if sys.stdout.isatty() else 200)
 
@@ -68,6 +68,8 @@ def one_line(error: Exception) -> tuple[str, int]:
 
 def require_broker(what: str) -> None:
     """Exit with status 2 unless EVALQ_BROKER_URL is set; ``what`` names the command's need."""
+    from evalq.core.settings import get_settings
+
     if not get_settings().broker_url:
         typer.echo(f"error: EVALQ_BROKER_URL is not set ({what} needs a real broker)", err=True)
         raise typer.Exit(2)
@@ -75,6 +77,14 @@ def require_broker(what: str) -> None:
 
 def wait_with_progress(client: Client, ids: list[str], *, timeout: float) -> dict[str, str]:
     """Wait for ``ids`` with a progress bar: done / degraded / failed, rate and ETA."""
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from evalq.core.errors import EvalqError, InvalidInput
-from evalq.core.schemas import Submission
 from evalq.producer.cli.output import console, fail, fail_with, require_broker, wait_with_progress
-from evalq.producer.client import Client
-from evalq.producer.files import read_jsonl, read_tasks
+
+if TYPE_CHECKING:
+    from evalq.core.schemas import Submission
+    from evalq.producer.client import Client
 
 
 def submit(
@@ -28,6 +29,8 @@ def submit(
     With no EVALQ_BROKER_URL the submissions are evaluated in this process (as `evalq demo`
     does), so the command waits for them; --no-wait needs a broker.
     """
+    from evalq.producer.client import Client
+
     client = Client()
     if client.in_process and no_wait:
         fail_with("--no-wait needs EVALQ_BROKER_URL (with no broker, evaluation runs here)")
@@ -55,6 +58,8 @@ def valid_lines(file: Path, client: Client, *, skip_invalid: bool) -> list[Submi
     when FILE cannot be read or holds no submission, when a line is bad (unless
     ``skip_invalid``), or when no line is valid.
     """
+    from evalq.producer.files import read_jsonl
+
     try:
         good, bad = read_jsonl(file)
     except InvalidInput as error:
@@ -93,6 +98,8 @@ def status(
     ] = None,
 ) -> None:
     """Status, scores and tier outcomes of one submission (JSON); with no id, queue depths."""
+    from evalq.producer.client import Client
+
     if submission_id is None:
         print_queue_depths()
         return
@@ -105,6 +112,7 @@ def status(
 
 def print_queue_depths() -> None:
     """Print how many messages wait in each evalq queue (asked of the broker)."""
+    from evalq.producer.client import Client
     from evalq.workers.depths import queue_depths
 
     require_broker("queue depths")
@@ -114,6 +122,9 @@ def print_queue_depths() -> None:
 
 def task_put(file: Path) -> None:
     """Create or replace the task(s) in FILE (a JSON object or list)."""
+    from evalq.producer.client import Client
+    from evalq.producer.files import read_tasks
+
     try:
         tasks = read_tasks(file)
     except InvalidInput as error:

@@ -10,7 +10,6 @@ import typer
 from evalq.core.errors import EvalqError, InvalidInput
 from evalq.producer.cli.output import console, fail, fail_with, wait_with_progress
 from evalq.producer.cli.submit import exit_on_file_problems
-from evalq.producer.client import Client
 
 import_app = typer.Typer(help="Bring agent runs in from other formats.", no_args_is_help=True)
 
@@ -39,6 +38,8 @@ def import_otlp(
     nothing is submitted. With no EVALQ_BROKER_URL the runs are evaluated in this process, as
     `evalq submit` does.
     """
+    from evalq.producer.client import Client
+
     client = Client()
     if client.in_process and no_wait:
         fail_with("--no-wait needs EVALQ_BROKER_URL (with no broker, evaluation runs here)")

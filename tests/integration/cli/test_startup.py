@@ -1,0 +1,62 @@
+"""`evalq leaderboard` on a current store loads what reading a board needs, not the migration
+machinery (Alembic), not scipy, not the broker: start-up is most of a read command's time.
+
+Checked on what the process has loaded, never on a time (bench/cli_startup.py has the figures).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.settings import configure
+from tests.support.small_board import TASK_ID, evaluate_small_board
+
+NOT_FOR_A_READ = (
+    "alembic",
+    "mako",
+    "scipy",
+    "celery",
+    "kombu",
+    "redis",
+    "networkx",
+    "torch",
+    "fastapi",
+)
+
+
+def test_a_leaderboard_loads_no_migrations_broker_or_scipy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"sqlite:///{tmp_path / 'evalq.db'}"
+    monkeypatch.delenv("EVALQ_BROKER_URL", raising=False)
+    monkeypatch.delenv("EVALQ_JUDGE_MODEL", raising=False)
+    configure(monkeypatch, database_url=url)
+    count = evaluate_small_board(url)
+    code = (
+        "import sys\n"
+        "from evalq.producer.cli import main\n"
+        f"sys.argv = ['evalq', 'leaderboard', {TASK_ID!r}, '--json']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as stop:\n"
+        "    assert not stop.code, stop.code\n"
+        f"loaded = sorted(m for m in {NOT_FOR_A_READ!r} if m in sys.modules)\n"
+        "print('loaded:', ','.join(loaded))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env=os.environ | {"EVALQ_DATABASE_URL": url},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    board, _, last = result.stdout.rstrip("\n").rpartition("\n")
+    assert last == "loaded: "
+    assert len(json.loads(board)["entries"]) == count == 12

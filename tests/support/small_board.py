@@ -1,0 +1,45 @@
+"""A small evaluated store without a model: the bundled Arena task and its 12 submissions.
+
+References and traces are left out and no judge is configured, so tiers 1-3 are skipped at
+submit and only the merge runs (in this process, over kombu's in-memory transport): a real
+leaderboard in a few seconds. Used by the CLI start-up test and bench/cli_startup.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+from evalq.core.schemas import Task, parse_submission
+from evalq.producer.cli.demo import EXAMPLES
+from evalq.producer.client import Client
+from evalq.store.db import upgrade
+from evalq.tasks.merge import refresh_baseline
+from evalq.workers.bootstrap import worker_app
+from evalq.workers.embedded import embedded_worker
+
+TASK_ID = "arena-frontend-dark-mode"
+
+
+def evaluate_small_board(url: str) -> int:
+    """Store and evaluate the board at ``url`` (EVALQ_DATABASE_URL must name it and no
+    EVALQ_BROKER_URL be set); how many submissions it holds."""
+    upgrade(url)
+    tasks = json.loads((EXAMPLES / "tasks.json").read_text())
+    definition = next(task for task in tasks if task["id"] == TASK_ID)
+    definition.pop("reference_outputs", None)
+    lines = [json.loads(line) for line in (EXAMPLES / "arena.jsonl").read_text().splitlines()]
+    submissions = [
+        parse_submission({key: value for key, value in line.items() if key != "trace"})
+        for line in lines
+        if line["task_id"] == TASK_ID
+    ]
+    client = Client(app=worker_app())
+    with embedded_worker(client.app):
+        client.put_task(Task.model_validate(definition))
+        ids = [result.id for result in client.submit_many(submissions)]
+        statuses = client.wait(ids, timeout=300)
+        refresh_baseline(TASK_ID)
+    client.app.close()
+    if set(statuses.values()) != {"done"}:
+        raise RuntimeError(f"the small board did not evaluate: {statuses}")
+    return len(ids)
