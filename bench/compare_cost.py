@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 import httpx
-from _common import figure, redis_url
+from _common import figure, parse_args, redis_url
 from tests.support.compare_store import add_evaluated, bulk_submission, put_tasks
 from tests.support.databases import fresh_database
 from tests.support.processes import free_port, process_env, start, stop, wait_for_http
@@ -77,10 +77,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--submissions", type=int, default=25_000)
     parser.add_argument("--tasks", type=int, default=50)
-    parser.add_argument("--quick", action="store_true", help="1,000 submissions, 10 tasks")
-    options = parser.parse_args()
-    if options.quick:
-        options.submissions, options.tasks = 1000, 10
+    options = parse_args(parser, quick={"submissions": 1000, "tasks": 10})
     limits = Settings()
     models = limits.compare_max_groups
     repeats = 2 if options.quick else 5
