@@ -6,6 +6,9 @@ never import the tier code (and so never torch).
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -36,11 +39,39 @@ class ProducerRedisBackend(RedisBackend):  # type: ignore[misc]
     in AsyncResult.__del__" tracebacks.
     """
 
+    _batch = threading.local()  # the pipeline of `chord_sizes_batched`, per thread
+
     def on_task_call(self, producer: Any, task_id: str) -> dict[str, Any]:
         return {}
 
     def remove_pending_result(self, result: AsyncResult) -> AsyncResult:
         return result
+
+    @contextmanager
+    def chord_sizes_batched(self) -> Iterator[None]:
+        """Buffer the chord sizes set inside the block; store them in one round trip at its end.
+
+        Publishing a chord sets its size here (two commands) before its tasks are sent; a batch
+        of chords (`evalq.workers.chords.enqueue_many`) sends them all at once, before the
+        tasks that need them. Nothing is stored when the block raises.
+        """
+        pipeline = self.client.pipeline(transaction=False)
+        self._batch.pipeline = pipeline
+        try:
+            yield
+        finally:
+            del self._batch.pipeline
+        pipeline.execute()
+
+    def set_chord_size(self, group_id: str, chord_size: int) -> None:
+        pipeline = getattr(self._batch, "pipeline", None)
+        if pipeline is None:
+            super().set_chord_size(group_id, chord_size)
+            return
+        pipeline.delete(self.get_key_for_group(group_id, ".c"))
+        pipeline.set(
+            self.get_key_for_group(group_id, ".s"), chord_size, ex=self.chord_expires or None
+        )
 
 
 def result_backend_url(settings: Settings, *, producer: bool) -> str:
