@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
+from typing import cast
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Table, insert, select, update
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import Conflict, InvalidInput
@@ -24,6 +25,9 @@ from evalq.store.queries import unknown_task_rule
 
 CHUNK = 1000
 """Ids per ``IN (...)``: within SQLite's and PostgreSQL's bound-parameter limits."""
+# The tables, not the ORM classes: a Core INSERT of many rows skips the ORM's per-row work.
+SUBMISSIONS = cast(Table, SubmissionRow.__table__)
+TIER_RESULTS = cast(Table, TierResultRow.__table__)
 
 
 @dataclass(frozen=True)
@@ -116,7 +120,7 @@ def insert_new(session: Session, *, runs: Sequence[NewSubmission]) -> None:
         return
     now = utcnow()
     session.execute(
-        insert(SubmissionRow),
+        insert(SUBMISSIONS),
         [
             {
                 "id": run.submission.id,
@@ -145,7 +149,7 @@ def insert_new(session: Session, *, runs: Sequence[NewSubmission]) -> None:
     )
     tiers = [(run.submission.id, outcome) for run in runs for outcome in run.skipped]
     if tiers:
-        session.execute(insert(TierResultRow), [_tier_row(sid, o, now) for sid, o in tiers])
+        session.execute(insert(TIER_RESULTS), [_tier_row(sid, o, now) for sid, o in tiers])
 
 
 def _tier_row(submission_id: str, outcome: TierOutcome, now: object) -> dict[str, object]:

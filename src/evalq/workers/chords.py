@@ -12,7 +12,7 @@ from redis.exceptions import TimeoutError as RedisTimeout
 
 from evalq.core.errors import BrokerUnavailable
 from evalq.core.schemas import TIERS, Tier
-from evalq.workers.app import ProducerRedisBackend
+from evalq.workers.app import EvalqCelery, ProducerRedisBackend
 from evalq.workers.names import MERGE_TASK, ROUTES, TIER_TASKS
 
 UNREACHABLE = (OperationalError, RedisConnectionError, RedisTimeout, ConnectionError, TimeoutError)
@@ -54,9 +54,9 @@ def enqueue_many(app: Celery, jobs: Mapping[str, tuple[int, Sequence[Tier]]]) ->
     """Publish the chords of several stored submissions, ``{id: (attempt, tiers)}``, at once.
 
     Their chord sizes go to the result store in one pipeline, then every message (tasks and
-    their task-sent events) to the broker in another, through one kombu producer: two round
-    trips for the whole batch instead of several per submission. The sizes are stored before
-    any task is visible to a worker.
+    their task-sent events) to the broker in another, through one kombu producer
+    (`EvalqCelery.publishing_batch`): two round trips for the whole batch instead of several
+    per submission. The sizes are stored before any task is visible to a worker.
 
     Raises:
         BrokerUnavailable: the broker or the result store could not be reached. Some messages
@@ -65,16 +65,19 @@ def enqueue_many(app: Celery, jobs: Mapping[str, tuple[int, Sequence[Tier]]]) ->
     """
     if not jobs:
         return
+    if not isinstance(app, EvalqCelery):  # an app of the caller's: one publish at a time
+        for submission_id, (attempt, tiers) in jobs.items():
+            enqueue(app, submission_id, attempt, tiers)
+        return
     backend = app.backend
     sizes = backend.chord_sizes_batched() if isinstance(backend, ProducerRedisBackend) else None
     with (
         unreachable_as_unavailable(),
-        app.producer_or_acquire() as producer,
-        producer.batch(),  # flushed last: after the sizes, which are stored on leaving...
+        app.publishing_batch(),  # sent last: after the chord sizes, stored on leaving...
         sizes or nullcontext(),  # ...this block, the innermost
     ):
         for submission_id, (attempt, tiers) in jobs.items():
-            _chord(app, submission_id, attempt, tiers).apply_async(producer=producer)
+            _chord(app, submission_id, attempt, tiers).apply_async()
 
 
 def _chord(app: Celery, submission_id: str, attempt: int, tiers: Sequence[Tier]) -> Signature:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import redis
+import redis.connection
 from sqlalchemy import event, func, select
 
 from evalq.core.errors import Conflict, InvalidInput
@@ -144,3 +146,38 @@ def test_a_known_batch_again_answers_known_and_sends_nothing(client: Client) -> 
             ("h3", "judge", "skipped"),
             ("h3", "text", "skipped"),
         ]
+
+
+def test_publishing_a_chord_subscribes_to_no_result(client: Client) -> None:
+    # A producer reads outcomes from the store. Each chord used to subscribe to its header's
+    # result channel, never unsubscribed: the API's memory grew with every submission.
+    prefix = uuid.uuid4().hex[:8]  # Pub/Sub channels are shared by every Redis database
+    client.submit_many([run(f"{prefix}-{i}") for i in range(5)])
+    client.submit(run(f"{prefix}-one"))
+    broker = redis.Redis.from_url(client.settings.broker_url or "")
+    try:
+        assert broker.pubsub_channels(f"celery-task-meta-{prefix}-*") == []
+    finally:
+        broker.close()
+
+
+def test_a_batch_reaches_redis_in_as_many_sends_as_one_submission(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client.submit_many([run("warm-1"), run("warm-2", trace=False)])  # queues declared once
+    sends: list[object] = []
+    send = redis.connection.Connection.send_packed_command
+
+    def counted(self: Any, command: Any, check_health: bool = True) -> None:
+        sends.append(command)
+        send(self, command, check_health)
+
+    monkeypatch.setattr(redis.connection.Connection, "send_packed_command", counted)
+    counts = {}
+    for size in (1, 10, 100):
+        sends.clear()
+        client.submit_many([run(f"r{size}-{i}", trace=i % 2 == 0) for i in range(size)])
+        counts[size] = len(sends)
+    # chord sizes in one pipeline, every task and task-sent event in another; it was 35 and
+    # 350 for 10 and 100 (a subscription, a chord size, a task and its event, each sent alone)
+    assert counts[100] == counts[10] == counts[1] == 2, counts
