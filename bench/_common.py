@@ -26,11 +26,11 @@ if str(ROOT) not in sys.path:  # the benchmarks share tests/support with the tes
     sys.path.insert(0, str(ROOT))
 BIN = Path(sys.executable).parent
 REDIS = "redis://127.0.0.1:6379"
-BENCH_DBS = (12, 13)  # the only Redis databases a benchmark may flush
+BENCH_DBS = (11, 12, 13)  # the only Redis databases a benchmark may flush
 
 
 def redis_url(db: int) -> str:
-    """URL of a benchmark Redis database (12 or 13 only)."""
+    """URL of a benchmark Redis database (11, 12 or 13 only)."""
     if db not in BENCH_DBS:
         raise ValueError(f"benchmarks use Redis databases {BENCH_DBS}, not {db}")
     return f"{REDIS}/{db}"

@@ -9,7 +9,7 @@ sent before this rule, a settings change between submit and run).
 from __future__ import annotations
 
 from evalq.core.results import TierOutcome
-from evalq.core.schemas import Submission, Task, Tier
+from evalq.core.schemas import TIERS, Submission, Task, Tier
 
 NO_REFERENCES = "the task has no reference outputs"
 NO_TRACE = "the submission has no trace"
@@ -32,3 +32,9 @@ def skipped_tiers(
     if submission.trace is None:
         reasons["graph"] = NO_TRACE
     return [TierOutcome(tier=tier, status="skipped", reason=why) for tier, why in reasons.items()]
+
+
+def remaining_tiers(skipped: list[TierOutcome]) -> list[Tier]:
+    """The tiers a new submission's chord runs: those not among its ``skipped`` outcomes."""
+    left_out = {outcome.tier for outcome in skipped}
+    return [tier for tier in TIERS if tier not in left_out]

@@ -72,7 +72,7 @@ class BrokerUnavailable(UpstreamFailure):
     Attributes:
         reason: what failed, in one line (never a URL: it may hold credentials).
         unsent: ids of stored submissions that were not enqueued; sending them again enqueues
-            them (`evalq.store.queries.claim_unsent`).
+            them (`evalq.store.intake.claim_unsent`).
     """
 
     def __init__(self, reason: str, unsent: list[str] | None = None) -> None:

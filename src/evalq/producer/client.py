@@ -15,7 +15,7 @@ from celery import Celery
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from evalq.core.applicable import skipped_tiers
+from evalq.core.applicable import remaining_tiers, skipped_tiers
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
 from evalq.core.profile import profile_named
 from evalq.core.receivers import check_receiver
@@ -38,11 +38,11 @@ from evalq.producer.submitted import FINAL_STATUSES, Submitted
 from evalq.read.submission import submission_result
 from evalq.scoring.arena.run import price_submission
 from evalq.scoring.comparison import Correction
-from evalq.store import queries, webhooks
+from evalq.store import intake, queries, webhooks
 from evalq.store.baseline_sql import store_baseline
 from evalq.store.db import session_scope
 from evalq.workers.app import make_app
-from evalq.workers.chords import enqueue
+from evalq.workers.chords import enqueue_many
 from evalq.workers.policy import REFRESH_ATTEMPTS
 
 FIRST_ATTEMPT = 1
@@ -151,38 +151,57 @@ class Client:
         return {task_id: queries.unknown_task_rule(task_id) for task_id in sorted(missing)}
 
     def submit_many(self, submissions: Iterable[Submission | Mapping[str, Any]]) -> list[Submitted]:
-        """Validate all, then store and enqueue each. Nothing is stored if any is invalid."""
+        """Validate all, then store and enqueue each. Nothing is stored if any is invalid.
+
+        The batch is stored in one transaction with a fixed number of statements whatever its
+        size (`evalq.store.intake`), and its chords are published in one round trip
+        (`evalq.workers.chords.enqueue_many`). An unknown task or a conflicting id rejects
+        the whole batch before anything reaches the broker.
+        """
         parsed = parse_submissions(submissions)
-        # Store every submission in one transaction, then enqueue: a conflict or an unknown
-        # task rejects the whole batch before anything reaches the broker.
-        claimed: list[str] = []
-        results: list[Submitted] = []
-        judge_configured = self.settings.judge_model is not None
+        hashes = [submission.content_hash() for submission in parsed]
         with session_scope(self.url) as session:
-            for submission in parsed:
-                task = queries.get_task_or_invalid(session, task_id=submission.task_id)
-                profile = profile_named(task.profile, self.settings)
-                created = queries.add_submission(
-                    session, submission=submission, cost_usd=price_submission(submission, profile)
-                )
-                if created:
-                    for skipped in skipped_tiers(
-                        submission, task, judge_configured=judge_configured
-                    ):
-                        queries.finish_tier(session, submission_id=submission.id, outcome=skipped)
-                    queries.begin_enqueue(session, submission_id=submission.id)
-                    claimed.append(submission.id)
-                results.append(Submitted(submission.id, created))
-            known = [r.id for r in results if not r.created]
-            claimed += queries.claim_unsent(session, ids=known) if known else []
-            attempts = dict.fromkeys(claimed, FIRST_ATTEMPT)
+            tasks = intake.tasks_named(session, task_ids={s.task_id for s in parsed})
+            known = intake.known_submissions(session, ids={s.id for s in parsed})
+            new = intake.new_in_batch(parsed, hashes, tasks=tasks, known=known)
+            runs = self._new_runs(parsed, hashes, new, tasks)
+            intake.insert_new(session, runs=runs)
+            pending = {run.submission.id: remaining_tiers(run.skipped) for run in runs}
+            unsent = [sid for sid, row in known.items() if row.enqueue_count == 0]
+            claimed = intake.claim_unsent(session, ids=unsent) if unsent else []
+            attempts = dict.fromkeys([*pending, *claimed], FIRST_ATTEMPT)
             if self.in_process:  # nothing outside this process can be evaluating them
                 attempts |= self._resend_unfinished(
                     session, [i for i in known if i not in attempts]
                 )
-            pending = queries.pending_tiers(session, ids=list(attempts))
+            resent = [sid for sid in attempts if sid not in pending]
+            if resent:
+                pending |= queries.pending_tiers(session, ids=resent)
         self._publish(pending, attempts)
-        return results
+        return [Submitted(s.id, created) for s, created in zip(parsed, new, strict=True)]
+
+    def _new_runs(
+        self,
+        parsed: list[Submission],
+        hashes: list[str],
+        new: list[bool],
+        tasks: dict[str, Task],
+    ) -> list[intake.NewSubmission]:
+        """The new items of a batch, priced, with the tiers that cannot apply to them."""
+        profiles = {tid: profile_named(task.profile, self.settings) for tid, task in tasks.items()}
+        judge_configured = self.settings.judge_model is not None
+        return [
+            intake.NewSubmission(
+                submission=submission,
+                content_hash=digest,
+                cost_usd=price_submission(submission, profiles[submission.task_id]),
+                skipped=skipped_tiers(
+                    submission, tasks[submission.task_id], judge_configured=judge_configured
+                ),
+            )
+            for submission, digest, created in zip(parsed, hashes, new, strict=True)
+            if created
+        ]
 
     @staticmethod
     def _resend_unfinished(session: Session, ids: list[str]) -> dict[str, int]:
@@ -239,8 +258,9 @@ class Client:
         ``attempts[id]`` (1 for a first send).
 
         Raises:
-            BrokerUnavailable: the broker could not be reached; the submissions not enqueued
-                are released, so that sending them again enqueues them.
+            BrokerUnavailable: the broker could not be reached; the submissions are released,
+                so that sending them again enqueues them (those a failed batch delivered after
+                all are then sent twice, with the same ids, as a redelivery would be).
         """
         ids = list(pending)
         if self.in_process and self._worker is None and ids:
@@ -249,14 +269,12 @@ class Client:
                 "process once Client.wait() runs or inside `with Client() as client:`",
                 len(ids),
             )
-        for sent, submission_id in enumerate(ids):
-            try:
-                enqueue(self.app, submission_id, attempts[submission_id], pending[submission_id])
-            except BrokerUnavailable as error:
-                unsent = ids[sent:]
-                with session_scope(self.url) as session:
-                    queries.release_unsent(session, ids=unsent)
-                raise BrokerUnavailable(error.reason, unsent) from None
+        try:
+            enqueue_many(self.app, {sid: (attempts[sid], pending[sid]) for sid in ids})
+        except BrokerUnavailable as error:
+            with session_scope(self.url) as session:
+                queries.release_unsent(session, ids=ids)
+            raise BrokerUnavailable(error.reason, ids) from None
 
     def accept_review(self, submission_id: str) -> int:
         """Accept a submission flagged for review; its task's baseline counts it again.

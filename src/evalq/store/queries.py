@@ -252,32 +252,6 @@ def begin_enqueue(
     return row.enqueue_count
 
 
-def claim_unsent(session: Session, *, ids: Sequence[str]) -> list[str]:
-    """Claim the first enqueue of stored submissions that never reached the broker.
-
-    A submit whose publish failed (the broker was down) leaves its submission ``queued`` with
-    ``enqueue_count == 0``; re-sending it claims that enqueue here (at most one caller wins, the
-    update is conditional) and publishes attempt 1 again, with the same chord ids.
-    """
-    unsent = session.scalars(
-        select(SubmissionRow.id).where(
-            SubmissionRow.id.in_(ids),
-            SubmissionRow.status == "queued",
-            SubmissionRow.enqueue_count == 0,
-        )
-    )
-    claimed = []
-    for submission_id in list(unsent):
-        won = session.execute(
-            update(SubmissionRow)
-            .where(SubmissionRow.id == submission_id, SubmissionRow.enqueue_count == 0)
-            .values(enqueue_count=1, updated_at=utcnow())
-        )
-        if won.rowcount == 1:  # type: ignore[attr-defined]
-            claimed.append(submission_id)
-    return claimed
-
-
 def release_unsent(session: Session, *, ids: Sequence[str]) -> None:
     """Undo the first-enqueue claim of submissions whose publish failed; a re-send retries it."""
     session.execute(

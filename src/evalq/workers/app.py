@@ -6,6 +6,9 @@ never import the tier code (and so never torch).
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from functools import lru_cache
 from typing import Any
 
@@ -13,6 +16,7 @@ from celery import Celery
 from celery.backends.redis import RedisBackend
 from celery.result import AsyncResult
 from kombu.entity import Queue
+from kombu.messaging import Producer
 
 from evalq.core.settings import Settings, get_settings
 from evalq.workers.names import MERGE_QUEUE, QUEUES, RECOVER_TASK, ROUTES
@@ -36,11 +40,81 @@ class ProducerRedisBackend(RedisBackend):  # type: ignore[misc]
     in AsyncResult.__del__" tracebacks.
     """
 
+    _batch = threading.local()  # the pipeline of `chord_sizes_batched`, per thread
+
     def on_task_call(self, producer: Any, task_id: str) -> dict[str, Any]:
         return {}
 
     def remove_pending_result(self, result: AsyncResult) -> AsyncResult:
         return result
+
+    def add_pending_result(
+        self, result: AsyncResult, weak: bool = False, start_drainer: bool = True
+    ) -> AsyncResult:
+        # Publishing a chord's header asks for its tasks' results (a promise for the group);
+        # a producer never reads them. Subscribing cost a round trip per chord, and the
+        # subscriptions, never ended, kept growing with every submission the API took.
+        return result
+
+    @contextmanager
+    def chord_sizes_batched(self) -> Iterator[None]:
+        """Buffer the chord sizes set inside the block; store them in one round trip at its end.
+
+        Publishing a chord sets its size here (two commands) before its tasks are sent; a batch
+        of chords (`evalq.workers.chords.enqueue_many`) sends them all at once, before the
+        tasks that need them. Nothing is stored when the block raises.
+        """
+        pipeline = self.client.pipeline(transaction=False)
+        self._batch.pipeline = pipeline
+        try:
+            yield
+        finally:
+            del self._batch.pipeline
+        pipeline.execute()
+
+    def set_chord_size(self, group_id: str, chord_size: int) -> None:
+        pipeline = getattr(self._batch, "pipeline", None)
+        if pipeline is None:
+            super().set_chord_size(group_id, chord_size)
+            return
+        pipeline.delete(self.get_key_for_group(group_id, ".c"))
+        pipeline.set(
+            self.get_key_for_group(group_id, ".s"), chord_size, ex=self.chord_expires or None
+        )
+
+
+class EvalqCelery(Celery):  # type: ignore[misc]
+    """Celery, whose publishing one thread can pin to one producer (`publishing_batch`).
+
+    Celery publishes a chord's tasks through a producer it acquires itself (``apply_async``
+    of a chord does not pass one on), so a kombu publish batch on a producer of our own would
+    not see them; pinned, every publish of this thread goes through the batching producer.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pinned = threading.local()
+
+    def producer_or_acquire(self, producer: Producer | None = None) -> Any:
+        pinned = getattr(self._pinned, "producer", None)
+        if producer is None and pinned is not None:
+            return nullcontext(pinned)
+        return super().producer_or_acquire(producer)
+
+    @contextmanager
+    def publishing_batch(self) -> Iterator[Producer]:
+        """Buffer every message this thread publishes in the block; send them at its end, in
+        one round trip (kombu's ``Producer.batch``; immediate on a transport without it).
+
+        Nothing is sent when the block raises. A failed send raises kombu's
+        ``BatchPublishError``: some messages may have been delivered.
+        """
+        with super().producer_or_acquire() as producer, producer.batch():
+            self._pinned.producer = producer
+            try:
+                yield producer
+            finally:
+                del self._pinned.producer
 
 
 def result_backend_url(settings: Settings, *, producer: bool) -> str:
@@ -127,7 +201,7 @@ def celery_config(settings: Settings, *, producer: bool = False) -> dict[str, An
 def make_app(settings: Settings | None = None, *, producer: bool = False) -> Celery:
     """A Celery app configured from ``settings`` (the process Settings by default)."""
     settings = settings or get_settings()
-    app = Celery("evalq")
+    app = EvalqCelery("evalq")
     app.conf.update(celery_config(settings, producer=producer))
     return app
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
 
-from celery import Celery, chord, group
-from kombu.exceptions import OperationalError
+from celery import Celery, Signature, chord, group
+from kombu.exceptions import BatchPublishError, OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeout
 
 from evalq.core.errors import BrokerUnavailable
 from evalq.core.schemas import TIERS, Tier
+from evalq.workers.app import EvalqCelery, ProducerRedisBackend
 from evalq.workers.names import MERGE_TASK, ROUTES, TIER_TASKS
 
 UNREACHABLE = (OperationalError, RedisConnectionError, RedisTimeout, ConnectionError, TimeoutError)
@@ -43,10 +45,50 @@ def enqueue(app: Celery, submission_id: str, attempt: int, tiers: Sequence[Tier]
         BrokerUnavailable: the broker (or the result store, where the producer subscribes to
             the chord's result) could not be reached within the producer's connect timeout.
     """
+    with unreachable_as_unavailable():
+        _chord(app, submission_id, attempt, tiers).apply_async()
+    return chord_ids(submission_id, attempt)["merge"]
+
+
+def enqueue_many(app: Celery, jobs: Mapping[str, tuple[int, Sequence[Tier]]]) -> None:
+    """Publish the chords of several stored submissions, ``{id: (attempt, tiers)}``, at once.
+
+    Their chord sizes go to the result store in one pipeline, then every message (tasks and
+    their task-sent events) to the broker in another, through one kombu producer
+    (`EvalqCelery.publishing_batch`): two round trips for the whole batch instead of several
+    per submission. The sizes are stored before any task is visible to a worker.
+
+    Raises:
+        BrokerUnavailable: the broker or the result store could not be reached. Some messages
+            may have been delivered (a pipeline is not a transaction); sending the same attempt
+            again is safe, as for a redelivered message (the chord ids are the same).
+    """
+    if not jobs:
+        return
+    if not isinstance(app, EvalqCelery):  # an app of the caller's: one publish at a time
+        for submission_id, (attempt, tiers) in jobs.items():
+            enqueue(app, submission_id, attempt, tiers)
+        return
+    backend = app.backend
+    sizes = backend.chord_sizes_batched() if isinstance(backend, ProducerRedisBackend) else None
+    with (
+        unreachable_as_unavailable(),
+        app.publishing_batch(),  # sent last: after the chord sizes, stored on leaving...
+        sizes or nullcontext(),  # ...this block, the innermost
+    ):
+        for submission_id, (attempt, tiers) in jobs.items():
+            _chord(app, submission_id, attempt, tiers).apply_async()
+
+
+def _chord(app: Celery, submission_id: str, attempt: int, tiers: Sequence[Tier]) -> Signature:
+    """chord(group(tiers), merge) with the attempt's ids; the merge alone when no tier runs
+    (with the no markers a chord would pass it: ``([], id)``)."""
     ids = chord_ids(submission_id, attempt)
     callback = app.signature(
         MERGE_TASK, args=[submission_id], task_id=ids["merge"], queue=ROUTES[MERGE_TASK]["queue"]
     )
+    if not tiers:
+        return callback.clone(args=([],))
     header = group(
         [
             app.signature(
@@ -59,18 +101,21 @@ def enqueue(app: Celery, submission_id: str, attempt: int, tiers: Sequence[Tier]
         ],
         task_id=ids["group"],
     )
+    return chord(header, callback, app=app)
+
+
+@contextmanager
+def unreachable_as_unavailable() -> Iterator[None]:
+    """Turn what publishing raises on an unreachable broker or result store into
+    `BrokerUnavailable`, with a reason that leaves the URL out."""
     try:
-        if tiers:
-            chord(header, callback, app=app).apply_async()
-        else:  # nothing to run: the merge alone, with the no markers a chord would pass it
-            callback.clone(args=([],)).apply_async()  # prepended: ([], id)
+        yield
     except UNREACHABLE as error:
         raise BrokerUnavailable(_reason(error)) from None
-    except RuntimeError as error:  # Celery's result consumer gave up reconnecting
+    except (RuntimeError, BatchPublishError) as error:  # a result consumer gave up; a batch failed
         if not isinstance(error.__cause__, UNREACHABLE):
             raise
         raise BrokerUnavailable(_reason(error.__cause__)) from None
-    return ids["merge"]
 
 
 def _reason(error: BaseException) -> str:

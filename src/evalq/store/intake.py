@@ -1,0 +1,192 @@
+"""Storing a batch of submissions in a fixed number of statements, whatever its size.
+
+A batch is read with one query per kind of row it depends on (its tasks, the ids it reuses),
+checked in Python, and written with one multi-row INSERT per table: a POST of 100 submissions
+costs about what a POST of one does (it issued ~9 statements per submission before). The
+checks are those `queries.add_submission` makes one row at a time, in the batch's order, so the
+first bad item raises the same error; nothing is written until every item has passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from typing import cast
+
+from sqlalchemy import Table, insert, select, update
+from sqlalchemy.orm import Session
+
+from evalq.core.errors import Conflict, InvalidInput
+from evalq.core.redact import redact_data
+from evalq.core.results import TierOutcome
+from evalq.core.schemas import STORED, Submission, Task
+from evalq.store.models import SubmissionRow, TaskRow, TierResultRow, utcnow
+from evalq.store.queries import unknown_task_rule
+
+CHUNK = 1000
+"""Ids per ``IN (...)``: within SQLite's and PostgreSQL's bound-parameter limits."""
+# The tables, not the ORM classes: a Core INSERT of many rows skips the ORM's per-row work.
+SUBMISSIONS = cast(Table, SubmissionRow.__table__)
+TIER_RESULTS = cast(Table, TierResultRow.__table__)
+
+
+@dataclass(frozen=True)
+class Known:
+    """A stored submission as a batch reusing its id needs it."""
+
+    content_hash: str
+    status: str
+    enqueue_count: int
+
+
+@dataclass(frozen=True)
+class NewSubmission:
+    """A submission to insert: its content, its price and the tiers stored as skipped."""
+
+    submission: Submission
+    content_hash: str
+    cost_usd: float | None
+    skipped: list[TierOutcome]
+
+
+def _chunks(values: Collection[str]) -> Iterator[list[str]]:
+    ordered = sorted(set(values))
+    for start in range(0, len(ordered), CHUNK):
+        yield ordered[start : start + CHUNK]
+
+
+def tasks_named(session: Session, *, task_ids: Collection[str]) -> dict[str, Task]:
+    """The stored tasks among ``task_ids``, by id (one query per `CHUNK` ids)."""
+    tasks: dict[str, Task] = {}
+    for chunk in _chunks(task_ids):
+        for row in session.scalars(select(TaskRow).where(TaskRow.id.in_(chunk))):
+            tasks[row.id] = Task.model_validate(row.definition, context=STORED)
+    return tasks
+
+
+def known_submissions(session: Session, *, ids: Collection[str]) -> dict[str, Known]:
+    """The stored submissions among ``ids``, by id (one query per `CHUNK` ids)."""
+    known: dict[str, Known] = {}
+    for chunk in _chunks(ids):
+        rows = session.execute(
+            select(
+                SubmissionRow.id,
+                SubmissionRow.content_hash,
+                SubmissionRow.status,
+                SubmissionRow.enqueue_count,
+            ).where(SubmissionRow.id.in_(chunk))
+        )
+        for row in rows:
+            known[row.id] = Known(row.content_hash, row.status, row.enqueue_count)
+    return known
+
+
+def new_in_batch(
+    submissions: Sequence[Submission],
+    hashes: Sequence[str],
+    *,
+    tasks: Collection[str],
+    known: dict[str, Known],
+) -> list[bool]:
+    """Which items of a batch are new, in its order; an id repeated in it is new once.
+
+    Raises:
+        InvalidInput: on ``task_id``, for the first item naming a task not in ``tasks``.
+        Conflict: for the first id stored (or earlier in the batch) with different content.
+    """
+    seen = {sid: stored.content_hash for sid, stored in known.items()}
+    new: list[bool] = []
+    for submission, digest in zip(submissions, hashes, strict=True):
+        if submission.task_id not in tasks:
+            raise InvalidInput([("task_id", unknown_task_rule(submission.task_id))])
+        previous = seen.get(submission.id)
+        if previous is not None and previous != digest:
+            raise Conflict(
+                f"submission {submission.id!r} exists with different content; "
+                "submission ids are idempotency keys, use a new id for a new run"
+            )
+        new.append(previous is None)
+        seen[submission.id] = digest
+    return new
+
+
+def insert_new(session: Session, *, runs: Sequence[NewSubmission]) -> None:
+    """Insert ``runs`` as queued and claimed for their first enqueue (``enqueue_count`` 1),
+    with their skipped tiers: two multi-row INSERTs, whatever the number of runs.
+
+    A run whose publish then fails is released by `queries.release_unsent`, as before.
+    """
+    if not runs:
+        return
+    now = utcnow()
+    session.execute(
+        insert(SUBMISSIONS),
+        [
+            {
+                "id": run.submission.id,
+                "task_id": run.submission.task_id,
+                "content_hash": run.content_hash,
+                "payload": run.submission.model_dump(mode="json"),
+                "status": "queued",
+                "error": None,
+                "enqueue_count": 1,
+                "created_at": now,
+                "updated_at": now,
+                "tool": run.submission.tool,
+                "model": run.submission.model,
+                "variant": run.submission.variant,
+                "run_index": run.submission.run_index,
+                "total_tokens": run.submission.usage.tokens,
+                "tool_calls": run.submission.usage.tool_calls,
+                "iterations": run.submission.usage.iterations,
+                "execution_time": run.submission.usage.execution_time,
+                "cost_usd": run.cost_usd,
+                "review": None,
+                "reviewed_at": None,
+            }
+            for run in runs
+        ],
+    )
+    tiers = [(run.submission.id, outcome) for run in runs for outcome in run.skipped]
+    if tiers:
+        session.execute(insert(TIER_RESULTS), [_tier_row(sid, o, now) for sid, o in tiers])
+
+
+def _tier_row(submission_id: str, outcome: TierOutcome, now: object) -> dict[str, object]:
+    """A final tier row's values, configured secrets removed as `queries.finish_tier` does."""
+    metrics, error = redact_data(outcome.stored())
+    return {
+        "submission_id": submission_id,
+        "tier": outcome.tier,
+        "status": outcome.status,
+        "metrics": metrics,
+        "error": error,
+        "deliveries": 1,
+        "updated_at": now,
+        "owner": None,
+    }
+
+
+def claim_unsent(session: Session, *, ids: Collection[str]) -> list[str]:
+    """Claim the first enqueue of those of ``ids`` stored but never sent to the broker.
+
+    A submit whose publish failed (the broker was down) leaves its submissions ``queued`` with
+    ``enqueue_count == 0``; re-sending them claims that enqueue here and publishes attempt 1
+    again, with the same chord ids. One conditional UPDATE per `CHUNK` ids: of two concurrent
+    re-sends, each id is claimed by one.
+    """
+    claimed: list[str] = []
+    for chunk in _chunks(ids):
+        won = session.execute(
+            update(SubmissionRow)
+            .where(
+                SubmissionRow.id.in_(chunk),
+                SubmissionRow.status == "queued",
+                SubmissionRow.enqueue_count == 0,
+            )
+            .values(enqueue_count=1, updated_at=utcnow())
+            .returning(SubmissionRow.id)
+            .execution_options(synchronize_session=False)
+        )
+        claimed += won.scalars()
+    return claimed
