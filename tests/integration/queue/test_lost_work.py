@@ -14,9 +14,9 @@ from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.models import TierResultRow, utcnow
 from evalq.tasks.recover import recover
-from evalq.workers import heartbeat, unacked
+from evalq.workers import heartbeat, queued, unacked
 from evalq.workers.embedded import embedded_worker
-from evalq.workers.names import GRAPH_QUEUE, TEXT_QUEUE, TIER_TASKS
+from evalq.workers.names import GRAPH_QUEUE, QUEUES, TEXT_QUEUE, TIER_TASKS
 
 LONG = timedelta(seconds=1800)  # the shipped EVALQ_STUCK_AFTER_S: nothing here is that old
 
@@ -217,3 +217,15 @@ def test_a_tier_its_live_worker_no_longer_runs_is_sent_again_and_finishes(
         assert queries.get_submission_row(session, submission_id="cancelled").status == "done"
         text = queries.tier_results(session, submission_id="cancelled")["text"]
         assert (text.status, text.deliveries) == ("ok", 2)
+
+
+def test_waiting_messages_are_read_without_being_taken_up_to_the_scan_limit(
+    pipeline: Callable[..., Pipeline],
+) -> None:
+    p = pipeline()
+    p.client.submit_many([submission("first"), submission("second")])
+    with redis.Redis.from_url(p.redis_url) as client:
+        waiting = queued.queued_task_ids(client, QUEUES)
+        assert waiting is not None and {"first:text:1", "second:text:1"} <= waiting
+        assert client.llen(TEXT_QUEUE) == 2  # read, not taken
+        assert queued.queued_task_ids(client, QUEUES, limit=len(waiting) - 1) is None
