@@ -363,7 +363,8 @@ class IdleWork:
 
 def idle_work(session: Session, *, older_than: timedelta, limit: int = 1000) -> list[IdleWork]:
     """Submissions queued or running whose rows (its own and its tiers') are all older than
-    ``older_than``, oldest first: at most ``limit`` of them are looked at."""
+    ``older_than``; at most ``limit``, running ones first (a run dropped by a broker restart had
+    usually started; a backlog waits queued), oldest first within each."""
     cutoff = utcnow() - older_than
     changed_tier = select(TierResultRow.submission_id).where(
         TierResultRow.submission_id == SubmissionRow.id, TierResultRow.updated_at >= cutoff
@@ -375,7 +376,7 @@ def idle_work(session: Session, *, older_than: timedelta, limit: int = 1000) -> 
             SubmissionRow.updated_at < cutoff,
             ~changed_tier.exists(),
         )
-        .order_by(SubmissionRow.updated_at)
+        .order_by(case((SubmissionRow.status == "running", 0), else_=1), SubmissionRow.updated_at)
         .limit(limit)
     ).all()
     if not found:
