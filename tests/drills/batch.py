@@ -52,7 +52,7 @@ def submit_batch(env: dict[str, str], submission_ids: list[str]) -> None:
     settings = Settings.model_validate(
         {k.removeprefix("EVALQ_").lower(): v for k, v in env.items() if k.startswith("EVALQ_")}
     )
-    client = Client(settings, app=make_app(settings))
+    client = Client(settings, app=make_app(settings, producer=True))
     client.put_task(TASK)
     try:
         client.submit_many([submission(sid, i) for i, sid in enumerate(submission_ids)])

@@ -8,7 +8,9 @@ the source of truth; the broker only delivers.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 from celery import Celery
 from sqlalchemy import func, select
@@ -378,3 +381,81 @@ def assert_exactly_once(c: Counts, n: int, tiers: int = 3) -> None:
     assert c.evaluations == n and c.evaluations_per_submission == {1: n}, c
     assert c.tier_rows == n * tiers and c.tier_rows_per_key == {1: n * tiers}, c
     assert "running" not in c.tier_statuses, c
+
+
+# --- a private broker ------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind((REDIS_HOST, 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class PrivateRedis:
+    """A ``redis-server`` of the drill's own (own port, own directory, AOF on) it may stop.
+
+    The shared Redis is never stopped: a drill that restarts the broker runs its own.
+    """
+
+    directory: Path
+    port: int = field(default_factory=free_port)
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """Broker and result-backend URL (database 0 of this server)."""
+        return f"redis://{REDIS_HOST}:{self.port}/0"
+
+    def start(self) -> None:
+        """Start the server (again: it reloads its append-only file) and wait for it."""
+        server = shutil.which("redis-server")
+        if server is None:
+            pytest.skip("redis-server is not installed")
+        self.directory.mkdir(parents=True, exist_ok=True)
+        argv = [
+            server,
+            "--port",
+            str(self.port),
+            "--bind",
+            REDIS_HOST,
+            "--dir",
+            str(self.directory),
+        ]
+        argv += ["--appendonly", "yes", "--save", "", "--daemonize", "no"]
+        with (self.directory / "redis.log").open("ab") as out:
+            self.process = subprocess.Popen(
+                argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        wait_for(self._answers, timeout=30, what=f"redis-server on port {self.port}", poll=0.1)
+
+    def _answers(self) -> bool:
+        assert self.process is not None and self.process.poll() is None, "redis-server exited"
+        try:
+            with redis.Redis(host=REDIS_HOST, port=self.port, socket_timeout=1) as client:
+                return bool(client.ping())
+        except redis.RedisError:
+            return False
+
+    def stop(self) -> None:
+        """SIGTERM, as an init system stops it: Redis writes its append-only file and exits."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+
+
+@contextmanager
+def private_redis(directory: Path) -> Iterator[PrivateRedis]:
+    """A started `PrivateRedis`, stopped (killed if need be) when the block ends."""
+    server = PrivateRedis(directory)
+    server.start()
+    try:
+        yield server
+    finally:
+        try:
+            server.stop()
+        except subprocess.TimeoutExpired:
+            assert server.process is not None
+            server.process.kill()

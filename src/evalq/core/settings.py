@@ -68,7 +68,8 @@ class Settings(BaseSettings):
     lost_after_s: int = Field(
         default=60,
         ge=0,
-        description="Work of a worker without a heartbeat is re-enqueued once this old.",
+        description="Work no live worker holds (its worker died, or a broker restart dropped "
+        "its messages) is re-enqueued once this old.",
     )
     memory_poll_interval_s: float = Field(
         default=0.005, gt=0, description="Polling interval of the embedded memory:// transport."

@@ -323,6 +323,63 @@ def running_tiers(session: Session, *, older_than: timedelta) -> list[RunningTie
     return [RunningTier(row.submission_id, row.tier, row.owner) for row in rows]
 
 
+@dataclass(frozen=True)
+class IdleWork:
+    """A submission not final whose rows have not changed for a while, and what it waits for."""
+
+    submission_id: str
+    attempt: int
+    unfinished: tuple[Tier, ...]
+    """Its tiers without a final row (running, or never started), in `TIERS` order."""
+    progress: datetime
+    """Its newest change: the submission row's or one of its tier rows'."""
+
+
+def idle_work(session: Session, *, older_than: timedelta, limit: int = 1000) -> list[IdleWork]:
+    """Submissions queued or running whose rows (its own and its tiers') are all older than
+    ``older_than``; at most ``limit``, running ones first (a run dropped by a broker restart had
+    usually started; a backlog waits queued), oldest first within each."""
+    cutoff = utcnow() - older_than
+    changed_tier = select(TierResultRow.submission_id).where(
+        TierResultRow.submission_id == SubmissionRow.id, TierResultRow.updated_at >= cutoff
+    )
+    found = session.execute(
+        select(SubmissionRow.id, SubmissionRow.enqueue_count, SubmissionRow.updated_at)
+        .where(
+            SubmissionRow.status.in_(("queued", "running")),
+            SubmissionRow.updated_at < cutoff,
+            ~changed_tier.exists(),
+        )
+        .order_by(case((SubmissionRow.status == "running", 0), else_=1), SubmissionRow.updated_at)
+        .limit(limit)
+    ).all()
+    if not found:
+        return []
+    progress = {row.id: row.updated_at for row in found}
+    final: dict[str, set[str]] = {row.id: set() for row in found}
+    tiers = session.execute(
+        select(
+            TierResultRow.submission_id,
+            TierResultRow.tier,
+            TierResultRow.status,
+            TierResultRow.updated_at,
+        ).where(TierResultRow.submission_id.in_(list(progress)))
+    )
+    for tier in tiers:
+        progress[tier.submission_id] = max(progress[tier.submission_id], tier.updated_at)
+        if tier.status in FINAL_TIER_STATES:
+            final[tier.submission_id].add(tier.tier)
+    return [
+        IdleWork(
+            submission_id=row.id,
+            attempt=row.enqueue_count,
+            unfinished=tuple(tier for tier in TIERS if tier not in final[row.id]),
+            progress=progress[row.id],
+        )
+        for row in found
+    ]
+
+
 def current_attempts(session: Session, *, ids: Sequence[str]) -> dict[str, int]:
     """The enqueue attempt of each of ``ids`` that exists and is not final yet."""
     rows = session.execute(

@@ -9,11 +9,19 @@ A submission is re-enqueued for one of three reasons, each found differently:
 - **orphaned**: a message of its current attempt sits in kombu's ``unacked`` hash, taken
   ``lost_after`` ago, and no live worker holds it (`evalq.workers.unacked`): a message the dead
   worker had reserved but not started, or a retry it was waiting to run.
+- **dropped**: its rows have not changed for ``lost_after`` and a message it waits for is
+  nowhere: in no queue list, and held (active, reserved or scheduled) by no worker. A broker
+  restart does this: each worker cancels the tasks it was running and forgets the ones it had
+  reserved ("cannot be acknowledged after a connection loss"), and their messages wait in
+  ``unacked`` for the visibility timeout, or are gone if the broker stopped between handing a
+  message out and recording it. Only what is missing is sent again, even a tier whose row still
+  names a live worker as its owner (that worker no longer runs it).
 - **stuck**: queued or running with no progress for ``older_than`` (EVALQ_STUCK_AFTER_S): the
   broker lost its messages (a flush), or something no rule above recognises.
 
 Waiting work is none of these: a queued message is in a queue list, not in ``unacked``; a tier
-running on a live worker has a live owner; so a backlog is left alone until the long age.
+running on a live worker has a live owner and is held by it; so a backlog is left alone until the
+long age.
 """
 
 from __future__ import annotations
@@ -25,11 +33,12 @@ from datetime import timedelta
 import redis
 from celery import Celery, current_app, shared_task
 
+from evalq.core.schemas import Tier
 from evalq.core.settings import get_settings
 from evalq.store import queries
 from evalq.store.db import session_scope
-from evalq.workers import heartbeat, unacked
-from evalq.workers.chords import enqueue, parse_chord_id
+from evalq.workers import heartbeat, queued, unacked
+from evalq.workers.chords import chord_ids, enqueue, parse_chord_id
 from evalq.workers.names import RECOVER_TASK
 
 logger = logging.getLogger(__name__)
@@ -69,6 +78,65 @@ def orphaned_submissions(app: Celery, client: redis.Redis, *, lost_after: timede
     return _unique(sid for sid, attempt in parsed if current.get(sid) == attempt)
 
 
+def dropped_submissions(
+    app: Celery, client: redis.Redis, *, idle_after: timedelta
+) -> dict[str, list[Tier]]:
+    """Idle submissions waiting for a message no one has; for each, the tiers to send again
+    (an empty list: the merge alone, every tier being final).
+
+    Each message is looked for three times: held by a worker, waiting in a queue, held again
+    (one taken from its queue between the first two looks is held by the third), and a
+    submission whose rows changed meanwhile is left alone. None is found when a live worker does
+    not answer, or when the queues hold more than `queued.SCAN_LIMIT` messages.
+    """
+    with session_scope() as session:
+        idle = queries.idle_work(session, older_than=idle_after)
+    if not idle:
+        return {}
+    wanted = sorted({task_id for work in idle for task_id in _task_ids(work)})
+    nodes = heartbeat.live_nodes(client)
+    held = unacked.held_task_ids(app, wanted, nodes=nodes) if wanted else set()
+    waiting = None if held is None else queued.queued_task_ids(client, app.amqp.queues)
+    if held is None or waiting is None:
+        return {}
+    rest = sorted(set(wanted) - held - waiting)
+    held_now = unacked.held_task_ids(app, rest, nodes=nodes) if rest else set()
+    if held_now is None:
+        return {}
+    found = held | waiting | held_now
+    with session_scope() as session:
+        unchanged = set(queries.idle_work(session, older_than=idle_after))
+    dropped: dict[str, list[Tier]] = {}
+    for work in idle:
+        missing = _missing(work, found)
+        if work in unchanged and missing is not None:
+            dropped[work.submission_id] = missing
+    return dropped
+
+
+def _task_ids(work: queries.IdleWork) -> list[str]:
+    """The ids, in every attempt so far, of the tasks ``work`` waits for."""
+    parts: tuple[str, ...] = work.unfinished or ("merge",)
+    return [
+        chord_ids(work.submission_id, n)[part] for n in range(1, work.attempt + 1) for part in parts
+    ]
+
+
+def _missing(work: queries.IdleWork, found: set[str]) -> list[Tier] | None:
+    """The unfinished tiers of ``work`` with no message in ``found`` ([] for a missing merge),
+    or None when nothing is missing."""
+
+    def present(part: str) -> bool:
+        return any(
+            chord_ids(work.submission_id, n)[part] in found for n in range(1, work.attempt + 1)
+        )
+
+    if not work.unfinished:
+        return None if present("merge") else []
+    missing = [tier for tier in work.unfinished if not present(tier)]
+    return missing or None
+
+
 def recover(
     app: Celery,
     *,
@@ -76,23 +144,31 @@ def recover(
     lost_after: timedelta | None = None,
     limit: int = 1000,
 ) -> list[str]:
-    """Re-enqueue lost, orphaned and stuck submissions (see the module docstring); their ids.
+    """Re-enqueue lost, orphaned, dropped and stuck submissions (see the module docstring).
 
     Each gets a new attempt number, so its chord has fresh ids; tiers that already finished are
     not recomputed (their rows are final) and the merge is an upsert, so nothing is duplicated.
-    Lost and orphaned work is only looked for on a Redis broker (where heartbeats live).
+    Lost, orphaned and dropped work is only looked for on a Redis broker (where heartbeats
+    live); ``lost_after`` (EVALQ_LOST_AFTER_S) is the age of all three. Returns the ids.
     """
     if lost_after is None:
         lost_after = timedelta(seconds=get_settings().lost_after_s)
     found: list[str] = []
+    dropped: dict[str, list[Tier]] = {}
     broker = app.conf.broker_url
     if heartbeat.is_redis_url(broker):
         with redis.Redis.from_url(broker) as client:
             lost = lost_submissions(client, lost_after=lost_after)
             orphaned = orphaned_submissions(app, client, lost_after=lost_after)
-        if lost or orphaned:
-            logger.warning("lost work of dead workers: %s; orphaned: %s", lost, orphaned)
-        found += lost + orphaned
+            dropped = dropped_submissions(app, client, idle_after=lost_after)
+        if lost or orphaned or dropped:
+            logger.warning(
+                "lost work of dead workers: %s; orphaned: %s; dropped: %s",
+                lost,
+                orphaned,
+                sorted(dropped),
+            )
+        found += lost + orphaned + list(dropped)
     with session_scope() as session:
         found += queries.stuck_submissions(session, older_than=older_than, limit=limit)
     ids = _unique(found)
@@ -103,8 +179,12 @@ def recover(
     for submission_id in ids:
         with session_scope() as session:
             attempt = queries.begin_enqueue(session, submission_id=submission_id, live_owners=live)
-            pending = queries.pending_tiers(session, ids=[submission_id], live_owners=live)
-        enqueue(app, submission_id, attempt, pending[submission_id])
+            if submission_id in dropped:  # exactly what no worker has
+                tiers = dropped[submission_id]
+            else:
+                pending = queries.pending_tiers(session, ids=[submission_id], live_owners=live)
+                tiers = pending[submission_id]
+        enqueue(app, submission_id, attempt, tiers)
     return ids
 
 

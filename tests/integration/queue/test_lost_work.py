@@ -14,9 +14,9 @@ from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.models import TierResultRow, utcnow
 from evalq.tasks.recover import recover
-from evalq.workers import heartbeat, unacked
+from evalq.workers import heartbeat, queued, unacked
 from evalq.workers.embedded import embedded_worker
-from evalq.workers.names import GRAPH_QUEUE, TEXT_QUEUE, TIER_TASKS
+from evalq.workers.names import GRAPH_QUEUE, QUEUES, TEXT_QUEUE, TIER_TASKS
 
 LONG = timedelta(seconds=1800)  # the shipped EVALQ_STUCK_AFTER_S: nothing here is that old
 
@@ -156,3 +156,76 @@ def test_a_tier_a_live_worker_still_runs_is_not_sent_again(
     with session_scope(p.db_url) as session:
         rows = queries.tier_results(session, submission_id="half-lost")
         assert (rows["text"].owner, rows["graph"].owner) == (None, "live@host/2")
+
+
+def age_rows(url: str, sid: str, *, seconds: float) -> None:
+    """Make ``sid`` and its tier rows look unchanged for ``seconds``."""
+    then = utcnow() - timedelta(seconds=seconds)
+    with session_scope(url) as session:
+        queries.get_submission_row(session, submission_id=sid).updated_at = then
+        for row in queries.tier_results(session, submission_id=sid).values():
+            row.updated_at = then
+
+
+def test_a_submission_whose_messages_the_broker_dropped_is_re_enqueued_once(
+    pipeline: Callable[..., Pipeline],
+) -> None:
+    """A broker restart can lose a message a worker had taken (gone from its queue, never in
+    ``unacked``); the sweep sends what is missing once the run has been idle EVALQ_LOST_AFTER_S,
+    and leaves a run whose messages wait in the queues alone, however long it waits."""
+    p = pipeline()
+    p.client.submit_many([submission("dropped"), submission("waiting")])
+    with p.app.connection_for_write() as connection:
+        message = connection.default_channel.basic_get(queue=TEXT_QUEUE, no_ack=True)
+        assert message is not None and message.headers["id"] == "dropped:text:1"
+    for sid in ("dropped", "waiting"):
+        age_rows(p.db_url, sid, seconds=120)
+    assert recover(p.app, older_than=LONG) == ["dropped"]
+    with redis.Redis.from_url(p.redis_url) as client:
+        assert client.llen(TEXT_QUEUE) == 2  # "waiting" attempt 1 and "dropped" attempt 2 only
+        assert client.llen(GRAPH_QUEUE) == 2  # "dropped"'s tier 3 was waiting: not sent again
+    age_rows(p.db_url, "dropped", seconds=120)
+    assert recover(p.app, older_than=LONG) == []  # its new tier 1 waits in the queue now
+    assert enqueue_counts(p.db_url, ["dropped", "waiting"]) == {"dropped": 2, "waiting": 1}
+
+
+def test_a_tier_its_live_worker_no_longer_runs_is_sent_again_and_finishes(
+    pipeline: Callable[..., Pipeline],
+) -> None:
+    """On a connection loss Celery cancels the tier a worker runs; the worker lives on (its
+    heartbeat is fresh) but its tier row stays ``running`` under it. The sweep sends that tier
+    again, and the run finishes ``done`` instead of its merge waiting and degrading it."""
+    p = pipeline()
+    with session_scope(p.db_url) as session:
+        run = Submission.model_validate(submission("cancelled"))
+        queries.add_submission(session, submission=run, cost_usd=None)
+        queries.begin_enqueue(session, submission_id="cancelled")  # its messages are gone
+    with embedded_worker(p.app) as worker, redis.Redis.from_url(p.redis_url) as client:
+        owner = f"{worker.hostname}/1"
+        heartbeat.beat(client, owner, worker.hostname, ttl_s=60)
+        claim(p.db_url, "cancelled", owner, seconds_ago=120)
+        age_rows(p.db_url, "cancelled", seconds=120)
+        assert recover(p.app, older_than=LONG) == ["cancelled"]
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with session_scope(p.db_url) as session:
+                row = queries.get_submission_row(session, submission_id="cancelled")
+                if row.status not in ("queued", "running"):
+                    break
+            time.sleep(0.2)
+    with session_scope(p.db_url) as session:
+        assert queries.get_submission_row(session, submission_id="cancelled").status == "done"
+        text = queries.tier_results(session, submission_id="cancelled")["text"]
+        assert (text.status, text.deliveries) == ("ok", 2)
+
+
+def test_waiting_messages_are_read_without_being_taken_up_to_the_scan_limit(
+    pipeline: Callable[..., Pipeline],
+) -> None:
+    p = pipeline()
+    p.client.submit_many([submission("first"), submission("second")])
+    with redis.Redis.from_url(p.redis_url) as client:
+        waiting = queued.queued_task_ids(client, QUEUES)
+        assert waiting is not None and {"first:text:1", "second:text:1"} <= waiting
+        assert client.llen(TEXT_QUEUE) == 2  # read, not taken
+        assert queued.queued_task_ids(client, QUEUES, limit=len(waiting) - 1) is None
