@@ -1,4 +1,5 @@
-"""Fixtures of the fault drills: Redis db 14, a fresh PostgreSQL store, worker processes."""
+"""Fixtures of the fault drills: Redis db 14 (`EVALQ_TEST_DRILL_REDIS_DB`), a fresh PostgreSQL
+store, worker processes."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from tests.drills import harness
 
 @pytest.fixture
 def broker_url() -> Iterator[str]:
-    """Redis db 14 (broker and result backend), flushed before and after the drill."""
+    """Redis db 14 or `EVALQ_TEST_DRILL_REDIS_DB` (broker and result backend), flushed before
+    and after the drill."""
     url = harness.redis_drill_url()
     harness.flush_broker(url)
     yield url

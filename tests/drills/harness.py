@@ -31,7 +31,8 @@ from evalq.workers.names import TIER_TASKS
 from tests.support.databases import fresh_database
 from tests.support.services import REDIS_HOST, REDIS_PORT, need
 
-REDIS_DRILL_DB = 14
+REDIS_DRILL_DB = int(os.environ.get("EVALQ_TEST_DRILL_REDIS_DB", "14"))
+"""Redis database the drills flush and use (override to run two suites at once)."""
 ROOT = Path(__file__).resolve().parents[2]
 EVALQ = str(Path(sys.executable).with_name("evalq"))
 ALL_QUEUES = "evalq.text,evalq.judge,evalq.graph,evalq.merge,evalq.webhooks"
