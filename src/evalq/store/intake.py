@@ -17,11 +17,10 @@ from sqlalchemy import Table, insert, select, update
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import Conflict, InvalidInput
-from evalq.core.redact import redact_data
 from evalq.core.results import TierOutcome
 from evalq.core.schemas import STORED, Submission, Task
 from evalq.store.models import SubmissionRow, TaskRow, TierResultRow, utcnow
-from evalq.store.queries import unknown_task_rule
+from evalq.store.queries import final_tier_values, unknown_task_rule
 
 CHUNK = 1000
 """Ids per ``IN (...)``: within SQLite's and PostgreSQL's bound-parameter limits."""
@@ -149,22 +148,8 @@ def insert_new(session: Session, *, runs: Sequence[NewSubmission]) -> None:
     )
     tiers = [(run.submission.id, outcome) for run in runs for outcome in run.skipped]
     if tiers:
-        session.execute(insert(TIER_RESULTS), [_tier_row(sid, o, now) for sid, o in tiers])
-
-
-def _tier_row(submission_id: str, outcome: TierOutcome, now: object) -> dict[str, object]:
-    """A final tier row's values, configured secrets removed as `queries.finish_tier` does."""
-    metrics, error = redact_data(outcome.stored())
-    return {
-        "submission_id": submission_id,
-        "tier": outcome.tier,
-        "status": outcome.status,
-        "metrics": metrics,
-        "error": error,
-        "deliveries": 1,
-        "updated_at": now,
-        "owner": None,
-    }
+        rows = [final_tier_values(sid, outcome, now=now) for sid, outcome in tiers]
+        session.execute(insert(TIER_RESULTS), rows)
 
 
 def claim_unsent(session: Session, *, ids: Collection[str]) -> list[str]:

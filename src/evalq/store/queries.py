@@ -493,27 +493,32 @@ def finish_tier(session: Session, *, submission_id: str, outcome: TierOutcome) -
     Configured secrets are removed from every string of it (`redact_data`) on the way in: an
     upstream error can echo a key in a message, a judge model id can carry URL credentials.
     """
-    metrics, error = redact_data(outcome.stored())
+    values = final_tier_values(submission_id, outcome, now=utcnow())
     upsert(
         session,
         TierResultRow.__table__,  # type: ignore[arg-type]
-        values={
-            "submission_id": submission_id,
-            "tier": outcome.tier,
-            "status": outcome.status,
-            "metrics": metrics,
-            "error": error,
-            "deliveries": 1,
-            "updated_at": utcnow(),
-        },
+        values=values,
         keys=["submission_id", "tier"],
-        update={
-            "status": outcome.status,
-            "metrics": metrics,
-            "error": error,
-            "updated_at": utcnow(),
-        },
+        update={k: values[k] for k in ("status", "metrics", "error", "updated_at")},
     )
+
+
+def final_tier_values(
+    submission_id: str, outcome: TierOutcome, *, now: datetime
+) -> dict[str, object]:
+    """The values of a final tier row, configured secrets removed (`redact_data`): the one
+    place a `TierOutcome` becomes a row, for one tier (`finish_tier`) or a batch's skipped
+    tiers (`store.intake`)."""
+    metrics, error = redact_data(outcome.stored())
+    return {
+        "submission_id": submission_id,
+        "tier": outcome.tier,
+        "status": outcome.status,
+        "metrics": metrics,
+        "error": error,
+        "deliveries": 1,
+        "updated_at": now,
+    }
 
 
 def pending_tiers(
