@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from celery import Celery
 from sqlalchemy.exc import IntegrityError
@@ -37,13 +37,15 @@ from evalq.core.webhooks import (
 from evalq.producer.submitted import FINAL_STATUSES, Submitted
 from evalq.read.submission import submission_result
 from evalq.scoring.arena.run import price_submission
-from evalq.scoring.comparison import Correction
 from evalq.store import intake, queries, webhooks
 from evalq.store.baseline_sql import store_baseline
 from evalq.store.db import session_scope
 from evalq.workers.app import make_app
 from evalq.workers.chords import enqueue_many
 from evalq.workers.policy import REFRESH_ATTEMPTS
+
+if TYPE_CHECKING:  # scipy.stats comes with it: only `compare` needs it, when it runs
+    from evalq.scoring.comparison import Correction
 
 FIRST_ATTEMPT = 1
 
