@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from evalq.core.applicable import applicable_inputs
 from evalq.core.normalise import normalise_time
 from evalq.core.profile import PEERREAD_INPUTS, Profile
 from evalq.core.results import (
@@ -81,9 +82,9 @@ class InputSet:
             what the metric measures, a judge rubric without its input): the worst value.
         partial: inputs missing because their tier failed or never ran: left out, and the
             composite is marked partial.
-        excluded: inputs no submission of this task can have here (the task has no reference
-            outputs, no reference graph or optimal tools; no judge is configured): left out for
-            every submission alike.
+        excluded: inputs no submission of this task can have here (the task does not ask for
+            them, `applicable_inputs`; it has no reference outputs, no reference graph or
+            optimal tools; no judge is configured): left out for every submission alike.
     """
 
     values: dict[str, float | None]
@@ -158,6 +159,8 @@ def peerread_inputs(
     def named(kind: str) -> tuple[str, ...]:
         return tuple(name for name in PEERREAD_INPUTS if state.get(name) == kind)
 
+    for name in set(PEERREAD_INPUTS) - set(applicable_inputs(task)):
+        put(name, None, when_none="excluded")  # the task does not ask for it: never a zero
     for name in named("not_reported"):
         values[name] = 0.0
     return InputSet(values, named("not_reported"), named("partial"), named("excluded"))
