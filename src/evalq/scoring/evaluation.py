@@ -57,6 +57,16 @@ def judge_scores(judge: TierOutcome | None) -> dict[str, float | None]:
     return {rubric: scores.get(rubric) for rubric in JUDGE_RUBRICS}
 
 
+NOT_JUDGED = "no judge ran: similarity cannot tell a review from a summary of the paper"
+"""The PeerRead note when the judge did not run: on real ICLR 2017 reviews tier 1 ranks the
+paper's own abstract above a real expert review of it about half the time (docs/scoring.md)."""
+
+
+def judge_ran(judge: TierOutcome | None) -> bool:
+    """Did the judge answer (status ok with a result)?"""
+    return judge is not None and judge.status == "ok" and judge.judge is not None
+
+
 def missing_tiers(tiers: Mapping[Tier, TierOutcome]) -> dict[str, MissingTier]:
     """Each tier that did not produce metrics, with why (absent, skipped: reason, failed: error)."""
     missing: dict[str, MissingTier] = {}
@@ -117,8 +127,12 @@ def peerread_inputs(
         else:
             result = text.text
             value = None
-            if result is not None:
-                value = result.task_success if name == "task_success" else result.overall_similarity
+            if result is not None and name == "task_success":
+                value = result.task_success
+            elif result is not None:  # read relative to the references' own agreement
+                value = result.calibrated_similarity
+                if value is None:  # one reference (or a result stored before): the raw value
+                    value = result.overall_similarity
             put(name, value, when_none="not_reported")
 
     graph = tiers.get("graph")
@@ -241,9 +255,17 @@ def evaluate_submission(
             k: v for k, v in inputs.values.items() if k not in inputs.excluded + inputs.partial
         }
         peer = peerread_composite(present, profile.peerread, not_reported=inputs.not_reported)
+        text = tiers.get("text")
+        found = text.text if text is not None and text.status == "ok" else None
         peer_scores = PeerReadScores.model_validate(
             peer.to_dict()
-            | {"missing": list(inputs.partial + inputs.excluded), "partial": bool(inputs.partial)}
+            | {
+                "missing": list(inputs.partial + inputs.excluded),
+                "partial": bool(inputs.partial),
+                "raw_similarity": found.overall_similarity if found else None,
+                "reference_agreement": found.reference_agreement if found else None,
+                "note": None if judge_ran(tiers.get("judge")) else NOT_JUDGED,
+            }
         )
     scylla_scores: ScyllaScores | None = None
     if rule.scylla:

@@ -310,3 +310,39 @@ def test_a_task_declaring_no_or_unknown_inputs_is_refused_naming_the_field(
 ) -> None:
     with pytest.raises(ValueError, match="inputs"):
         Task.model_validate({"id": "t", "inputs": inputs})
+
+
+CALIBRATED = TierOutcome(
+    tier="text",
+    status="ok",
+    result=TextResult(
+        cosine=0.3,
+        jaccard=0.2,
+        semantic=0.4,
+        references=2,
+        overall_similarity=0.3,
+        task_success=1.0,
+        tier_score=0.3,
+        reference_agreement=0.4,
+        calibrated_similarity=0.75,
+    ),
+)
+
+
+def test_the_composite_reads_similarity_relative_to_the_references_and_keeps_the_raw() -> None:
+    result = evaluate(submission(), TEXT_ONLY, {"text": CALIBRATED, "judge": JUDGE})
+    peer = result.scores.peerread
+    assert peer is not None
+    assert peer.inputs["output_similarity"] == 0.75
+    assert peer.raw_similarity == 0.3 and peer.reference_agreement == 0.4
+    assert peer.composite == pytest.approx((TIME + 1.0 + 0.75) / 3)
+
+
+def test_without_a_judge_the_peerread_score_says_it_cannot_tell_a_review_from_a_summary() -> None:
+    unjudged = evaluate(submission(), TEXT_ONLY, {"text": CALIBRATED, "judge": SKIPPED})
+    judged = evaluate(submission(), TEXT_ONLY, {"text": CALIBRATED, "judge": JUDGE})
+    assert unjudged.scores.peerread is not None and judged.scores.peerread is not None
+    assert "cannot tell a review from a summary of the paper" in (
+        unjudged.scores.peerread.note or ""
+    )
+    assert judged.scores.peerread.note is None
