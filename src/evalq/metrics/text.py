@@ -5,6 +5,7 @@ Every weight and threshold comes from the profile's ``[text]`` section. See docs
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -112,6 +113,35 @@ def reference_agreement(
     return sum(agreements) / len(agreements) if agreements else None
 
 
+_CEILINGS: OrderedDict[tuple[str, ...], float | None] = OrderedDict()
+_CEILINGS_KEPT = 256
+"""Ceilings kept per process: the references' agreement depends only on the references and
+the scoring, so one worker computes it once per task, not once per submission."""
+
+
+def cached_reference_agreement(
+    references: Sequence[str],
+    *,
+    profile: TextProfile,
+    semantic: SemanticScorer | None,
+) -> float | None:
+    """`reference_agreement`, remembered per (references, profile, scorer present), least
+    recently used first out."""
+    key = (
+        profile.model_dump_json(),
+        "semantic" if semantic is not None else "lexical",
+        *references,
+    )
+    if key in _CEILINGS:
+        _CEILINGS.move_to_end(key)
+        return _CEILINGS[key]
+    value = reference_agreement(references, profile=profile, semantic=semantic)
+    _CEILINGS[key] = value
+    while len(_CEILINGS) > _CEILINGS_KEPT:
+        _CEILINGS.popitem(last=False)
+    return value
+
+
 def calibrated_similarity(similarity: float | None, ceiling: float | None) -> float | None:
     """``min(1, similarity / ceiling)``: the similarity as a share of the references' own
     agreement (an output as close to them as they are to each other scores 1). None without a
@@ -163,7 +193,7 @@ def text_result(
     """Tier 1's stored result: the raw similarities, the references' own agreement (the
     ceiling), the calibrated similarity, task success and the tier score."""
     metrics = text_metrics(output, references, profile=profile, semantic=semantic)
-    ceiling = reference_agreement(references, profile=profile, semantic=semantic)
+    ceiling = cached_reference_agreement(references, profile=profile, semantic=semantic)
     overall = overall_similarity(metrics, profile)
     tier = tier1_score(metrics, execution_time, profile)
     return TextResult(

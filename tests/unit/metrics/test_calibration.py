@@ -6,6 +6,7 @@ import pytest
 
 from evalq.core.profile import TextProfile
 from evalq.metrics.text import (
+    cached_reference_agreement,
     calibrated_similarity,
     overall_similarity,
     reference_agreement,
@@ -67,3 +68,11 @@ def test_the_stored_result_keeps_the_raw_values_beside_the_calibrated_one() -> N
         min(1.0, result.overall_similarity / result.reference_agreement)
     )
     assert result.task_success == 1.0
+
+
+def test_the_ceiling_is_computed_once_per_set_of_references() -> None:
+    first = cached_reference_agreement(REFERENCES, profile=PROFILE, semantic=None)
+    again = cached_reference_agreement(REFERENCES, profile=PROFILE, semantic=None)
+    assert first == again == reference_agreement(REFERENCES, profile=PROFILE, semantic=None)
+    other = cached_reference_agreement(REFERENCES[:2], profile=PROFILE, semantic=None)
+    assert other == reference_agreement(REFERENCES[:2], profile=PROFILE, semantic=None)
