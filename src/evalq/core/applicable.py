@@ -9,11 +9,39 @@ sent before this rule, a settings change between submit and run).
 from __future__ import annotations
 
 from evalq.core.results import TierOutcome
-from evalq.core.schemas import TIERS, Submission, Task, Tier
+from evalq.core.schemas import TIERS, TRACE_INPUTS, PeerReadInput, Submission, Task, Tier
 
 NO_REFERENCES = "the task has no reference outputs"
 NO_TRACE = "the submission has no trace"
 NO_JUDGE = "no judge configured (EVALQ_JUDGE_MODEL unset)"
+ALL_INPUTS: tuple[PeerReadInput, ...] = (
+    "time_taken",
+    "task_success",
+    "output_similarity",
+    "coordination_quality",
+    "tool_efficiency",
+    "planning_rationality",
+)
+
+
+def expects_trace(task: Task) -> bool:
+    """Does the task describe a trace (a reference tool graph or optimal tools)?"""
+    return task.reference_tool_graph is not None or bool(task.optimal_tools)
+
+
+def applicable_inputs(task: Task) -> tuple[PeerReadInput, ...]:
+    """The PeerRead inputs ``task`` asks for, in `ALL_INPUTS` order.
+
+    The task's own ``inputs`` when it declares them. Otherwise every input, less the trace
+    inputs (`TRACE_INPUTS`) when the task describes no trace (`expects_trace`): a text-only
+    review task is not scored on coordination, tool use or planning it never asked for. An
+    input not asked for is left out of every run's composite (renormalised), never given 0.
+    """
+    if task.inputs is not None:
+        return tuple(name for name in ALL_INPUTS if name in task.inputs)
+    if expects_trace(task):
+        return ALL_INPUTS
+    return tuple(name for name in ALL_INPUTS if name not in TRACE_INPUTS)
 
 
 def skipped_tiers(

@@ -80,6 +80,15 @@ class TextResult(Record):
     task_success: float | None
     tier_score: float | None
     tier_missing: tuple[str, ...] = ()
+    reference_agreement: float | None = Field(
+        default=None,
+        description="The references' agreement with one another (the human ceiling); None "
+        "with a single reference.",
+    )
+    calibrated_similarity: float | None = Field(
+        default=None,
+        description="min(1, overall_similarity / reference_agreement); None without a ceiling.",
+    )
 
 
 class GraphResult(Record):
@@ -441,6 +450,19 @@ class PeerReadScores(Record):
     )
     partial: bool = Field(
         default=False, description="A tier failed, so inputs the task needs are missing."
+    )
+    raw_similarity: float | None = Field(
+        default=None,
+        description="Tier 1's raw overall similarity; output_similarity is it read relative to "
+        "reference_agreement when the task has two or more references.",
+    )
+    reference_agreement: float | None = Field(
+        default=None, description="The references' agreement with one another (the ceiling)."
+    )
+    note: str | None = Field(
+        default=None,
+        description="What the composite cannot see (no judge ran: it cannot tell a review from "
+        "a summary of the paper).",
     )
 
 

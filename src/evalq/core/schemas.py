@@ -111,6 +111,21 @@ ScenarioCategory = Literal["happy_path", "edge_case", "adversarial", "regression
 Capability = Literal["core_function", "convenience_feature"]
 Status = Literal["queued", "running", "done", "degraded", "failed"]
 TaskKind = Literal["arena", "peerread", "scylla", "suite"]
+PeerReadInput = Literal[
+    "time_taken",
+    "task_success",
+    "output_similarity",
+    "coordination_quality",
+    "tool_efficiency",
+    "planning_rationality",
+]
+TRACE_INPUTS: tuple[PeerReadInput, ...] = (
+    "coordination_quality",
+    "tool_efficiency",
+    "planning_rationality",
+)
+"""The PeerRead inputs read from a run's execution trace (tier 3's two, and the judge's
+``planning_rationality``, whose rubric reads the trace's summary)."""
 TASK_KINDS: tuple[TaskKind, ...] = ("arena", "peerread", "scylla", "suite")
 Tier = Literal["text", "judge", "graph"]
 TIERS: tuple[Tier, ...] = ("text", "judge", "graph")
@@ -252,6 +267,15 @@ class Task(Strict):
         default="default",
         description="Scoring profile name: letters, digits, '_' and '-' (a file in "
         "EVALQ_PROFILE_DIR, never a path).",
+    )
+    inputs: list[PeerReadInput] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=6,
+        description="The PeerRead composite inputs this task asks for; the others are not "
+        "applicable to any of its runs (left out, never 0). Absent: every input, except the "
+        "trace inputs (coordination_quality, tool_efficiency, planning_rationality) when the "
+        "task has neither a reference_tool_graph nor optimal_tools (a text-only review task).",
     )
 
 

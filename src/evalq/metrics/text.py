@@ -5,11 +5,13 @@ Every weight and threshold comes from the profile's ``[text]`` section. See docs
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from evalq.core.normalise import normalise_time
+from evalq.core.results import TextResult
 from evalq.core.weights import Weighted, weighted_mean
 from evalq.metrics.similarity import jaccard, tfidf_cosine_many
 
@@ -85,17 +87,86 @@ THRESHOLD_TOLERANCE = 1e-9
 """A value this close below a threshold still reaches it (floating-point rounding)."""
 
 
-def task_success(metrics: TextMetrics, profile: TextProfile) -> float | None:
-    """1.0 when the overall similarity reaches ``profile.success_threshold``, else 0.0.
+def reference_agreement(
+    references: Sequence[str],
+    *,
+    profile: TextProfile,
+    semantic: SemanticScorer | None,
+) -> float | None:
+    """The human ceiling: how much the task's own references agree with one another.
 
-    A similarity within 1e-9 below the threshold reaches it (a weighted sum such as
-    0.7999999999999999 is 0.8), as every other threshold in evalq. None when no similarity could
-    be computed (no references).
+    Each reference is scored as a candidate against the others, exactly as an output is scored
+    against all of them (each metric's best reference, then `overall_similarity`); the ceiling
+    is the mean of those. Two expert reviews of one paper agree far below 1 (about 0.4 on real
+    ICLR 2017 reviews, docs/scoring.md), so a raw similarity is read relative to this. None with
+    fewer than two references: one reference has nothing to agree with.
+    """
+    if len(references) < 2:
+        return None
+    agreements = []
+    for index, reference in enumerate(references):
+        others = [*references[:index], *references[index + 1 :]]
+        metrics = text_metrics(reference, others, profile=profile, semantic=semantic)
+        value = overall_similarity(metrics, profile)
+        if value is not None:
+            agreements.append(value)
+    return sum(agreements) / len(agreements) if agreements else None
+
+
+_CEILINGS: OrderedDict[tuple[str, ...], float | None] = OrderedDict()
+_CEILINGS_KEPT = 256
+"""Ceilings kept per process: the references' agreement depends only on the references and
+the scoring, so one worker computes it once per task, not once per submission."""
+
+
+def cached_reference_agreement(
+    references: Sequence[str],
+    *,
+    profile: TextProfile,
+    semantic: SemanticScorer | None,
+) -> float | None:
+    """`reference_agreement`, remembered per (references, profile, scorer present), least
+    recently used first out."""
+    key = (
+        profile.model_dump_json(),
+        "semantic" if semantic is not None else "lexical",
+        *references,
+    )
+    if key in _CEILINGS:
+        _CEILINGS.move_to_end(key)
+        return _CEILINGS[key]
+    value = reference_agreement(references, profile=profile, semantic=semantic)
+    _CEILINGS[key] = value
+    while len(_CEILINGS) > _CEILINGS_KEPT:
+        _CEILINGS.popitem(last=False)
+    return value
+
+
+def calibrated_similarity(similarity: float | None, ceiling: float | None) -> float | None:
+    """``min(1, similarity / ceiling)``: the similarity as a share of the references' own
+    agreement (an output as close to them as they are to each other scores 1). None without a
+    similarity or a positive ceiling (the raw similarity then stands, uncalibrated)."""
+    if similarity is None or ceiling is None or ceiling <= 0:
+        return None
+    return min(1.0, similarity / ceiling)
+
+
+def task_success(
+    metrics: TextMetrics, profile: TextProfile, *, ceiling: float | None = None
+) -> float | None:
+    """1.0 when the similarity reaches ``profile.success_threshold``, else 0.0.
+
+    The similarity is the calibrated one (`calibrated_similarity`) when the references give a
+    ``ceiling``, else the raw overall similarity. A similarity within 1e-9 below the threshold
+    reaches it (a weighted sum such as 0.7999999999999999 is 0.8), as every other threshold in
+    evalq. None when no similarity could be computed (no references).
     """
     overall = overall_similarity(metrics, profile)
     if overall is None:
         return None
-    return 1.0 if overall >= profile.success_threshold - THRESHOLD_TOLERANCE else 0.0
+    calibrated = calibrated_similarity(overall, ceiling)
+    value = overall if calibrated is None else calibrated
+    return 1.0 if value >= profile.success_threshold - THRESHOLD_TOLERANCE else 0.0
 
 
 def tier1_score(
@@ -109,3 +180,31 @@ def tier1_score(
     values = _similarities(metrics)
     values["time_taken"] = None if execution_time is None else normalise_time(execution_time)
     return weighted_mean(values, profile.tier_weights)
+
+
+def text_result(
+    output: str,
+    references: Sequence[str],
+    execution_time: float | None,
+    *,
+    profile: TextProfile,
+    semantic: SemanticScorer | None,
+) -> TextResult:
+    """Tier 1's stored result: the raw similarities, the references' own agreement (the
+    ceiling), the calibrated similarity, task success and the tier score."""
+    metrics = text_metrics(output, references, profile=profile, semantic=semantic)
+    ceiling = cached_reference_agreement(references, profile=profile, semantic=semantic)
+    overall = overall_similarity(metrics, profile)
+    tier = tier1_score(metrics, execution_time, profile)
+    return TextResult(
+        cosine=metrics.cosine,
+        jaccard=metrics.jaccard,
+        semantic=metrics.semantic,
+        references=metrics.references,
+        overall_similarity=overall,
+        task_success=task_success(metrics, profile, ceiling=ceiling),
+        tier_score=tier.value,
+        tier_missing=tuple(tier.missing),
+        reference_agreement=ceiling,
+        calibrated_similarity=calibrated_similarity(overall, ceiling),
+    )

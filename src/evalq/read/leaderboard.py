@@ -89,6 +89,7 @@ class Entry:
     percentile: float
     peerread: float | None
     recommendation: str | None
+    peerread_note: str | None
     scylla_composite: float | None
     scylla_grade: str | None
     suite_passed: bool | None
@@ -335,6 +336,7 @@ def _entry(
         percentile=percentile,
         peerread=scores.peerread.composite if scores.peerread else None,
         recommendation=scores.peerread.recommendation if scores.peerread else None,
+        peerread_note=scores.peerread.note if scores.peerread else None,
         scylla_composite=scores.scylla.composite if scores.scylla else None,
         scylla_grade=scores.scylla.grade if scores.scylla else None,
         suite_passed=scores.suite.passed if scores.suite else None,

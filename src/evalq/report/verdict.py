@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from evalq.read.report_data import ReportData, SuiteGate
 from evalq.report.ranks import interval_cell, rank_note
 from evalq.report.svg import count_bars, esc
+from evalq.scoring.evaluation import NOT_JUDGED
 from evalq.scoring.worth import Transition
 
 BOARD_ROWS = 10
@@ -133,9 +134,17 @@ def peerread_verdict(data: ReportData) -> str:
         title="PeerRead recommendation distribution",
         x_label="submissions (count)",
     )
+    unjudged = sum(1 for e in data.entries if e.peerread_note)
+    caveat = (
+        f"<p class=note>{unjudged} of {len(data.entries)} composites had no judge: "
+        f"{esc(NOT_JUDGED)} (tier 1 rewards on-topic text; docs/scoring.md).</p>"
+        if unjudged
+        else ""
+    )
     return (
         _table("recommendations", ("recommendation", "submissions", "share"), rows)
         + f"<figure><figcaption>recommendations</figcaption>{plot}</figure>"
+        + caveat
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from evalq.core.applicable import applicable_inputs
 from evalq.core.normalise import normalise_time
 from evalq.core.profile import PEERREAD_INPUTS, Profile
 from evalq.core.results import (
@@ -56,6 +57,16 @@ def judge_scores(judge: TierOutcome | None) -> dict[str, float | None]:
     return {rubric: scores.get(rubric) for rubric in JUDGE_RUBRICS}
 
 
+NOT_JUDGED = "no judge ran: similarity cannot tell a review from a summary of the paper"
+"""The PeerRead note when the judge did not run: on real ICLR 2017 reviews tier 1 ranks the
+paper's own abstract above a real expert review of it about half the time (docs/scoring.md)."""
+
+
+def judge_ran(judge: TierOutcome | None) -> bool:
+    """Did the judge answer (status ok with a result)?"""
+    return judge is not None and judge.status == "ok" and judge.judge is not None
+
+
 def missing_tiers(tiers: Mapping[Tier, TierOutcome]) -> dict[str, MissingTier]:
     """Each tier that did not produce metrics, with why (absent, skipped: reason, failed: error)."""
     missing: dict[str, MissingTier] = {}
@@ -81,9 +92,9 @@ class InputSet:
             what the metric measures, a judge rubric without its input): the worst value.
         partial: inputs missing because their tier failed or never ran: left out, and the
             composite is marked partial.
-        excluded: inputs no submission of this task can have here (the task has no reference
-            outputs, no reference graph or optimal tools; no judge is configured): left out for
-            every submission alike.
+        excluded: inputs no submission of this task can have here (the task does not ask for
+            them, `applicable_inputs`; it has no reference outputs, no reference graph or
+            optimal tools; no judge is configured): left out for every submission alike.
     """
 
     values: dict[str, float | None]
@@ -116,8 +127,12 @@ def peerread_inputs(
         else:
             result = text.text
             value = None
-            if result is not None:
-                value = result.task_success if name == "task_success" else result.overall_similarity
+            if result is not None and name == "task_success":
+                value = result.task_success
+            elif result is not None:  # read relative to the references' own agreement
+                value = result.calibrated_similarity
+                if value is None:  # one reference (or a result stored before): the raw value
+                    value = result.overall_similarity
             put(name, value, when_none="not_reported")
 
     graph = tiers.get("graph")
@@ -158,6 +173,8 @@ def peerread_inputs(
     def named(kind: str) -> tuple[str, ...]:
         return tuple(name for name in PEERREAD_INPUTS if state.get(name) == kind)
 
+    for name in set(PEERREAD_INPUTS) - set(applicable_inputs(task)):
+        put(name, None, when_none="excluded")  # the task does not ask for it: never a zero
     for name in named("not_reported"):
         values[name] = 0.0
     return InputSet(values, named("not_reported"), named("partial"), named("excluded"))
@@ -238,9 +255,17 @@ def evaluate_submission(
             k: v for k, v in inputs.values.items() if k not in inputs.excluded + inputs.partial
         }
         peer = peerread_composite(present, profile.peerread, not_reported=inputs.not_reported)
+        text = tiers.get("text")
+        found = text.text if text is not None and text.status == "ok" else None
         peer_scores = PeerReadScores.model_validate(
             peer.to_dict()
-            | {"missing": list(inputs.partial + inputs.excluded), "partial": bool(inputs.partial)}
+            | {
+                "missing": list(inputs.partial + inputs.excluded),
+                "partial": bool(inputs.partial),
+                "raw_similarity": found.overall_similarity if found else None,
+                "reference_agreement": found.reference_agreement if found else None,
+                "note": None if judge_ran(tiers.get("judge")) else NOT_JUDGED,
+            }
         )
     scylla_scores: ScyllaScores | None = None
     if rule.scylla:

@@ -6,7 +6,7 @@ from celery import Task as CeleryTask
 from celery import shared_task
 
 from evalq.core.applicable import NO_JUDGE, NO_REFERENCES, NO_TRACE
-from evalq.core.results import ErrorRecord, TextResult, TierOutcome
+from evalq.core.results import ErrorRecord, TierOutcome
 from evalq.core.settings import Settings, get_settings
 from evalq.store.queries import Job
 from evalq.tasks.resources import judge_for, semantic_scorer
@@ -17,27 +17,17 @@ from evalq.workers.names import TIER_TASKS
 
 def compute_text(job: Job) -> TierOutcome:
     """Tier 1: similarity of the output to the task's references (spec 001)."""
-    from evalq.metrics.text import overall_similarity, task_success, text_metrics, tier1_score
+    from evalq.metrics.text import text_result
 
     task, profile = job.task, job.profile
     if not task.reference_outputs:
         return TierOutcome(tier="text", status="skipped", reason=NO_REFERENCES)
-    metrics = text_metrics(
+    result = text_result(
         job.submission.output,
         task.reference_outputs,
+        job.submission.usage.execution_time,
         profile=profile.text,
         semantic=semantic_scorer(profile),
-    )
-    tier = tier1_score(metrics, job.submission.usage.execution_time, profile.text)
-    result = TextResult(
-        cosine=metrics.cosine,
-        jaccard=metrics.jaccard,
-        semantic=metrics.semantic,
-        references=metrics.references,
-        overall_similarity=overall_similarity(metrics, profile.text),
-        task_success=task_success(metrics, profile.text),
-        tier_score=tier.value,
-        tier_missing=tuple(tier.missing),
     )
     return TierOutcome(tier="text", status="ok", result=result)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from tests.support.settings import configure
@@ -114,3 +115,22 @@ def test_too_few_rows_give_the_whole_of_the_score_s_own_range(store: str) -> Non
         two = leaderboard(session, task_id="suite-refund-agent", variant="no-such-variant")
     assert two.entries == [] and not two.confidence_interval["enough_data"]
     assert (two.confidence_interval["low"], two.confidence_interval["high"]) == (0.0, 1.0)
+
+
+def test_an_unjudged_peerread_board_says_it_cannot_tell_a_review_from_a_summary(
+    store: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    configure(monkeypatch, database_url=store)
+    runner = CliRunner()
+    data = json.loads(
+        runner.invoke(app, ["leaderboard", "peerread-salience-gating", "--json"]).stdout
+    )
+    notes = {e["peerread_note"] for e in data["entries"]}
+    assert notes == {"no judge ran: similarity cannot tell a review from a summary of the paper"}
+    table = runner.invoke(app, ["leaderboard", "peerread-salience-gating"], terminal_width=200)
+    assert table.exit_code == 0, table.output
+    assert "cannot tell a review from a paper summary" in " ".join(table.output.split())
+    page = tmp_path / "report.html"
+    report = runner.invoke(app, ["report", "peerread-salience-gating", "-o", str(page)])
+    assert report.exit_code == 0, report.output
+    assert "composites had no judge: no judge ran: similarity cannot tell" in page.read_text()

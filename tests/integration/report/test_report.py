@@ -320,6 +320,9 @@ def check_verdict(task_id: str, data: dict[str, Any], dom: str) -> None:
         )
         assert dict((k, int(v)) for k, v in counts) == data["recommendations"]
         assert sum(data["recommendations"].values()) == len(data["leaderboard"]["entries"])
+        entries = len(data["leaderboard"]["entries"])  # the demo runs no judge
+        assert f"{entries} of {entries} composites had no judge" in verdict
+        assert "cannot tell a review from a summary of the paper" in verdict
     else:
         rows = re.findall(r'<tr data-sid="([^"]+)">', verdict)
         assert rows == [e["submission_id"] for e in data["leaderboard"]["entries"]][:10]

@@ -264,3 +264,85 @@ def test_a_rubric_the_judge_could_not_answer_makes_the_composite_partial() -> No
     peer = result.scores.peerread
     assert peer is not None and peer.partial and peer.missing == ("planning_rationality",)
     assert peer.not_reported == ()  # not the submitter's omission, and never a 0
+
+
+TEXT_ONLY = Task.model_validate(  # a review task that describes no trace
+    {"id": "t", "kind": "peerread", "reference_outputs": ["A careful review."]}
+)
+NO_TRACE = TierOutcome(tier="graph", status="skipped", reason="the submission has no trace")
+
+
+def test_a_text_only_review_task_leaves_the_trace_inputs_out_never_zero() -> None:
+    result = evaluate(submission(), TEXT_ONLY, {"text": TEXT, "judge": JUDGE, "graph": NO_TRACE})
+    peer = result.scores.peerread
+    assert peer is not None and not peer.partial
+    assert peer.not_reported == ()
+    assert set(peer.missing) == {"coordination_quality", "tool_efficiency", "planning_rationality"}
+    assert peer.composite == pytest.approx((TIME + 0 + 0.6) / 3)  # renormalised, no zeroes
+
+
+def test_a_trace_sent_to_a_text_only_task_does_not_change_its_inputs() -> None:
+    traced = evaluate(submission(), TEXT_ONLY, {"text": TEXT, "judge": JUDGE, "graph": GRAPH})
+    bare = evaluate(submission(), TEXT_ONLY, {"text": TEXT, "judge": JUDGE, "graph": NO_TRACE})
+    assert traced.scores.peerread is not None and bare.scores.peerread is not None
+    assert traced.scores.peerread.composite == bare.scores.peerread.composite
+
+
+def test_a_task_declares_the_inputs_it_asks_for() -> None:
+    asks = Task.model_validate(
+        {
+            "id": "t",
+            "kind": "peerread",
+            "reference_outputs": ["A careful review."],
+            "inputs": ["output_similarity", "coordination_quality"],
+        }
+    )
+    peer = evaluate(submission(), asks, {"text": TEXT, "judge": JUDGE, "graph": NO_TRACE})
+    assert peer.scores.peerread is not None
+    assert set(peer.scores.peerread.used) == {"output_similarity", "coordination_quality"}
+    assert peer.scores.peerread.not_reported == ("coordination_quality",)  # asked for, absent
+    assert peer.scores.peerread.composite == pytest.approx(0.6 / 2)
+
+
+@pytest.mark.parametrize("inputs", [[], ["coordination"]])
+def test_a_task_declaring_no_or_unknown_inputs_is_refused_naming_the_field(
+    inputs: list[str],
+) -> None:
+    with pytest.raises(ValueError, match="inputs"):
+        Task.model_validate({"id": "t", "inputs": inputs})
+
+
+CALIBRATED = TierOutcome(
+    tier="text",
+    status="ok",
+    result=TextResult(
+        cosine=0.3,
+        jaccard=0.2,
+        semantic=0.4,
+        references=2,
+        overall_similarity=0.3,
+        task_success=1.0,
+        tier_score=0.3,
+        reference_agreement=0.4,
+        calibrated_similarity=0.75,
+    ),
+)
+
+
+def test_the_composite_reads_similarity_relative_to_the_references_and_keeps_the_raw() -> None:
+    result = evaluate(submission(), TEXT_ONLY, {"text": CALIBRATED, "judge": JUDGE})
+    peer = result.scores.peerread
+    assert peer is not None
+    assert peer.inputs["output_similarity"] == 0.75
+    assert peer.raw_similarity == 0.3 and peer.reference_agreement == 0.4
+    assert peer.composite == pytest.approx((TIME + 1.0 + 0.75) / 3)
+
+
+def test_without_a_judge_the_peerread_score_says_it_cannot_tell_a_review_from_a_summary() -> None:
+    unjudged = evaluate(submission(), TEXT_ONLY, {"text": CALIBRATED, "judge": SKIPPED})
+    judged = evaluate(submission(), TEXT_ONLY, {"text": CALIBRATED, "judge": JUDGE})
+    assert unjudged.scores.peerread is not None and judged.scores.peerread is not None
+    assert "cannot tell a review from a summary of the paper" in (
+        unjudged.scores.peerread.note or ""
+    )
+    assert judged.scores.peerread.note is None

@@ -78,6 +78,11 @@ class LeaderboardEntry(Reply):
     percentile: float = Field(description="Mid-rank percentile among the entries.")
     peerread: float | None = Field(description="The PeerRead composite.")
     recommendation: Recommendation | None
+    peerread_note: str | None = Field(
+        default=None,
+        description="What the PeerRead composite cannot see (no judge ran: similarity cannot "
+        "tell a review from a summary of the paper).",
+    )
     scylla_composite: float | None
     scylla_grade: str | None
     suite_passed: bool | None

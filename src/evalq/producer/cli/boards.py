@@ -89,6 +89,8 @@ def _notes(entry: Entry) -> str:
         notes.append("partial")
     if entry.not_reported:
         notes.append("not reported: " + ",".join(entry.not_reported))
+    if entry.peerread_note:
+        notes.append("no judge: cannot tell a review from a paper summary")
     if entry.review == "flagged":
         notes.append("held" + (": " + ",".join(entry.flags) if entry.flags else ""))
     elif entry.review == "accepted":
