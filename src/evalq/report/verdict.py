@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from evalq.read.report_data import ReportData, SuiteGate
-from evalq.report.ranks import interval_cell, rank_note
+from evalq.report.ranks import interval_cell, rank_label, rank_note
 from evalq.report.svg import count_bars, esc
 from evalq.scoring.worth import Transition
 
@@ -140,16 +140,23 @@ def peerread_verdict(data: ReportData) -> str:
 
 
 def arena_verdict(data: ReportData) -> str:
-    """The top of the board, ranked by the Arena overall (before the difficulty factor)."""
+    """The top of the board, ranked by the Arena overall (before the difficulty factor); runs
+    held for review are never in it (they are listed apart in the leaderboard below)."""
     rows = [
-        f'<tr data-sid="{esc(e.submission_id)}"><td class="num">{e.rank}</td>'
+        f'<tr data-sid="{esc(e.submission_id)}"><td class="num">{rank_label(e)}</td>'
         f'<td class="wrap">{esc(e.submission_id)}</td><td class="wrap">{esc(e.tool)}</td>'
         f'<td class="wrap">{esc(e.model)}</td>{_num(e.overall, "{:.2f}")}'
         f"{_num(e.percentile, '{:.1f}')}<td>{esc(e.status)}</td></tr>"
-        for e in data.entries[:BOARD_ROWS]
+        for e in data.ranked[:BOARD_ROWS]
     ]
-    more = len(data.entries) - BOARD_ROWS
+    more = len(data.ranked) - BOARD_ROWS
     note = f'<p class="note">{more} more in the leaderboard below.</p>' if more > 0 else ""
+    held = [e.submission_id for e in data.entries if e.rank is None]
+    if held:
+        note += (
+            f'<p class="note held">Held for review, not ranked until a person accepts them: '
+            f"{esc(', '.join(held))}.</p>"
+        )
     heads = ("rank", "submission", "tool", "model", "overall", "percentile", "status")
     return _table("arena-board", heads, rows) + note
 
