@@ -131,9 +131,9 @@ def gamed(store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
         assert set(client.wait(ids, timeout=600).values()) == {"done"}
     client.app.close()
     with session_scope(url) as session:
-        assert {sid: queries.get_submission_row(session, submission_id=sid).review for sid in ids} == (
-            dict.fromkeys(ids, "flagged")
-        )
+        assert {
+            sid: queries.get_submission_row(session, submission_id=sid).review for sid in ids
+        } == (dict.fromkeys(ids, "flagged"))
     yield url
     configure(pytest.MonkeyPatch())
 
