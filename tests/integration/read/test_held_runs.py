@@ -8,20 +8,23 @@ ranks, percentiles, the board's interval, comparisons and the report's verdict; 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from tests.support.settings import configure
+from typer.testing import CliRunner
 
 from evalq.core.schemas import Submission, Usage
-from evalq.producer.cli import EXAMPLES
+from evalq.producer.cli import EXAMPLES, app
 from evalq.producer.client import Client
 from evalq.producer.files import read_jsonl
 from evalq.read.compare import HELD, compare
 from evalq.read.leaderboard import Leaderboard, leaderboard
 from evalq.read.report_data import report_data
+from evalq.read.reports import variant_report
 from evalq.report.verdict import arena_verdict
 from evalq.store import queries
 from evalq.store.db import session_scope
@@ -30,6 +33,7 @@ from evalq.workers.embedded import embedded_worker
 
 TASK = "arena-frontend-dark-mode"
 HELD_RUN = "arena-fe-09"
+SCYLLA = "scylla-token-bucket"
 
 
 def board(url: str, *, include_held: bool = False) -> Leaderboard:
@@ -156,3 +160,47 @@ def test_a_held_run_per_task_leaves_the_comparison_unchanged(store: str, gamed: 
     assert {"group": "claude-sonnet-4", "reason": HELD, "count": 3} in after["left_out"]  # type: ignore[operator]
     included = _difference(gamed, include_held=True)
     assert included["difference"] != before["difference"]
+
+
+def test_a_held_scylla_run_is_out_of_its_variants_statistics(store: str, tmp_path: Path) -> None:
+    url = copy_of(store, tmp_path)
+    with session_scope(url) as session:
+        before = leaderboard(session, task_id=SCYLLA)
+        best = before.entries[0]  # the best run of the task
+        queries.flag_for_review(session, submission_id=best.submission_id)
+    with session_scope(url) as session:
+        after = leaderboard(session, task_id=SCYLLA)
+        included = leaderboard(session, task_id=SCYLLA, include_held=True)
+        report = variant_report(session, task_id=SCYLLA)
+        report_included = variant_report(session, task_id=SCYLLA, include_held=True)
+
+    def runs(found: Leaderboard) -> dict[str, int]:
+        return {v.variant: v.runs for v in found.variants or []}
+
+    variant = str(best.variant)
+    assert runs(after)[variant] == runs(before)[variant] - 1
+    assert runs(included) == runs(before)
+    assert after.entries[-1].submission_id == best.submission_id and after.entries[-1].held
+    assert report["runs"] == report_included["runs"] - 1 == len(before.entries) - 1
+
+
+def test_the_cli_lists_the_held_run_apart_unless_asked(
+    store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configure(monkeypatch, database_url=store)
+    runner = CliRunner()
+    shown = runner.invoke(app, ["leaderboard", TASK, "--json"])
+    assert shown.exit_code == 0, shown.output
+    entries = json.loads(shown.stdout)["entries"]
+    assert entries[-1]["submission_id"] == HELD_RUN and entries[-1]["rank"] is None
+    table = runner.invoke(app, ["leaderboard", TASK], env={"COLUMNS": "200"})
+    held_line = next(line for line in table.stdout.splitlines() if HELD_RUN in line)
+    assert "held" in held_line.split(HELD_RUN)[0]  # in the rank column
+    included = runner.invoke(app, ["leaderboard", TASK, "--json", "--include-held"])
+    assert json.loads(included.stdout)["entries"][0]["submission_id"] == HELD_RUN
+    compared = runner.invoke(
+        app, ["compare", "arena-*", "--by", "model", "claude-opus-4.5", "o3", "--json"]
+    )
+    assert compared.exit_code == 0, compared.output
+    left_out = json.loads(compared.stdout)["left_out"]
+    assert {"group": "claude-opus-4.5", "reason": HELD, "count": 1} in left_out
