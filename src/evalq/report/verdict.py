@@ -41,11 +41,12 @@ def _reasons(gate: SuiteGate) -> str:
 
 
 def suite_verdict(data: ReportData) -> str:
-    """Gate passed or blocked per submission, in leaderboard order, with every reason."""
+    """Gate passed or blocked per ranked submission, in leaderboard order, with every reason
+    (a run held for review is named under the verdict, not counted in it)."""
     rows = []
     gated = [
         (e, data.suite_gates[e.submission_id])
-        for e in data.entries
+        for e in data.ranked
         if e.submission_id in data.suite_gates
     ]
     for entry, gate in gated:
@@ -151,12 +152,6 @@ def arena_verdict(data: ReportData) -> str:
     ]
     more = len(data.ranked) - BOARD_ROWS
     note = f'<p class="note">{more} more in the leaderboard below.</p>' if more > 0 else ""
-    held = [e.submission_id for e in data.entries if e.rank is None]
-    if held:
-        note += (
-            f'<p class="note held">Held for review, not ranked until a person accepts them: '
-            f"{esc(', '.join(held))}.</p>"
-        )
     heads = ("rank", "submission", "tool", "model", "overall", "percentile", "status")
     return _table("arena-board", heads, rows) + note
 
@@ -169,10 +164,22 @@ VERDICTS: dict[str, tuple[str, Callable[[ReportData], str]]] = {
 }
 
 
+def held_note(data: ReportData) -> str:
+    """The runs held for review, named apart from the verdict they are not part of (else "")."""
+    held = [e.submission_id for e in data.entries if e.rank is None]
+    if not held:
+        return ""
+    return (
+        '<p class="note held">Held for review, left out of this verdict until a person accepts '
+        f"them (evalq review accept): {esc(', '.join(held))}.</p>"
+    )
+
+
 def verdict_section(data: ReportData) -> str:
-    """``<section id="verdict">`` for the task's kind (an unknown kind gets the Arena board)."""
+    """``<section id="verdict">`` for the task's kind (an unknown kind gets the Arena board),
+    then the runs held for review, which no verdict counts."""
     title, render = VERDICTS.get(data.kind, VERDICTS["arena"])
     return (
         f'<section id="verdict" data-kind="{esc(data.kind)}"><h2>{esc(title)}</h2>'
-        f"{render(data)}</section>"
+        f"{render(data)}{held_note(data)}</section>"
     )

@@ -25,7 +25,7 @@ from evalq.read.compare import HELD, compare
 from evalq.read.leaderboard import Leaderboard, leaderboard
 from evalq.read.report_data import report_data
 from evalq.read.reports import variant_report
-from evalq.report.verdict import arena_verdict
+from evalq.report.verdict import verdict_section
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.workers.bootstrap import worker_app
@@ -84,7 +84,7 @@ def test_with_the_option_the_held_run_ranks_and_stays_marked(store: str) -> None
 def test_the_report_verdict_never_puts_the_held_run_first(store: str) -> None:
     with session_scope(store) as session:
         data = report_data(session, task_id=TASK)
-    page = arena_verdict(data)
+    page = verdict_section(data)
     board_rows = page.split('id="arena-board"')[1].split("</table>")[0]
     assert f'data-sid="{HELD_RUN}"' not in board_rows
     assert "Held for review" in page and HELD_RUN in page
