@@ -390,11 +390,13 @@ class Client:
         model: str | None = None,
         variant: str | None = None,
         metadata: Mapping[str, str] | None = None,
+        include_held: bool = False,
     ) -> dict[str, Any]:
         """The task's leaderboard as GET /v1/tasks/{id}/leaderboard serves it (its JSON body).
 
         ``metadata`` keeps the rows whose metadata holds every ``key: value`` (compared as
-        strings); like the other filters it selects rows and never changes the ranking.
+        strings); like the other filters it selects rows and never changes the ranking. Runs
+        held for review are listed last, unranked, unless ``include_held``.
 
         Raises:
             NotFound: no such task.
@@ -411,6 +413,7 @@ class Client:
                 variant=variant,
                 metadata=metadata,
                 settings=self.settings,
+                include_held=include_held,
             )
             return _as_served(board.to_dict())
 
@@ -422,11 +425,13 @@ class Client:
         values: Sequence[str] = (),
         correction: Correction = "holm",
         seed: int = 0,
+        include_held: bool = False,
     ) -> dict[str, Any]:
         """Groups compared over the tasks they share, as GET /v1/compare serves it.
 
         ``tasks`` is a task id, ids separated by commas, or a glob; ``by`` is model, tool,
         variant or metadata.KEY; ``values`` the groups, the reference first (docs/statistics.md).
+        Runs held for review are left out (counted in ``left_out``) unless ``include_held``.
 
         Raises:
             InvalidInput: naming the parameter and the rule (an unknown ``by``, no tasks, ...).
@@ -442,6 +447,7 @@ class Client:
                 correction=correction,
                 seed=seed,
                 settings=self.settings,
+                include_held=include_held,
             )
             return _as_served(result.to_dict())
 

@@ -5,8 +5,9 @@ among the evaluated submissions of the tasks named. Every submission is scored b
 own ranking score, exactly as its leaderboard shows it (`evalq.read.leaderboard`); a suite
 task's submissions are compared scenario by scenario (scenario score, scenario passed), so
 their pairs are scenarios. Tasks must share one ranking score: an Arena overall (0-100) and a
-PeerRead composite (0-1) are not one scale. Partial evaluations (a tier failed) are left out
-and counted. The statistics are `evalq.scoring.contrast`; a single Scylla task compared by
+PeerRead composite (0-1) are not one scale. Partial evaluations (a tier failed) and runs held
+for review (flagged as outliers, not yet accepted; ``include_held=True`` keeps them) are left
+out and counted. The statistics are `evalq.scoring.contrast`; a single Scylla task compared by
 variant also carries the complete variant analysis (`evalq.scoring.worth`).
 """
 
@@ -39,6 +40,8 @@ from evalq.store import queries
 from evalq.store.models import EvaluationRow, SubmissionRow, TaskRow
 
 FIELDS = ("model", "tool", "variant")
+HELD = "held for review"
+"""Why a run is left out of a comparison until a person accepts it (`evalq review accept`)."""
 MAX_RESAMPLES = 100_000
 """Most bootstrap resamples one comparison may ask for (the default is 2,000)."""
 BY_RULE = "one of model, tool, variant, or metadata.KEY"
@@ -61,6 +64,7 @@ class Comparison:
         left_out: submissions of the compared groups that were not compared, counted by group
             and reason (``{"group", "reason", "count"}``).
         variants: the variant analysis of a single Scylla task compared by variant, else None.
+        include_held: whether runs held for review were compared (else left out, counted).
     """
 
     tasks: tuple[str, ...]
@@ -73,6 +77,7 @@ class Comparison:
     contrast: GroupContrast
     left_out: tuple[dict[str, Any], ...]
     variants: VariantAnalysis | None
+    include_held: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -87,6 +92,7 @@ class Comparison:
             **self.contrast.to_dict(),
             "left_out": list(self.left_out),
             "variants": None if self.variants is None else self.variants.to_dict(),
+            "include_held": self.include_held,
         }
 
 
@@ -220,8 +226,9 @@ class _Gathered:
     variant_runs: dict[str, list[ScyllaRun]]
 
 
-def _gather(session: Session, plan: _Plan, by: str) -> _Gathered:
-    """Every task's evaluated submissions scored once (one query per task), as observations."""
+def _gather(session: Session, plan: _Plan, by: str, *, include_held: bool) -> _Gathered:
+    """Every task's evaluated submissions scored once (one query per task), as observations;
+    a run held for review is left out (and counted) unless ``include_held``."""
     observations = []
     left_out: Counter[tuple[str, str]] = Counter()
     present: set[str] = set()
@@ -231,12 +238,16 @@ def _gather(session: Session, plan: _Plan, by: str) -> _Gathered:
         current = current_baseline(session, task_id=task_id, profile=profile)
         rule, rows = scored_rows(session, task=task, profile=profile, current=current)
         for row in rows:
-            if row.scores.scylla is not None and len(plan.tasks) == 1:
+            held = row.held and not include_held
+            if row.scores.scylla is not None and len(plan.tasks) == 1 and not held:
                 runs[row.scores.scylla.variant].append(ScyllaRun.from_scores(row.scores.scylla))
             group = _group_of(by, row)
             if group is None:
                 continue
             present.add(group)
+            if held:
+                left_out[(group, HELD)] += 1
+                continue
             if row.values.partial:
                 left_out[(group, "partial evaluation")] += 1
                 continue
@@ -326,6 +337,7 @@ def compare(
     resamples: int = RESAMPLES,
     seed: int = SEED,
     settings: Settings | None = None,
+    include_held: bool = False,
 ) -> Comparison:
     """Compare the groups ``by`` makes among the evaluated submissions of ``tasks``.
 
@@ -344,6 +356,8 @@ def compare(
         level / resamples / seed: the bootstrap intervals; ``level`` defaults to the first
             task's profile confidence level (the one its report uses).
         settings: the limits and profiles; the process Settings when None.
+        include_held: compare the runs held for review too (by default they are left out,
+            and counted in ``left_out``, until a person accepts them).
 
     Raises:
         InvalidInput: on ``tasks``, ``by``, ``values``, ``correction``, ``alpha``, ``level``
@@ -366,7 +380,7 @@ def compare(
             what = f"{found:,} variants to compare (every variant when values are omitted)"
             rule = _limit(what, "compare_max_groups", settings.compare_max_groups)
             raise InvalidInput([("values", f"{rule}; name the variants to compare")])
-    gathered = _gather(session, plan, by)
+    gathered = _gather(session, plan, by, include_held=include_held)
     groups = _groups(gathered, plan, by, values)
     units = len({o.unit for o in gathered.observations if o.group in groups})
     if units > settings.compare_max_units:
@@ -412,4 +426,5 @@ def compare(
             if group in kept
         ),
         variants=analysis,
+        include_held=include_held,
     )

@@ -11,6 +11,12 @@ evaluated submission is re-scored from its stored raw figures against the *curre
 all rows are compared against the same reference. The other scores do not depend on the
 baseline and are read as stored.
 
+A run held for review (flagged as an outlier and not yet accepted by a person) is held
+everywhere: it is listed after the ranked rows, marked ``held``, with no rank, percentile or
+category ranks, and left out of the ranks, percentiles, rank intervals, the board's confidence
+interval and the per-variant board; ``include_held=True`` ranks it among the others (still
+marked). Accepting it (`evalq review accept`) ranks it.
+
 Each row may carry a bootstrap interval of its rank (`evalq.read.rank_uncertainty`): a Scylla
 variant over resamples of its runs, a suite entry over resamples of its scenarios; rows whose
 intervals overlap are listed as not separable from each other.
@@ -53,6 +59,7 @@ from evalq.store import queries
 from evalq.store.models import EvaluationRow, SubmissionRow
 
 CATEGORIES = ("efficiency", "speed", "cost", "correctness")
+HELD = "held for review: not ranked until a person accepts it (evalq review accept)"
 
 
 @dataclass(frozen=True)
@@ -62,12 +69,14 @@ class Entry:
     ``rank`` and ``percentile`` follow the task kind's ranking (``ranking_value`` is the number
     shown for it); ``overall`` is the Arena overall before the difficulty factor (what ranks an
     Arena task) and ``overall_adjusted`` the one after it (for comparing across tasks).
+    ``held``: the run is held for review (flagged, not yet accepted); on a board that leaves
+    held runs out (the default) its ``rank``, ``percentile`` and ``category_ranks`` are None.
     ``rank_interval`` is the bootstrap interval of ``rank`` (suite entries, over their
     scenarios), None with ``rank_interval_note`` saying why; ``not_separable_from`` lists the
     submissions whose interval overlaps it.
     """
 
-    rank: int
+    rank: int | None
     submission_id: str
     tool: str
     model: str
@@ -77,6 +86,7 @@ class Entry:
     partial: bool
     not_reported: list[str]
     review: str | None
+    held: bool
     flags: list[str]
     warnings: list[str]
     overall: float
@@ -85,8 +95,8 @@ class Entry:
     speed: float
     cost: float
     correctness: float
-    category_ranks: dict[str, int]
-    percentile: float
+    category_ranks: dict[str, int] | None
+    percentile: float | None
     peerread: float | None
     recommendation: str | None
     peerread_note: str | None
@@ -125,7 +135,8 @@ class VariantRow:
 class Leaderboard:
     """A task's ranked entries, what they are ranked by, and the baseline they were scored
     against. ``variants`` is the per-variant board of a Scylla task (None for other kinds);
-    ``rank_uncertainty`` says how the rows' rank intervals were drawn."""
+    ``rank_uncertainty`` says how the rows' rank intervals were drawn. ``include_held`` says
+    whether runs held for review were ranked (True) or listed apart after the ranked rows."""
 
     task_id: str
     kind: str
@@ -136,6 +147,7 @@ class Leaderboard:
     variants: list[VariantRow] | None
     confidence_interval: dict[str, Any]
     rank_uncertainty: RankMethod
+    include_held: bool
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -155,6 +167,16 @@ class ScoredRow:
     values: RankedValues
     scenarios: list[ScenarioResult]
 
+    @property
+    def held(self) -> bool:
+        """Held for review: flagged as an outlier and not yet accepted by a person."""
+        return is_held(self.submission.review)
+
+
+def is_held(review: str | None) -> bool:
+    """A run whose review is pending (``flagged``): held out of every statistic until accepted."""
+    return review == "flagged"
+
 
 def leaderboard(
     session: Session,
@@ -166,6 +188,7 @@ def leaderboard(
     metadata: Mapping[str, str] | None = None,
     settings: Settings | None = None,
     rank_intervals: bool = True,
+    include_held: bool = False,
 ) -> Leaderboard:
     """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3) by the score
     its kind is about.
@@ -175,6 +198,9 @@ def leaderboard(
     values compared as strings (`evalq.core.metadata.matches`); it selects rows and never
     changes what they are ranked by. ``rank_intervals=False`` leaves out the suite entries'
     rank intervals (the costly part) for readers that only want the scores.
+
+    Runs held for review are listed after the ranked rows, unranked and out of every figure
+    computed over the board; ``include_held=True`` ranks them among the others.
 
     Raises:
         NotFound: no such task.
@@ -188,7 +214,7 @@ def leaderboard(
     profile = profile_named(task.profile, settings)
     current = current_baseline(session, task_id=task_id, profile=profile)
     rule, every = scored_rows(session, task=task, profile=profile, current=current)
-    rows = [
+    kept = [
         r
         for r in every
         if not (tool and r.submission.tool != tool)
@@ -196,6 +222,8 @@ def leaderboard(
         and not (variant and r.submission.variant != variant)
         and matches(r.metadata, wanted)
     ]
+    rows = [r for r in kept if include_held or not r.held]
+    held = sorted((r for r in kept if not include_held and r.held), key=lambda r: r.submission.id)
     keys = [sort_key(rule, r.values) for r in rows]
     ranks = competition_ranks_of(keys)
     by_category = {
@@ -214,11 +242,12 @@ def leaderboard(
         for i, r in enumerate(rows)
     ]
     entries = _with_intervals(entries, uncertainty)
-    entries.sort(key=lambda e: (e.rank, e.submission_id))
+    entries.sort(key=lambda e: (e.rank or 0, e.submission_id))
     variants = None
     if rule.kind == "scylla":
         variants, uncertainty = _variant_board(rows, profile)
     shown = [e.ranking_value for e in entries if e.ranking_value is not None]
+    entries += [_entry(r, rule, None, None, {}, 0) for r in held]
     interval = confidence_interval(shown, level, bounds=rule.scale)
     return Leaderboard(
         task_id=task_id,
@@ -239,6 +268,7 @@ def leaderboard(
         rank_uncertainty=method_of(rule.kind, uncertainty, level)
         if rank_intervals or rule.kind != "suite"
         else RankMethod(None, None, 0, 0, level, "rank intervals not computed for this read"),
+        include_held=include_held,
     )
 
 
@@ -305,8 +335,8 @@ def _percentile(key: tuple[float, ...], ordered: list[tuple[float, ...]]) -> flo
 def _entry(
     row: ScoredRow,
     rule: KindRule,
-    rank: int,
-    percentile: float,
+    rank: int | None,
+    percentile: float | None,
     by_category: dict[str, list[int]],
     index: int,
 ) -> Entry:
@@ -324,6 +354,7 @@ def _entry(
         partial=row.values.partial,
         not_reported=sorted({*arena.not_reported, *peer_not_reported}),
         review=row.submission.review,
+        held=row.held,
         flags=list(scores.review.flags),
         warnings=list(scores.review.warnings),
         overall=round(arena.unadjusted, 2),
@@ -332,7 +363,9 @@ def _entry(
         speed=round(arena.speed, 2),
         cost=round(arena.cost, 2),
         correctness=round(arena.correctness, 2),
-        category_ranks={name: by_category[name][index] for name in CATEGORIES},
+        category_ranks=None
+        if rank is None
+        else {name: by_category[name][index] for name in CATEGORIES},
         percentile=percentile,
         peerread=scores.peerread.composite if scores.peerread else None,
         recommendation=scores.peerread.recommendation if scores.peerread else None,
@@ -342,7 +375,11 @@ def _entry(
         suite_passed=scores.suite.passed if scores.suite else None,
         suite_final_score=scores.suite.final_score if scores.suite else None,
         rank_interval=None,
-        rank_interval_note=SINGLE_RUN if rule.kind == "scylla" else SINGLE_SUBMISSION,
+        rank_interval_note=HELD
+        if rank is None
+        else SINGLE_RUN
+        if rule.kind == "scylla"
+        else SINGLE_SUBMISSION,
         not_separable_from=[],
     )
 

@@ -68,7 +68,8 @@ class ReportData:
         task_id: the task.
         generated_at: ISO timestamp (UTC) of the assembly.
         confidence_level: the profile's Arena confidence level.
-        board: the leaderboard (every evaluated submission, ranked).
+        board: the leaderboard (every evaluated submission, ranked; runs held for review
+            listed after the ranked ones, unranked, unless ``include_held``).
         runs: submission id -> its cost and time as stored.
         intervals: one per `DIMENSIONS` entry, in that order.
         analysis: the Scylla variant analysis (`evalq.scoring.worth`), None when no
@@ -113,17 +114,23 @@ class ReportData:
         return self.board.kind
 
     def recommendations(self) -> dict[str, int]:
-        """How many entries the PeerRead composite recommends each way ("none" without one)."""
+        """How many ranked entries the PeerRead composite recommends each way ("none" without
+        one); a run held for review is not counted."""
         counts = dict.fromkeys(RECOMMENDATIONS, 0)
-        for entry in self.entries:
+        for entry in self.ranked:
             key = entry.recommendation or "none"
             counts[key] = counts.get(key, 0) + 1
         return {k: v for k, v in counts.items() if v or k != "none"}
 
     @property
     def entries(self) -> list[Entry]:
-        """The leaderboard's entries, best first."""
+        """The leaderboard's entries, best first (held runs last, unranked)."""
         return self.board.entries
+
+    @property
+    def ranked(self) -> list[Entry]:
+        """The ranked entries, best first: those not held for review."""
+        return [e for e in self.board.entries if e.rank is not None]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (an infinite cost of pass is the string "inf")."""
@@ -143,10 +150,12 @@ class ReportData:
 
 
 def dimension_intervals(entries: list[Entry], level: float) -> list[Interval]:
-    """Student-t interval of the mean of every dimension (too few entries: not enough data)."""
+    """Student-t interval of the mean of every dimension over the ranked entries (a run held
+    for review is left out; too few entries: not enough data)."""
+    ranked = [e for e in entries if e.rank is not None]
     intervals = []
     for name in DIMENSIONS:
-        ci = confidence_interval([float(getattr(e, name)) for e in entries], level)
+        ci = confidence_interval([float(getattr(e, name)) for e in ranked], level)
         intervals.append(Interval(name, ci.mean, ci.low, ci.high, ci.enough_data))
     return intervals
 
@@ -169,16 +178,26 @@ def suite_gates(session: Session, *, task_id: str) -> dict[str, SuiteGate]:
     return gates
 
 
-def report_data(session: Session, *, task_id: str, settings: Settings | None = None) -> ReportData:
-    """Assemble a task's report from stored evaluations (raises NotFound for an unknown task)."""
+def report_data(
+    session: Session,
+    *,
+    task_id: str,
+    settings: Settings | None = None,
+    include_held: bool = False,
+) -> ReportData:
+    """Assemble a task's report from stored evaluations (raises NotFound for an unknown task).
+
+    Runs held for review are shown apart and left out of the verdict, the intervals, the
+    variant analysis and the comparison, unless ``include_held``.
+    """
     task = queries.get_task(session, task_id=task_id)
     profile = profile_named(task.profile, settings)
-    board = leaderboard(session, task_id=task_id, settings=settings)
+    board = leaderboard(session, task_id=task_id, settings=settings, include_held=include_held)
     runs = {
         row.id: Run(row.id, row.cost_usd, row.execution_time)
         for row, _ in queries.task_evaluations(session, task_id=task_id)
     }
-    by_variant = variant_runs(session, task_id=task_id)
+    by_variant = variant_runs(session, task_id=task_id, include_held=include_held)
     level = profile.arena.confidence_level
     analysis = analyse_variants(by_variant, profile.scylla, level=level) if by_variant else None
     return ReportData(
@@ -199,17 +218,26 @@ def task_comparison(
 ) -> dict[str, Any]:
     """``comparison`` (and ``comparison_note``) of `ReportData`: by variant (Scylla) or by
     model over scenarios (suite); a comparison the data cannot support is said, not raised."""
+    ranked = [e for e in board.entries if e.rank is not None]
+    held = board.include_held
     try:
         if board.kind == "scylla":
-            variants = {e.variant for e in board.entries if e.variant is not None}
+            variants = {e.variant for e in ranked if e.variant is not None}
             if len(variants) >= 2:
-                found = compare(session, tasks=board.task_id, by="variant", settings=settings)
+                found = compare(
+                    session, tasks=board.task_id, by="variant", settings=settings, include_held=held
+                )
                 return {"comparison": found}
         if board.kind == "suite":
-            models = list(dict.fromkeys(e.model for e in board.entries if not e.partial))
+            models = list(dict.fromkeys(e.model for e in ranked if not e.partial))
             if len(models) >= 2:
                 found = compare(
-                    session, tasks=board.task_id, by="model", values=models, settings=settings
+                    session,
+                    tasks=board.task_id,
+                    by="model",
+                    values=models,
+                    settings=settings,
+                    include_held=held,
                 )
                 return {"comparison": found}
     except InvalidInput as refused:

@@ -34,16 +34,17 @@ def baseline_report(
 
 
 def variant_report(
-    session: Session, *, task_id: str, settings: Settings | None = None
+    session: Session, *, task_id: str, settings: Settings | None = None, include_held: bool = False
 ) -> dict[str, Any]:
     """Per-variant statistics, uplift over the baseline variant, and whether each step is worth
     it (spec 003, `evalq.scoring.worth`).
 
     Built from the Scylla scores the merge stored for each evaluated submission that names a
-    variant (`variant_runs`); submissions without one are not part of it.
+    variant (`variant_runs`); submissions without one are not part of it, nor are runs held
+    for review unless ``include_held``.
     """
     task = queries.get_task(session, task_id=task_id)
-    runs = variant_runs(session, task_id=task_id)
+    runs = variant_runs(session, task_id=task_id, include_held=include_held)
     profile = profile_named(task.profile, settings)
     report = analyse_variants(runs, profile.scylla, level=profile.arena.confidence_level)
     return {"task_id": task_id, "runs": sum(map(len, runs.values())), **report.to_dict()}

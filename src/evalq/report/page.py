@@ -13,7 +13,7 @@ from evalq.read.leaderboard import CATEGORIES, Entry
 from evalq.read.report_data import ReportData
 from evalq.report.assets import SCRIPT, STYLE, script_hash
 from evalq.report.comparison import comparison_section
-from evalq.report.ranks import rank_cell, rank_note
+from evalq.report.ranks import rank_cell, rank_label, rank_note
 from evalq.report.svg import (
     BarRow,
     IntervalRow,
@@ -105,7 +105,7 @@ def distributions(data: ReportData) -> str:
     """A histogram per dimension, the mean and its confidence band drawn over it."""
     figures = []
     for interval in data.intervals:
-        values = [float(getattr(e, interval.dimension)) for e in data.entries]
+        values = [float(getattr(e, interval.dimension)) for e in data.ranked]
         band = None
         if interval.enough_data and interval.mean is not None:
             band = (interval.mean, interval.low, interval.high)
@@ -124,7 +124,7 @@ def breakdown(entries: Sequence[Entry]) -> str:
     """Each submission's four category scores side by side, in leaderboard order."""
     rows = [
         BarRow(
-            f"#{e.rank} {e.submission_id}",
+            f"#{rank_label(e)} {e.submission_id}",
             e.submission_id,
             {name: float(getattr(e, name)) for name in CATEGORIES},
         )

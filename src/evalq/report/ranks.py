@@ -15,10 +15,15 @@ from evalq.report.svg import esc
 NOT_SEPARABLE = "≈"
 
 
+def rank_label(row: Entry | VariantRow) -> str:
+    """The rank as shown: its number, or "held" for a run held for review (unranked)."""
+    return "held" if row.rank is None else str(row.rank)
+
+
 def rank_cell(row: Entry | VariantRow) -> str:
     """The rank cell: the rank, its interval when it has one, ≈ (naming the others on hover)."""
     interval = row.rank_interval
-    text = str(row.rank)
+    text = rank_label(row)
     if interval is not None:
         text += f' <span class="rank-interval">[{interval.low}–{interval.high}]</span>'
     if row.not_separable_from:
@@ -27,7 +32,7 @@ def rank_cell(row: Entry | VariantRow) -> str:
             f' <abbr class="not-separable" title="not separable from {others}">'
             f"{NOT_SEPARABLE}</abbr>"
         )
-    return f'<td class="num" data-value="{row.rank}">{text}</td>'
+    return f'<td class="num" data-value="{row.rank or ""}">{text}</td>'
 
 
 def interval_cell(row: VariantRow) -> str:

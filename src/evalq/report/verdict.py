@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from evalq.read.report_data import ReportData, SuiteGate
-from evalq.report.ranks import interval_cell, rank_note
+from evalq.report.ranks import interval_cell, rank_label, rank_note
 from evalq.report.svg import count_bars, esc
 from evalq.scoring.evaluation import NOT_JUDGED
 from evalq.scoring.worth import Transition
@@ -42,11 +42,12 @@ def _reasons(gate: SuiteGate) -> str:
 
 
 def suite_verdict(data: ReportData) -> str:
-    """Gate passed or blocked per submission, in leaderboard order, with every reason."""
+    """Gate passed or blocked per ranked submission, in leaderboard order, with every reason
+    (a run held for review is named under the verdict, not counted in it)."""
     rows = []
     gated = [
         (e, data.suite_gates[e.submission_id])
-        for e in data.entries
+        for e in data.ranked
         if e.submission_id in data.suite_gates
     ]
     for entry, gate in gated:
@@ -149,15 +150,16 @@ def peerread_verdict(data: ReportData) -> str:
 
 
 def arena_verdict(data: ReportData) -> str:
-    """The top of the board, ranked by the Arena overall (before the difficulty factor)."""
+    """The top of the board, ranked by the Arena overall (before the difficulty factor); runs
+    held for review are never in it (they are listed apart in the leaderboard below)."""
     rows = [
-        f'<tr data-sid="{esc(e.submission_id)}"><td class="num">{e.rank}</td>'
+        f'<tr data-sid="{esc(e.submission_id)}"><td class="num">{rank_label(e)}</td>'
         f'<td class="wrap">{esc(e.submission_id)}</td><td class="wrap">{esc(e.tool)}</td>'
         f'<td class="wrap">{esc(e.model)}</td>{_num(e.overall, "{:.2f}")}'
         f"{_num(e.percentile, '{:.1f}')}<td>{esc(e.status)}</td></tr>"
-        for e in data.entries[:BOARD_ROWS]
+        for e in data.ranked[:BOARD_ROWS]
     ]
-    more = len(data.entries) - BOARD_ROWS
+    more = len(data.ranked) - BOARD_ROWS
     note = f'<p class="note">{more} more in the leaderboard below.</p>' if more > 0 else ""
     heads = ("rank", "submission", "tool", "model", "overall", "percentile", "status")
     return _table("arena-board", heads, rows) + note
@@ -171,10 +173,22 @@ VERDICTS: dict[str, tuple[str, Callable[[ReportData], str]]] = {
 }
 
 
+def held_note(data: ReportData) -> str:
+    """The runs held for review, named apart from the verdict they are not part of (else "")."""
+    held = [e.submission_id for e in data.entries if e.rank is None]
+    if not held:
+        return ""
+    return (
+        '<p class="note held">Held for review, left out of this verdict until a person accepts '
+        f"them (evalq review accept): {esc(', '.join(held))}.</p>"
+    )
+
+
 def verdict_section(data: ReportData) -> str:
-    """``<section id="verdict">`` for the task's kind (an unknown kind gets the Arena board)."""
+    """``<section id="verdict">`` for the task's kind (an unknown kind gets the Arena board),
+    then the runs held for review, which no verdict counts."""
     title, render = VERDICTS.get(data.kind, VERDICTS["arena"])
     return (
         f'<section id="verdict" data-kind="{esc(data.kind)}"><h2>{esc(title)}</h2>'
-        f"{render(data)}</section>"
+        f"{render(data)}{held_note(data)}</section>"
     )

@@ -76,10 +76,16 @@ def test_leaderboard_and_baseline(evaluated: Server) -> None:
     assert baseline["baseline"]["submission_count"] == 11  # arena-fe-09 is held for review
     board = client.get(f"/v1/tasks/{TASKS[0]}/leaderboard").json()
     assert board["baseline_version"] == baseline["version"]
-    entries = board["entries"]
-    assert len(entries) == 12
+    assert len(board["entries"]) == 12 and not board["include_held"]
+    # arena-fe-09 is held for review: listed last, unranked, out of the percentiles
+    *entries, held = board["entries"]
+    assert held["submission_id"] == "arena-fe-09" and held["held"] is True
+    assert (held["rank"], held["percentile"], held["category_ranks"]) == (None, None, None)
     assert [e["rank"] for e in entries] == sorted(e["rank"] for e in entries)
     assert entries[0]["rank"] == 1 and all(0 <= e["percentile"] <= 100 for e in entries)
+    included = client.get(f"/v1/tasks/{TASKS[0]}/leaderboard", params={"include_held": "true"})
+    first = included.json()["entries"][0]
+    assert (first["submission_id"], first["rank"], first["held"]) == ("arena-fe-09", 1, True)
     by_id = {e["submission_id"]: e for e in entries}
     assert by_id["arena-fe-03"]["rank"] == by_id["arena-fe-04"]["rank"]  # the exact tie
     assert by_id["arena-fe-03"]["overall"] == by_id["arena-fe-04"]["overall"]
@@ -97,7 +103,7 @@ def test_leaderboards_carry_rank_intervals_where_rows_can_be_resampled(
     arena, scylla, suite = (client.get(f"/v1/tasks/{t}/leaderboard").json() for t in TASKS)
     assert arena["rank_uncertainty"]["applies_to"] is None
     assert {e["rank_interval"] is None for e in arena["entries"]} == {True}
-    assert {e["rank_interval_note"] for e in arena["entries"]} == {
+    assert {e["rank_interval_note"] for e in arena["entries"] if not e["held"]} == {
         "a single submission: nothing to resample"
     }
     method = scylla["rank_uncertainty"]
@@ -213,5 +219,8 @@ def test_accepting_a_flagged_run_puts_it_back_into_the_baseline(evaluated: Serve
     baseline = evaluated.client("read").get(f"/v1/tasks/{TASKS[0]}/baseline").json()
     assert baseline["version"] == body["baseline_version"]
     assert baseline["baseline"]["submission_count"] == 12
+    ranked = evaluated.client("read").get(f"/v1/tasks/{TASKS[0]}/leaderboard").json()
+    first = ranked["entries"][0]  # accepted, it ranks
+    assert (first["submission_id"], first["rank"], first["held"]) == ("arena-fe-09", 1, False)
     not_flagged = evaluated.client("write").post("/v1/submissions/arena-fe-01/review/accept")
     assert not_flagged.status_code == 422 and "review" in not_flagged.text

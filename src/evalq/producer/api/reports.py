@@ -54,7 +54,10 @@ NOT_SEPARABLE = (
 class LeaderboardEntry(Reply):
     """One evaluated submission; Arena figures are re-scored against the current baseline."""
 
-    rank: int = Field(description="Standard competition rank (1, 1, 3) by the task kind's key.")
+    rank: int | None = Field(
+        description="Standard competition rank (1, 1, 3) by the task kind's key; null for a run "
+        "held for review (listed after the ranked rows) unless include_held."
+    )
     submission_id: str
     tool: str
     model: str
@@ -64,7 +67,13 @@ class LeaderboardEntry(Reply):
     partial: bool = Field(description="A tier failed (status degraded): ranked below the rest.")
     not_reported: list[str] = Field(description="Inputs the submitter did not report.")
     review: Review | None = Field(
-        description="flagged: left out of the baseline until a person accepts it; null: never."
+        description="flagged: held for review (out of the baseline, and unless include_held "
+        "out of ranks, percentiles, intervals and comparisons) until a person accepts it; "
+        "accepted: a person accepted it; null: never flagged."
+    )
+    held: bool = Field(
+        description="Held for review (review flagged): unranked and out of every statistic of "
+        "the board unless include_held."
     )
     flags: list[str] = Field(description="Outlier indicators that asked for a manual review.")
     warnings: list[str] = Field(description="Validation warnings (shown, never held against).")
@@ -74,8 +83,10 @@ class LeaderboardEntry(Reply):
     speed: float
     cost: float
     correctness: float
-    category_ranks: CategoryRanks
-    percentile: float = Field(description="Mid-rank percentile among the entries.")
+    category_ranks: CategoryRanks | None = Field(description="Null for an unranked held run.")
+    percentile: float | None = Field(
+        description="Mid-rank percentile among the ranked entries; null for a held run."
+    )
     peerread: float | None = Field(description="The PeerRead composite.")
     recommendation: Recommendation | None
     peerread_note: str | None = Field(
@@ -150,6 +161,10 @@ class LeaderboardReport(Reply):
     )
     confidence_interval: ConfidenceInterval
     rank_uncertainty: RankUncertainty
+    include_held: bool = Field(
+        description="True: runs held for review were ranked among the others; false: they are "
+        "listed after the ranked rows, unranked, and out of every statistic."
+    )
 
 
 # --- baseline --------------------------------------------------------------------------------
@@ -286,6 +301,10 @@ class CompareReport(Reply):
     resamples: int
     seed: int
     left_out: list[LeftOut]
+    include_held: bool = Field(
+        description="True: runs held for review were compared; false: left out, counted in "
+        'left_out as "held for review".'
+    )
     variants: VariantsAnalysis | None = Field(
         description="The variant analysis of a single Scylla task compared by variant."
     )

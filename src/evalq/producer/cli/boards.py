@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 
 NOT_SEPARABLE = "≈"
 """Marks a row whose rank interval overlaps another row's."""
+INCLUDE_HELD = (
+    "Rank the runs held for review (flagged outliers not yet accepted) among the others; by "
+    "default they are listed apart and left out of every statistic."
+)
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -47,7 +51,7 @@ def _cells(entry: Entry, kind: str) -> dict[str, str]:
         "speed": f"{e.speed:.1f}",
         "cost": f"{e.cost:.1f}",
         "correct": f"{e.correctness:.0f}",
-        "pct": f"{e.percentile:.1f}",
+        "pct": "-" if e.percentile is None else f"{e.percentile:.1f}",
         "composite": _num(composite),
         "recommendation": e.recommendation or "-",
         "gate": "-" if e.suite_passed is None else ("pass" if e.suite_passed else "blocked"),
@@ -60,6 +64,8 @@ def _cells(entry: Entry, kind: str) -> dict[str, str]:
 def _rank(row: Entry | VariantRow) -> str:
     """The rank, with its bootstrap interval and the not-separable mark when it has one."""
     interval = row.rank_interval
+    if row.rank is None:
+        return "held"
     if interval is None:
         return str(row.rank)
     mark = NOT_SEPARABLE if row.not_separable_from else ""
@@ -185,8 +191,10 @@ def leaderboard_command(
     wide: Annotated[
         bool, typer.Option("--wide", help="Also tool, model and every Arena figure.")
     ] = False,
+    include_held: Annotated[bool, typer.Option("--include-held", help=INCLUDE_HELD)] = False,
 ) -> None:
-    """Rank a task's evaluated submissions against its current baseline."""
+    """Rank a task's evaluated submissions against its current baseline (runs held for review
+    are listed last, unranked, unless --include-held)."""
     from evalq.read.leaderboard import leaderboard
     from evalq.store.db import session_scope
 
@@ -194,7 +202,13 @@ def leaderboard_command(
     try:
         with session_scope() as session:
             board = leaderboard(
-                session, task_id=task_id, tool=tool, model=model, variant=variant, metadata=wanted
+                session,
+                task_id=task_id,
+                tool=tool,
+                model=model,
+                variant=variant,
+                metadata=wanted,
+                include_held=include_held,
             )
     except EvalqError as error:
         fail(error)
@@ -212,6 +226,7 @@ def report(
     fmt: Annotated[
         str, typer.Option("--format", help="html (self-contained page), csv or json.")
     ] = "html",
+    include_held: Annotated[bool, typer.Option("--include-held", help=INCLUDE_HELD)] = False,
 ) -> None:
     """Write a task's report: the kind's verdict, then leaderboard, distributions, intervals,
     cost, variant uplift."""
@@ -220,7 +235,7 @@ def report(
 
     try:
         with session_scope() as session:
-            data = report_data(session, task_id=task_id)
+            data = report_data(session, task_id=task_id, include_held=include_held)
         text = render(data, fmt)
     except EvalqError as error:
         fail(error)

@@ -195,6 +195,13 @@ def compare_command(
         typer.Option(min=0, max=2**32 - 1, help="Seed of every bootstrap and Monte Carlo draw."),
     ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    include_held: Annotated[
+        bool,
+        typer.Option(
+            "--include-held",
+            help="Compare the runs held for review too (by default left out and counted).",
+        ),
+    ] = False,
 ) -> None:
     """Compare groups of submissions over the tasks (or suite scenarios) they share."""
     from evalq.read.compare import compare
@@ -211,6 +218,7 @@ def compare_command(
                 values=values or [],
                 correction=correction,  # type: ignore[arg-type]
                 seed=seed,
+                include_held=include_held,
             )
     except EvalqError as error:
         fail(error)

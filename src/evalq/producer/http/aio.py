@@ -168,6 +168,7 @@ class AsyncHttpClient:
         model: str | None = None,
         variant: str | None = None,
         metadata: Mapping[str, str] | None = None,
+        include_held: bool = False,
     ) -> dict[str, Any]:
         """The task's leaderboard (GET /v1/tasks/{id}/leaderboard) as its JSON body.
 
@@ -175,7 +176,12 @@ class AsyncHttpClient:
         strings); like the other filters it selects rows and never changes the ranking.
         """
         call = wire.leaderboard_call(
-            task_id, tool=tool, model=model, variant=variant, metadata=metadata
+            task_id,
+            tool=tool,
+            model=model,
+            variant=variant,
+            metadata=metadata,
+            include_held=include_held,
         )
         board: dict[str, Any] = await self._send(call)
         return board
@@ -188,13 +194,21 @@ class AsyncHttpClient:
         values: Sequence[str] = (),
         correction: str = "holm",
         seed: int = 0,
+        include_held: bool = False,
     ) -> dict[str, Any]:
         """Groups compared over the tasks they share (GET /v1/compare) as its JSON body.
 
         ``tasks`` is a task id, ids separated by commas, or a glob; ``by`` is model, tool,
         variant or metadata.KEY; ``values`` the groups, the reference first (docs/statistics.md).
         """
-        call = wire.compare_call(tasks, by=by, values=values, correction=correction, seed=seed)
+        call = wire.compare_call(
+            tasks,
+            by=by,
+            values=values,
+            correction=correction,
+            seed=seed,
+            include_held=include_held,
+        )
         result: dict[str, Any] = await self._send(call)
         return result
 

@@ -136,6 +136,7 @@ def leaderboard_call(
     model: str | None,
     variant: str | None,
     metadata: Mapping[str, str] | None,
+    include_held: bool = False,
 ) -> Call:
     """GET /v1/tasks/{id}/leaderboard with its filters (``metadata.KEY=VALUE`` each)."""
     wanted = dict(metadata or {})
@@ -145,14 +146,24 @@ def leaderboard_call(
     params = {name: value for name, value in (("tool", tool), ("model", model)) if value}
     params |= {"variant": variant} if variant else {}
     params |= {f"metadata.{key}": value for key, value in wanted.items()}
+    params |= {"include_held": "true"} if include_held else {}
     path = f"/v1/tasks/{_segment(task_id)}/leaderboard"
     return Call("GET", path, params=httpx.QueryParams(params))
 
 
-def compare_call(tasks: str, *, by: str, values: Sequence[str], correction: str, seed: int) -> Call:
+def compare_call(
+    tasks: str,
+    *,
+    by: str,
+    values: Sequence[str],
+    correction: str,
+    seed: int,
+    include_held: bool = False,
+) -> Call:
     """GET /v1/compare; ``values`` repeat the parameter (the reference first)."""
     params: dict[str, str | list[str]] = {"tasks": tasks, "by": by, "values": list(values)}
     params |= {"correction": correction, "seed": str(seed)}
+    params |= {"include_held": "true"} if include_held else {}
     return Call("GET", "/v1/compare", params=httpx.QueryParams(params))
 
 

@@ -44,6 +44,13 @@ async def get_compare(
         Correction, Query(description="Correction of several comparisons.")
     ] = "holm",
     seed: Annotated[int, Query(ge=0, le=2**32 - 1, description="Seed of every draw.")] = 0,
+    include_held: Annotated[
+        bool,
+        Query(
+            description="Compare the runs held for review (flagged outliers not yet accepted) "
+            "too; by default they are left out and counted in left_out."
+        ),
+    ] = False,
 ) -> CompareReport:
     """Is B better than A on these tasks, by how much, how sure (docs/statistics.md).
 
@@ -70,6 +77,7 @@ async def get_compare(
                 correction=correction,
                 seed=seed,
                 settings=settings,
+                include_held=include_held,
             )
         return CompareReport.model_validate(result.to_dict())
 

@@ -81,13 +81,22 @@ def get_leaderboard(
     tool: Filter = None,
     model: Filter = None,
     variant: Filter = None,
+    include_held: Annotated[
+        bool,
+        Query(
+            description="Rank the runs held for review (flagged outliers not yet accepted) "
+            "among the others; by default they are listed after the ranked rows, unranked, "
+            "and left out of every statistic."
+        ),
+    ] = False,
 ) -> LeaderboardReport:
     """Every evaluated submission ranked by what the task's kind is about (ranks 1, 1, 3).
 
     Arena figures are re-scored against the current baseline. Filters keep the matching
     submissions (``metadata.KEY=VALUE``: exact matches on the submission's metadata); ranks,
     percentiles and the confidence interval of the mean ranking value are computed among those
-    kept. No filter changes what the rows are ranked by.
+    kept. No filter changes what the rows are ranked by. Runs held for review are listed
+    after the ranked rows (``held``, rank null) unless ``include_held=true``.
     """
     board = leaderboard(
         session,
@@ -97,6 +106,7 @@ def get_leaderboard(
         variant=variant,
         metadata=metadata_filters(request),
         settings=settings,
+        include_held=include_held,
     )
     return LeaderboardReport.model_validate(board.to_dict())
 
@@ -109,9 +119,23 @@ def get_baseline(task_id: str, session: SessionDep, settings: SettingsDep) -> Ba
 
 
 @router.get("/{task_id}/variants", dependencies=READ, responses=NOT_FOUND)
-def get_variants(task_id: str, session: SessionDep, settings: SettingsDep) -> VariantsReport:
-    """Per-variant statistics (T0..Tn) and each variant's uplift over T0 (null when T0 is 0)."""
-    report = variant_report(session, task_id=known("task", task_id), settings=settings)
+def get_variants(
+    task_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    include_held: Annotated[
+        bool,
+        Query(
+            description="Count the runs held for review (flagged outliers not yet accepted) "
+            "in the statistics; by default they are left out."
+        ),
+    ] = False,
+) -> VariantsReport:
+    """Per-variant statistics (T0..Tn) and each variant's uplift over T0 (null when T0 is 0);
+    runs held for review are left out unless ``include_held=true``."""
+    report = variant_report(
+        session, task_id=known("task", task_id), settings=settings, include_held=include_held
+    )
     return VariantsReport.model_validate(report)
 
 
