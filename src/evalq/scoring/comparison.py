@@ -146,6 +146,23 @@ def resampled_means(
     )
 
 
+def expanded_tail(level: float, n: int) -> float:
+    """The tail probability at which `paired_bootstrap_ci` reads its resampled means.
+
+    Hesterberg's *expanded percentile* interval (Hesterberg 2015, "What teachers should know
+    about the bootstrap", s. 4.1): a plain percentile interval of a mean is too narrow at small
+    n (its "95%" covers 55% at 2 pairs, 82% at 5, 92% at 12: bench/interval_coverage.py), as
+    if the spread were known. Reading the bootstrap quantiles at
+    ``Phi(-sqrt(n / (n - 1)) * t[n-1, (1 + level) / 2])`` instead of ``(1 - level) / 2``
+    widens it by Student's t and the ``n - 1`` divisor; at large n it is the plain interval.
+    """
+    from scipy.stats import norm, t
+
+    if n < 2:
+        return (1 - level) / 2
+    return float(norm.cdf(-math.sqrt(n / (n - 1)) * t.ppf((1 + level) / 2, n - 1)))
+
+
 def paired_bootstrap_ci(
     a: Sequence[float],
     b: Sequence[float],
@@ -157,7 +174,8 @@ def paired_bootstrap_ci(
     """The mean of ``a[i] - b[i]`` with a percentile bootstrap interval over the pairs.
 
     Each resample draws ``len(a)`` pairs with replacement (pairs stay together); the interval
-    is the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of the resampled means.
+    is the expanded percentile interval (`expanded_tail`): the resampled means' quantiles at
+    ``expanded_tail(level, n)`` and one minus it, so that its coverage holds at a few pairs.
 
     Raises:
         ValueError: unequal lengths, no pairs, ``level`` outside (0, 1), ``resamples`` below 1.
@@ -167,7 +185,7 @@ def paired_bootstrap_ci(
     n = len(diffs)
     rng = np.random.default_rng(seed)
     means = sorted(resampled_means(np.asarray(diffs), rng, resamples).tolist())
-    alpha = (1 - level) / 2
+    alpha = expanded_tail(level, n)
     return PairedDifference(
         mean_difference=math.fsum(diffs) / n,
         low=quantile(means, alpha),

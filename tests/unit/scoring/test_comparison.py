@@ -9,6 +9,7 @@ from scipy import stats
 from evalq.scoring.comparison import (
     cliffs_delta,
     correct,
+    expanded_tail,
     mann_whitney_u,
     mcnemar_exact,
     paired_bootstrap_ci,
@@ -45,11 +46,20 @@ def test_paired_bootstrap_constant_differences_give_a_point_interval() -> None:
     assert (result.mean_difference, result.low, result.high) == pytest.approx((2.0, 2.0, 2.0))
 
 
-def test_paired_bootstrap_agrees_with_scipy_percentile_bootstrap() -> None:
+def test_paired_bootstrap_agrees_with_scipy_percentile_bootstrap_at_the_expanded_level() -> None:
     diffs = np.asarray(B) - np.asarray(A)
     ours = paired_bootstrap_ci(B, A, resamples=20000, seed=3)
+    # Hesterberg's expanded percentile interval: the plain one at a higher level
+    n = len(diffs)
+    tail = stats.norm.cdf(-np.sqrt(n / (n - 1)) * stats.t.ppf(0.975, n - 1))
+    assert expanded_tail(0.95, n) == pytest.approx(tail) and tail < 0.025
     theirs = stats.bootstrap(
-        (diffs,), np.mean, method="percentile", n_resamples=20000, rng=np.random.default_rng(3)
+        (diffs,),
+        np.mean,
+        method="percentile",
+        n_resamples=20000,
+        confidence_level=1 - 2 * tail,
+        rng=np.random.default_rng(3),
     ).confidence_interval
     # Two independent Monte Carlo estimates of the same quantiles.
     assert ours.low == pytest.approx(theirs.low, abs=0.02)

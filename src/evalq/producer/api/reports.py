@@ -211,6 +211,12 @@ class BootstrapMethod(Reply):
     level: float
     resamples: int
     seed: int
+    steps: int = Field(
+        description="The distinct steps whose verdicts form one family (Bonferroni)."
+    )
+    step_level: float = Field(
+        description="The level each step's intervals are drawn at: 1 - (1 - level) / steps."
+    )
 
 
 class VariantsReport(Reply):
@@ -271,8 +277,10 @@ class CompareReport(Reply):
     comparisons: list[GroupComparison] = Field(
         description="Each other group against the reference: design (paired over shared units "
         "or unpaired), the mean difference other - reference with its bootstrap interval, the "
-        "deciding test (Wilcoxon signed-rank; Mann-Whitney U when unpaired), the sign-flip "
-        "permutation and McNemar tests where they apply, Cliff's delta, the corrected p-value."
+        "deciding test (the sign-flip permutation test of the mean difference; Mann-Whitney U "
+        "when unpaired), Wilcoxon signed-rank (secondary) and McNemar where they apply, "
+        "Cliff's delta, the corrected p-value; design 'too few' (under 5 shared units) has "
+        "no interval, test or verdict."
     )
     units: list[UnitValues] = Field(description="Each unit's mean score per group.")
     correction: Correction = Field(description="The multiple-comparison correction applied.")
