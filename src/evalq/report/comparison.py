@@ -59,7 +59,14 @@ def variant_analysis(analysis: VariantAnalysis) -> str:
         parts.append(
             f'<p class="verdict-line" id="best-value">Best value: <strong>'
             f"{esc(report.best_value)}</strong>, at the frontier cost of pass of "
-            f"{report.frontier_cost_of_pass:.4f} USD.</p>"
+            f"{report.frontier_cost_of_pass:.4f} USD"
+            + (
+                ""
+                if analysis.best_value_share is None
+                else f"; it is the best value in {analysis.best_value_share:.1%} of "
+                f"{analysis.resamples} bootstrap resamples of each variant's runs"
+            )
+            + ".</p>"
         )
     if analysis.over_baseline:
         parts.append(f"<h3>Each variant over {esc(report.baseline)}</h3>")

@@ -193,6 +193,9 @@ class VariantAnalysis:
         level / resamples / seed: how every interval was drawn.
         steps: the distinct steps judged together (the Bonferroni family).
         step_level: the level each step's intervals are drawn at, ``1 - (1 - level) / steps``.
+        best_value_share: the share of bootstrap resamples (each variant's runs drawn with
+            replacement) in which ``report.best_value`` is still the cheapest cost of pass;
+            None without a best value (`best_value_share`).
     """
 
     report: VariantReport
@@ -203,6 +206,7 @@ class VariantAnalysis:
     seed: int
     steps: int = 1
     step_level: float = 0.95
+    best_value_share: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: the report's keys, then the intervals, steps and method."""
@@ -217,7 +221,48 @@ class VariantAnalysis:
                 "steps": self.steps,
                 "step_level": self.step_level,
             },
+            "best_value_share": self.best_value_share,
         }
+
+
+def best_value_share(
+    runs_by_variant: Mapping[str, Sequence[ScyllaRun]],
+    best: str | None,
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> float | None:
+    """How often ``best`` keeps the lowest finite cost of pass when each variant's runs are
+    resampled with replacement: the share of ``resamples`` draws (seeded) in which it does.
+
+    A variant's cost of pass in a draw is as `variant_stats` computes it (total cost / passes
+    of its costed runs; infinite without a pass); a draw in which no variant passes counts
+    against ``best``. On an exact tie the earlier variant wins, as for the observed frontier.
+    """
+    if best is None:
+        return None
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    names = [n for n in runs_by_variant if n == best or runs_by_variant[n]]
+    drawn = []
+    for name in names:
+        costed = [
+            r for r in runs_by_variant[name] if r.cost_usd is not None and r.pass_rate is not None
+        ]
+        if not costed:
+            drawn.append(np.full(resamples, np.inf))
+            continue
+        cost = np.asarray([r.cost_usd for r in costed], dtype=float)
+        passes = np.asarray([r.pass_rate for r in costed], dtype=float)
+        picks = rng.integers(0, len(costed), size=(resamples, len(costed)))
+        total, passed = cost[picks].sum(axis=1), passes[picks].sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            drawn.append(np.where(passed > 0, total / np.where(passed > 0, passed, 1), np.inf))
+    table = np.vstack(drawn)
+    winner = table.argmin(axis=0)
+    held = (winner == names.index(best)) & np.isfinite(table.min(axis=0))
+    return float(held.mean())
 
 
 def analyse_variants(
@@ -251,6 +296,7 @@ def analyse_variants(
 
     over_baseline = tuple(step(a, b) for a, b in firsts)
     steps = tuple(step(a, b) for a, b in neighbours)
+    share = best_value_share(runs_by_variant, report.best_value, resamples=resamples, seed=seed)
     return VariantAnalysis(
-        report, over_baseline, steps, level, resamples, seed, max(1, family), step_level
+        report, over_baseline, steps, level, resamples, seed, max(1, family), step_level, share
     )

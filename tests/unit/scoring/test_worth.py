@@ -174,3 +174,21 @@ def test_too_few_runs_give_no_interval_and_no_verdict() -> None:
     (step,) = analyse_variants(runs, PROFILE, resamples=200).transitions
     assert step.uplift == {} and step.verdict == "inconclusive"
     assert step.reason == "too few runs to compare (n=10 and 4; at least 5)"
+
+
+def test_best_value_comes_with_the_share_of_resamples_in_which_it_holds() -> None:
+    clear = {
+        "T0": [run(i % 2 == 0, 0.5, 1.0) for i in range(10)],  # 10 / 5 = 2.0 per pass
+        "T1": [run(True, 0.9, 1.0) for _ in range(10)],  # 1.0 per pass in every resample
+    }
+    analysis = analyse_variants(clear, PROFILE, resamples=500)
+    assert analysis.report.best_value == "T1" and analysis.best_value_share == 1.0
+    assert analysis.to_dict()["best_value_share"] == 1.0
+    close = {
+        "T0": [run(i % 2 == 0, 0.5, 1.0) for i in range(10)],  # 2.0 per pass
+        "T1": [run(i % 2 == 0, 0.5, 0.99) for i in range(10)],  # 1.98: best, barely
+    }
+    analysis = analyse_variants(close, PROFILE, resamples=2000, seed=4)
+    assert analysis.report.best_value == "T1"
+    assert analysis.best_value_share is not None and 0.3 < analysis.best_value_share < 0.7
+    assert analyse_variants(close, PROFILE, resamples=2000, seed=4) == analysis

@@ -238,6 +238,10 @@ class VariantsReport(Reply):
         description="The lowest finite cost of pass of any variant (ProjectScylla's frontier)."
     )
     best_value: str | None = Field(description="The variant at that frontier.")
+    best_value_share: float | None = Field(
+        description="Share of bootstrap resamples of each variant's runs in which the best "
+        "value variant still has the lowest cost of pass."
+    )
     over_baseline: list[VariantStep] = Field(
         description="The step from the baseline variant to each other variant."
     )
@@ -327,6 +331,7 @@ class VariantsAnalysis(Reply):
     cost_delta: float | None
     frontier_cost_of_pass: float | None
     best_value: str | None
+    best_value_share: float | None
     over_baseline: list[VariantStep]
     transitions: list[VariantStep]
     bootstrap: BootstrapMethod

@@ -129,9 +129,12 @@ def _variants(analysis: VariantAnalysis) -> None:
         )
     console.print(table)
     if report.best_value is not None and report.frontier_cost_of_pass is not None:
+        held = analysis.best_value_share
         console.print(
             f"best value: {escape(report.best_value)} (frontier cost of pass "
-            f"{report.frontier_cost_of_pass:.4f} USD)",
+            f"{report.frontier_cost_of_pass:.4f} USD"
+            + ("" if held is None else f"; best in {held:.1%} of {analysis.resamples} resamples")
+            + ")",
             highlight=False,
         )
     if analysis.over_baseline:
