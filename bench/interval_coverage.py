@@ -103,6 +103,7 @@ def main() -> None:
     args = parse_args(parser, quick={"trials": 20, "resamples": 200, "sizes": [2, 5]})
     rng = np.random.default_rng(2026)
     rows: dict[tuple[str, str], dict[int, float]] = {}
+    print(f"coverage of nominal 95% under no difference, {args.trials} trials per cell")
     for n in args.sizes:
         for dist, draw in DISTRIBUTIONS.items():
             for interval in INTERVALS:
@@ -115,7 +116,8 @@ def main() -> None:
                         b = draw(rng, n)[1]  # independent samples: another draw's values
                     hits += covered(interval, a, b, args.resamples, trial)
                 rows.setdefault((interval, dist), {})[n] = hits / args.trials
-    print(f"coverage of nominal 95% under no difference, {args.trials} trials per cell")
+        worst_cell = min(rows, key=lambda key: rows[key][n])
+        print(f"n={n}: worst {rows[worst_cell][n]:.3f} ({' / '.join(worst_cell)})", flush=True)
     print(f"{'interval':<16}{'scores':<11}" + "".join(f"n={n:<5}" for n in args.sizes))
     for (interval, dist), by_n in rows.items():
         print(f"{interval:<16}{dist:<11}" + "".join(f"{by_n[n]:<7.3f}" for n in args.sizes))
