@@ -346,7 +346,9 @@ def cliffs_delta(
     seed: int = SEED,
     paired: bool = False,
 ) -> CliffsDelta:
-    """Cliff's delta of ``x`` over ``y`` with a percentile bootstrap interval.
+    """Cliff's delta of ``x`` over ``y`` with an expanded percentile bootstrap interval
+    (`expanded_tail` at the smaller sample's size: the plain percentile interval covers 85-91%
+    at 5-12 values, bench/interval_coverage.py).
 
     ``delta = (#(x_i > y_j) - #(x_i < y_j)) / (len(x) * len(y))``: 1 when every ``x`` beats
     every ``y``, -1 when every ``y`` wins, 0 when neither side tends to win. Each resample
@@ -383,7 +385,7 @@ def cliffs_delta(
         wins = below[low] - (m - below[high])  # y drawn below each x minus y drawn above it
         drawn.append(float(x_weights @ wins) / (n * m))
     drawn.sort()
-    alpha = (1 - level) / 2
+    alpha = expanded_tail(level, min(n, m))
     return CliffsDelta(
         delta=_cliffs_delta(xs, ys),
         low=quantile(drawn, alpha),
@@ -461,7 +463,8 @@ def bootstrap_mean_difference(
     """``mean(x) - mean(y)`` of two *independent* samples with a percentile bootstrap interval.
 
     The unpaired counterpart of `paired_bootstrap_ci`: each resample draws both samples
-    independently with replacement. The result's ``pairs`` is 0 (nothing pairs).
+    independently with replacement; the interval is the expanded percentile interval
+    (`expanded_tail` at the smaller sample's size). The result's ``pairs`` is 0 (nothing pairs).
 
     Raises:
         ValueError: an empty sample, ``level`` outside (0, 1), ``resamples`` below 1.
@@ -473,7 +476,7 @@ def bootstrap_mean_difference(
     after = resampled_means(np.asarray(x, dtype=float), rng, resamples)
     before = resampled_means(np.asarray(y, dtype=float), rng, resamples)
     drawn = sorted((after - before).tolist())
-    alpha = (1 - level) / 2
+    alpha = expanded_tail(level, min(len(x), len(y)))
     return PairedDifference(
         mean_difference=math.fsum(x) / len(x) - math.fsum(y) / len(y),
         low=quantile(drawn, alpha),
