@@ -114,7 +114,7 @@ def test_few_pairs_are_flagged_as_unable_to_reach_significance() -> None:
 
 @pytest.mark.parametrize("pairs", [2, 3, 4])
 def test_below_the_minimum_of_pairs_there_is_no_interval_and_no_verdict(pairs: int) -> None:
-    # B is ahead on every task: at 2-4 pairs a "95%" interval would cover 55-89% of the time
+    # B is ahead on every task: at 2-4 pairs a "95%" interval covers as little as 51-83% of the time
     # (bench/interval_coverage.py), so nothing is shown but the words.
     (c,) = contrast(tasks()[: 2 * pairs], ["A", "B"], resamples=100).comparisons
     assert MIN_PAIRS == 5
