@@ -419,6 +419,7 @@ def compare(
             level=level,
             resamples=resamples,
             seed=seed,
+            unit="scenario" if kind == "suite" else "task",
         ),
         left_out=tuple(
             {"group": group, "reason": reason, "count": n}

@@ -43,7 +43,7 @@ def _steps(table_id: str, steps: Sequence[Transition], level: float) -> str:
         f'<td class="wrap">{esc(t.reason)}</td></tr>'
         for t in steps
     ]
-    ci = f"[{level:.0%} CI]"
+    ci = f"[{level:.1%} CI]"
     heads = (
         "step", f"composite {ci}", f"pass rate {ci}", f"impl rate {ci}", f"cost {ci}",
         "change in cost of pass (USD)", "verdict", "why",
@@ -59,18 +59,28 @@ def variant_analysis(analysis: VariantAnalysis) -> str:
         parts.append(
             f'<p class="verdict-line" id="best-value">Best value: <strong>'
             f"{esc(report.best_value)}</strong>, at the frontier cost of pass of "
-            f"{report.frontier_cost_of_pass:.4f} USD.</p>"
+            f"{report.frontier_cost_of_pass:.4f} USD"
+            + (
+                ""
+                if analysis.best_value_share is None
+                else f"; it is the best value in {analysis.best_value_share:.1%} of "
+                f"{analysis.resamples} bootstrap resamples of each variant's runs"
+            )
+            + ".</p>"
         )
     if analysis.over_baseline:
         parts.append(f"<h3>Each variant over {esc(report.baseline)}</h3>")
-        parts.append(_steps("over-baseline", analysis.over_baseline, analysis.level))
+        parts.append(_steps("over-baseline", analysis.over_baseline, analysis.step_level))
     if analysis.transitions:
         parts.append("<h3>Step by step</h3>")
-        parts.append(_steps("transitions", analysis.transitions, analysis.level))
+        parts.append(_steps("transitions", analysis.transitions, analysis.step_level))
     parts.append(
         '<p class="note">Uplift is the relative change (pass rate: of the mean; the others: of '
         "the median) with a percentile bootstrap interval of "
-        f"{analysis.resamples} resamples, seed {analysis.seed}. A step is <em>worth it</em> when "
+        f"{analysis.resamples} resamples, seed {analysis.seed}, at level "
+        f"{analysis.step_level:.2%}: {analysis.level:.0%} for the {analysis.steps} steps together "
+        "(Bonferroni), so identical variants rarely show a verdict anywhere on the ladder. "
+        "A step is <em>worth it</em> when "
         "the composite's interval lies above zero, <em>not worth it</em> below, and "
         "<em>inconclusive</em> when it holds zero; the cost's interval is shown beside it.</p>"
     )
@@ -82,23 +92,31 @@ def _tests(comparison: Comparison) -> str:
     rows = []
     for c in result.comparisons:
         d, e = c.difference, c.effect
-        n = f"{c.pairs} pairs" if c.design == "paired" else f"{c.n_reference} vs {c.n_other}"
+        n = f"{c.pairs} pairs" if c.pairs else f"{c.n_reference} vs {c.n_other}"
         mcnemar = "-" if c.mcnemar is None else f"{c.mcnemar.p_value:.3g}"
+        wilcoxon = "-" if c.signed_rank is None else f"{c.signed_rank.p_value:.3g}"
+        if d is None or e is None or c.test is None or c.adjusted_p is None:
+            figures = '<td class="num">-</td><td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>'
+        else:
+            figures = (
+                f'<td class="num">{d.mean_difference:+.3g} [{d.low:+.3g}, {d.high:+.3g}]</td>'
+                f"<td>{esc(c.test.test)}</td><td class=num>{c.test.p_value:.3g}</td>"
+                f"<td class=num>{c.adjusted_p:.3g}</td><td class=num>{wilcoxon}</td>"
+                f'<td class="num">{e.delta:+.2f} [{e.low:+.2f}, {e.high:+.2f}]</td>'
+            )
         rows.append(
             f'<tr data-other="{esc(c.other)}" data-design="{c.design}">'
             f"<td>{esc(c.other)}</td><td>{esc(c.design)}</td><td class=num>{esc(n)}</td>"
-            f'<td class="num">{d.mean_difference:+.3g} [{d.low:+.3g}, {d.high:+.3g}]</td>'
-            f"<td>{esc(c.test.test)}</td><td class=num>{c.test.p_value:.3g}</td>"
-            f"<td class=num>{c.adjusted_p:.3g}</td>"
-            f'<td class="num">{e.delta:+.2f} [{e.low:+.2f}, {e.high:+.2f}]</td>'
-            f'<td class="num">{mcnemar}</td><td class="wrap">{esc(c.conclusion)}'
+            + figures
+            + f'<td class="num">{mcnemar}</td><td class="wrap">{esc(c.conclusion)}'
             + "".join(f"<br><small>{esc(note)}</small>" for note in c.notes)
             + "</td></tr>"
         )
     level = f"{result.level:.0%}"
     heads = (
         "compared with " + result.reference, "design", "n", f"difference [{level} CI]", "test",
-        "p", f"{result.correction} p", f"Cliff's delta [{level} CI]", "McNemar p", "conclusion",
+        "p", f"{result.correction} p", "Wilcoxon p", f"Cliff's delta [{level} CI]", "McNemar p",
+        "conclusion",
     )  # fmt: skip
     named = "" if comparison.by == "variant" else " " + " ".join(result.groups)
     command = f"evalq compare {','.join(comparison.tasks)} --by {comparison.by}{named}"

@@ -101,16 +101,18 @@ def scylla_verdict(data: ReportData) -> str:
             f"{interval_cell(v)}</tr>"
         )
     level = f"{data.confidence_level:.0%}"
+    steps = data.analysis.step_level if data.analysis else data.confidence_level
     heads = (
         "rank", "variant", "runs", "pass rate", "median composite", "grade", "cost of pass (USD)",
-        f"uplift over {baseline or 'T0'} [{level} bootstrap CI]", "worth it?",
+        f"uplift over {baseline or 'T0'} [{steps:.1%} bootstrap CI]", "worth it?",
         f"rank [{level} interval], ≈ not separable from",
     )  # fmt: skip
     base = esc(baseline or "T0")
     note = (
         f'<p class="note">Uplift: relative change of the median composite over {base}'
         f"; the interval is a percentile bootstrap ({_resamples(data)} resamples of each variant's"
-        " runs, seeded, so the page is reproducible). Worth it: the interval lies above zero;"
+        " runs, seeded, so the page is reproducible), at the level that keeps every step's"
+        f" verdicts at {level} together (Bonferroni). Worth it: the interval lies above zero;"
         " not worth it: below; inconclusive: it holds zero (see Comparisons below).</p>"
     )
     ranks = rank_note(data.board, data.board.variants or [])

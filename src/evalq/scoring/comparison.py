@@ -146,6 +146,23 @@ def resampled_means(
     )
 
 
+def expanded_tail(level: float, n: int) -> float:
+    """The tail probability at which `paired_bootstrap_ci` reads its resampled means.
+
+    Hesterberg's *expanded percentile* interval (Hesterberg 2015, "What teachers should know
+    about the bootstrap", s. 4.1): a plain percentile interval of a mean is too narrow at small
+    n (its "95%" covers 55% at 2 pairs, 82% at 5, 92% at 12: bench/interval_coverage.py), as
+    if the spread were known. Reading the bootstrap quantiles at
+    ``Phi(-sqrt(n / (n - 1)) * t[n-1, (1 + level) / 2])`` instead of ``(1 - level) / 2``
+    widens it by Student's t and the ``n - 1`` divisor; at large n it is the plain interval.
+    """
+    from scipy.stats import norm, t
+
+    if n < 2:
+        return (1 - level) / 2
+    return float(norm.cdf(-math.sqrt(n / (n - 1)) * t.ppf((1 + level) / 2, n - 1)))
+
+
 def paired_bootstrap_ci(
     a: Sequence[float],
     b: Sequence[float],
@@ -157,7 +174,8 @@ def paired_bootstrap_ci(
     """The mean of ``a[i] - b[i]`` with a percentile bootstrap interval over the pairs.
 
     Each resample draws ``len(a)`` pairs with replacement (pairs stay together); the interval
-    is the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of the resampled means.
+    is the expanded percentile interval (`expanded_tail`): the resampled means' quantiles at
+    ``expanded_tail(level, n)`` and one minus it, so that its coverage holds at a few pairs.
 
     Raises:
         ValueError: unequal lengths, no pairs, ``level`` outside (0, 1), ``resamples`` below 1.
@@ -167,7 +185,7 @@ def paired_bootstrap_ci(
     n = len(diffs)
     rng = np.random.default_rng(seed)
     means = sorted(resampled_means(np.asarray(diffs), rng, resamples).tolist())
-    alpha = (1 - level) / 2
+    alpha = expanded_tail(level, n)
     return PairedDifference(
         mean_difference=math.fsum(diffs) / n,
         low=quantile(means, alpha),
@@ -328,7 +346,9 @@ def cliffs_delta(
     seed: int = SEED,
     paired: bool = False,
 ) -> CliffsDelta:
-    """Cliff's delta of ``x`` over ``y`` with a percentile bootstrap interval.
+    """Cliff's delta of ``x`` over ``y`` with an expanded percentile bootstrap interval
+    (`expanded_tail` at the smaller sample's size: the plain percentile interval covers 85-91%
+    at 5-12 values, bench/interval_coverage.py).
 
     ``delta = (#(x_i > y_j) - #(x_i < y_j)) / (len(x) * len(y))``: 1 when every ``x`` beats
     every ``y``, -1 when every ``y`` wins, 0 when neither side tends to win. Each resample
@@ -365,7 +385,7 @@ def cliffs_delta(
         wins = below[low] - (m - below[high])  # y drawn below each x minus y drawn above it
         drawn.append(float(x_weights @ wins) / (n * m))
     drawn.sort()
-    alpha = (1 - level) / 2
+    alpha = expanded_tail(level, min(n, m))
     return CliffsDelta(
         delta=_cliffs_delta(xs, ys),
         low=quantile(drawn, alpha),
@@ -443,7 +463,8 @@ def bootstrap_mean_difference(
     """``mean(x) - mean(y)`` of two *independent* samples with a percentile bootstrap interval.
 
     The unpaired counterpart of `paired_bootstrap_ci`: each resample draws both samples
-    independently with replacement. The result's ``pairs`` is 0 (nothing pairs).
+    independently with replacement; the interval is the expanded percentile interval
+    (`expanded_tail` at the smaller sample's size). The result's ``pairs`` is 0 (nothing pairs).
 
     Raises:
         ValueError: an empty sample, ``level`` outside (0, 1), ``resamples`` below 1.
@@ -455,7 +476,7 @@ def bootstrap_mean_difference(
     after = resampled_means(np.asarray(x, dtype=float), rng, resamples)
     before = resampled_means(np.asarray(y, dtype=float), rng, resamples)
     drawn = sorted((after - before).tolist())
-    alpha = (1 - level) / 2
+    alpha = expanded_tail(level, min(len(x), len(y)))
     return PairedDifference(
         mean_difference=math.fsum(x) / len(x) - math.fsum(y) / len(y),
         low=quantile(drawn, alpha),

@@ -13,6 +13,12 @@ analysis the way a reader needs it to decide:
   in the reason, never folded into the decision: whether a quality gain is worth its price is
   the reader's call, made with both intervals in front of them.
 
+The verdicts of one analysis are one family: with m distinct steps (over the baseline and
+between neighbours), every step's intervals are drawn at level ``1 - (1 - level) / m``
+(Bonferroni), so that the chance of any "worth it" or "not worth it" among identical variants
+stays at most ``1 - level``. A step where either side has fewer than `MIN_RUNS` composites has
+no interval and no verdict but "inconclusive" with the words "too few runs to compare".
+
 The pass rate's uplift compares means (its median over pass/fail runs is only 0 or 1); the
 other metrics compare medians, as spec 003's uplift does. A lower cost is better: its uplift
 is negative when the later variant is cheaper.
@@ -27,6 +33,7 @@ from typing import Any, Literal
 
 from evalq.core.profile import ScyllaProfile
 from evalq.scoring.bootstrap import RESAMPLES, SEED, Statistic, UpliftInterval, bootstrap_uplift
+from evalq.scoring.contrast import MIN_PAIRS
 from evalq.scoring.scylla import ScyllaRun
 from evalq.scoring.variants import VariantReport, VariantStats, compare_variants
 
@@ -40,6 +47,10 @@ METRICS: dict[Metric, Statistic] = {
     "cost_usd": "median",
 }
 """The metrics whose uplift is measured, each with the statistic compared."""
+
+MIN_RUNS = MIN_PAIRS
+"""Fewest composites per side for a step's intervals and verdict (bench/interval_coverage.py:
+from 5 runs per variant the uplift intervals cover >= 93% of the time for a nominal 95%)."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +149,20 @@ def transition(
     resamples: int = RESAMPLES,
     seed: int = SEED,
 ) -> Transition:
-    """The step from ``source`` to ``target``: per-metric uplifts, cost-of-pass change, verdict."""
+    """The step from ``source`` to ``target``: per-metric uplifts, cost-of-pass change, verdict.
+
+    Under `MIN_RUNS` composites on either side: no interval, "inconclusive" and the words.
+    """
+    sizes = [len(_values(runs_by_variant[v.variant], "composite")) for v in (source, target)]
+    if min(sizes) < MIN_RUNS:
+        return Transition(
+            source=source.variant,
+            target=target.variant,
+            uplift={},
+            cost_of_pass_delta=_cost_of_pass_delta(source, target),
+            verdict="inconclusive",
+            reason=f"too few runs to compare (n={sizes[0]} and {sizes[1]}; at least {MIN_RUNS})",
+        )
     uplift = metric_uplifts(
         runs_by_variant[target.variant],
         runs_by_variant[source.variant],
@@ -167,6 +191,11 @@ class VariantAnalysis:
             order (spec 003's uplift, with intervals and a verdict); empty without a baseline.
         transitions: the steps between neighbouring variants (T0 -> T1, T1 -> T2, ...).
         level / resamples / seed: how every interval was drawn.
+        steps: the distinct steps judged together (the Bonferroni family).
+        step_level: the level each step's intervals are drawn at, ``1 - (1 - level) / steps``.
+        best_value_share: the share of bootstrap resamples (each variant's runs drawn with
+            replacement) in which ``report.best_value`` is still the cheapest cost of pass;
+            None without a best value (`best_value_share`).
     """
 
     report: VariantReport
@@ -175,6 +204,9 @@ class VariantAnalysis:
     level: float
     resamples: int
     seed: int
+    steps: int = 1
+    step_level: float = 0.95
+    best_value_share: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: the report's keys, then the intervals, steps and method."""
@@ -182,8 +214,55 @@ class VariantAnalysis:
             **self.report.to_dict(),
             "over_baseline": [asdict(t) for t in self.over_baseline],
             "transitions": [asdict(t) for t in self.transitions],
-            "bootstrap": {"level": self.level, "resamples": self.resamples, "seed": self.seed},
+            "bootstrap": {
+                "level": self.level,
+                "resamples": self.resamples,
+                "seed": self.seed,
+                "steps": self.steps,
+                "step_level": self.step_level,
+            },
+            "best_value_share": self.best_value_share,
         }
+
+
+def best_value_share(
+    runs_by_variant: Mapping[str, Sequence[ScyllaRun]],
+    best: str | None,
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> float | None:
+    """How often ``best`` keeps the lowest finite cost of pass when each variant's runs are
+    resampled with replacement: the share of ``resamples`` draws (seeded) in which it does.
+
+    A variant's cost of pass in a draw is as `variant_stats` computes it (total cost / passes
+    of its costed runs; infinite without a pass); a draw in which no variant passes counts
+    against ``best``. On an exact tie the earlier variant wins, as for the observed frontier.
+    """
+    if best is None:
+        return None
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    names = [n for n in runs_by_variant if n == best or runs_by_variant[n]]
+    drawn = []
+    for name in names:
+        costed = [
+            r for r in runs_by_variant[name] if r.cost_usd is not None and r.pass_rate is not None
+        ]
+        if not costed:
+            drawn.append(np.full(resamples, np.inf))
+            continue
+        cost = np.asarray([r.cost_usd for r in costed], dtype=float)
+        passes = np.asarray([r.pass_rate for r in costed], dtype=float)
+        picks = rng.integers(0, len(costed), size=(resamples, len(costed)))
+        total, passed = cost[picks].sum(axis=1), passes[picks].sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            drawn.append(np.where(passed > 0, total / np.where(passed > 0, passed, 1), np.inf))
+    table = np.vstack(drawn)
+    winner = table.argmin(axis=0)
+    held = (winner == names.index(best)) & np.isfinite(table.min(axis=0))
+    return float(held.mean())
 
 
 def analyse_variants(
@@ -197,13 +276,27 @@ def analyse_variants(
     """The complete variant analysis of a task's runs (each variant at least one run)."""
     report = compare_variants(runs_by_variant, profile)
     by_name = {v.variant: v for v in report.variants}
-
-    def step(source: VariantStats, target: VariantStats) -> Transition:
-        return transition(
-            source, target, runs_by_variant, level=level, resamples=resamples, seed=seed
-        )
-
     base = by_name.get(report.baseline) if report.baseline else None
-    over_baseline = tuple(step(base, v) for v in report.variants if base and v is not base)
-    steps = tuple(step(a, b) for a, b in zip(report.variants, report.variants[1:], strict=False))
-    return VariantAnalysis(report, over_baseline, steps, level, resamples, seed)
+    firsts = [(base, v) for v in report.variants if base and v is not base]
+    neighbours = list(zip(report.variants, report.variants[1:], strict=False))
+    family = (
+        len({(a.variant, b.variant) for a, b in firsts + neighbours}) if base or neighbours else 0
+    )
+    step_level = 1 - (1 - level) / max(1, family)
+    done: dict[tuple[str, str], Transition] = {}
+
+    def step(source: VariantStats | None, target: VariantStats) -> Transition:
+        assert source is not None
+        key = (source.variant, target.variant)
+        if key not in done:  # T0 -> T1 is both a step over the baseline and between neighbours
+            done[key] = transition(
+                source, target, runs_by_variant, level=step_level, resamples=resamples, seed=seed
+            )
+        return done[key]
+
+    over_baseline = tuple(step(a, b) for a, b in firsts)
+    steps = tuple(step(a, b) for a, b in neighbours)
+    share = best_value_share(runs_by_variant, report.best_value, resamples=resamples, seed=seed)
+    return VariantAnalysis(
+        report, over_baseline, steps, level, resamples, seed, max(1, family), step_level, share
+    )

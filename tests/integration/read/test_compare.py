@@ -43,12 +43,12 @@ def test_by_model_pairs_the_arena_tasks_both_models_ran_with_the_leaderboard_s_s
             ]
             assert value == pytest.approx(sum(scores) / len(scores))
     (o3,) = result.contrast.comparisons
-    assert (o3.design, o3.pairs) == ("paired", 3)
     differences = [u.values["o3"] - u.values["claude-sonnet-4"] for u in result.contrast.units]
-    assert o3.difference.mean_difference == pytest.approx(sum(differences) / 3)
     assert all(d < 0 for d in differences)  # o3 is behind on every task ...
-    assert o3.test.p_value == pytest.approx(0.25)  # ... but 3 pairs can never reach 0.05
-    assert not o3.rejected and any("3 pairs" in note for note in o3.notes)
+    # ... but 3 pairs are too few for an interval or a verdict to mean what it says
+    assert (o3.design, o3.pairs) == ("too few", 3)
+    assert o3.difference is None and o3.test is None and not o3.rejected
+    assert o3.conclusion == "too few shared tasks to compare (n=3; at least 5)"
 
 
 def test_by_variant_on_the_scylla_example_carries_uplift_intervals_and_verdicts(
@@ -76,6 +76,8 @@ def test_by_variant_on_the_scylla_example_carries_uplift_intervals_and_verdicts(
     ]
     # T3 passes most often but costs more per pass than T2 (examples/README.md)
     assert analysis.report.best_value == "T2"
+    # ... but only in about half of the resamples of the runs: it is said with that share
+    assert analysis.best_value_share is not None and 0.3 < analysis.best_value_share < 0.7
 
 
 def test_a_suite_pairs_scenarios(store: str) -> None:

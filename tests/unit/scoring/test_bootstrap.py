@@ -69,3 +69,21 @@ def test_the_mean_statistic_compares_pass_rates_a_median_cannot() -> None:
     assert bootstrap_uplift([0.9] * 3, [0.6] * 3).excludes_zero  # a point interval at +50%
     assert bootstrap_uplift([0.3] * 3, [0.6] * 3).excludes_zero  # ... and at -50%
     assert not bootstrap_uplift([0.6] * 3, [0.6] * 3).excludes_zero  # at 0 it holds zero
+
+
+def test_the_uplift_of_a_mean_reads_the_expanded_quantiles() -> None:
+    import numpy as np
+
+    from evalq.scoring.bootstrap import _resampled
+    from evalq.scoring.comparison import expanded_tail
+
+    variant, baseline = [1.0, 1.0, 0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 0.0, 1.0, 0.0]
+    rng = np.random.default_rng(5)
+    after = _resampled(variant, rng, 3000, "mean")
+    before = _resampled(baseline, rng, 3000, "mean")
+    kept = before != 0
+    drawn = sorted(((after[kept] - before[kept]) / before[kept]).tolist())
+    interval = bootstrap_uplift(variant, baseline, resamples=3000, seed=5, statistic="mean")
+    tail = expanded_tail(0.95, 5)  # the smaller sample's size
+    assert interval.low == pytest.approx(quantile(drawn, tail))
+    assert interval.high == pytest.approx(quantile(drawn, 1 - tail))

@@ -231,6 +231,12 @@ class BootstrapMethod(Reply):
     level: float
     resamples: int
     seed: int
+    steps: int = Field(
+        description="The distinct steps whose verdicts form one family (Bonferroni)."
+    )
+    step_level: float = Field(
+        description="The level each step's intervals are drawn at: 1 - (1 - level) / steps."
+    )
 
 
 class VariantsReport(Reply):
@@ -252,6 +258,10 @@ class VariantsReport(Reply):
         description="The lowest finite cost of pass of any variant (ProjectScylla's frontier)."
     )
     best_value: str | None = Field(description="The variant at that frontier.")
+    best_value_share: float | None = Field(
+        description="Share of bootstrap resamples of each variant's runs in which the best "
+        "value variant still has the lowest cost of pass."
+    )
     over_baseline: list[VariantStep] = Field(
         description="The step from the baseline variant to each other variant."
     )
@@ -291,8 +301,10 @@ class CompareReport(Reply):
     comparisons: list[GroupComparison] = Field(
         description="Each other group against the reference: design (paired over shared units "
         "or unpaired), the mean difference other - reference with its bootstrap interval, the "
-        "deciding test (Wilcoxon signed-rank; Mann-Whitney U when unpaired), the sign-flip "
-        "permutation and McNemar tests where they apply, Cliff's delta, the corrected p-value."
+        "deciding test (the sign-flip permutation test of the mean difference; Mann-Whitney U "
+        "when unpaired), Wilcoxon signed-rank (secondary) and McNemar where they apply, "
+        "Cliff's delta, the corrected p-value; design 'too few' (under 5 shared units) has "
+        "no interval, test or verdict."
     )
     units: list[UnitValues] = Field(description="Each unit's mean score per group.")
     correction: Correction = Field(description="The multiple-comparison correction applied.")
@@ -343,6 +355,7 @@ class VariantsAnalysis(Reply):
     cost_delta: float | None
     frontier_cost_of_pass: float | None
     best_value: str | None
+    best_value_share: float | None
     over_baseline: list[VariantStep]
     transitions: list[VariantStep]
     bootstrap: BootstrapMethod

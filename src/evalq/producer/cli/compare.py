@@ -54,15 +54,17 @@ def _units_table(comparison: Comparison) -> Table | None:
 
 def _row(c: GroupComparison) -> list[str]:
     d, e = c.difference, c.effect
-    n = f"{c.pairs} pairs" if c.design == "paired" else f"{c.n_reference} vs {c.n_other}"
+    n = f"{c.pairs} pairs" if c.pairs else f"{c.n_reference} vs {c.n_other}"
+    if d is None or e is None or c.test is None or c.adjusted_p is None:
+        return [escape(c.other), c.design, n, "-", "-", "-", "-", "-", "-"]
     return [
         escape(c.other),
         c.design,
         n,
         _signed(d.mean_difference, d.low, d.high),
-        f"{c.test.test.split(' ')[0].removesuffix('-signed-rank').removesuffix('-u')} "
-        f"p={c.test.p_value:.3g}",
+        f"{c.test.test.split(' ')[0].removesuffix('-u')} p={c.test.p_value:.3g}",
         f"{c.adjusted_p:.3g}",
+        "-" if c.signed_rank is None else f"{c.signed_rank.p_value:.3g}",
         _signed(e.delta, e.low, e.high),
         "-" if c.mcnemar is None else f"{c.mcnemar.p_value:.3g}",
     ]
@@ -73,7 +75,7 @@ def _comparisons_table(comparison: Comparison) -> Table:
     level = f"{result.level:.0%}"
     table = Table(title=f"compared with {escape(result.reference)} (differences: other - it)")
     heads = ("other", "design", "n", f"difference [{level} CI]", "test", "adj. p")
-    for head in (*heads, f"Cliff's delta [{level} CI]", "McNemar p"):
+    for head in (*heads, "Wilcoxon p", f"Cliff's delta [{level} CI]", "McNemar p"):
         table.add_column(head, overflow="fold")
     for c in result.comparisons:
         table.add_row(*_row(c))
@@ -88,7 +90,7 @@ def _interval(i: UpliftInterval | None) -> str:
     return f"{i.uplift:+.0%} [{i.low:+.0%}, {i.high:+.0%}]"
 
 
-def _steps_table(title: str, steps: tuple[Transition, ...], level: float) -> Table:
+def _steps_table(title: str, steps: tuple[Transition, ...], analysis: VariantAnalysis) -> Table:
     table = Table(title=title)
     for head in ("step", "composite", "pass rate", "impl rate", "cost", "cost/pass"):
         table.add_column(head, overflow="fold")
@@ -102,8 +104,9 @@ def _steps_table(title: str, steps: tuple[Transition, ...], level: float) -> Tab
             t.verdict,
         )
     table.caption = (
-        f"uplift [{level:.0%} bootstrap CI]; cost/pass: change in USD; "
-        "verdict on the composite's interval"
+        f"uplift [{analysis.step_level:.2%} bootstrap CI: {analysis.level:.0%} across the "
+        f"{analysis.steps} steps, Bonferroni]; cost/pass: change in USD; verdict on the "
+        "composite's interval"
     )
     return table
 
@@ -126,23 +129,24 @@ def _variants(analysis: VariantAnalysis) -> None:
         )
     console.print(table)
     if report.best_value is not None and report.frontier_cost_of_pass is not None:
+        held = analysis.best_value_share
         console.print(
             f"best value: {escape(report.best_value)} (frontier cost of pass "
-            f"{report.frontier_cost_of_pass:.4f} USD)",
+            f"{report.frontier_cost_of_pass:.4f} USD"
+            + ("" if held is None else f"; best in {held:.1%} of {analysis.resamples} resamples")
+            + ")",
             highlight=False,
         )
     if analysis.over_baseline:
-        console.print(
-            _steps_table(f"over {report.baseline}", analysis.over_baseline, analysis.level)
-        )
+        console.print(_steps_table(f"over {report.baseline}", analysis.over_baseline, analysis))
     if analysis.transitions:
-        console.print(_steps_table("step by step", analysis.transitions, analysis.level))
+        console.print(_steps_table("step by step", analysis.transitions, analysis))
 
 
 def print_comparison(comparison: Comparison) -> None:
     """The comparison as tables: the per-unit values, the tests, the variant analysis."""
     result = comparison.contrast
-    paired = any(c.design == "paired" for c in result.comparisons)
+    paired = any(c.pairs for c in result.comparisons)
     pairs = f"pairs are {comparison.unit}s" if paired else "nothing pairs"
     console.print(
         f"comparing by {escape(comparison.by)} over {len(comparison.tasks)} task(s) "
