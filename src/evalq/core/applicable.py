@@ -9,19 +9,19 @@ sent before this rule, a settings change between submit and run).
 from __future__ import annotations
 
 from evalq.core.results import TierOutcome
-from evalq.core.schemas import TIERS, TRACE_INPUTS, PeerReadInput, Submission, Task, Tier
+from evalq.core.schemas import (
+    PEERREAD_INPUTS,
+    TIERS,
+    TRACE_INPUTS,
+    PeerReadInput,
+    Submission,
+    Task,
+    Tier,
+)
 
 NO_REFERENCES = "the task has no reference outputs"
 NO_TRACE = "the submission has no trace"
 NO_JUDGE = "no judge configured (EVALQ_JUDGE_MODEL unset)"
-ALL_INPUTS: tuple[PeerReadInput, ...] = (
-    "time_taken",
-    "task_success",
-    "output_similarity",
-    "coordination_quality",
-    "tool_efficiency",
-    "planning_rationality",
-)
 
 
 def expects_trace(task: Task) -> bool:
@@ -30,7 +30,7 @@ def expects_trace(task: Task) -> bool:
 
 
 def applicable_inputs(task: Task) -> tuple[PeerReadInput, ...]:
-    """The PeerRead inputs ``task`` asks for, in `ALL_INPUTS` order.
+    """The PeerRead inputs ``task`` asks for, in `PEERREAD_INPUTS` order.
 
     The task's own ``inputs`` when it declares them. Otherwise every input, less the trace
     inputs (`TRACE_INPUTS`) when the task describes no trace (`expects_trace`): a text-only
@@ -38,10 +38,10 @@ def applicable_inputs(task: Task) -> tuple[PeerReadInput, ...]:
     input not asked for is left out of every run's composite (renormalised), never given 0.
     """
     if task.inputs is not None:
-        return tuple(name for name in ALL_INPUTS if name in task.inputs)
+        return tuple(name for name in PEERREAD_INPUTS if name in task.inputs)
     if expects_trace(task):
-        return ALL_INPUTS
-    return tuple(name for name in ALL_INPUTS if name not in TRACE_INPUTS)
+        return PEERREAD_INPUTS
+    return tuple(name for name in PEERREAD_INPUTS if name not in TRACE_INPUTS)
 
 
 def skipped_tiers(

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evalq.core.errors import InvalidInput
-from evalq.core.schemas import canonical_hash, problems_of
+from evalq.core.schemas import PEERREAD_INPUTS, canonical_hash, problems_of
 from evalq.core.settings import Settings, get_settings
 
 Recommendation = Literal["accept", "weak_accept", "weak_reject", "reject"]
@@ -140,14 +140,6 @@ class GraphProfile(Section):
         return self
 
 
-PEERREAD_INPUTS = (
-    "time_taken",
-    "task_success",
-    "output_similarity",
-    "coordination_quality",
-    "tool_efficiency",
-    "planning_rationality",
-)
 """The PeerRead composite's inputs (spec 001); ``planning_rationality`` is also the judge
 rubric's name, so the judge and the composite speak one vocabulary."""
 

@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable
 from itertools import islice
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -119,6 +119,8 @@ PeerReadInput = Literal[
     "tool_efficiency",
     "planning_rationality",
 ]
+PEERREAD_INPUTS: tuple[PeerReadInput, ...] = get_args(PeerReadInput)
+"""The six PeerRead inputs of spec 001, in its order."""
 TRACE_INPUTS: tuple[PeerReadInput, ...] = (
     "coordination_quality",
     "tool_efficiency",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from evalq.core.applicable import applicable_inputs
 from evalq.core.normalise import normalise_time
-from evalq.core.profile import PEERREAD_INPUTS, Profile
+from evalq.core.profile import Profile
 from evalq.core.results import (
     WORKER_LOST,
     ArenaScores,
@@ -27,7 +27,7 @@ from evalq.core.results import (
     TierOutcome,
     TierResults,
 )
-from evalq.core.schemas import TIERS, Submission, Task, Tier
+from evalq.core.schemas import PEERREAD_INPUTS, TIERS, Submission, Task, Tier
 from evalq.scoring import scylla
 from evalq.scoring.arena import ArenaScore, Baseline, score_run
 from evalq.scoring.arena.outliers import run_flags

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalq.core.profile import PEERREAD_INPUTS, PeerReadProfile, Recommendation
+from evalq.core.profile import PeerReadProfile, Recommendation
+from evalq.core.schemas import PEERREAD_INPUTS
 from evalq.core.weights import weighted_mean
 
 _TOLERANCE = 1e-9
