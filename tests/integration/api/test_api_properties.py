@@ -151,7 +151,9 @@ def test_generated_requests_never_fail_the_server(
     if response.status_code >= 400:
         assert api.counts() == before, (request, response.text)
     scope = "read" if method == "GET" else "write"
-    if response.status_code == 405 or response.json() == {"detail": "Not Found"}:
+    if response.status_code == 405 or response.is_redirect:
+        return  # no route matched, or Starlette's trailing-slash redirect (an empty body)
+    if response.json() == {"detail": "Not Found"}:
         return  # no route matched (e.g. a newline in an id, a "." segment httpx drops)
     if not key or key not in api.keys:
         assert response.status_code == 401
