@@ -16,7 +16,7 @@ Distributions: ``0-1`` (per-task difficulty Beta(2, 2) plus noise, clipped, 3 de
 ``pass/fail`` (per-task pass probability in [0.2, 0.8]) and ``levels`` (rubric levels 0, 1/4,
 .., 1: many ties). The pass-rate uplift is measured on pass/fail only (it is a mean of 0/1).
 The minimum n printed is the smallest n from which every interval covers >= 0.93 in every
-distribution (`evalq.scoring.contrast.MIN_PAIRS` is set from it). The last line is the worst
+distribution (`evalq.stats.contrast.MIN_PAIRS` is set from it). The last line is the worst
 coverage at that minimum.
 """
 
@@ -28,9 +28,9 @@ from collections.abc import Callable
 import numpy as np
 from _common import parse_args, ratio
 
-from evalq.scoring.bootstrap import bootstrap_uplift
-from evalq.scoring.comparison import bootstrap_mean_difference, cliffs_delta, paired_bootstrap_ci
-from evalq.scoring.contrast import MIN_PAIRS
+from evalq.stats.bootstrap import bootstrap_uplift
+from evalq.stats.comparison import bootstrap_mean_difference, cliffs_delta, paired_bootstrap_ci
+from evalq.stats.contrast import MIN_PAIRS
 
 TARGET = 0.93
 Pair = tuple[list[float], list[float]]

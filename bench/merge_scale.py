@@ -107,24 +107,27 @@ def populate(url: str, size: int, fresh: int, metrics: dict[str, dict[str, Any]]
     """``size`` evaluated submissions, plus ``fresh`` running ones with their tier rows stored."""
     from sqlalchemy import insert
 
-    from evalq.core.schemas import Submission, Task
+    from evalq.core.schemas import Submission, Task, run_digests
     from evalq.store import queries
     from evalq.store.db import session_scope
-    from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow
+    from evalq.store.models import EvaluationRow, SubmissionRow
+    from evalq.tasks.merge import merge_tiers
 
     rng = random.Random(size)
     sentences = review_sentences()
-    scores = {"peerread": {"composite": 0.61}, "arena": {"overall": 57.0, "imputed": []}}
 
     def row(sid: str, status: str) -> dict[str, Any]:
         payload = Submission.model_validate(
             submission(sid, rng, short_review(rng, sentences))
         ).model_dump(mode="json")
         usage = payload["usage"]
+        run_hash, output_hash = run_digests(payload)
         return {
             "id": sid,
             "task_id": TASK_ID,
             "content_hash": uuid.uuid4().hex * 2,
+            "run_hash": run_hash,
+            "output_hash": output_hash,
             "payload": payload,
             "status": status,
             "tool": payload["tool"],
@@ -138,6 +141,11 @@ def populate(url: str, size: int, fresh: int, metrics: dict[str, dict[str, Any]]
 
     with session_scope(url) as session:
         queries.put_task(session, task=Task.model_validate(task_definition()))
+    # The scores every old row stores: what the merge stores for one real run of this task.
+    [seed] = store_running(url, [row("seed-000000", "running")], metrics)
+    merge_tiers(None, seed)
+    with session_scope(url) as session:
+        scores = session.get(EvaluationRow, seed).scores
     for start in range(0, size, 5_000):
         rows = [row(f"old-{i:06d}", "done") for i in range(start, min(size, start + 5_000))]
         evaluations = [
@@ -156,6 +164,29 @@ def populate(url: str, size: int, fresh: int, metrics: dict[str, dict[str, Any]]
             session.execute(insert(SubmissionRow), rows)
             session.execute(insert(EvaluationRow), evaluations)
     new = [row(f"new-{i:06d}", "running") for i in range(fresh)]
+    ids = store_running(url, new, metrics)
+    if url.startswith("postgresql"):
+        # What autovacuum does to a table in steady state: statistics and the visibility map
+        # (without it PostgreSQL's index-only scans visit the heap for every row).
+        from sqlalchemy import text
+
+        from evalq.store.db import engine_for
+
+        with engine_for(url).connect() as connection:
+            connection.execution_options(isolation_level="AUTOCOMMIT")
+            connection.execute(text("VACUUM ANALYZE"))
+    return ids
+
+
+def store_running(
+    url: str, new: list[dict[str, Any]], metrics: dict[str, dict[str, Any]]
+) -> list[str]:
+    """Store ``new`` submission rows as running, with their three tier rows, ready to merge."""
+    from sqlalchemy import insert
+
+    from evalq.store.db import session_scope
+    from evalq.store.models import SubmissionRow, TierResultRow
+
     tiers = [
         {"submission_id": r["id"], "tier": tier, "status": status, "metrics": data}
         for r in new
@@ -168,16 +199,6 @@ def populate(url: str, size: int, fresh: int, metrics: dict[str, dict[str, Any]]
     with session_scope(url) as session:
         session.execute(insert(SubmissionRow), new)
         session.execute(insert(TierResultRow), tiers)
-    if url.startswith("postgresql"):
-        # What autovacuum does to a table in steady state: statistics and the visibility map
-        # (without it PostgreSQL's index-only scans visit the heap for every row).
-        from sqlalchemy import text
-
-        from evalq.store.db import engine_for
-
-        with engine_for(url).connect() as connection:
-            connection.execution_options(isolation_level="AUTOCOMMIT")
-            connection.execute(text("VACUUM ANALYZE"))
     return [r["id"] for r in new]
 
 
@@ -199,7 +220,7 @@ def legacy_refresh(task_id: str) -> int:
             for row in task_submission_rows(session, task_id=task_id)
             if row.status in ("done", "degraded")
         ]
-        data = compute_baseline(runs, profile_named(task.profile).arena).to_dict()
+        data = compute_baseline(runs, profile_named(task.profile).arena).model_dump()
         current = queries.current_baseline(session, task_id=task_id)
         if current is not None and current.data == data:
             return current.version

@@ -27,11 +27,12 @@ from collections.abc import Callable, Hashable, Sequence
 from _common import ROOT, parse_args, ratio
 
 from evalq.core.profile import ScyllaProfile
+from evalq.core.results import ScyllaScores
 from evalq.read.rank_uncertainty import variant_key
-from evalq.scoring import bootstrap, rank_interval
-from evalq.scoring.rank_interval import RankedRow, rank_intervals
-from evalq.scoring.scylla import ScyllaRun, score_run
+from evalq.scoring.scylla import score_scylla_run
 from evalq.scoring.worth import analyse_variants
+from evalq.stats import bootstrap, rank_interval
+from evalq.stats.rank_interval import RankedRow, rank_intervals
 
 sys.path.insert(0, str(ROOT / "examples"))
 from evalq_examples.scylla import submissions
@@ -39,13 +40,13 @@ from evalq_examples.scylla import submissions
 PROFILE = ScyllaProfile()
 
 
-def example_runs() -> dict[str, list[ScyllaRun]]:
-    runs: dict[str, list[ScyllaRun]] = {}
+def example_runs() -> dict[str, list[ScyllaScores]]:
+    runs: dict[str, list[ScyllaScores]] = {}
     for s in submissions():
         usage = s["usage"]
         cost = (usage["input_tokens"] * 3 + usage["output_tokens"] * 15) / 1_000_000
         runs.setdefault(s["variant"], []).append(
-            score_run(
+            score_scylla_run(
                 passed=s["passed"],
                 impl_rate=s["impl_rate"],
                 cost_usd=cost,
@@ -56,14 +57,14 @@ def example_runs() -> dict[str, list[ScyllaRun]]:
     return runs
 
 
-def verdicts(runs: dict[str, list[ScyllaRun]], seed: int, resamples: int) -> Hashable:
+def verdicts(runs: dict[str, list[ScyllaScores]], seed: int, resamples: int) -> Hashable:
     analysis = analyse_variants(runs, PROFILE, seed=seed, resamples=resamples)
     return tuple(
         (t.source, t.target, t.verdict) for t in analysis.over_baseline + analysis.transitions
     )
 
 
-def ranks(runs: dict[str, list[ScyllaRun]], seed: int, resamples: int) -> Hashable:
+def ranks(runs: dict[str, list[ScyllaScores]], seed: int, resamples: int) -> Hashable:
     composites = [[r.composite for r in variant] for variant in runs.values()]
     rows = [RankedRow(variant_key(c), c, variant_key) for c in composites]
     result = rank_intervals(rows, unit="run", seed=seed, resamples=resamples)
@@ -73,8 +74,8 @@ def ranks(runs: dict[str, list[ScyllaRun]], seed: int, resamples: int) -> Hashab
 
 
 def changed(
-    figure: Callable[[dict[str, list[ScyllaRun]], int, int], Hashable],
-    runs: dict[str, list[ScyllaRun]],
+    figure: Callable[[dict[str, list[ScyllaScores]], int, int], Hashable],
+    runs: dict[str, list[ScyllaScores]],
     seeds: int,
     resamples: int,
 ) -> tuple[float, float, Counter[Hashable]]:

@@ -30,11 +30,11 @@ from evalq.core.profile import SuiteProfile
 from evalq.core.schemas import ScenarioResult
 from evalq.producer.cli import EXAMPLES
 from evalq.producer.files import read_jsonl
-from evalq.scoring.bootstrap import bootstrap_uplift, quantile
-from evalq.scoring.comparison import _cliffs_delta
-from evalq.scoring.statistics import summarize
 from evalq.scoring.suite.aggregate import aggregate, scenario_facts, suite_metrics
 from evalq.scoring.suite.score import final_score
+from evalq.stats.bootstrap import bootstrap_uplift, quantile
+from evalq.stats.comparison import _cliffs_delta
+from evalq.stats.statistics import summarize
 
 T = TypeVar("T")
 

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.profile import Profile
+from evalq.core.results import ArenaScores
 from evalq.core.schemas import Submission, Task
 from evalq.scoring.arena.baseline import Baseline, compute_baseline
 from evalq.scoring.arena.outliers import OutlierFlag, detect_outliers
-from evalq.scoring.arena.overall import ArenaScore, score_run
+from evalq.scoring.arena.overall import score_arena_run
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.validation import validate_evaluation
 
@@ -31,7 +32,7 @@ class BatchResult:
         problems: validation messages per submission id, only for submissions that have some.
     """
 
-    scores: list[ArenaScore]
+    scores: list[ArenaScores]
     baselines: dict[str, Baseline]
     outliers: list[OutlierFlag]
     problems: dict[str, list[str]]
@@ -76,7 +77,7 @@ def score_batch(
     for sub in submissions:
         by_task.setdefault(sub.task_id, []).append(sub)
 
-    scores: dict[str, ArenaScore] = {}
+    scores: dict[str, ArenaScores] = {}
     new_baselines: dict[str, Baseline] = {}
     outliers: list[OutlierFlag] = []
     problems: dict[str, list[str]] = {}
@@ -86,7 +87,7 @@ def score_batch(
         baseline = baselines.get(task_id) or compute_baseline(earlier, profile.arena)
         runs = [ArenaRun.from_submission(sub, profile) for sub in task_subs]
         for sub, run in zip(task_subs, runs, strict=True):
-            score = score_run(run, task, sub.evidence, baseline, profile.arena)
+            score = score_arena_run(run, task, sub.evidence, baseline, profile.arena)
             scores[sub.id] = score
             found = validate_evaluation(score, run)
             if found:

@@ -16,7 +16,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "evalq"
 
-PURE = ("core", "metrics", "scoring", "judge")
+PURE = ("core", "stats", "metrics", "scoring", "judge")
 OUTSIDE_PURE = (
     "evalq.store",
     "evalq.tasks",
@@ -32,7 +32,25 @@ OUTSIDE_PURE = (
 )
 RULES: dict[str, tuple[str, ...]] = {
     # package -> module prefixes it must never import
-    "core": ("evalq.metrics", "evalq.scoring", "evalq.judge", *OUTSIDE_PURE, "redis", "torch"),
+    "core": (
+        "evalq.stats",
+        "evalq.metrics",
+        "evalq.scoring",
+        "evalq.judge",
+        *OUTSIDE_PURE,
+        "redis",
+        "torch",
+    ),
+    # the statistics toolkit: knows nothing of the specifications, the tiers or the traces
+    "stats": (
+        "evalq.metrics",
+        "evalq.scoring",
+        "evalq.judge",
+        "evalq.traces",
+        *OUTSIDE_PURE,
+        "redis",
+        "torch",
+    ),
     "metrics": ("evalq.scoring", "evalq.judge", *OUTSIDE_PURE),
     "scoring": ("evalq.metrics", "evalq.judge", *OUTSIDE_PURE),
     "judge": ("evalq.scoring", *OUTSIDE_PURE),
@@ -73,7 +91,6 @@ FRONT_DOORS = [
     "evalq.producer.api.routes.traces",
     "evalq.traces",
     "evalq.producer.api.routes.webhooks",
-    "evalq.producer.api.commands",
     "evalq.read.leaderboard",
     "evalq.read.reports",
     "evalq.read.report_data",
@@ -133,6 +150,18 @@ def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
         assert violations("scoring", RULES["scoring"]) == [
             "scoring/_import_rule_probe.py: evalq.store",
             "scoring/_import_rule_probe.py: evalq.store.queries",
+        ]
+    finally:
+        module.unlink()
+
+
+def test_the_checker_sees_stats_reaching_into_the_specifications() -> None:
+    module = SRC / "stats" / "_import_rule_probe.py"
+    module.write_text("from evalq.scoring.scylla import letter_grade\n")
+    try:
+        assert violations("stats", RULES["stats"]) == [
+            "stats/_import_rule_probe.py: evalq.scoring.scylla",
+            "stats/_import_rule_probe.py: evalq.scoring.scylla.letter_grade",
         ]
     finally:
         module.unlink()

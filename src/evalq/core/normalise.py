@@ -6,7 +6,7 @@ import math
 
 
 def normalise_time(seconds: float) -> float:
-    """``1 / (1 + ln(1 + t))``: 1 at t = 0, decreasing, in (0, 1] (DESIGN.md, spec 001 fix).
+    """``1 / (1 + ln(1 + t))``: 1 at t = 0, decreasing, in (0, 1] (docs/scoring.md, spec 001 fix).
 
     Raises:
         ValueError: ``seconds`` is negative, NaN or infinite.

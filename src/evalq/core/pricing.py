@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 from evalq.core.profile import Profile
 from evalq.core.results import PriceSource
+from evalq.core.schemas import Submission
 
 
 @dataclass(frozen=True)
-class Price:
-    """A priced token count: dollars and where the price came from."""
+class Quote:
+    """A priced token count: dollars and where the price came from (the profile's per-token
+    rates are `evalq.core.profile.Price`)."""
 
     cost_usd: float
     source: PriceSource
@@ -34,19 +36,37 @@ def profile_entry(model: str, profile: Profile) -> str | None:
     return None
 
 
+def price_submission(sub: Submission, profile: Profile) -> float | None:
+    """A run's cost in dollars (`quote_submission`), or None when it cannot be priced."""
+    quote = quote_submission(sub, profile)
+    return None if quote is None else quote.cost_usd
+
+
+def quote_submission(sub: Submission, profile: Profile) -> Quote | None:
+    """A run's cost and its source: ``usage.cost_usd`` when reported; otherwise its tokens
+    priced by the profile's table or genai-prices (`price_tokens`) when both token counts are
+    known and the model has a price; otherwise None."""
+    usage = sub.usage
+    if usage.cost_usd is not None:
+        return Quote(usage.cost_usd, PriceSource(origin="reported"))
+    if usage.input_tokens is None or usage.output_tokens is None:
+        return None
+    return price_tokens(sub.model, usage.input_tokens, usage.output_tokens, profile)
+
+
 def price_tokens(
     model: str, input_tokens: int, output_tokens: int, profile: Profile
-) -> Price | None:
+) -> Quote | None:
     """The cost of ``input_tokens`` and ``output_tokens`` on ``model``, or None when unpriced."""
     entry = profile_entry(model, profile)
     if entry is not None:
         cost = profile.price(entry, input_tokens, output_tokens)
         if cost is not None:
-            return Price(cost, PriceSource(origin="profile", entry=entry))
+            return Quote(cost, PriceSource(origin="profile", entry=entry))
     return genai_price(model, input_tokens, output_tokens)
 
 
-def genai_price(model: str, input_tokens: int, output_tokens: int) -> Price | None:
+def genai_price(model: str, input_tokens: int, output_tokens: int) -> Quote | None:
     """The genai-prices figure for ``model`` (``provider:name`` or a bare name), or None.
 
     A ``provider:`` prefix (pydantic-ai's model strings) narrows the search to that provider;
@@ -70,5 +90,5 @@ def genai_price(model: str, input_tokens: int, output_tokens: int) -> Price | No
             entry=f"{calc.provider.id}:{calc.model.id}",
             version=genai_prices.__version__,
         )
-        return Price(float(calc.total_price), source)
+        return Quote(float(calc.total_price), source)
     return None

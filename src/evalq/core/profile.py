@@ -12,17 +12,23 @@ import tomllib
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evalq.core.errors import InvalidInput
-from evalq.core.schemas import PEERREAD_INPUTS, canonical_hash, problems_of
+from evalq.core.schemas import (
+    PEERREAD_INPUTS,
+    RUBRIC_NAMES,
+    RubricName,
+    canonical_hash,
+    problems_of,
+)
 from evalq.core.settings import Settings, get_settings
 
 Recommendation = Literal["accept", "weak_accept", "weak_reject", "reject"]
 Precision = Literal["fp32", "bf16"]
-PRECISIONS: tuple[Precision, ...] = ("fp32", "bf16")
+PRECISIONS: tuple[Precision, ...] = get_args(Precision)
 Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Unit = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
@@ -65,7 +71,7 @@ class TextProfile(Section):
     success_threshold: Unit = Field(default=0.8, description="confidence_threshold (spec 001).")
     tier_weights: dict[str, Weight] = Field(
         default={"semantic": 0.4, "cosine": 0.3, "jaccard": 0.2, "time_taken": 0.1},
-        description="Tier-1 score weights, kept apart from task_success's (DESIGN.md).",
+        description="Tier-1 score weights, kept apart from task_success's (docs/scoring.md).",
     )
 
     @model_validator(mode="after")
@@ -118,6 +124,13 @@ class JudgeProfile(Section):
         ),
     )
 
+    def rubric_weights(self) -> dict[str, dict[str, float]]:
+        """Each rubric's criterion weights by rubric name, in `RUBRIC_NAMES` order."""
+        sections: dict[RubricName, RubricProfile] = {
+            name: getattr(self, name) for name in RUBRIC_NAMES
+        }
+        return {name: section.weights for name, section in sections.items()}
+
 
 class GraphProfile(Section):
     """Tier 3 (spec 001): how graph metrics make two PeerRead inputs (evalq's definitions)."""
@@ -156,7 +169,7 @@ class PeerReadProfile(Section):
             "planning_rationality": 0.167,
             "output_similarity": 0.167,
         },
-        description="Normalised by their sum (DESIGN.md).",
+        description="Normalised by their sum (docs/scoring.md).",
     )
     accept: Unit = 0.8
     weak_accept: Unit = 0.6

@@ -8,16 +8,29 @@ string key, so a field renamed here is renamed everywhere (and mypy says where i
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import math
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    WithJsonSchema,
+    computed_field,
+    field_serializer,
+    model_validator,
+)
 
 from evalq.core.profile import Recommendation
 from evalq.core.schemas import TaskKind, Tier
 
-TierStatus = Literal["running", "ok", "skipped", "failed"]
+# Re-exported: scoring/evaluation.py and producer/api/reports.py import it from here.
+from evalq.core.status import EvaluationStatus as EvaluationStatus
+
 FinalTierStatus = Literal["ok", "skipped", "failed"]
-EvaluationStatus = Literal["done", "degraded", "failed"]
+TierStatus = Literal["running", FinalTierStatus]
 ErrorKind = Literal[
     "invalid_input",
     "transient",
@@ -469,9 +482,15 @@ class PeerReadScores(Record):
 class CriterionRecord(Record):
     """One Arena success criterion's outcome."""
 
+    # `evalq.scoring.arena.correctness` returns these; the docstring is the API's description.
+
     type: str
     passed: bool
     reason: str
+
+
+ARENA_DECIMALS = 2
+"""The Arena scores are written (stored, served) rounded to this many decimals."""
 
 
 class ArenaScores(Record):
@@ -486,6 +505,14 @@ class ArenaScores(Record):
             data["not_reported"] = []
             # the stored scores gave those dimensions 50; the read side re-scores them
         return data
+
+    # What `evalq.scoring.arena.overall.score_arena_run` returns. The scores are held
+    # unrounded (the leaderboard ranks by them, the validation rules read them) and written
+    # rounded to `ARENA_DECIMALS` (the serializers below): a score read back from storage is
+    # the rounded one. ``efficiency_breakdown`` holds the parts of the efficiency score
+    # (``tokens``, ``tool_calls``, ``iterations``); ``breakdown`` the dimension weights used,
+    # divided by their sum (``efficiency_weight``, ...); ``not_reported`` the dimensions
+    # scored 0 because the run lacked the figure.
 
     submission_id: str
     task_id: str
@@ -502,17 +529,57 @@ class ArenaScores(Record):
     criteria: tuple[CriterionRecord, ...]
     baseline_is_default: bool
 
+    @field_serializer(
+        "overall_score",
+        "unadjusted_score",
+        "efficiency_score",
+        "speed_score",
+        "cost_score",
+        "correctness_score",
+    )
+    def _rounded(self, value: float) -> float:
+        return round(value, ARENA_DECIMALS)
+
+    @field_serializer("efficiency_breakdown")
+    def _rounded_parts(self, value: dict[str, float]) -> dict[str, float]:
+        return {name: round(part, ARENA_DECIMALS) for name, part in value.items()}
+
+
+INFINITE = "inf"
+"""JSON's word for an infinite cost of pass: JSON has no infinity."""
+
+
+def _infinite_from_json(value: Any) -> Any:
+    return math.inf if value == INFINITE else value
+
+
+def _infinite_to_json(value: float) -> float | str:
+    return INFINITE if math.isinf(value) else value
+
+
+CostOfPass = Annotated[
+    float,
+    BeforeValidator(_infinite_from_json),
+    PlainSerializer(_infinite_to_json, when_used="json"),
+    WithJsonSchema({"anyOf": [{"type": "number"}, {"const": INFINITE, "type": "string"}]}),
+]
+"""Expected dollars per passing run (spec 003): ``math.inf`` when no run passed. The one place
+the infinite rule is written: JSON (stored rows, API replies) carries it as the string "inf",
+read back as ``math.inf``."""
+
 
 class ScyllaScores(Record):
     """One Scylla run (spec 003); an infinite cost of pass is stored as the string "inf"."""
 
+    # What `evalq.scoring.scylla.score_scylla_run` returns: the docstring is the API's
+    # description (docs/openapi.json), so each field is explained there.
     passed: bool | None
     pass_rate: float | None
     impl_rate: float | None
     composite: float | None
     grade: str | None
     cost_usd: float | None
-    cost_of_pass: float | Literal["inf"] | None
+    cost_of_pass: CostOfPass | None
     duration_seconds: float | None
     variant: str
     run_index: int | None

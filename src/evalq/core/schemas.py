@@ -104,12 +104,13 @@ Category = Literal[
     "frontend_development", "backend_development", "data_analysis", "debugging", "refactoring"
 ]
 Difficulty = Literal["beginner", "intermediate", "advanced"]
-MessageType = Literal[
-    "coordination", "status_update", "handoff", "task_request", "result_delivery", "data_transfer"
-]
+CoordinationMessage = Literal["coordination", "status_update", "handoff"]
+"""Message types that organise the work (spec 001, communication overhead)."""
+ProductiveMessage = Literal["task_request", "result_delivery", "data_transfer"]
+"""Message types that carry the work itself (spec 001)."""
+MessageType = Literal[CoordinationMessage, ProductiveMessage]
 ScenarioCategory = Literal["happy_path", "edge_case", "adversarial", "regression"]
 Capability = Literal["core_function", "convenience_feature"]
-Status = Literal["queued", "running", "done", "degraded", "failed"]
 TaskKind = Literal["arena", "peerread", "scylla", "suite"]
 PeerReadInput = Literal[
     "time_taken",
@@ -128,9 +129,13 @@ TRACE_INPUTS: tuple[PeerReadInput, ...] = (
 )
 """The PeerRead inputs read from a run's execution trace (tier 3's two, and the judge's
 ``planning_rationality``, whose rubric reads the trace's summary)."""
-TASK_KINDS: tuple[TaskKind, ...] = ("arena", "peerread", "scylla", "suite")
+TASK_KINDS: tuple[TaskKind, ...] = get_args(TaskKind)
+RubricName = Literal["technical_accuracy", "constructiveness", "planning_rationality"]
+RUBRIC_NAMES: tuple[RubricName, ...] = get_args(RubricName)
+"""The judge's three rubrics of spec 001 tier 2, in its order (each a section of the profile's
+``[judge]``)."""
 Tier = Literal["text", "judge", "graph"]
-TIERS: tuple[Tier, ...] = ("text", "judge", "graph")
+TIERS: tuple[Tier, ...] = get_args(Tier)
 
 
 class Strict(BaseModel):
@@ -507,6 +512,22 @@ class Submission(Strict):
         if not data["metadata"]:
             del data["metadata"]
         return canonical_hash(data)
+
+
+RUN_CONTENT = ("output", "trace", "usage", "evidence", "scenarios", "passed", "impl_rate")
+"""What a run did: two runs of a task equal on these are one run counted twice (a copy). Not the
+id, the labels (tool, model, variant, run index) or the metadata, which a copy can change."""
+
+
+def run_digests(payload: dict[str, Any]) -> tuple[str, str | None]:
+    """``(run, output)`` digests of a stored submission payload (``model_dump(mode="json")``).
+
+    The run digest covers `RUN_CONTENT`; the output digest covers the output text alone (None
+    when it is empty), so the same answer sent with other usage can be told apart from a copy.
+    """
+    run = canonical_hash({key: payload.get(key) for key in RUN_CONTENT})
+    output = payload.get("output") or ""
+    return run, (canonical_hash(output) if output else None)
 
 
 def canonical_hash(data: Any) -> str:

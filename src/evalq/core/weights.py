@@ -25,7 +25,7 @@ class Weighted:
 def weighted_mean(values: Mapping[str, float | None], weights: Mapping[str, float]) -> Weighted:
     """Mean of ``values`` weighted by ``weights``, renormalised over the values present.
 
-    Weights are divided by their sum (so 0.167 x 6 is an exact mean, DESIGN.md). Parts whose
+    Weights are divided by their sum (so 0.167 x 6 is an exact mean, docs/scoring.md). Parts whose
     value is None are left out and named in ``missing``; parts with zero weight never count.
     Values without a weight are ignored.
     """

@@ -6,14 +6,14 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from evalq.core.pricing import Price, price_tokens, profile_entry
+from evalq.core.pricing import Quote, price_tokens, profile_entry
 from evalq.core.profile import Profile
 from evalq.core.results import PriceSource
 
 
 def judge_price(
     model_id: str, input_tokens: int, output_tokens: int, profile: Profile
-) -> Price | None:
+) -> Quote | None:
     """The price of judge tokens, or None when the model has none.
 
     A judge on an OpenAI-compatible server of one's own (``model@base_url``) is priced by the
@@ -24,7 +24,7 @@ def judge_price(
         return price_tokens(model_id, input_tokens, output_tokens, profile)
     entry = profile_entry(model_id.split("@", 1)[0], profile)
     cost = None if entry is None else profile.price(entry, input_tokens, output_tokens)
-    return None if cost is None else Price(cost, PriceSource(origin="profile", entry=entry))
+    return None if cost is None else Quote(cost, PriceSource(origin="profile", entry=entry))
 
 
 @dataclass

@@ -95,11 +95,7 @@ class Judge:
         self.profile = profile
         self.limits = limits or JudgeLimits()
         self.rubrics: tuple[Rubric, ...] = RUBRICS
-        self.weights = {
-            "technical_accuracy": profile.judge.technical_accuracy.weights,
-            "constructiveness": profile.judge.constructiveness.weights,
-            "planning_rationality": profile.judge.planning_rationality.weights,
-        }
+        self.weights = profile.judge.rubric_weights()
         check_weights(self.weights, self.rubrics)
         cache_client = cache_redis or redis
         self.cache = (

@@ -14,7 +14,7 @@ from evalq.judge.rubrics import Verdict
 
 
 def normalise(score: int) -> float:
-    """Map a 1-5 judge score onto [0, 1] with (x - 1) / 4 (DESIGN.md; the spec's x / 5 gives
+    """Map a 1-5 judge score onto [0, 1] with (x - 1) / 4 (docs/scoring.md; the spec's x / 5 gives
     [0.2, 1])."""
     if not 1 <= score <= 5:
         raise ValueError(f"judge scores are 1-5, got {score}")

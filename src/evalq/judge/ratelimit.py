@@ -85,17 +85,8 @@ class SharedRateLimit:
         wait_ms = self.client.eval(_TAKE, 2, *self.keys, *args)
         return float(wait_ms) / 1000.0
 
-    def take(self, tokens: int, *, deadline: float) -> float:
-        """Block until taken; return the seconds waited. `DeadlineReached` past ``deadline``."""
-        started = time.monotonic()
-        while (wait := self.try_take(tokens)) > 0:
-            if time.monotonic() + wait > deadline:
-                raise DeadlineReached(f"rate limit of {self.model} needs {wait:.1f}s more")
-            time.sleep(wait)
-        return time.monotonic() - started
-
     async def take_async(self, tokens: int, *, deadline: float) -> float:
-        """`take` for async callers: waits with ``asyncio.sleep``."""
+        """Wait until taken; return the seconds waited. `DeadlineReached` past ``deadline``."""
         started = time.monotonic()
         while (wait := self.try_take(tokens)) > 0:
             if time.monotonic() + wait > deadline:

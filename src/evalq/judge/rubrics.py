@@ -14,8 +14,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_ai import Agent
 
+from evalq.core.schemas import RubricName
+
 Score = Literal[1, 2, 3, 4, 5]
-RubricName = Literal["technical_accuracy", "constructiveness", "planning_rationality"]
 RATIONALE_CHARS = 400
 
 

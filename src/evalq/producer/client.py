@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import atexit
-import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -17,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from evalq.core.applicable import remaining_tiers, skipped_tiers
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
+from evalq.core.pricing import quote_submission
 from evalq.core.profile import profile_named
 from evalq.core.receivers import check_receiver
 from evalq.core.schemas import (
@@ -28,6 +28,7 @@ from evalq.core.schemas import (
     parse_task,
 )
 from evalq.core.settings import Settings, get_settings
+from evalq.core.status import PENDING_STATUSES
 from evalq.core.webhooks import (
     DeliveryInfo,
     WebhookCreated,
@@ -36,16 +37,15 @@ from evalq.core.webhooks import (
 )
 from evalq.producer.submitted import FINAL_STATUSES, Submitted
 from evalq.read.submission import submission_result
-from evalq.scoring.arena.run import price_submission
 from evalq.store import intake, queries, webhooks
-from evalq.store.baseline_sql import store_baseline
+from evalq.store.baseline_sql import refresh_task_baseline
 from evalq.store.db import session_scope
 from evalq.workers.app import make_app
 from evalq.workers.chords import enqueue_many
 from evalq.workers.policy import REFRESH_ATTEMPTS
 
 if TYPE_CHECKING:  # scipy.stats comes with it: only `compare` needs it, when it runs
-    from evalq.scoring.comparison import Correction
+    from evalq.stats.comparison import Correction
 
 FIRST_ATTEMPT = 1
 
@@ -53,7 +53,7 @@ log = logging.getLogger(__name__)
 
 
 class Client:
-    """Producer-side entry point. Validates, stores first, then enqueues (DESIGN.md).
+    """Producer-side entry point. Validates, stores first, then enqueues (docs/architecture.md).
 
     With a broker configured (``EVALQ_BROKER_URL``) workers elsewhere evaluate what it enqueues.
     With none, the client evaluates in this process, as `evalq demo` does: an in-process worker
@@ -126,9 +126,8 @@ class Client:
             InvalidInput: the task is invalid, or names a profile these settings do not know.
         """
         parsed = task if isinstance(task, Task) else parse_task(task)
-        profile_named(parsed.profile, self.settings)
         with session_scope(self.url) as session:
-            queries.put_task(session, task=parsed)
+            queries.put_task(session, task=parsed, settings=self.settings)
         return parsed
 
     def submit(self, submission: Submission | Mapping[str, Any]) -> Submitted:
@@ -192,18 +191,23 @@ class Client:
         """The new items of a batch, priced, with the tiers that cannot apply to them."""
         profiles = {tid: profile_named(task.profile, self.settings) for tid, task in tasks.items()}
         judge_configured = self.settings.judge_model is not None
-        return [
-            intake.NewSubmission(
-                submission=submission,
-                content_hash=digest,
-                cost_usd=price_submission(submission, profiles[submission.task_id]),
-                skipped=skipped_tiers(
-                    submission, tasks[submission.task_id], judge_configured=judge_configured
-                ),
+        runs = []
+        for submission, digest, created in zip(parsed, hashes, new, strict=True):
+            if not created:
+                continue
+            quote = quote_submission(submission, profiles[submission.task_id])
+            runs.append(
+                intake.NewSubmission(
+                    submission=submission,
+                    content_hash=digest,
+                    cost_usd=None if quote is None else quote.cost_usd,
+                    skipped=skipped_tiers(
+                        submission, tasks[submission.task_id], judge_configured=judge_configured
+                    ),
+                    priced_by=None if quote is None else quote.source,
+                )
             )
-            for submission, digest, created in zip(parsed, hashes, new, strict=True)
-            if created
-        ]
+        return runs
 
     @staticmethod
     def _resend_unfinished(session: Session, ids: list[str]) -> dict[str, int]:
@@ -216,7 +220,7 @@ class Client:
         return {
             sid: queries.begin_enqueue(session, submission_id=sid)
             for sid in ids
-            if statuses.get(sid) in ("queued", "running")
+            if statuses.get(sid) in PENDING_STATUSES
         }
 
     def import_otlp(
@@ -294,9 +298,7 @@ class Client:
         for attempt in range(1, REFRESH_ATTEMPTS + 1):
             try:
                 with session_scope(self.url) as session:
-                    task = queries.get_task(session, task_id=task_id)
-                    profile = profile_named(task.profile, self.settings)
-                    return store_baseline(session, task_id=task_id, profile=profile.arena)
+                    return refresh_task_baseline(session, task_id=task_id, settings=self.settings)
             except IntegrityError:  # a concurrent refresh stored this version: read again
                 if attempt == REFRESH_ATTEMPTS:
                     raise
@@ -415,7 +417,7 @@ class Client:
                 settings=self.settings,
                 include_held=include_held,
             )
-            return _as_served(board.to_dict())
+            return board.model_dump(mode="json")
 
     def compare(
         self,
@@ -449,7 +451,7 @@ class Client:
                 settings=self.settings,
                 include_held=include_held,
             )
-            return _as_served(result.to_dict())
+            return result.model_dump(mode="json")
 
     def get_result(self, submission_id: str) -> dict[str, Any]:
         """Status, scores, tier outcomes (errors included) and the baseline version used.
@@ -458,13 +460,8 @@ class Client:
         score as merged is under ``merged`` (`evalq.read.submission.submission_result`).
         """
         with session_scope(self.url) as session:
-            return submission_result(session, submission_id=submission_id, settings=self.settings)
-
-
-def _as_served(body: dict[str, Any]) -> dict[str, Any]:
-    """A read model's dict as the HTTP API's JSON body: what `HttpClient` returns for it."""
-    served: dict[str, Any] = json.loads(json.dumps(body))
-    return served
+            found = submission_result(session, submission_id=submission_id, settings=self.settings)
+            return found.model_dump(mode="json", exclude_unset=True)
 
 
 __all__ = ["Client", "NotFound", "Submitted"]

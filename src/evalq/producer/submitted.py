@@ -7,8 +7,11 @@ returns the same type without importing either.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import get_args
 
-FINAL_STATUSES = frozenset({"done", "degraded", "failed"})
+from evalq.core.status import EvaluationStatus
+
+FINAL_STATUSES: frozenset[EvaluationStatus] = frozenset(get_args(EvaluationStatus))
 """A submission in one of these is evaluated: its result will not change but by a re-score."""
 
 

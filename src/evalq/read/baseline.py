@@ -35,5 +35,5 @@ def current_baseline(session: Session, *, task_id: str, profile: Profile) -> Cur
     if row is None:
         return CurrentBaseline(compute_baseline([], profile.arena), 0, 0, None)
     return CurrentBaseline(
-        Baseline.from_dict(row.data), row.version, row.submission_count, row.created_at
+        Baseline.model_validate(row.data), row.version, row.submission_count, row.created_at
     )

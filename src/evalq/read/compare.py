@@ -7,7 +7,7 @@ task's submissions are compared scenario by scenario (scenario score, scenario p
 their pairs are scenarios. Tasks must share one ranking score: an Arena overall (0-100) and a
 PeerRead composite (0-1) are not one scale. Partial evaluations (a tier failed) and runs held
 for review (flagged as outliers, not yet accepted; ``include_held=True`` keeps them) are left
-out and counted. The statistics are `evalq.scoring.contrast`; a single Scylla task compared by
+out and counted. The statistics are `evalq.stats.contrast`; a single Scylla task compared by
 variant also carries the complete variant analysis (`evalq.scoring.worth`).
 """
 
@@ -17,30 +17,34 @@ import fnmatch
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Literal, get_args
 
+from pydantic import Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
 from evalq.core.metadata import KEY_RULE, as_text, valid_key
 from evalq.core.profile import Profile, profile_named
-from evalq.core.schemas import STORED, Task
+from evalq.core.results import ScyllaScores
+from evalq.core.schemas import STORED, Task, TaskKind
 from evalq.core.settings import Settings, get_settings
 from evalq.read.baseline import current_baseline
-from evalq.read.leaderboard import ScoredRow, scored_rows
-from evalq.scoring.comparison import RESAMPLES, SEED, Correction
-from evalq.scoring.contrast import GroupContrast, Observation, contrast
+from evalq.read.reply import Reply
+from evalq.read.variants import VariantsAnalysis, variants_analysis
+from evalq.read.view import ScoredRow, TaskContext, TaskView, view_of
 from evalq.scoring.kinds import KindRule, kind_of, ranking_value
-from evalq.scoring.scylla import ScyllaRun
 from evalq.scoring.suite.scenario import scenario_passed, scenario_score
 from evalq.scoring.variants import natural_order
-from evalq.scoring.worth import VariantAnalysis, analyse_variants
+from evalq.scoring.worth import analyse_variants
+from evalq.stats.comparison import RESAMPLES, SEED, Correction
+from evalq.stats.contrast import GroupComparison, Observation, UnitValues, contrast
 from evalq.store import queries
 from evalq.store.models import EvaluationRow, SubmissionRow, TaskRow
 
 FIELDS = ("model", "tool", "variant")
 HELD = "held for review"
+COPY = "copy of an earlier run"
 """Why a run is left out of a comparison until a person accepts it (`evalq review accept`)."""
 MAX_RESAMPLES = 100_000
 """Most bootstrap resamples one comparison may ask for (the default is 2,000)."""
@@ -49,51 +53,52 @@ CHUNK = 500
 """Task ids asked for in one IN (...) (SQLite's limit on bound parameters)."""
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """The answer to "is B better than A on these tasks, by how much, how sure".
+class LeftOut(Reply):
+    """Submissions of a compared group that were not compared, and why."""
 
-    Attributes:
-        tasks: the tasks compared, by id.
-        not_evaluated: tasks named that have no evaluated submission yet (left out).
-        kind / ranking_key: what the tasks rank by.
-        score: the score compared: the ranking score, or a suite's ``scenario_score``.
-        unit: what pairs: ``task``, or ``scenario`` for suite tasks.
-        by: the field that makes the groups.
-        contrast: the comparisons with the reference group and the per-unit values.
-        left_out: submissions of the compared groups that were not compared, counted by group
-            and reason (``{"group", "reason", "count"}``).
-        variants: the variant analysis of a single Scylla task compared by variant, else None.
-        include_held: whether runs held for review were compared (else left out, counted).
-    """
+    group: str
+    reason: str
+    count: int
 
-    tasks: tuple[str, ...]
-    not_evaluated: tuple[str, ...]
-    kind: str
-    ranking_key: str
-    score: str
-    unit: str
-    by: str
-    contrast: GroupContrast
-    left_out: tuple[dict[str, Any], ...]
-    variants: VariantAnalysis | None
-    include_held: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "tasks": list(self.tasks),
-            "not_evaluated": list(self.not_evaluated),
-            "kind": self.kind,
-            "ranking_key": self.ranking_key,
-            "score": self.score,
-            "unit": self.unit,
-            "by": self.by,
-            **self.contrast.to_dict(),
-            "left_out": list(self.left_out),
-            "variants": None if self.variants is None else self.variants.to_dict(),
-            "include_held": self.include_held,
-        }
+class CompareReport(Reply):
+    """Body of GET /v1/compare: groups of submissions compared over the units they share."""
+
+    tasks: list[str] = Field(description="The tasks compared.")
+    not_evaluated: list[str] = Field(
+        description="Tasks named that have no evaluated submission yet (left out)."
+    )
+    kind: TaskKind
+    ranking_key: str = Field(description="What the tasks rank by.")
+    score: str = Field(
+        description="The score compared: the ranking score, or scenario_score in a suite."
+    )
+    unit: Literal["task", "scenario"] = Field(description="What pairs (scenarios in a suite).")
+    by: str = Field(description="The field that makes the groups.")
+    groups: list[str] = Field(description="The groups, the reference first.")
+    reference: str
+    comparisons: list[GroupComparison] = Field(
+        description="Each other group against the reference: design (paired over shared units "
+        "or unpaired), the mean difference other - reference with its bootstrap interval, the "
+        "deciding test (the sign-flip permutation test of the mean difference; Mann-Whitney U "
+        "when unpaired), Wilcoxon signed-rank (secondary) and McNemar where they apply, "
+        "Cliff's delta, the corrected p-value; design 'too few' (under 5 shared units) has "
+        "no interval, test or verdict."
+    )
+    units: list[UnitValues] = Field(description="Each unit's mean score per group.")
+    correction: Correction = Field(description="The multiple-comparison correction applied.")
+    alpha: float
+    level: float
+    resamples: int
+    seed: int
+    left_out: list[LeftOut]
+    include_held: bool = Field(
+        description="True: runs held for review were compared; false: left out, counted in "
+        'left_out as "held for review".'
+    )
+    variants: VariantsAnalysis | None = Field(
+        description="The variant analysis of a single Scylla task compared by variant."
+    )
 
 
 def resolve_tasks(session: Session, pattern: str) -> list[str]:
@@ -223,24 +228,26 @@ class _Gathered:
     observations: list[Observation]
     left_out: Counter[tuple[str, str]]
     present: set[str]
-    variant_runs: dict[str, list[ScyllaRun]]
+    variant_runs: dict[str, list[ScyllaScores]]
 
 
-def _gather(session: Session, plan: _Plan, by: str, *, include_held: bool) -> _Gathered:
-    """Every task's evaluated submissions scored once (one query per task), as observations;
+def _gather(views: Sequence[TaskView], by: str, *, include_held: bool) -> _Gathered:
+    """Every task's evaluated submissions (each scored once, by its view) as observations;
     a run held for review is left out (and counted) unless ``include_held``."""
     observations = []
     left_out: Counter[tuple[str, str]] = Counter()
     present: set[str] = set()
-    runs: dict[str, list[ScyllaRun]] = defaultdict(list)
-    for task_id, task in plan.tasks.items():
-        profile = plan.profiles[task_id]
-        current = current_baseline(session, task_id=task_id, profile=profile)
-        rule, rows = scored_rows(session, task=task, profile=profile, current=current)
-        for row in rows:
+    runs: dict[str, list[ScyllaScores]] = defaultdict(list)
+    for view in views:
+        task_id, rule, profile = view.task.id, view.rule, view.profile
+        for copy in view.copies:
+            group = _group_of(by, copy)
+            if group is not None:
+                left_out[(group, COPY)] += 1
+        for row in view.rows:
             held = row.held and not include_held
-            if row.scores.scylla is not None and len(plan.tasks) == 1 and not held:
-                runs[row.scores.scylla.variant].append(ScyllaRun.from_scores(row.scores.scylla))
+            if row.scores.scylla is not None and len(views) == 1 and not held:
+                runs[row.scores.scylla.variant].append(row.scores.scylla)
             group = _group_of(by, row)
             if group is None:
                 continue
@@ -338,7 +345,7 @@ def compare(
     seed: int = SEED,
     settings: Settings | None = None,
     include_held: bool = False,
-) -> Comparison:
+) -> CompareReport:
     """Compare the groups ``by`` makes among the evaluated submissions of ``tasks``.
 
     Every check that needs no evaluation runs before one is read: the arguments, the limits
@@ -380,7 +387,100 @@ def compare(
             what = f"{found:,} variants to compare (every variant when values are omitted)"
             rule = _limit(what, "compare_max_groups", settings.compare_max_groups)
             raise InvalidInput([("values", f"{rule}; name the variants to compare")])
-    gathered = _gather(session, plan, by, include_held=include_held)
+    views = [
+        view_of(
+            session,
+            TaskContext(
+                plan.tasks[t],
+                plan.profiles[t],
+                current_baseline(session, task_id=t, profile=plan.profiles[t]),
+            ),
+        )
+        for t in task_ids
+    ]
+    return _compared(
+        views,
+        named,
+        plan,
+        by=by,
+        values=values,
+        correction=correction,
+        alpha=alpha,
+        level=level,
+        resamples=resamples,
+        seed=seed,
+        settings=settings,
+        include_held=include_held,
+    )
+
+
+def compare_task(
+    view: TaskView,
+    *,
+    by: str,
+    values: Sequence[str] = (),
+    settings: Settings | None = None,
+    include_held: bool = False,
+) -> CompareReport:
+    """`compare` over one task already loaded (`task_view`), with the default method: what a
+    task's report shows. The same limits are checked; nothing more is read.
+
+    Raises:
+        InvalidInput: as `compare` (``by``, ``values``, or a limit on ``tasks``).
+    """
+    settings = settings or get_settings()
+    _check_by(by)
+    task_id = view.task.id
+    _check_limits(1, values, settings)
+    if not view.rows:
+        raise InvalidInput([("tasks", f"no evaluated submission in {[task_id]}")])
+    rows = len(view.rows)
+    if rows > settings.compare_max_submissions:
+        what = f"the tasks named hold {rows:,} evaluated submissions"
+        raise InvalidInput(
+            [("tasks", _limit(what, "compare_max_submissions", settings.compare_max_submissions))]
+        )
+    if by == "variant" and not values:
+        found = len({r.submission.variant for r in view.rows} - {None})
+        if found > settings.compare_max_groups:
+            what = f"{found:,} variants to compare (every variant when values are omitted)"
+            rule = _limit(what, "compare_max_groups", settings.compare_max_groups)
+            raise InvalidInput([("values", f"{rule}; name the variants to compare")])
+    plan = _Plan({task_id: view.task}, {task_id: view.profile}, {task_id: view.rule}, rows)
+    return _compared(
+        [view],
+        [task_id],
+        plan,
+        by=by,
+        values=values,
+        correction="holm",
+        alpha=0.05,
+        level=None,
+        resamples=RESAMPLES,
+        seed=SEED,
+        settings=settings,
+        include_held=include_held,
+    )
+
+
+def _compared(
+    views: Sequence[TaskView],
+    named: Sequence[str],
+    plan: _Plan,
+    *,
+    by: str,
+    values: Sequence[str],
+    correction: Correction,
+    alpha: float,
+    level: float | None,
+    resamples: int,
+    seed: int,
+    settings: Settings,
+    include_held: bool,
+) -> CompareReport:
+    """The comparison of the tasks loaded in ``views`` (every check on the request done)."""
+    task_ids = list(plan.tasks)
+    gathered = _gather(views, by, include_held=include_held)
     groups = _groups(gathered, plan, by, values)
     units = len({o.unit for o in gathered.observations if o.group in groups})
     if units > settings.compare_max_units:
@@ -403,29 +503,39 @@ def compare(
         )
     # by default (every variant) a group left out entirely is reported too
     kept = set(groups) if values else gathered.present
-    return Comparison(
-        tasks=tuple(task_ids),
-        not_evaluated=tuple(t for t in named if t not in plan.tasks),
+    unit: Literal["task", "scenario"] = "scenario" if kind == "suite" else "task"
+    found = contrast(
+        gathered.observations,
+        groups,
+        correction=correction,
+        alpha=alpha,
+        level=level,
+        resamples=resamples,
+        seed=seed,
+        unit=unit,
+    )
+    return CompareReport(
+        tasks=task_ids,
+        not_evaluated=[t for t in named if t not in plan.tasks],
         kind=kind,
         ranking_key=score_key,
         score="scenario_score" if kind == "suite" else score_key,
-        unit="scenario" if kind == "suite" else "task",
+        unit=unit,
         by=by,
-        contrast=contrast(
-            gathered.observations,
-            groups,
-            correction=correction,
-            alpha=alpha,
-            level=level,
-            resamples=resamples,
-            seed=seed,
-            unit="scenario" if kind == "suite" else "task",
-        ),
-        left_out=tuple(
-            {"group": group, "reason": reason, "count": n}
+        groups=list(found.groups),
+        reference=found.reference,
+        comparisons=list(found.comparisons),
+        units=list(found.units),
+        correction=found.correction,
+        alpha=found.alpha,
+        level=found.level,
+        resamples=found.resamples,
+        seed=found.seed,
+        left_out=[
+            LeftOut(group=group, reason=reason, count=n)
             for (group, reason), n in sorted(gathered.left_out.items())
             if group in kept
-        ),
-        variants=analysis,
+        ],
         include_held=include_held,
+        variants=None if analysis is None else variants_analysis(analysis),
     )

@@ -24,158 +24,194 @@ intervals overlap are listed as not separable from each other.
 
 from __future__ import annotations
 
-import dataclasses
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any
 
+from pydantic import Field
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
 from evalq.core.metadata import filter_problems, matches
-from evalq.core.profile import Profile, profile_named
-from evalq.core.results import EvaluationScores
-from evalq.core.schemas import STORED, ScenarioResult, Submission, Task
+from evalq.core.profile import Profile, Recommendation
+from evalq.core.results import CostOfPass, EvaluationStatus, ScyllaScores
+from evalq.core.schemas import TaskKind
 from evalq.core.settings import Settings
-from evalq.read.baseline import CurrentBaseline, current_baseline
 from evalq.read.rank_uncertainty import (
     SINGLE_RUN,
     SINGLE_SUBMISSION,
-    RankMethod,
+    RankUncertainty,
     method_of,
+    none_drawn,
     suite_uncertainty,
     variant_uncertainty,
 )
-from evalq.scoring.arena import ArenaScore, score_run
-from evalq.scoring.arena.run import ArenaRun
-from evalq.scoring.confidence import confidence_interval
-from evalq.scoring.kinds import KindRule, RankedValues, kind_of, ranking_value, sort_key
-from evalq.scoring.rank_interval import RankInterval, RankUncertainty, competition_ranks_of
-from evalq.scoring.ranking import competition_ranks
-from evalq.scoring.scylla import ScyllaRun
+from evalq.read.reply import Reply
+from evalq.read.view import ScoredRow, TaskView, task_view
+from evalq.scoring.kinds import KindRule, ranking_value, sort_key
 from evalq.scoring.variants import compare_variants
-from evalq.store import queries
-from evalq.store.models import EvaluationRow, SubmissionRow
+from evalq.stats import rank_interval
+from evalq.stats.confidence import confidence_interval
+from evalq.stats.rank_interval import RankUncertainty as DrawnRanks
+from evalq.stats.rank_interval import competition_ranks_of
+from evalq.stats.ranking import competition_ranks
+from evalq.store.models import Review
 
 CATEGORIES = ("efficiency", "speed", "cost", "correctness")
 HELD = "held for review: not ranked until a person accepts it (evalq review accept)"
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One row of a leaderboard.
+class CategoryRanks(Reply):
+    """An entry's rank in each Arena category (standard competition ranking)."""
 
-    ``rank`` and ``percentile`` follow the task kind's ranking (``ranking_value`` is the number
-    shown for it); ``overall`` is the Arena overall before the difficulty factor (what ranks an
-    Arena task) and ``overall_adjusted`` the one after it (for comparing across tasks).
-    ``held``: the run is held for review (flagged, not yet accepted); on a board that leaves
-    held runs out (the default) its ``rank``, ``percentile`` and ``category_ranks`` are None.
-    ``rank_interval`` is the bootstrap interval of ``rank`` (suite entries, over their
-    scenarios), None with ``rank_interval_note`` saying why; ``not_separable_from`` lists the
-    submissions whose interval overlaps it.
-    """
+    efficiency: int
+    speed: int
+    cost: int
+    correctness: int
 
-    rank: int | None
+
+class RankInterval(Reply):
+    """The bootstrap interval of a rank, in whole ranks (1 is best)."""
+
+    low: int = Field(description="The (1 - level) / 2 quantile of the ranks, rounded down.")
+    high: int = Field(description="The (1 + level) / 2 quantile of the ranks, rounded up.")
+
+
+RANK_INTERVAL = (
+    "Bootstrap interval of the rank (see rank_uncertainty); null when the row has nothing to "
+    "resample, with rank_interval_note saying why."
+)
+NOT_SEPARABLE = (
+    "Rows whose rank interval overlaps this one's: the data do not say which ranks higher. "
+    "Empty without an interval."
+)
+
+
+class LeaderboardEntry(Reply):
+    """One evaluated submission; Arena figures are re-scored against the current baseline."""
+
+    rank: int | None = Field(
+        description="Standard competition rank (1, 1, 3) by the task kind's key; null for a run "
+        "held for review (listed after the ranked rows) unless include_held."
+    )
     submission_id: str
     tool: str
     model: str
     variant: str | None
-    status: str
-    ranking_value: float | None
-    partial: bool
-    not_reported: list[str]
-    review: str | None
-    held: bool
-    flags: list[str]
-    warnings: list[str]
-    overall: float
-    overall_adjusted: float
+    status: EvaluationStatus
+    ranking_value: float | None = Field(description="The value shown for the ranking key.")
+    partial: bool = Field(description="A tier failed (status degraded): ranked below the rest.")
+    not_reported: list[str] = Field(description="Inputs the submitter did not report.")
+    review: Review | None = Field(
+        description="flagged: held for review (out of the baseline, and unless include_held "
+        "out of ranks, percentiles, intervals and comparisons) until a person accepts it; "
+        "accepted: a person accepted it; null: never flagged."
+    )
+    held: bool = Field(
+        description="Held for review (review flagged): unranked and out of every statistic of "
+        "the board unless include_held."
+    )
+    flags: list[str] = Field(description="Outlier indicators that asked for a manual review.")
+    warnings: list[str] = Field(description="Validation warnings (shown, never held against).")
+    overall: float = Field(description="Arena overall before the difficulty factor (0-100).")
+    overall_adjusted: float = Field(description="Arena overall after the difficulty factor.")
     efficiency: float
     speed: float
     cost: float
     correctness: float
-    category_ranks: dict[str, int] | None
-    percentile: float | None
-    peerread: float | None
-    recommendation: str | None
-    peerread_note: str | None
+    category_ranks: CategoryRanks | None = Field(description="Null for an unranked held run.")
+    percentile: float | None = Field(
+        description="Mid-rank percentile among the ranked entries; null for a held run."
+    )
+    peerread: float | None = Field(description="The PeerRead composite.")
+    recommendation: Recommendation | None
+    peerread_note: str | None = Field(
+        default=None,
+        description="What the PeerRead composite cannot see (no judge ran: similarity cannot "
+        "tell a review from a summary of the paper).",
+    )
     scylla_composite: float | None
     scylla_grade: str | None
     suite_passed: bool | None
     suite_final_score: float | None
-    rank_interval: RankInterval | None
-    rank_interval_note: str | None
-    not_separable_from: list[str]
+    rank_interval: RankInterval | None = Field(description=RANK_INTERVAL)
+    rank_interval_note: str | None = Field(description="Why there is no rank interval.")
+    not_separable_from: list[str] = Field(description="Submission ids. " + NOT_SEPARABLE)
 
 
-@dataclass(frozen=True)
-class VariantRow:
-    """One variant of a Scylla task's per-variant board (spec 003).
-
-    ``rank_interval`` is the bootstrap interval of ``rank`` over resamples of the variant's
-    runs (None with ``rank_interval_note`` for a single run); ``not_separable_from`` lists the
-    variants whose interval overlaps it.
-    """
+class VariantRank(Reply):
+    """One variant of a Scylla task's per-variant board, ranked by median composite."""
 
     rank: int
     variant: str
     runs: int
-    pass_rate: float | None
+    pass_rate: float | None = Field(description="Mean pass rate of its runs.")
     median_composite: float | None
     grade: str | None
-    cost_of_pass: float | str | None
-    uplift: float | None
-    rank_interval: RankInterval | None
-    rank_interval_note: str | None
-    not_separable_from: list[str]
+    cost_of_pass: CostOfPass | None = Field(
+        description='Dollars per pass; "inf" when no run passed, null when no run has a cost.'
+    )
+    uplift: float | None = Field(description="Over the baseline variant; null for it.")
+    rank_interval: RankInterval | None = Field(description=RANK_INTERVAL)
+    rank_interval_note: str | None = Field(description="Why there is no rank interval.")
+    not_separable_from: list[str] = Field(description="Variant names. " + NOT_SEPARABLE)
+    models: list[str] = Field(
+        default_factory=list,
+        description="The models its runs name, sorted; more than one: the variant mixes models, "
+        "and its figures are not one model's.",
+    )
+    costed_runs: int = Field(
+        default=0,
+        description="How many of its runs have a cost (the others could not be priced): cost "
+        "of pass and best value read only those.",
+    )
 
 
-@dataclass(frozen=True)
-class Leaderboard:
-    """A task's ranked entries, what they are ranked by, and the baseline they were scored
-    against. ``variants`` is the per-variant board of a Scylla task (None for other kinds);
-    ``rank_uncertainty`` says how the rows' rank intervals were drawn. ``include_held`` says
-    whether runs held for review were ranked (True) or listed apart after the ranked rows."""
+def variant_caveats(variant: VariantRank) -> list[str]:
+    """What a reader must know before trusting a variant's figures: it mixes models, or some
+    of its runs could not be priced (costed n of N). Empty when neither."""
+    caveats = []
+    if len(variant.models) > 1:
+        caveats.append("mixes models: " + ", ".join(variant.models))
+    if variant.costed_runs < variant.runs:
+        caveats.append(f"costed {variant.costed_runs} of {variant.runs} runs")
+    return caveats
+
+
+class ConfidenceInterval(Reply):
+    """Student-t confidence interval of the mean ranking value."""
+
+    of: str = Field(description="The ranking key whose values it is about.")
+    low: float
+    high: float
+    mean: float | None = Field(description="Null with too few values.")
+    enough_data: bool = Field(description="False under 3 values (the bounds are then the range).")
+    level: float = Field(description="Confidence level, e.g. 0.95.")
+
+
+class LeaderboardReport(Reply):
+    """Body of GET /v1/tasks/{id}/leaderboard."""
 
     task_id: str
-    kind: str
-    ranking_key: str
-    baseline_version: int
+    kind: TaskKind = Field(description="The task kind, which decides the ranking.")
+    ranking_key: str = Field(description="What the entries are ranked by.")
+    baseline_version: int = Field(description="The Arena baseline every entry was scored against.")
     baseline_is_default: bool
-    entries: list[Entry]
-    variants: list[VariantRow] | None
-    confidence_interval: dict[str, Any]
-    rank_uncertainty: RankMethod
-    include_held: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class ScoredRow:
-    """One evaluated submission as every board reads it: its row, its evaluation, and the
-    values its kind may rank it by (Arena re-scored against the current baseline)."""
-
-    submission: SubmissionRow
-    metadata: dict[str, Any]
-    evaluation: EvaluationRow
-    scores: EvaluationScores
-    arena: ArenaScore
-    values: RankedValues
-    scenarios: list[ScenarioResult]
-
-    @property
-    def held(self) -> bool:
-        """Held for review: flagged as an outlier and not yet accepted by a person."""
-        return is_held(self.submission.review)
-
-
-def is_held(review: str | None) -> bool:
-    """A run whose review is pending (``flagged``): held out of every statistic until accepted."""
-    return review == "flagged"
+    entries: list[LeaderboardEntry] = Field(description="By rank, then submission id.")
+    variants: list[VariantRank] | None = Field(
+        description="A Scylla task's per-variant board; null for the other kinds."
+    )
+    confidence_interval: ConfidenceInterval
+    rank_uncertainty: RankUncertainty
+    include_held: bool = Field(
+        description="True: runs held for review were ranked among the others; false: they are "
+        "listed after the ranked rows, unranked, and out of every statistic."
+    )
+    duplicate_of: dict[str, str] = Field(
+        default_factory=dict,
+        description="Copies: each id whose run repeats an earlier run's content (output, trace, "
+        "usage, evidence; another id, labels or metadata) and the id of that earliest run. A "
+        "copy counts once, as the earliest: it is not listed, ranked or counted anywhere.",
+    )
 
 
 def leaderboard(
@@ -189,7 +225,7 @@ def leaderboard(
     settings: Settings | None = None,
     rank_intervals: bool = True,
     include_held: bool = False,
-) -> Leaderboard:
+) -> LeaderboardReport:
     """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3) by the score
     its kind is about.
 
@@ -210,10 +246,32 @@ def leaderboard(
     problems = filter_problems(wanted)
     if problems:
         raise InvalidInput(problems)
-    task = queries.get_task(session, task_id=task_id)
-    profile = profile_named(task.profile, settings)
-    current = current_baseline(session, task_id=task_id, profile=profile)
-    rule, every = scored_rows(session, task=task, profile=profile, current=current)
+    view = task_view(session, task_id=task_id, settings=settings)
+    return board_of(
+        view,
+        tool=tool,
+        model=model,
+        variant=variant,
+        metadata=wanted,
+        rank_intervals=rank_intervals,
+        include_held=include_held,
+    )
+
+
+def board_of(
+    view: TaskView,
+    *,
+    tool: str | None = None,
+    model: str | None = None,
+    variant: str | None = None,
+    metadata: Mapping[str, str] | None = None,
+    rank_intervals: bool = True,
+    include_held: bool = False,
+) -> LeaderboardReport:
+    """The leaderboard of a task already loaded (`task_view`); the arguments as `leaderboard`'s
+    (``metadata`` already checked)."""
+    wanted = dict(metadata or {})
+    rule, every, profile, current = view.rule, view.rows, view.profile, view.current
     kept = [
         r
         for r in every
@@ -227,7 +285,7 @@ def leaderboard(
     keys = [sort_key(rule, r.values) for r in rows]
     ranks = competition_ranks_of(keys)
     by_category = {
-        name: competition_ranks([getattr(r.arena, name) for r in rows], ndigits=2)
+        name: competition_ranks([getattr(r.arena, f"{name}_score") for r in rows], ndigits=2)
         for name in CATEGORIES
     }
     level = profile.arena.confidence_level
@@ -249,73 +307,27 @@ def leaderboard(
     shown = [e.ranking_value for e in entries if e.ranking_value is not None]
     entries += [_entry(r, rule, None, None, {}, 0) for r in held]
     interval = confidence_interval(shown, level, bounds=rule.scale)
-    return Leaderboard(
-        task_id=task_id,
+    return LeaderboardReport(
+        task_id=view.task.id,
         kind=rule.kind,
         ranking_key=rule.ranking_key,
         baseline_version=current.version,
         baseline_is_default=current.baseline.is_default,
         entries=entries,
         variants=variants,
-        confidence_interval={
-            "of": rule.ranking_key,
-            "low": round(interval.low, 4),
-            "high": round(interval.high, 4),
-            "mean": None if interval.mean is None else round(interval.mean, 4),
-            "enough_data": interval.enough_data,
-            "level": level,
-        },
+        confidence_interval=ConfidenceInterval(
+            of=rule.ranking_key,
+            low=round(interval.low, 4),
+            high=round(interval.high, 4),
+            mean=None if interval.mean is None else round(interval.mean, 4),
+            enough_data=interval.enough_data,
+            level=level,
+        ),
         rank_uncertainty=method_of(rule.kind, uncertainty, level)
         if rank_intervals or rule.kind != "suite"
-        else RankMethod(None, None, 0, 0, level, "rank intervals not computed for this read"),
+        else none_drawn(level, "rank intervals not computed for this read"),
         include_held=include_held,
-    )
-
-
-def scored_rows(
-    session: Session, *, task: Task, profile: Profile, current: CurrentBaseline
-) -> tuple[KindRule, list[ScoredRow]]:
-    """The task's kind rule and every evaluated submission scored, read in one query.
-
-    The kind is derived from all of the task's runs (a task without ``kind``), whatever a
-    reader keeps of them afterwards.
-    """
-    every = [
-        _row(sub_row, evaluation, task, profile, current)
-        for sub_row, evaluation in queries.task_evaluations(session, task_id=task.id)
-    ]
-    rule = kind_of(
-        task,
-        has_variants=any(r.submission.variant is not None for r in every),
-        has_scenarios=any(r.scores.suite is not None for r in every),
-    )
-    return rule, every
-
-
-def _row(
-    sub_row: SubmissionRow,
-    evaluation: EvaluationRow,
-    task: Task,
-    profile: Profile,
-    current: CurrentBaseline,
-) -> ScoredRow:
-    submission = Submission.model_validate(sub_row.payload, context=STORED)
-    run = ArenaRun.of(submission, sub_row.cost_usd)
-    arena = score_run(run, task, submission.evidence, current.baseline, profile.arena)
-    scores = EvaluationScores.model_validate(evaluation.scores)
-    # a tier failed, or the composite misses an input for another reason that is not the
-    # submitter's (e.g. the judge's budget ran out before a rubric)
-    partial = evaluation.status == "degraded" or bool(scores.peerread and scores.peerread.partial)
-    values = RankedValues(
-        partial=partial,
-        arena_unadjusted=arena.unadjusted,
-        peerread_composite=scores.peerread.composite if scores.peerread else None,
-        scylla_composite=scores.scylla.composite if scores.scylla else None,
-        suite_passed=scores.suite.passed if scores.suite else None,
-        suite_final_score=scores.suite.final_score if scores.suite else None,
-    )
-    return ScoredRow(
-        sub_row, submission.metadata, evaluation, scores, arena, values, submission.scenarios
+        duplicate_of=dict(sorted(view.duplicate_of.items())),
     )
 
 
@@ -339,11 +351,11 @@ def _entry(
     percentile: float | None,
     by_category: dict[str, list[int]],
     index: int,
-) -> Entry:
+) -> LeaderboardEntry:
     scores, arena = row.scores, row.arena
     peer_not_reported = list(scores.peerread.not_reported) if scores.peerread else []
     value = ranking_value(rule, row.values)
-    return Entry(
+    return LeaderboardEntry(
         rank=rank,
         submission_id=row.submission.id,
         tool=row.submission.tool,
@@ -356,16 +368,16 @@ def _entry(
         review=row.submission.review,
         held=row.held,
         flags=list(scores.review.flags),
-        warnings=list(scores.review.warnings),
-        overall=round(arena.unadjusted, 2),
-        overall_adjusted=round(arena.overall, 2),
-        efficiency=round(arena.efficiency, 2),
-        speed=round(arena.speed, 2),
-        cost=round(arena.cost, 2),
-        correctness=round(arena.correctness, 2),
+        warnings=row.warnings,
+        overall=round(arena.unadjusted_score, 2),
+        overall_adjusted=round(arena.overall_score, 2),
+        efficiency=round(arena.efficiency_score, 2),
+        speed=round(arena.speed_score, 2),
+        cost=round(arena.cost_score, 2),
+        correctness=round(arena.correctness_score, 2),
         category_ranks=None
         if rank is None
-        else {name: by_category[name][index] for name in CATEGORIES},
+        else CategoryRanks.model_validate({name: by_category[name][index] for name in CATEGORIES}),
         percentile=percentile,
         peerread=scores.peerread.composite if scores.peerread else None,
         recommendation=scores.peerread.recommendation if scores.peerread else None,
@@ -384,16 +396,25 @@ def _entry(
     )
 
 
-def _with_intervals(entries: list[Entry], uncertainty: RankUncertainty | None) -> list[Entry]:
+def _interval(drawn: rank_interval.RankInterval | None) -> RankInterval | None:
+    return None if drawn is None else RankInterval(low=drawn.low, high=drawn.high)
+
+
+def _with_intervals(
+    entries: list[LeaderboardEntry], uncertainty: DrawnRanks | None
+) -> list[LeaderboardEntry]:
     """``entries`` (in the order ``uncertainty`` was drawn) with their rank intervals."""
     if uncertainty is None:
         return entries
     return [
-        dataclasses.replace(
-            entry,
-            rank_interval=ranks.interval,
-            rank_interval_note=ranks.note,
-            not_separable_from=sorted(entries[j].submission_id for j in ranks.not_separable_from),
+        entry.model_copy(
+            update={
+                "rank_interval": _interval(ranks.interval),
+                "rank_interval_note": ranks.note,
+                "not_separable_from": sorted(
+                    entries[j].submission_id for j in ranks.not_separable_from
+                ),
+            }
         )
         for entry, ranks in zip(entries, uncertainty.rows, strict=True)
     ]
@@ -401,16 +422,16 @@ def _with_intervals(entries: list[Entry], uncertainty: RankUncertainty | None) -
 
 def _variant_board(
     rows: list[ScoredRow], profile: Profile
-) -> tuple[list[VariantRow], RankUncertainty | None]:
+) -> tuple[list[VariantRank], DrawnRanks | None]:
     """The per-variant board: each variant's pass rate, median composite, grade, cost of pass,
     uplift over the baseline variant, and rank interval, ranked by median composite; and how
     the intervals were drawn (None without variants)."""
-    runs: dict[str, list[ScyllaRun]] = {}
+    runs: dict[str, list[ScyllaScores]] = {}
+    models: dict[str, set[str]] = {}
     for row in rows:
         if row.scores.scylla is not None:
-            runs.setdefault(row.scores.scylla.variant, []).append(
-                ScyllaRun.from_scores(row.scores.scylla)
-            )
+            runs.setdefault(row.scores.scylla.variant, []).append(row.scores.scylla)
+            models.setdefault(row.scores.scylla.variant, set()).add(row.submission.model)
     if not runs:
         return [], None
     report = compare_variants(runs, profile.scylla)
@@ -425,9 +446,8 @@ def _variant_board(
     names = [stats.variant for stats in report.variants]
     board = []
     for stats, rank, spread in zip(report.variants, ranks, uncertainty.rows, strict=True):
-        cost_of_pass = stats.cost_of_pass
         board.append(
-            VariantRow(
+            VariantRank(
                 rank=rank,
                 variant=stats.variant,
                 runs=stats.runs,
@@ -436,13 +456,13 @@ def _variant_board(
                 if stats.composite is None
                 else round(stats.composite.median, 4),
                 grade=stats.grade,
-                cost_of_pass="inf"
-                if cost_of_pass is not None and cost_of_pass == float("inf")
-                else cost_of_pass,
+                cost_of_pass=stats.cost_of_pass,
                 uplift=report.uplift.get(stats.variant),
-                rank_interval=spread.interval,
+                rank_interval=_interval(spread.interval),
                 rank_interval_note=spread.note,
                 not_separable_from=[names[j] for j in spread.not_separable_from],
+                models=sorted(models[stats.variant]),
+                costed_runs=sum(r.cost_usd is not None for r in runs[stats.variant]),
             )
         )
     board.sort(key=lambda v: (v.rank, v.variant))

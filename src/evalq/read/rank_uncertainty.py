@@ -1,6 +1,7 @@
-"""Rank uncertainty on a leaderboard: what is resampled for each task kind (issue 18).
+"""Rank uncertainty on a leaderboard: what is resampled for each task kind (docs/scoring.md,
+"Rank uncertainty").
 
-The method is `evalq.scoring.rank_interval`'s; this module decides the units:
+The method is `evalq.stats.rank_interval`'s; this module decides the units:
 
 - ``scylla``: the per-variant board. A variant's units are its repeat runs; each resample
   draws each variant's runs on its own (runs of different variants are not paired) and
@@ -19,45 +20,41 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from statistics import median
 from typing import Literal
 
+from pydantic import Field
+
 from evalq.core.profile import SuiteProfile
 from evalq.core.schemas import ScenarioResult
+from evalq.read.reply import Reply
 from evalq.scoring.kinds import KindRule, RankedValues, sort_key
-from evalq.scoring.rank_interval import Key, RankedRow, RankUncertainty, rank_intervals
 from evalq.scoring.suite.aggregate import ScenarioFacts, scenario_facts
 from evalq.scoring.suite.resample import resampled_final_score
+from evalq.stats.rank_interval import Key, RankedRow, rank_intervals
+from evalq.stats.rank_interval import RankUncertainty as DrawnRanks
 
 SINGLE_SUBMISSION = "a single submission: nothing to resample"
 SINGLE_RUN = "a single run: its variant's rank interval is on the variant board"
 
 
-@dataclass(frozen=True)
-class RankMethod:
-    """How a leaderboard's rank intervals were drawn.
+class RankUncertainty(Reply):
+    """How a board's rank intervals were drawn (a percentile bootstrap of competition ranks)."""
 
-    Attributes:
-        applies_to: which rows carry intervals: ``variants`` (Scylla), ``entries`` (suite), or
-            None (no row has resampling units).
-        units: what was resampled: ``runs`` within each variant, ``scenarios`` of each entry.
-        resamples: resamples drawn (0 when none was).
-        seed: the seed of the resamples.
-        level: the intervals' level (the 2.5th and 97.5th percentile ranks at 0.95).
-        note: the method in a sentence.
-    """
-
-    applies_to: Literal["entries", "variants"] | None
-    units: Literal["runs", "scenarios"] | None
-    resamples: int
-    seed: int
-    level: float
-    note: str
+    applies_to: Literal["entries", "variants"] | None = Field(
+        description="The rows with intervals: variants (scylla), entries (suite); null: none."
+    )
+    units: Literal["runs", "scenarios"] | None = Field(
+        description="What was resampled: each variant's runs, or each entry's scenarios."
+    )
+    resamples: int = Field(description="Resamples drawn; 0 when nothing was resampled.")
+    seed: int = Field(description="Seed of the resamples: the same results, the same intervals.")
+    level: float = Field(description="Level of the intervals, e.g. 0.95.")
+    note: str = Field(description="The method in a sentence.")
 
 
-def method_of(kind: str, uncertainty: RankUncertainty | None, level: float) -> RankMethod:
-    """The `RankMethod` of a board of ``kind`` (``uncertainty``: what was drawn, if anything)."""
+def method_of(kind: str, uncertainty: DrawnRanks | None, level: float) -> RankUncertainty:
+    """How a board of ``kind`` drew its rank intervals (``uncertainty``: what was drawn)."""
     resamples = 0 if uncertainty is None else uncertainty.resamples
     seed = 0 if uncertainty is None else uncertainty.seed
     if kind == "scylla":
@@ -66,16 +63,35 @@ def method_of(kind: str, uncertainty: RankUncertainty | None, level: float) -> R
             "recomputed; variants whose intervals overlap are not separable; the runs beneath "
             "are single runs"
         )
-        return RankMethod("variants", "runs", resamples, seed, level, note)
+        return RankUncertainty(
+            applies_to="variants",
+            units="runs",
+            resamples=resamples,
+            seed=seed,
+            level=level,
+            note=note,
+        )
     if kind == "suite":
         note = (
             "each entry's scenarios resampled with replacement (the same draw for entries that "
             "ran the same scenario set) and its final score recomputed, the gate kept as "
             "stored; entries whose intervals overlap are not separable"
         )
-        return RankMethod("entries", "scenarios", resamples, seed, level, note)
+        return RankUncertainty(
+            applies_to="entries",
+            units="scenarios",
+            resamples=resamples,
+            seed=seed,
+            level=level,
+            note=note,
+        )
     note = "every entry is a single submission: nothing to resample, no rank intervals"
-    return RankMethod(None, None, 0, 0, level, note)
+    return none_drawn(level, note)
+
+
+def none_drawn(level: float, note: str) -> RankUncertainty:
+    """A board without rank intervals, and why."""
+    return RankUncertainty(applies_to=None, units=None, resamples=0, seed=0, level=level, note=note)
 
 
 def suite_uncertainty(
@@ -85,7 +101,7 @@ def suite_uncertainty(
     profile: SuiteProfile,
     *,
     level: float,
-) -> RankUncertainty:
+) -> DrawnRanks:
     """Rank intervals of a suite board's entries over resamples of their scenarios.
 
     Args:
@@ -117,7 +133,7 @@ def variant_key(composites: Sequence[float | None]) -> Key:
 
 def variant_uncertainty(
     composites: Sequence[Sequence[float | None]], *, level: float
-) -> RankUncertainty:
+) -> DrawnRanks:
     """Rank intervals of a Scylla board's variants over resamples of each variant's runs.
 
     Args:

@@ -10,22 +10,76 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
 from sqlalchemy.orm import Session
 
-from evalq.core.profile import profile_named
 from evalq.core.redact import redact_data
-from evalq.core.results import ArenaScores, ErrorRecord
-from evalq.core.schemas import STORED, Submission
+from evalq.core.results import (
+    ArenaScores,
+    ErrorRecord,
+    EvaluationScores,
+    MissingTier,
+    TierStatus,
+)
+from evalq.core.schemas import STORED, Submission, Tier
 from evalq.core.settings import Settings
-from evalq.read.baseline import current_baseline
-from evalq.scoring.arena import score_run
-from evalq.scoring.arena.run import ArenaRun
+from evalq.core.status import Status
+from evalq.read.reply import Reply
+from evalq.read.view import task_context
 from evalq.store import queries
+from evalq.store.models import Review
+
+
+class TierState(Reply):
+    """One tier of a submission as stored: its status, result and error."""
+
+    status: TierStatus
+    metrics: dict[str, Any] | None = Field(
+        description='The tier\'s result (docs/scoring/); {"reason": ...} when skipped.'
+    )
+    error: ErrorRecord | None = Field(description="Why it failed; tracebacks are not served.")
+
+
+class Merged(Reply):
+    """The Arena scores as the merge stored them, against the baseline of that moment."""
+
+    arena: ArenaScores
+    baseline_version: int
+
+
+class SubmissionResult(Reply):
+    """Body of GET /v1/submissions/{id} (`evalq.read.submission.submission_result`).
+
+    The fields from ``scores`` on are present only once the submission is evaluated (status
+    done, degraded or failed); before that they are absent, not null.
+    """
+
+    id: str
+    task_id: str
+    status: Status
+    error: ErrorRecord | None = Field(description="Why a failed evaluation failed.")
+    review: Review | None = Field(
+        description="flagged: left out of the baseline until a person accepts it; null: never."
+    )
+    metadata: dict[str, Any] = Field(description="The submission's metadata, as sent.")
+    tiers: dict[Tier, TierState] = Field(description="The tiers that started, by name.")
+    scores: EvaluationScores | None = Field(
+        default=None, description="Arena scores against the task's current baseline."
+    )
+    missing_tiers: dict[Tier, MissingTier] | None = Field(
+        default=None, description="Each tier that produced no result, and why."
+    )
+    baseline_version: int | None = Field(
+        default=None, description="The current baseline, which `scores.arena` is against."
+    )
+    profile_hash: str | None = Field(default=None, description="The scoring profile used.")
+    evaluated_at: str | None = Field(default=None, description="ISO 8601, as stored.")
+    merged: Merged | None = None
 
 
 def submission_result(
     session: Session, *, submission_id: str, settings: Settings | None = None
-) -> dict[str, Any]:
+) -> SubmissionResult:
     """Status, scores (Arena against the current baseline), tier outcomes with their errors
     (tracebacks left out), the review state, and the evaluation as merged.
 
@@ -51,20 +105,12 @@ def submission_result(
         },
     }
     if evaluation is None:
-        return dict(redact_data(result, settings))
-    task = queries.get_task(session, task_id=row.task_id)
-    profile = profile_named(task.profile, settings)
-    current = current_baseline(session, task_id=task.id, profile=profile)
-    submission = Submission.model_validate(row.payload, context=STORED)
-    arena = score_run(
-        ArenaRun.of(submission, row.cost_usd),
-        task,
-        submission.evidence,
-        current.baseline,
-        profile.arena,
-    )
+        return SubmissionResult.model_validate(redact_data(result, settings))
+    context = task_context(session, task_id=row.task_id, settings=settings)
+    current = context.current
+    arena = context.arena(Submission.model_validate(row.payload, context=STORED), row.cost_usd)
     scores = dict(evaluation.scores)
-    scores["arena"] = ArenaScores.model_validate(arena.to_dict()).model_dump(mode="json")
+    scores["arena"] = arena.model_dump(mode="json")
     result |= {
         "scores": scores,
         "missing_tiers": evaluation.missing_tiers,
@@ -76,7 +122,7 @@ def submission_result(
             "baseline_version": evaluation.baseline_version,
         },
     }
-    return dict(redact_data(result, settings))
+    return SubmissionResult.model_validate(redact_data(result, settings))
 
 
 def _public(error: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -3,29 +3,108 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
-from sqlalchemy.orm import Session
+from pydantic import Field
 
-from evalq.core.results import EvaluationScores
-from evalq.read.leaderboard import is_held
-from evalq.scoring.scylla import ScyllaRun
-from evalq.store import queries
+from evalq.core.results import CostOfPass, ScyllaScores
+from evalq.read.reply import Reply
+from evalq.read.view import ScoredRow
+from evalq.scoring.worth import Metric, VariantAnalysis, Verdict
+from evalq.stats.bootstrap import UpliftInterval
+from evalq.stats.statistics import Statistics
 
 
 def variant_runs(
-    session: Session, *, task_id: str, include_held: bool = False
-) -> dict[str, list[ScyllaRun]]:
-    """Every evaluated run of the task that names a variant, by variant.
+    rows: Sequence[ScoredRow], *, include_held: bool = False
+) -> dict[str, list[ScyllaScores]]:
+    """Every evaluated run of a task (its `TaskView` rows) that names a variant, by variant.
 
     A run belongs to the variant its submission named (stored with its Scylla scores by the
     merge); submissions without a variant are not part of any group, and runs held for review
     (flagged, not yet accepted) are not either unless ``include_held``.
     """
-    runs: dict[str, list[ScyllaRun]] = defaultdict(list)
-    for row, evaluation in queries.task_evaluations(session, task_id=task_id):
-        if is_held(row.review) and not include_held:
+    runs: dict[str, list[ScyllaScores]] = defaultdict(list)
+    for row in rows:
+        if row.held and not include_held:
             continue
-        scylla = EvaluationScores.model_validate(evaluation.scores).scylla
+        scylla = row.scores.scylla
         if scylla is not None:
-            runs[scylla.variant].append(ScyllaRun.from_scores(scylla))
+            runs[scylla.variant].append(scylla)
     return dict(runs)
+
+
+class VariantStatistics(Reply):
+    """One variant's runs; a metric no run reported is null."""
+
+    variant: str
+    runs: int
+    pass_rate: Statistics | None
+    impl_rate: Statistics | None
+    composite: Statistics | None
+    cost_usd: Statistics | None
+    duration_seconds: Statistics | None
+    grade: str | None = Field(description="Letter grade of the median composite.")
+    cost_of_pass: CostOfPass | None = Field(
+        description='Dollars per pass; "inf" when no run passed, null when no run has a cost.'
+    )
+    consistency: float | None = Field(
+        description="1 - std/mean of its runs' composites, floored at 0; null under 2 runs."
+    )
+
+
+class VariantStep(Reply):
+    """The step from one variant to another: per-metric uplift with intervals, and a verdict."""
+
+    source: str
+    target: str
+    uplift: dict[Metric, UpliftInterval] = Field(
+        description="Metric -> relative uplift of target over source with its percentile "
+        "bootstrap interval (pass rate: means; the others: medians; cost: lower is cheaper)."
+    )
+    cost_of_pass_delta: float | None = Field(
+        description="Target's cost of pass minus source's; null when either is unknown or inf."
+    )
+    verdict: Verdict = Field(
+        description="worth it: the composite's interval is above zero; not worth it: below; "
+        "inconclusive: it holds zero."
+    )
+    reason: str
+
+
+class BootstrapMethod(Reply):
+    """How the intervals were drawn."""
+
+    level: float
+    resamples: int
+    seed: int
+    steps: int = Field(
+        description="The distinct steps whose verdicts form one family (Bonferroni)."
+    )
+    step_level: float = Field(
+        description="The level each step's intervals are drawn at: 1 - (1 - level) / steps."
+    )
+
+
+class VariantsAnalysis(Reply):
+    """`VariantsReport` without the task id and run count (inside a comparison)."""
+
+    variants: list[VariantStatistics]
+    baseline: str | None
+    uplift: dict[str, float | None]
+    pass_rate_variance: float | None
+    composite_variance: float | None
+    cost_variance: float | None
+    cost_delta: float | None
+    frontier_cost_of_pass: float | None
+    best_value: str | None
+    best_value_share: float | None
+    over_baseline: list[VariantStep]
+    transitions: list[VariantStep]
+    bootstrap: BootstrapMethod
+
+
+def variants_analysis(analysis: VariantAnalysis) -> VariantsAnalysis:
+    """The variant analysis as served, from the dataclasses `evalq.scoring.worth` computes
+    (their ``to_dict`` flattens the variant report into the analysis, the served layout)."""
+    return VariantsAnalysis.model_validate(analysis.to_dict())

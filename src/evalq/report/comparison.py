@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evalq.read.compare import Comparison
+from evalq.read.compare import CompareReport
 from evalq.read.report_data import ReportData
+from evalq.read.variants import VariantsAnalysis, VariantStep
 from evalq.report.svg import esc
-from evalq.scoring.bootstrap import UpliftInterval
-from evalq.scoring.worth import METRICS, Transition, VariantAnalysis
+from evalq.scoring.worth import METRICS
+from evalq.stats.bootstrap import UpliftInterval
 
 
 def _table(table_id: str, heads: Sequence[str], rows: Sequence[str]) -> str:
@@ -32,7 +33,7 @@ def _interval(i: UpliftInterval | None) -> str:
     return f'<td class="num">{i.uplift:+.1%}{esc(bounds)}</td>'
 
 
-def _steps(table_id: str, steps: Sequence[Transition], level: float) -> str:
+def _steps(table_id: str, steps: Sequence[VariantStep], level: float) -> str:
     rows = [
         f'<tr data-step="{esc(t.source)}-{esc(t.target)}" data-verdict="{esc(t.verdict)}">'
         f"<td>{esc(t.source)} &rarr; {esc(t.target)}</td>"
@@ -51,9 +52,9 @@ def _steps(table_id: str, steps: Sequence[Transition], level: float) -> str:
     return _table(table_id, heads, rows)
 
 
-def variant_analysis(analysis: VariantAnalysis) -> str:
+def variant_analysis(analysis: VariantsAnalysis) -> str:
     """Uplift over the baseline, step by step, and the best-value variant."""
-    report = analysis.report
+    report, method = analysis, analysis.bootstrap
     parts = []
     if report.best_value is not None and report.frontier_cost_of_pass is not None:
         parts.append(
@@ -64,21 +65,21 @@ def variant_analysis(analysis: VariantAnalysis) -> str:
                 ""
                 if analysis.best_value_share is None
                 else f"; it is the best value in {analysis.best_value_share:.1%} of "
-                f"{analysis.resamples} bootstrap resamples of each variant's runs"
+                f"{method.resamples} bootstrap resamples of each variant's runs"
             )
             + ".</p>"
         )
     if analysis.over_baseline:
         parts.append(f"<h3>Each variant over {esc(report.baseline)}</h3>")
-        parts.append(_steps("over-baseline", analysis.over_baseline, analysis.step_level))
+        parts.append(_steps("over-baseline", analysis.over_baseline, method.step_level))
     if analysis.transitions:
         parts.append("<h3>Step by step</h3>")
-        parts.append(_steps("transitions", analysis.transitions, analysis.step_level))
+        parts.append(_steps("transitions", analysis.transitions, method.step_level))
     parts.append(
         '<p class="note">Uplift is the relative change (pass rate: of the mean; the others: of '
         "the median) with a percentile bootstrap interval of "
-        f"{analysis.resamples} resamples, seed {analysis.seed}, at level "
-        f"{analysis.step_level:.2%}: {analysis.level:.0%} for the {analysis.steps} steps together "
+        f"{method.resamples} resamples, seed {method.seed}, at level "
+        f"{method.step_level:.2%}: {method.level:.0%} for the {method.steps} steps together "
         "(Bonferroni), so identical variants rarely show a verdict anywhere on the ladder. "
         "A step is <em>worth it</em> when "
         "the composite's interval lies above zero, <em>not worth it</em> below, and "
@@ -87,8 +88,8 @@ def variant_analysis(analysis: VariantAnalysis) -> str:
     return "".join(parts)
 
 
-def _tests(comparison: Comparison) -> str:
-    result = comparison.contrast
+def _tests(comparison: CompareReport) -> str:
+    result = comparison
     rows = []
     for c in result.comparisons:
         d, e = c.difference, c.effect

@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from evalq.read.leaderboard import CATEGORIES, Entry
+from evalq.read.leaderboard import CATEGORIES, LeaderboardEntry
 from evalq.read.report_data import ReportData
+from evalq.read.variants import VariantsAnalysis
 from evalq.report.assets import SCRIPT, STYLE, script_hash
 from evalq.report.comparison import comparison_section
 from evalq.report.ranks import rank_cell, rank_label, rank_note
@@ -26,8 +27,7 @@ from evalq.report.svg import (
     signed_bars,
 )
 from evalq.report.verdict import verdict_section
-from evalq.scoring.statistics import Statistics
-from evalq.scoring.variants import VariantReport
+from evalq.stats.statistics import Statistics
 
 
 def _cell(value: float | None, digits: int = 2) -> str:
@@ -97,7 +97,7 @@ def leaderboard_table(data: ReportData) -> str:
         )  # fmt: skip
     return (
         f'<div class="scroll"><table id="leaderboard"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>" + rank_note(data.board, data.entries)
+        f"<tbody>{''.join(rows)}</tbody></table></div>" + rank_note(data.leaderboard, data.entries)
     )
 
 
@@ -120,7 +120,7 @@ def distributions(data: ReportData) -> str:
     return f'<div class="grid">{"".join(figures)}</div>'
 
 
-def breakdown(entries: Sequence[Entry]) -> str:
+def breakdown(entries: Sequence[LeaderboardEntry]) -> str:
     """Each submission's four category scores side by side, in leaderboard order."""
     rows = [
         BarRow(
@@ -172,7 +172,7 @@ def _stat(stats: Statistics | None, pick: str = "median", fmt: str = "{:.3f}") -
     )
 
 
-def variants_section(report: VariantReport) -> str:
+def variants_section(report: VariantsAnalysis) -> str:
     """Per-variant statistics and the uplift of each variant's median composite over T0."""
     rows = []
     for v in report.variants:
@@ -247,7 +247,7 @@ def render_html(data: ReportData) -> str:
 
 def meta_line(data: ReportData) -> str:
     """How many submissions, which baseline, when, and the interval of the kind's score."""
-    board = data.board
+    board = data.leaderboard
     ci = board.confidence_interval
     baseline = f"baseline v{board.baseline_version}" + (
         " (default)" if board.baseline_is_default else ""
@@ -255,7 +255,7 @@ def meta_line(data: ReportData) -> str:
     return (
         f'<p class="meta">{board.kind} task, ranked by {esc(board.ranking_key)}; '
         f"{len(data.entries)} evaluated submission(s), {esc(baseline)}, generated "
-        f"{esc(data.generated_at)}; mean {esc(ci['mean'])}, {data.confidence_level:.0%} CI "
-        f"[{esc(ci['low'])}, {esc(ci['high'])}]{'' if ci['enough_data'] else ' (not enough data)'}"
+        f"{esc(data.generated_at)}; mean {esc(ci.mean)}, {data.confidence_level:.0%} CI "
+        f"[{esc(ci.low)}, {esc(ci.high)}]{'' if ci.enough_data else ' (not enough data)'}"
         "</p>"
     )

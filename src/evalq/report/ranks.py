@@ -1,4 +1,5 @@
-"""Rank intervals on the page: ``2 [2–3] ≈`` and the note that explains it (issue 18).
+"""Rank intervals on the page: ``2 [2–3] ≈`` and the note that explains it (docs/scoring.md,
+"Rank uncertainty").
 
 A row's rank comes with the bootstrap interval of its rank when it has one
 (`evalq.read.rank_uncertainty`); ≈ marks a row whose interval overlaps another row's: the data
@@ -9,18 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evalq.read.leaderboard import Entry, Leaderboard, VariantRow
+from evalq.read.leaderboard import LeaderboardEntry, LeaderboardReport, VariantRank
 from evalq.report.svg import esc
 
 NOT_SEPARABLE = "≈"
 
 
-def rank_label(row: Entry | VariantRow) -> str:
+def rank_label(row: LeaderboardEntry | VariantRank) -> str:
     """The rank as shown: its number, or "held" for a run held for review (unranked)."""
     return "held" if row.rank is None else str(row.rank)
 
 
-def rank_cell(row: Entry | VariantRow) -> str:
+def rank_cell(row: LeaderboardEntry | VariantRank) -> str:
     """The rank cell: the rank, its interval when it has one, ≈ (naming the others on hover)."""
     interval = row.rank_interval
     text = rank_label(row)
@@ -35,7 +36,7 @@ def rank_cell(row: Entry | VariantRow) -> str:
     return f'<td class="num" data-value="{row.rank or ""}">{text}</td>'
 
 
-def interval_cell(row: VariantRow) -> str:
+def interval_cell(row: VariantRank) -> str:
     """A column of its own: ``[2–3] ≈ T0, T1``, or why there is no interval."""
     if row.rank_interval is None:
         return f"<td>{esc(row.rank_interval_note or '-')}</td>"
@@ -46,7 +47,7 @@ def interval_cell(row: VariantRow) -> str:
     return f'<td class="rank-interval">{text}</td>'
 
 
-def rank_note(board: Leaderboard, rows: Sequence[Entry | VariantRow]) -> str:
+def rank_note(board: LeaderboardReport, rows: Sequence[LeaderboardEntry | VariantRank]) -> str:
     """What the intervals and ≈ mean, under a table whose rows have intervals (else "")."""
     if not any(row.rank_interval for row in rows):
         return ""

@@ -54,5 +54,5 @@ def render_csv(data: ReportData) -> str:
 
 
 def render_json(data: ReportData) -> str:
-    """The whole report (`ReportData.to_dict`) as indented JSON."""
-    return json.dumps(data.to_dict(), indent=2, allow_nan=False) + "\n"
+    """The whole report (`ReportData`) as indented JSON."""
+    return json.dumps(data.model_dump(mode="json"), indent=2, allow_nan=False) + "\n"

@@ -9,13 +9,15 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
+from evalq.read.leaderboard import variant_caveats
 from evalq.read.report_data import ReportData, SuiteGate
+from evalq.read.variants import VariantStep
 from evalq.report.ranks import interval_cell, rank_label, rank_note
 from evalq.report.svg import count_bars, esc
 from evalq.scoring.evaluation import NOT_JUDGED
-from evalq.scoring.worth import Transition
 
 BOARD_ROWS = 10
 """Rows of the Arena board in the verdict; the full leaderboard follows below it."""
@@ -67,7 +69,7 @@ def suite_verdict(data: ReportData) -> str:
     return summary + _table("suite-gates", heads, rows)
 
 
-def _uplift_cell(step: Transition | None, is_baseline: bool) -> str:
+def _uplift_cell(step: VariantStep | None, is_baseline: bool) -> str:
     """The composite's uplift over the baseline with its interval, and the step's verdict."""
     if is_baseline:
         return "<td>baseline</td><td>-</td>"
@@ -89,9 +91,9 @@ def scylla_verdict(data: ReportData) -> str:
     """The per-variant board: pass rate, median composite, grade, cost of pass, uplift + CI."""
     baseline = data.variants.baseline if data.variants else None
     rows = []
-    for v in data.board.variants or []:
+    for v in data.leaderboard.variants or []:
         cost = v.cost_of_pass
-        cost_text = "-" if cost is None else "never passes" if cost == "inf" else f"{cost:.4f}"
+        cost_text = "-" if cost is None else "never passes" if math.isinf(cost) else f"{cost:.4f}"
         rows.append(
             f'<tr data-variant="{esc(v.variant)}"><td class="num">{v.rank}</td>'
             f"<td>{esc(v.variant)}</td><td class=num>{v.runs}</td>"
@@ -101,7 +103,7 @@ def scylla_verdict(data: ReportData) -> str:
             f"{interval_cell(v)}</tr>"
         )
     level = f"{data.confidence_level:.0%}"
-    steps = data.analysis.step_level if data.analysis else data.confidence_level
+    steps = data.variants.bootstrap.step_level if data.variants else data.confidence_level
     heads = (
         "rank", "variant", "runs", "pass rate", "median composite", "grade", "cost of pass (USD)",
         f"uplift over {baseline or 'T0'} [{steps:.1%} bootstrap CI]", "worth it?",
@@ -115,8 +117,18 @@ def scylla_verdict(data: ReportData) -> str:
         f" verdicts at {level} together (Bonferroni). Worth it: the interval lies above zero;"
         " not worth it: below; inconclusive: it holds zero (see Comparisons below).</p>"
     )
-    ranks = rank_note(data.board, data.board.variants or [])
-    return _table("variant-board", heads, rows) + note + ranks
+    ranks = rank_note(data.leaderboard, data.leaderboard.variants or [])
+    caveats = [
+        f"{esc(v.variant)}: {esc('; '.join(found))}"
+        for v in data.leaderboard.variants or []
+        if (found := variant_caveats(v))
+    ]
+    said = (
+        '<p class="note caveats">Read with care: ' + " · ".join(caveats) + ".</p>"
+        if caveats
+        else ""
+    )
+    return _table("variant-board", heads, rows) + said + note + ranks
 
 
 def _resamples(data: ReportData) -> int:
@@ -125,7 +137,7 @@ def _resamples(data: ReportData) -> int:
 
 def peerread_verdict(data: ReportData) -> str:
     """How many submissions the PeerRead composite recommends each way, as counts and shares."""
-    counts = data.recommendations()
+    counts = data.recommendations or {}
     total = sum(counts.values()) or 1
     rows = [
         f'<tr data-recommendation="{esc(label)}"><td>{esc(label)}</td><td class=num>{count}</td>'

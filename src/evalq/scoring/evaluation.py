@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from evalq.core.applicable import applicable_inputs
 from evalq.core.normalise import normalise_time
+from evalq.core.pricing import quote_submission
 from evalq.core.profile import Profile
 from evalq.core.results import (
     WORKER_LOST,
@@ -20,6 +21,7 @@ from evalq.core.results import (
     EvaluationStatus,
     MissingTier,
     PeerReadScores,
+    PriceSource,
     ReviewScores,
     RunCost,
     ScyllaScores,
@@ -27,17 +29,15 @@ from evalq.core.results import (
     TierOutcome,
     TierResults,
 )
-from evalq.core.schemas import PEERREAD_INPUTS, TIERS, Submission, Task, Tier
-from evalq.scoring import scylla
-from evalq.scoring.arena import ArenaScore, Baseline, score_run
+from evalq.core.schemas import PEERREAD_INPUTS, RUBRIC_NAMES, TIERS, Submission, Task, Tier
+from evalq.scoring.arena import Baseline, score_arena_run
 from evalq.scoring.arena.outliers import run_flags
-from evalq.scoring.arena.run import ArenaRun, quote_submission
+from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.validation import validate_evaluation
 from evalq.scoring.kinds import kind_of
 from evalq.scoring.peerread import peerread_composite
+from evalq.scoring.scylla import score_scylla_run
 from evalq.scoring.suite import evaluate_suite
-
-JUDGE_RUBRICS = ("technical_accuracy", "constructiveness", "planning_rationality")
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def judge_scores(judge: TierOutcome | None) -> dict[str, float | None]:
     """The judge's normalised rubric scores, None for each when the judge did not run."""
     result = judge.judge if judge is not None else None
     scores = result.scores if result is not None else {}
-    return {rubric: scores.get(rubric) for rubric in JUDGE_RUBRICS}
+    return {rubric: scores.get(rubric) for rubric in RUBRIC_NAMES}
 
 
 NOT_JUDGED = "no judge ran: similarity cannot tell a review from a summary of the paper"
@@ -106,7 +106,7 @@ class InputSet:
 def peerread_inputs(
     submission: Submission, task: Task, tiers: Mapping[Tier, TierOutcome]
 ) -> InputSet:
-    """Sort each PeerRead input into present, not reported, partial or excluded (DESIGN.md:
+    """Sort each PeerRead input into present, not reported, partial or excluded (docs/scoring.md:
     every submission of a task is scored over the same inputs; omission never raises a score)."""
     state: dict[str, str] = {}
     values: dict[str, float | None] = {}
@@ -191,7 +191,7 @@ def scylla_pass(submission: Submission, criteria: tuple[bool, ...]) -> bool | No
 
 
 def review_of(
-    run: ArenaRun, arena: ArenaScore, baseline: Baseline, profile: Profile
+    run: ArenaRun, arena: ArenaScores, baseline: Baseline, profile: Profile
 ) -> ReviewScores:
     """Spec 000's outlier indicators and validation rules for one run.
 
@@ -206,15 +206,25 @@ def review_of(
     return ReviewScores(flags=review_flags, warnings=tuple(validate_evaluation(arena, run)))
 
 
-def run_cost(submission: Submission, profile: Profile, cost_usd: float | None) -> RunCost | None:
-    """The cost priced at submit with its source: the same pricing run again, trusted only when
-    it gives the stored figure (prices that changed since, or a row priced by an older evalq,
-    leave the source unknown)."""
+def run_cost(
+    submission: Submission,
+    profile: Profile,
+    cost_usd: float | None,
+    priced_by: PriceSource | None = None,
+) -> RunCost | None:
+    """The cost priced at submit with the price's source stored beside it (``priced_by``).
+
+    A row stored before evalq kept the source (migration 0007) has none: the same pricing is
+    run again and trusted only when it gives the stored figure (prices that changed since, or
+    a row priced by an older evalq, leave the source unknown).
+    """
     if cost_usd is None:
         return None
-    price = quote_submission(submission, profile)
-    same = price is not None and price.cost_usd == cost_usd
-    return RunCost(usd=cost_usd, priced_by=price.source if same and price else None)
+    if priced_by is not None:
+        return RunCost(usd=cost_usd, priced_by=priced_by)
+    quote = quote_submission(submission, profile)
+    same = quote is not None and quote.cost_usd == cost_usd
+    return RunCost(usd=cost_usd, priced_by=quote.source if same and quote else None)
 
 
 def evaluate_submission(
@@ -225,6 +235,7 @@ def evaluate_submission(
     profile: Profile,
     *,
     cost_usd: float | None,
+    priced_by: PriceSource | None = None,
 ) -> EvaluationResult:
     """Score a submission with the scorers its task's kind names (`evalq.scoring.kinds`).
 
@@ -235,7 +246,8 @@ def evaluate_submission(
     judge configured, no trace, no references) is not a failure. A tier whose input killed its
     worker on every delivery (`WORKER_LOST`) makes the evaluation ``failed``, with the reason in
     ``error``: the partial scores are kept for inspection, but a failed submission is left out of
-    rankings and baselines. ``cost_usd`` is the cost priced at submit (stored on its row).
+    rankings and baselines. ``cost_usd`` is the cost priced at submit and ``priced_by`` where
+    its price came from (both stored on its row; `run_cost` prices an older row again).
     """
     rule = kind_of(
         task,
@@ -245,7 +257,7 @@ def evaluate_submission(
     judged = judge_scores(tiers.get("judge"))
     usage = submission.usage
     run = ArenaRun.of(submission, cost_usd)
-    arena = score_run(run, task, submission.evidence, baseline, profile.arena)
+    arena = score_arena_run(run, task, submission.evidence, baseline, profile.arena)
     missing = missing_tiers(tiers)
     partial = any(m.status in ("failed", "absent") for m in missing.values())
     peer_scores: PeerReadScores | None = None
@@ -257,10 +269,9 @@ def evaluate_submission(
         peer = peerread_composite(present, profile.peerread, not_reported=inputs.not_reported)
         text = tiers.get("text")
         found = text.text if text is not None and text.status == "ok" else None
-        peer_scores = PeerReadScores.model_validate(
-            peer.to_dict()
-            | {
-                "missing": list(inputs.partial + inputs.excluded),
+        peer_scores = peer.model_copy(
+            update={
+                "missing": inputs.partial + inputs.excluded,
                 "partial": bool(inputs.partial),
                 "raw_similarity": found.overall_similarity if found else None,
                 "reference_agreement": found.reference_agreement if found else None,
@@ -273,29 +284,29 @@ def evaluate_submission(
         impl = submission.impl_rate
         if impl is None and present_judge:
             impl = sum(present_judge) / len(present_judge)
-        scylla_scores = scylla.score_run(
+        scylla_scores = score_scylla_run(
             passed=scylla_pass(submission, tuple(c.passed for c in arena.criteria)),
             impl_rate=impl,
             cost_usd=run.cost_usd,
             duration_seconds=usage.execution_time,
             profile=profile.scylla,
-        ).scores(variant=submission.variant or "T0", run_index=submission.run_index)
+            variant=submission.variant or "T0",
+            run_index=submission.run_index,
+        )
     suite_scores: SuiteScores | None = None
     if rule.suite:
-        suite_scores = SuiteScores.model_validate(
-            evaluate_suite(submission.scenarios, task.required_scenarios, profile.suite).to_dict()
-        )
+        suite_scores = evaluate_suite(submission.scenarios, task.required_scenarios, profile.suite)
     ok = {name: t.result for name, t in tiers.items() if t.status == "ok"}
     scores = EvaluationScores(
         kind=rule.kind,
         peerread=peer_scores,
-        arena=ArenaScores.model_validate(arena.to_dict()),
+        arena=arena,
         judge=judged,
         tiers=TierResults.model_validate(ok),
         scylla=scylla_scores,
         suite=suite_scores,
         review=review_of(run, arena, baseline, profile),
-        cost=run_cost(submission, profile, cost_usd),
+        cost=run_cost(submission, profile, cost_usd, priced_by),
     )
     for name, gap in missing.items():
         if gap.error is not None and gap.error.type == WORKER_LOST:

@@ -4,51 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
 
 from evalq.core.profile import PeerReadProfile, Recommendation
+from evalq.core.results import PeerReadScores
 from evalq.core.schemas import PEERREAD_INPUTS
 from evalq.core.weights import weighted_mean
 
 _TOLERANCE = 1e-9
 """Floating-point slack: an input or score this far outside its bound is still accepted."""
-
-
-@dataclass(frozen=True)
-class PeerReadScore:
-    """A PeerRead composite and what went into it.
-
-    Attributes:
-        composite: weighted mean of the present inputs in [0, 1]; None when none is present.
-        recommendation: the label the composite maps to; None with the composite.
-        recommendation_weight: that label's weight (1.0, 0.7, -0.7, -1.0); None with it.
-        used: names of the inputs that contributed.
-        missing: names of weighted inputs that were absent (a tier failed, or the input does
-            not apply to the task); the composite is renormalised over the rest.
-        inputs: the inputs as given.
-        not_reported: inputs the submitter did not report, counted as the worst value (0).
-    """
-
-    composite: float | None
-    recommendation: Recommendation | None
-    recommendation_weight: float | None
-    used: tuple[str, ...]
-    missing: tuple[str, ...]
-    inputs: dict[str, float | None] = field(default_factory=dict)
-    not_reported: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable dict (tuples become lists)."""
-        return {
-            "composite": self.composite,
-            "recommendation": self.recommendation,
-            "recommendation_weight": self.recommendation_weight,
-            "used": list(self.used),
-            "missing": list(self.missing),
-            "inputs": dict(self.inputs),
-            "not_reported": list(self.not_reported),
-        }
 
 
 def recommendation(
@@ -79,12 +42,12 @@ def peerread_composite(
     profile: PeerReadProfile,
     *,
     not_reported: tuple[str, ...] = (),
-) -> PeerReadScore:
+) -> PeerReadScores:
     """Weighted mean of the six PeerRead metrics, renormalised over those present.
 
     Every input must already be normalised to [0, 1] by the tier that produced it. In
     particular ``time_taken`` arrives as ``1 / (1 + ln(1 + t))`` from tier 1 and is *not*
-    normalised again here (spec 001's ``1 / (1 + log t)`` is replaced, DESIGN.md). The weights
+    normalised again here (spec 001's ``1 / (1 + log t)`` is replaced, docs/scoring.md). The weights
     (``profile.weights``) are divided by their sum, so six weights of 0.167 give a plain mean.
     An absent input (None or not given) is left out and named in ``missing``: the caller decides
     which inputs count as the worst value instead (`evalq.scoring.evaluation` passes 0 for an
@@ -95,6 +58,12 @@ def peerread_composite(
         inputs: input name (one of `PEERREAD_INPUTS`) -> normalised value in [0, 1], or None.
         profile: the ``peerread`` section of the scoring profile.
         not_reported: the inputs given as 0 because the submitter did not report them.
+
+    Returns:
+        The composite (None when no input is present) with its recommendation label and weight,
+        the inputs ``used`` and ``missing``, the inputs as given and ``not_reported``; the
+        caller (`evalq.scoring.evaluation`) adds what only the whole evaluation knows
+        (``partial``, the raw similarity, the note).
 
     Raises:
         ValueError: an unknown input name, or a value that is not a finite number in [0, 1].
@@ -111,8 +80,18 @@ def peerread_composite(
         ):
             raise ValueError(f"peerread input {name!r} must be in [0, 1], got {value!r}")
     mean = weighted_mean(inputs, profile.weights)
-    if mean.value is None:
-        return PeerReadScore(None, None, None, mean.used, mean.missing, dict(inputs), not_reported)
-    score = min(1.0, max(0.0, mean.value))
-    label, weight = recommendation(score, profile)
-    return PeerReadScore(score, label, weight, mean.used, mean.missing, dict(inputs), not_reported)
+    score: float | None = None
+    label: Recommendation | None = None
+    weight: float | None = None
+    if mean.value is not None:
+        score = min(1.0, max(0.0, mean.value))
+        label, weight = recommendation(score, profile)
+    return PeerReadScores(
+        composite=score,
+        recommendation=label,
+        recommendation_weight=weight,
+        used=mean.used,
+        missing=mean.missing,
+        inputs=dict(inputs),
+        not_reported=not_reported,
+    )

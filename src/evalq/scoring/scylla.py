@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
 
 from evalq.core.profile import Price, ScyllaProfile
 from evalq.core.results import ScyllaScores
@@ -87,68 +85,17 @@ def letter_grade(score: float, profile: ScyllaProfile) -> str:
     return "F"
 
 
-@dataclass(frozen=True)
-class ScyllaRun:
-    """The Scylla metrics of one run.
-
-    Attributes:
-        passed: the run passed all its tests.
-        pass_rate: 1.0 or 0.0.
-        impl_rate: the judge's weighted score in [0, 1], or None when there was none.
-        composite: see `composite`; None only if nothing weighted is present.
-        grade: letter grade of the composite, None with it.
-        cost_usd: dollars, or None when unknown (no cost given and no price for the model).
-        cost_of_pass: ``cost_usd / pass_rate`` (``math.inf`` when failed); None without a cost.
-        duration_seconds: wall time, or None when unknown.
-    """
-
-    passed: bool | None
-    pass_rate: float | None
-    impl_rate: float | None
-    composite: float | None
-    grade: str | None
-    cost_usd: float | None
-    cost_of_pass: float | None
-    duration_seconds: float | None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form; an infinite cost of pass is written as the string "inf"."""
-        data = dict(self.__dict__)
-        if self.cost_of_pass is not None and math.isinf(self.cost_of_pass):
-            data["cost_of_pass"] = "inf"
-        return data
-
-    def scores(self, *, variant: str, run_index: int | None) -> ScyllaScores:
-        """The stored form of this run of ``variant``."""
-        return ScyllaScores.model_validate(
-            self.to_dict() | {"variant": variant, "run_index": run_index}
-        )
-
-    @classmethod
-    def from_scores(cls, stored: ScyllaScores) -> ScyllaRun:
-        """Rebuild a run from its stored form."""
-        cost_of_pass = stored.cost_of_pass
-        return cls(
-            passed=stored.passed,
-            pass_rate=stored.pass_rate,
-            impl_rate=stored.impl_rate,
-            composite=stored.composite,
-            grade=stored.grade,
-            cost_usd=stored.cost_usd,
-            cost_of_pass=math.inf if cost_of_pass == "inf" else cost_of_pass,
-            duration_seconds=stored.duration_seconds,
-        )
-
-
-def score_run(
+def score_scylla_run(
     *,
     passed: bool | None,
     impl_rate: float | None,
     cost_usd: float | None,
     duration_seconds: float | None,
     profile: ScyllaProfile,
-) -> ScyllaRun:
-    """Compute every per-run Scylla metric of one run.
+    variant: str = "T0",
+    run_index: int | None = None,
+) -> ScyllaScores:
+    """Compute every per-run Scylla metric of one run, in its stored form.
 
     Args:
         passed: did the run pass all its tests.
@@ -156,14 +103,21 @@ def score_run(
         cost_usd: the run's dollar cost (given, or priced with `cost_usd` / ``Profile.price``).
         duration_seconds: end time minus start time, >= 0, or None.
         profile: the ``scylla`` section of the scoring profile.
+        variant: the variant the run belongs to (T0, the baseline, when it named none).
+        run_index: its index among the variant's runs, when given.
+
+    Returns:
+        The run's stored scores: pass rate (1.0 / 0.0, None when ``passed`` is), `composite`
+        and its letter grade (None only if nothing weighted is present), the cost and the
+        `cost_of_pass` (infinite when failed; None without a cost), duration, variant and index.
     """
     if duration_seconds is not None and not (
         math.isfinite(duration_seconds) and duration_seconds >= 0
     ):
-        raise ValueError("score_run: duration_seconds must be finite and >= 0")
+        raise ValueError("score_scylla_run: duration_seconds must be finite and >= 0")
     rate = pass_rate(passed)
     score = composite(rate, impl_rate, profile)
-    return ScyllaRun(
+    return ScyllaScores(
         passed=passed,
         pass_rate=rate,
         impl_rate=impl_rate,
@@ -172,4 +126,6 @@ def score_run(
         cost_usd=cost_usd,
         cost_of_pass=None if cost_usd is None or rate is None else cost_of_pass(cost_usd, rate),
         duration_seconds=duration_seconds,
+        variant=variant,
+        run_index=run_index,
     )

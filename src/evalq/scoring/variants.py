@@ -13,8 +13,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from evalq.core.profile import ScyllaProfile
-from evalq.scoring.scylla import ScyllaRun, letter_grade
-from evalq.scoring.statistics import Statistics, population_variance, summarize
+from evalq.core.results import ScyllaScores
+from evalq.scoring.scylla import letter_grade
+from evalq.stats.statistics import Statistics, population_variance, summarize
 
 
 @dataclass(frozen=True)
@@ -76,13 +77,9 @@ class VariantReport:
     best_value: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form; an infinite cost of pass is written as the string "inf"."""
-        data = asdict(self)
-        for variant in data["variants"]:
-            cop = variant["cost_of_pass"]
-            if cop is not None and math.isinf(cop):
-                variant["cost_of_pass"] = "inf"
-        return data
+        """The report as plain data (an infinite cost of pass stays ``math.inf``: the served
+        model's `CostOfPass` field writes it as "inf")."""
+        return asdict(self)
 
 
 def uplift(score: float, t0: float) -> float | None:
@@ -137,7 +134,9 @@ def _summary(values: Sequence[float | None]) -> Statistics | None:
     return summarize(present) if present else None
 
 
-def variant_stats(variant: str, runs: Sequence[ScyllaRun], profile: ScyllaProfile) -> VariantStats:
+def variant_stats(
+    variant: str, runs: Sequence[ScyllaScores], profile: ScyllaProfile
+) -> VariantStats:
     """Statistics of one variant's runs; raises ValueError when ``runs`` is empty."""
     if not runs:
         raise ValueError(f"variant {variant!r} has no runs")
@@ -168,7 +167,7 @@ def natural_order(name: str) -> tuple[Any, ...]:
 
 
 def compare_variants(
-    runs_by_variant: Mapping[str, Sequence[ScyllaRun]], profile: ScyllaProfile
+    runs_by_variant: Mapping[str, Sequence[ScyllaScores]], profile: ScyllaProfile
 ) -> VariantReport:
     """Statistics of every variant and the cross-variant comparisons of spec 003.
 

@@ -3,7 +3,7 @@
 Spec 003 measures a variant (T1, T2, ...) by its uplift over T0. This module completes that
 analysis the way a reader needs it to decide:
 
-- every metric's uplift with a bootstrap interval (`evalq.scoring.bootstrap`): the composite
+- every metric's uplift with a bootstrap interval (`evalq.stats.bootstrap`): the composite
   (what the task ranks by), the pass rate, the implementation rate and the cost;
 - for each variant over the baseline (spec 003's uplift), and for each *transition* between
   neighbouring variants (T0 -> T1, T1 -> T2, ...), those uplifts, the change in cost of pass,
@@ -32,10 +32,10 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from evalq.core.profile import ScyllaProfile
-from evalq.scoring.bootstrap import RESAMPLES, SEED, Statistic, UpliftInterval, bootstrap_uplift
-from evalq.scoring.contrast import MIN_PAIRS
-from evalq.scoring.scylla import ScyllaRun
+from evalq.core.results import ScyllaScores
 from evalq.scoring.variants import VariantReport, VariantStats, compare_variants
+from evalq.stats.bootstrap import RESAMPLES, SEED, Statistic, UpliftInterval, bootstrap_uplift
+from evalq.stats.contrast import MIN_PAIRS
 
 Metric = Literal["composite", "pass_rate", "impl_rate", "cost_usd"]
 Verdict = Literal["worth it", "not worth it", "inconclusive"]
@@ -75,13 +75,13 @@ class Transition:
     reason: str
 
 
-def _values(runs: Sequence[ScyllaRun], metric: Metric) -> list[float]:
+def _values(runs: Sequence[ScyllaScores], metric: Metric) -> list[float]:
     return [v for v in (getattr(r, metric) for r in runs) if v is not None]
 
 
 def metric_uplifts(
-    target: Sequence[ScyllaRun],
-    source: Sequence[ScyllaRun],
+    target: Sequence[ScyllaScores],
+    source: Sequence[ScyllaScores],
     *,
     level: float = 0.95,
     resamples: int = RESAMPLES,
@@ -143,7 +143,7 @@ def _cost_of_pass_delta(source: VariantStats, target: VariantStats) -> float | N
 def transition(
     source: VariantStats,
     target: VariantStats,
-    runs_by_variant: Mapping[str, Sequence[ScyllaRun]],
+    runs_by_variant: Mapping[str, Sequence[ScyllaScores]],
     *,
     level: float = 0.95,
     resamples: int = RESAMPLES,
@@ -226,7 +226,7 @@ class VariantAnalysis:
 
 
 def best_value_share(
-    runs_by_variant: Mapping[str, Sequence[ScyllaRun]],
+    runs_by_variant: Mapping[str, Sequence[ScyllaScores]],
     best: str | None,
     *,
     resamples: int = RESAMPLES,
@@ -266,7 +266,7 @@ def best_value_share(
 
 
 def analyse_variants(
-    runs_by_variant: Mapping[str, Sequence[ScyllaRun]],
+    runs_by_variant: Mapping[str, Sequence[ScyllaScores]],
     profile: ScyllaProfile,
     *,
     level: float = 0.95,

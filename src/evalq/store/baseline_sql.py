@@ -15,13 +15,13 @@ the reads stay index-only.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func, select
-from sqlalchemy.orm import InstrumentedAttribute, Session
+from sqlalchemy import ColumnElement, and_, func, or_, select
+from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
 
-from evalq.core.profile import ArenaProfile
+from evalq.core.profile import ArenaProfile, profile_named
+from evalq.core.settings import Settings
 from evalq.scoring.arena import Baseline, compute_baseline
 from evalq.store import queries
 from evalq.store.models import SubmissionRow
@@ -52,6 +52,8 @@ def sql_baseline(
         SubmissionRow.status.in_(EVALUATED),
         # NULL-safe: a never-reviewed run (NULL) counts, as an accepted one does.
         SubmissionRow.review.is_distinct_from("flagged"),
+        # A copy of a run counts once: as the earliest run with its content.
+        ~_earlier_copy(task_id),
     )
     time, cost = SubmissionRow.execution_time, SubmissionRow.cost_usd
     timed = and_(evaluated, _measured(time))
@@ -63,12 +65,12 @@ def sql_baseline(
     )
     if count < profile.min_submissions:
         default = compute_baseline([], profile, last_updated=last_updated)
-        return dataclasses.replace(default, submission_count=count)
+        return default.model_copy(update={"submission_count": count})
     tokens = _Ranks(session, SubmissionRow.total_tokens, evaluated, count)
     calls = _Ranks(session, SubmissionRow.tool_calls, evaluated, count)
     iterations = _Ranks(session, SubmissionRow.iterations, evaluated, count)
     q25, q75 = tokens.quartiles()
-    data = compute_baseline([], profile).to_dict()  # the defaults of what no run measured
+    data = compute_baseline([], profile).model_dump()  # the defaults of what no run measured
     data |= {
         "submission_count": count,
         "median_tokens": tokens.median(),
@@ -97,6 +99,25 @@ def sql_baseline(
                 f"max_{name}": ranks.last(),
             }
     return Baseline(**data)
+
+
+def _earlier_copy(task_id: str) -> ColumnElement[bool]:
+    """An evaluated run of the task submitted before this row with the same content
+    (`evalq.scoring.review.duplicates`: earliest by submission time, then id)."""
+    other = aliased(SubmissionRow)
+    return (
+        select(other.id)
+        .where(
+            other.task_id == task_id,
+            other.run_hash == SubmissionRow.run_hash,
+            other.status.in_(EVALUATED),
+            or_(
+                other.created_at < SubmissionRow.created_at,
+                and_(other.created_at == SubmissionRow.created_at, other.id < SubmissionRow.id),
+            ),
+        )
+        .exists()
+    )
 
 
 def _measured(column: _Column) -> ColumnElement[bool]:
@@ -152,6 +173,20 @@ class _Ranks:
         return result[0], result[1]
 
 
+def refresh_task_baseline(
+    session: Session, *, task_id: str, settings: Settings | None = None
+) -> int:
+    """Settle the task's reviews (`queries.settle_reviews`), then compute its baseline again
+    with its profile and store it (`store_baseline`): what a refresh and an accepted review
+    both do. Returns the current version."""
+    task = queries.get_task(session, task_id=task_id)
+    profile = profile_named(task.profile, settings)
+    # Who is held for review, decided from the whole set (not the order merges ran in),
+    # before the baseline that leaves the held runs and the duplicates out.
+    queries.settle_reviews(session, task_id=task_id, profile=profile.arena)
+    return store_baseline(session, task_id=task_id, profile=profile.arena)
+
+
 def store_baseline(session: Session, *, task_id: str, profile: ArenaProfile) -> int:
     """Compute the task's baseline in the database; store it as a new version unless it equals
     the newest. Returns the current version.
@@ -162,7 +197,7 @@ def store_baseline(session: Session, *, task_id: str, profile: ArenaProfile) -> 
     """
     baseline = sql_baseline(session, task_id=task_id, profile=profile)
     current = queries.current_baseline(session, task_id=task_id)
-    data = baseline.to_dict()
+    data = baseline.model_dump()
     if current is not None and current.data == data:
         return current.version
     return queries.add_baseline(

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import cast
+from datetime import datetime
+from typing import Any, cast
 
 from sqlalchemy import Table, insert, select, update
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import Conflict, InvalidInput
-from evalq.core.results import TierOutcome
-from evalq.core.schemas import STORED, Submission, Task
+from evalq.core.results import PriceSource, TierOutcome
+from evalq.core.schemas import STORED, Submission, Task, run_digests
 from evalq.store.models import SubmissionRow, TaskRow, TierResultRow, utcnow
 from evalq.store.queries import final_tier_values, unknown_task_rule
 
@@ -40,12 +41,14 @@ class Known:
 
 @dataclass(frozen=True)
 class NewSubmission:
-    """A submission to insert: its content, its price and the tiers stored as skipped."""
+    """A submission to insert: its content, its price (dollars and the price's source) and the
+    tiers stored as skipped."""
 
     submission: Submission
     content_hash: str
     cost_usd: float | None
     skipped: list[TierOutcome]
+    priced_by: PriceSource | None = None
 
 
 def _chunks(values: Collection[str]) -> Iterator[list[str]]:
@@ -118,34 +121,7 @@ def insert_new(session: Session, *, runs: Sequence[NewSubmission]) -> None:
     if not runs:
         return
     now = utcnow()
-    session.execute(
-        insert(SUBMISSIONS),
-        [
-            {
-                "id": run.submission.id,
-                "task_id": run.submission.task_id,
-                "content_hash": run.content_hash,
-                "payload": run.submission.model_dump(mode="json"),
-                "status": "queued",
-                "error": None,
-                "enqueue_count": 1,
-                "created_at": now,
-                "updated_at": now,
-                "tool": run.submission.tool,
-                "model": run.submission.model,
-                "variant": run.submission.variant,
-                "run_index": run.submission.run_index,
-                "total_tokens": run.submission.usage.tokens,
-                "tool_calls": run.submission.usage.tool_calls,
-                "iterations": run.submission.usage.iterations,
-                "execution_time": run.submission.usage.execution_time,
-                "cost_usd": run.cost_usd,
-                "review": None,
-                "reviewed_at": None,
-            }
-            for run in runs
-        ],
-    )
+    session.execute(insert(SUBMISSIONS), [_submission_values(run, now) for run in runs])
     tiers = [(run.submission.id, outcome) for run in runs for outcome in run.skipped]
     if tiers:
         rows = [final_tier_values(sid, outcome, now=now) for sid, outcome in tiers]
@@ -175,3 +151,36 @@ def claim_unsent(session: Session, *, ids: Collection[str]) -> list[str]:
         )
         claimed += won.scalars()
     return claimed
+
+
+def _submission_values(run: NewSubmission, now: datetime) -> dict[str, Any]:
+    """The row of one new submission, queued and claimed for its first enqueue."""
+    submission = run.submission
+    payload = submission.model_dump(mode="json")
+    run_hash, output_hash = run_digests(payload)
+    usage = submission.usage
+    return {
+        "id": submission.id,
+        "task_id": submission.task_id,
+        "content_hash": run.content_hash,
+        "payload": payload,
+        "status": "queued",
+        "error": None,
+        "enqueue_count": 1,
+        "created_at": now,
+        "updated_at": now,
+        "tool": submission.tool,
+        "model": submission.model,
+        "variant": submission.variant,
+        "run_index": submission.run_index,
+        "total_tokens": usage.tokens,
+        "tool_calls": usage.tool_calls,
+        "iterations": usage.iterations,
+        "execution_time": usage.execution_time,
+        "cost_usd": run.cost_usd,
+        "priced_by": None if run.priced_by is None else run.priced_by.model_dump(mode="json"),
+        "run_hash": run_hash,
+        "output_hash": output_hash,
+        "review": None,
+        "reviewed_at": None,
+    }

@@ -65,6 +65,13 @@ class SubmissionRow(Base):
     iterations: Mapped[int] = mapped_column(Integer)
     execution_time: Mapped[float | None] = mapped_column(Float, default=None)
     cost_usd: Mapped[float | None] = mapped_column(Float, default=None)
+    # Where cost_usd's price came from (`PriceSource` as JSON), stored at submit (migration
+    # 0007); None without a cost, and on rows stored before 0007 (the merge prices them again).
+    priced_by: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    # `core.schemas.run_digests` (migration 0008): a copy of a run (same content, any id or
+    # labels) has the same run_hash; the same output with other usage the same output_hash only.
+    run_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+    output_hash: Mapped[str | None] = mapped_column(String(64), default=None)
     # Manual review (migration 0004): a flagged run is left out of the baseline (baseline_sql).
     review: Mapped[Review | None] = mapped_column(String(16), default=None)
     reviewed_at: Mapped[datetime | None] = mapped_column(default=None)
@@ -116,6 +123,8 @@ class BaselineRow(Base):
 
 
 Index("ix_submissions_task_status", SubmissionRow.task_id, SubmissionRow.status)
+# A copy's earlier run, looked up per row by the baseline's reads (baseline_sql, migration 0008).
+Index("ix_submissions_task_run_hash", SubmissionRow.task_id, SubmissionRow.run_hash)
 # Rank indexes of the baseline's order statistics (evalq.store.baseline_sql, migrations 0003-4).
 for _column in ("total_tokens", "tool_calls", "iterations", "execution_time", "cost_usd"):
     Index(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import secrets
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -241,10 +240,3 @@ def record_attempt(
     row.status = "delivered" if ok else ("failed" if give_up else "pending")
     if ok:
         row.delivered_at = attempt.at
-
-
-def delivery_rows(session: Session, *, submission_id: str) -> Sequence[WebhookDeliveryRow]:
-    """Every delivery of one submission's events (for tests and diagnostics)."""
-    return session.scalars(
-        select(WebhookDeliveryRow).where(WebhookDeliveryRow.submission_id == submission_id)
-    ).all()

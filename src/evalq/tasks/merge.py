@@ -8,13 +8,12 @@ from celery import Task as CeleryTask
 from celery import current_app, shared_task
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from evalq.core.profile import profile_named
 from evalq.core.schemas import TIERS
 from evalq.core.settings import get_settings
 from evalq.read.baseline import current_baseline
 from evalq.scoring.evaluation import evaluate_submission
 from evalq.store import queries
-from evalq.store.baseline_sql import store_baseline
+from evalq.store.baseline_sql import refresh_task_baseline
 from evalq.store.db import session_scope
 from evalq.tasks.webhooks import send_events
 from evalq.workers.names import MERGE_TASK, REFRESH_TASK
@@ -61,7 +60,13 @@ def _merge(self: CeleryTask, submission_id: str) -> dict[str, str]:
         task = job.task
         current = current_baseline(session, task_id=task.id, profile=job.profile)
         result = evaluate_submission(
-            job.submission, task, tiers, current.baseline, job.profile, cost_usd=job.cost_usd
+            job.submission,
+            task,
+            tiers,
+            current.baseline,
+            job.profile,
+            cost_usd=job.cost_usd,
+            priced_by=job.priced_by,
         )
         queries.save_evaluation(
             session,
@@ -123,7 +128,5 @@ def refresh_baseline(task_id: str) -> int:
 def _store_baseline(task_id: str) -> int:
     """Compute the task's baseline; store it as a new version unless it equals the newest."""
     with session_scope() as session:
-        task = queries.get_task(session, task_id=task_id)
-        profile = profile_named(task.profile, get_settings())
         # Order statistics read in the database: O(1) rows instead of every submission.
-        return store_baseline(session, task_id=task_id, profile=profile.arena)
+        return refresh_task_baseline(session, task_id=task_id, settings=get_settings())

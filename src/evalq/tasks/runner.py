@@ -8,7 +8,7 @@ from collections.abc import Callable
 from celery import Task as CeleryTask
 from sqlalchemy.exc import DBAPIError
 
-from evalq.core.errors import EvalqError, InvalidInput
+from evalq.core.errors import InvalidInput
 from evalq.core.redact import redact
 from evalq.core.results import WORKER_LOST, ErrorKind, ErrorRecord, TierOutcome
 from evalq.core.schemas import Tier
@@ -102,9 +102,7 @@ def _run_tier(
     try:
         outcome = compute(job)
     except Exception as exc:
-        permanent = isinstance(exc, InvalidInput) or (
-            isinstance(exc, EvalqError) and not getattr(exc, "retryable", True)
-        )
+        permanent = isinstance(exc, InvalidInput)
         if not permanent and retries < settings.tier_max_retries:
             raise celery_task.retry(
                 exc=exc, countdown=retry_countdown(retries, settings.tier_retry_backoff_s)

@@ -84,7 +84,8 @@ def deliver_webhook(
         )
         if delivery is None:
             return {"webhook_id": webhook_id, "status": "nothing to send"}
-        result = submission_result(session, submission_id=submission_id, settings=settings)
+        found = submission_result(session, submission_id=submission_id, settings=settings)
+        result = found.model_dump(mode="json", exclude_unset=True)
     body = json.dumps(envelope(result, timestamp=delivery.created_at), separators=(",", ":"))
     attempt = post_event(delivery, body, attempt=delivery.attempts + 1, settings=settings)
     refused = attempt.error == REFUSED  # retrying cannot help: the rule refuses the receiver

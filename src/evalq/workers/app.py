@@ -1,4 +1,4 @@
-"""The Celery app: queues, routing and the reliability settings of DESIGN.md.
+"""The Celery app: queues, routing and the reliability settings of docs/reliability.md.
 
 Producers and workers build the same app from `Settings`; producers send tasks by name, so they
 never import the tier code (and so never torch).

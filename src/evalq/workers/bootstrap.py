@@ -114,7 +114,7 @@ def run_worker(
     include: list[str] | None = None,
     hostname: str | None = None,
 ) -> None:
-    """Start a worker consuming ``queues`` (blocking). Pool defaults by queue (DESIGN.md).
+    """Start a worker consuming ``queues`` (blocking). Pool defaults by queue (docs/deploy.md).
 
     The worker beats (`evalq.workers.heartbeat`), so the recovery sweep can tell its running
     tiers from a dead worker's. ``include`` names extra modules every worker process imports

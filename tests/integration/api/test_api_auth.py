@@ -85,4 +85,4 @@ def test_keys_cli_creates_lists_and_revokes(api: Server) -> None:
     failed = subprocess.run(
         [EVALQ, "keys", "create", "--name", "ci"], env=env, capture_output=True, text=True
     )
-    assert failed.returncode == 2 and "exists" in failed.stdout
+    assert failed.returncode == 2 and "error:" in failed.stderr and "exists" in failed.stderr

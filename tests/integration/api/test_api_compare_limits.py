@@ -146,7 +146,7 @@ def test_the_limits_are_the_settings_given(store: str) -> None:
     roomy = Settings(database_url=store, compare_max_tasks=10)
     with session_scope(store) as session:
         found = compare(session, tasks="a*", by="model", values=["m0", "m1"], settings=roomy)
-    assert found.tasks == ("a1", "a2", "a3", "a4", "a5")
+    assert found.tasks == ["a1", "a2", "a3", "a4", "a5"]
 
 
 def test_the_cli_refuses_a_request_over_a_limit_naming_it(

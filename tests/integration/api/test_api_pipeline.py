@@ -161,20 +161,24 @@ def test_the_typed_bodies_serve_what_the_read_side_builds(evaluated: Server) -> 
     expected: dict[str, Any] = {}
     with session_scope(evaluated.db_url) as session:
         for task_id in TASKS:
+            reads = {
+                "leaderboard": leaderboard(session, task_id=task_id),
+                "baseline": baseline_report(session, task_id=task_id),
+                "variants": variant_report(session, task_id=task_id),
+                "suite": suite_report(session, task_id=task_id),
+            }
             expected |= {
-                f"/v1/tasks/{task_id}/leaderboard": leaderboard(session, task_id=task_id).to_dict(),
-                f"/v1/tasks/{task_id}/baseline": baseline_report(session, task_id=task_id),
-                f"/v1/tasks/{task_id}/variants": variant_report(session, task_id=task_id),
-                f"/v1/tasks/{task_id}/suite": suite_report(session, task_id=task_id),
+                f"/v1/tasks/{task_id}/{name}": found.model_dump(mode="json")
+                for name, found in reads.items()
             }
         models = ["claude-sonnet-4", "gpt-4o"]
         expected |= {
             "/v1/compare?tasks=scylla-token-bucket&by=variant": compare(
                 session, tasks="scylla-token-bucket", by="variant"
-            ).to_dict(),
+            ).model_dump(mode="json"),
             "/v1/compare?tasks=suite-*&by=model&values=claude-sonnet-4&values=gpt-4o": compare(
                 session, tasks="suite-*", by="model", values=models
-            ).to_dict(),
+            ).model_dump(mode="json"),
         }
     reader = Client()
     try:

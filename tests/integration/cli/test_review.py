@@ -15,8 +15,15 @@ from tests.support.settings import configure
 from tests.support.stored_runs import submission_columns
 
 
-def run(sid: str, task_id: str, tool: str = "aider", model: str = "gpt-4o") -> dict[str, object]:
-    return submission_columns(sid, task_id=task_id, tool=tool, model=model)
+def run(
+    sid: str, task_id: str, tool: str = "aider", model: str = "gpt-4o", *, outlier: bool = True
+) -> dict[str, object]:
+    """A stored run; an outlier by spec 000's rule (one tool call in 1 s), as the refresh that
+    an accepted review triggers decides again, or a plain one (5 calls in 60 s)."""
+    calls, seconds = (1, 1.0) if outlier else (5, 60.0)
+    return submission_columns(
+        sid, task_id=task_id, tool=tool, model=model, calls=calls, seconds=seconds
+    )
 
 
 @pytest.fixture
@@ -31,7 +38,7 @@ def store(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
             [
                 run("f2", "t1"),
                 run("f1", "t1", tool="claude-code", model="sonnet"),
-                run("ok", "t1"),
+                run("ok", "t1", outlier=False),
                 run("g1", "t2"),
             ],
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -78,10 +79,10 @@ def test_take_waits_then_gives_up_at_the_deadline(judge_redis: tuple[redis.Redis
     bucket = limiter(client, prefix, 120, 0)  # one request per 0.5 s once empty
     for _ in range(120):
         bucket.try_take(1)
-    waited = bucket.take(1, deadline=time.monotonic() + 5)
+    waited = asyncio.run(bucket.take_async(1, deadline=time.monotonic() + 5))
     assert 0.3 < waited < 3.0  # one token takes 0.5 s; the upper bound only catches a hang
     with pytest.raises(DeadlineReached):
-        bucket.take(1, deadline=time.monotonic() + 0.1)
+        asyncio.run(bucket.take_async(1, deadline=time.monotonic() + 0.1))
 
 
 def test_bucket_keys_expire(judge_redis: tuple[redis.Redis, str]) -> None:

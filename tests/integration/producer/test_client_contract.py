@@ -230,7 +230,9 @@ def test_metadata_is_returned_ranked_by_score_and_filtered_exactly(
         run(f"{task_id}-a", task_id=task_id, metadata={"experiment": "v2", "attempt": 1}),
         run(f"{task_id}-b", task_id=task_id, metadata={"experiment": "v2", "attempt": 2})
         | {"usage": {"total_tokens": 50_000, "tool_calls": 40, "execution_time": 900}},
-        run(f"{task_id}-c", task_id=task_id, metadata={"experiment": "v1", "attempt": 1}),
+        # its own answer: the same content under other metadata would be a copy of -a
+        run(f"{task_id}-c", task_id=task_id, metadata={"experiment": "v1", "attempt": 1})
+        | {"output": "another answer, from experiment v1"},
     ]
     assert all(s.created for s in producer.submit_many(runs))
     with workers_for(api):
@@ -265,7 +267,7 @@ def test_metadata_is_returned_ranked_by_score_and_filtered_exactly(
     def built() -> dict[str, Any]:  # what `compare` builds, as JSON
         with session_scope() as session:
             found = compare(session, tasks=task_id, by="metadata.experiment", values=["v1", "v2"])
-        return cast(dict[str, Any], json.loads(json.dumps(found.to_dict())))
+        return cast(dict[str, Any], json.loads(json.dumps(found.model_dump(mode="json"))))
 
     deadline = time.monotonic() + 30
     with HttpClient(api.url, api.keys["read"]) as http:

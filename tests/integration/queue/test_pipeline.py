@@ -127,7 +127,17 @@ def test_baseline_leaves_its_default_and_ties_rank_1_1_3(
     p = pipeline()
     runs = {  # a and b are identical in every raw metric: they must tie
         "a": submission("a", tokens=800, tool_calls=3, time=20),
-        "b": submission("b", tokens=800, tool_calls=3, time=20),
+        # b: the same totals reported as input + output tokens, so b is its own run, not a copy
+        "b": submission("b", tokens=800, tool_calls=3, time=20)
+        | {
+            "usage": {
+                "input_tokens": 600,
+                "output_tokens": 200,
+                "tool_calls": 3,
+                "execution_time": 20,
+                "cost_usd": 800 / 100_000,
+            }
+        },
         "c": submission("c", tokens=1500, tool_calls=6, time=60),
         "d": submission("d", tokens=3000, tool_calls=9, time=120),
         "e": submission("e", tokens=5000, tool_calls=12, time=300),

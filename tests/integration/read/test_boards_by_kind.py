@@ -10,16 +10,16 @@ from tests.support.settings import configure
 from typer.testing import CliRunner
 
 from evalq.producer.cli import app
-from evalq.read.leaderboard import Leaderboard, leaderboard
+from evalq.read.leaderboard import LeaderboardReport, leaderboard
 from evalq.store.db import session_scope
 
 
-def board(url: str, task_id: str) -> Leaderboard:
+def board(url: str, task_id: str) -> LeaderboardReport:
     with session_scope(url) as session:
         return leaderboard(session, task_id=task_id)
 
 
-def rank_of(found: Leaderboard) -> dict[str, int]:
+def rank_of(found: LeaderboardReport) -> dict[str, int]:
     return {e.submission_id: e.rank for e in found.entries}
 
 
@@ -103,18 +103,18 @@ def test_a_board_s_interval_is_on_its_own_score_s_scale(
 ) -> None:
     # The suite board's upper bound was 1.0187, a small PeerRead board's [0.0, 100.0].
     ci = board(store, task_id).confidence_interval
-    assert scale[0] <= ci["low"] <= ci["high"] <= scale[1]
-    if ci["enough_data"]:
-        assert ci["low"] <= ci["mean"] <= ci["high"]
+    assert scale[0] <= ci.low <= ci.high <= scale[1]
+    if ci.enough_data:
+        assert ci.low <= ci.mean <= ci.high
     else:
-        assert (ci["low"], ci["high"]) == scale
+        assert (ci.low, ci.high) == scale
 
 
 def test_too_few_rows_give_the_whole_of_the_score_s_own_range(store: str) -> None:
     with session_scope(store) as session:
         two = leaderboard(session, task_id="suite-refund-agent", variant="no-such-variant")
-    assert two.entries == [] and not two.confidence_interval["enough_data"]
-    assert (two.confidence_interval["low"], two.confidence_interval["high"]) == (0.0, 1.0)
+    assert two.entries == [] and not two.confidence_interval.enough_data
+    assert (two.confidence_interval.low, two.confidence_interval.high) == (0.0, 1.0)
 
 
 def test_an_unjudged_peerread_board_says_it_cannot_tell_a_review_from_a_summary(

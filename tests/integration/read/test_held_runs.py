@@ -22,7 +22,7 @@ from evalq.producer.cli import EXAMPLES, app
 from evalq.producer.client import Client
 from evalq.producer.files import read_jsonl
 from evalq.read.compare import HELD, compare
-from evalq.read.leaderboard import Leaderboard, leaderboard
+from evalq.read.leaderboard import LeaderboardReport, leaderboard
 from evalq.read.report_data import report_data
 from evalq.read.reports import variant_report
 from evalq.report.verdict import verdict_section
@@ -36,7 +36,7 @@ HELD_RUN = "arena-fe-09"
 SCYLLA = "scylla-token-bucket"
 
 
-def board(url: str, *, include_held: bool = False) -> Leaderboard:
+def board(url: str, *, include_held: bool = False) -> LeaderboardReport:
     with session_scope(url) as session:
         return leaderboard(session, task_id=TASK, include_held=include_held)
 
@@ -70,8 +70,8 @@ def test_a_held_run_is_listed_apart_unranked(store: str) -> None:
 def test_the_boards_interval_leaves_the_held_run_out(store: str) -> None:
     found, included = board(store), board(store, include_held=True)
     ranked = [e.ranking_value or 0 for e in found.entries if not e.held]
-    assert found.confidence_interval["mean"] == pytest.approx(sum(ranked) / len(ranked), abs=1e-4)
-    assert included.confidence_interval["mean"] > found.confidence_interval["mean"]
+    assert found.confidence_interval.mean == pytest.approx(sum(ranked) / len(ranked), abs=1e-4)
+    assert included.confidence_interval.mean > found.confidence_interval.mean
 
 
 def test_with_the_option_the_held_run_ranks_and_stays_marked(store: str) -> None:
@@ -150,7 +150,7 @@ def _difference(url: str, *, include_held: bool = False) -> dict[str, object]:
             by="model",
             values=["claude-sonnet-4", "o3"],
             include_held=include_held,
-        ).to_dict()
+        ).model_dump(mode="json")
     first = found["comparisons"][0]
     # With the demo's 3 shared tasks the comparison is "too few" (no difference shown): the
     # means it would compare show what the held runs do to it.
@@ -178,14 +178,14 @@ def test_a_held_scylla_run_is_out_of_its_variants_statistics(store: str, tmp_pat
         report = variant_report(session, task_id=SCYLLA)
         report_included = variant_report(session, task_id=SCYLLA, include_held=True)
 
-    def runs(found: Leaderboard) -> dict[str, int]:
+    def runs(found: LeaderboardReport) -> dict[str, int]:
         return {v.variant: v.runs for v in found.variants or []}
 
     variant = str(best.variant)
     assert runs(after)[variant] == runs(before)[variant] - 1
     assert runs(included) == runs(before)
     assert after.entries[-1].submission_id == best.submission_id and after.entries[-1].held
-    assert report["runs"] == report_included["runs"] - 1 == len(before.entries) - 1
+    assert report.runs == report_included.runs - 1 == len(before.entries) - 1
 
 
 def test_the_cli_lists_the_held_run_apart_unless_asked(

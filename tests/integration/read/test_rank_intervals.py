@@ -13,21 +13,20 @@ from typer.testing import CliRunner
 
 from evalq.producer.cli import app
 from evalq.producer.cli.boards import leaderboard_table
-from evalq.read.leaderboard import Leaderboard, leaderboard
+from evalq.read.leaderboard import LeaderboardReport, RankInterval, leaderboard
 from evalq.read.rank_uncertainty import SINGLE_RUN, SINGLE_SUBMISSION
-from evalq.scoring.rank_interval import RankInterval
 from evalq.store.db import session_scope
 
 SCYLLA, SUITE, ARENA = "scylla-token-bucket", "suite-refund-agent", "arena-frontend-dark-mode"
 
 
-def board(url: str, task_id: str, **filters: str) -> Leaderboard:
+def board(url: str, task_id: str, **filters: str) -> LeaderboardReport:
     with session_scope(url) as session:
         return leaderboard(session, task_id=task_id, **filters)  # type: ignore[arg-type]
 
 
 def interval(low: int, high: int) -> RankInterval:
-    return RankInterval(low, high)
+    return RankInterval(low=low, high=high)
 
 
 def test_scylla_variants_get_intervals_over_their_runs(store: str) -> None:

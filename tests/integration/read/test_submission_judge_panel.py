@@ -8,8 +8,7 @@ from tests.unit.judge.judge_helpers import submission
 
 from evalq.core.results import Agreement, JudgeResult, PanelMember, RubricResult, TierOutcome
 from evalq.core.schemas import Task
-from evalq.producer.api.models import SubmissionResult
-from evalq.read.submission import submission_result
+from evalq.read.submission import SubmissionResult, submission_result
 from evalq.store import queries
 from evalq.store.db import session_scope, upgrade
 
@@ -35,8 +34,8 @@ def test_the_submission_detail_shows_the_panel_and_its_agreement(tmp_path: Path)
             queries.add_submission(session, submission=submission(id=sid), cost_usd=None)
             queries.finish_tier(session, submission_id=sid, outcome=judge_outcome(panel=panel))
     with session_scope(url) as session:
-        single = submission_result(session, submission_id="single")
-        paneled = submission_result(session, submission_id="panel")
+        single = submission_result(session, submission_id="single").model_dump(mode="json")
+        paneled = submission_result(session, submission_id="panel").model_dump(mode="json")
     judge = paneled["tiers"]["judge"]["metrics"]
     assert judge["agreement"] == {"alpha": 0.229, "units": 3, "members": 2}
     assert [m["model"] for m in judge["panel"]] == ["judge-a", "judge-b"]

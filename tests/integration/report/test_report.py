@@ -162,7 +162,12 @@ def examples_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         assert not bad
         submissions += [submission for _, submission in good]
     arena_run = next(s for s in submissions if s.task_id == ARENA).model_dump(mode="json")
-    hostile = arena_run | {"id": "hostile-1", "tool": SCRIPT_TOOL, "model": IMG_MODEL}
+    hostile = arena_run | {  # its own output: the same content would be a copy, counted once
+        "id": "hostile-1",
+        "tool": SCRIPT_TOOL,
+        "model": IMG_MODEL,
+        "output": f"{arena_run['output']} (again, under hostile labels)",
+    }
     submissions.append(Submission.model_validate(hostile))
     with (
         private_redis(MONITOR_REDIS_DB) as redis_url,

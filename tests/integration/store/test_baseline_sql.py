@@ -58,13 +58,13 @@ def pure_baseline(url: str, task_id: str, profile: ArenaProfile) -> dict[str, ob
             )
         ).all()
         runs = [arena_run(row) for row in rows]
-    return compute_baseline(runs, profile, last_updated="t").to_dict()
+    return compute_baseline(runs, profile, last_updated="t").model_dump()
 
 
 def database_baseline(url: str, task_id: str, profile: ArenaProfile) -> dict[str, object]:
     with session_scope(url) as session:
         baseline = sql_baseline(session, task_id=task_id, profile=profile, last_updated="t")
-    return baseline.to_dict()
+    return baseline.model_dump()
 
 
 @pytest.mark.parametrize("min_submissions", [1, 5])

@@ -12,7 +12,7 @@ from sqlalchemy import func, inspect, select
 
 from evalq.core.errors import Conflict, InvalidInput
 from evalq.core.profile import Profile
-from evalq.core.results import EvaluationScores, GraphResult, TierOutcome
+from evalq.core.results import EvaluationScores, GraphResult, PriceSource, TierOutcome
 from evalq.core.schemas import Submission, Task
 from evalq.scoring.arena import compute_baseline
 from evalq.scoring.evaluation import evaluate_submission
@@ -260,3 +260,65 @@ def test_migration_0005_goes_down_and_up_again_with_tiers_stored(url: str) -> No
     with session_scope(url) as session:
         row = queries.tier_results(session, submission_id="s1")["text"]
         assert (row.status, row.owner) == ("running", None)  # came back empty: the age rule
+
+
+def test_the_price_source_is_stored_at_submit_and_loaded_with_the_job(url: str) -> None:
+    source = PriceSource(origin="genai-prices", entry="openai:gpt-4o", version="0.0.1")
+    with session_scope(url) as session:
+        queries.add_submission(session, submission=submission(), cost_usd=0.25, priced_by=source)
+        queries.add_submission(session, submission=submission("s2"), cost_usd=None)
+    with session_scope(url) as session:
+        job = queries.load_job(session, submission_id="s1")
+        assert (job.cost_usd, job.priced_by) == (0.25, source)
+        assert queries.load_job(session, submission_id="s2").priced_by is None
+
+
+def test_migration_0007_goes_down_and_up_again_with_a_price_source_stored(url: str) -> None:
+    source = PriceSource(origin="reported")
+    with session_scope(url) as session:
+        queries.add_submission(session, submission=submission(), cost_usd=0.5, priced_by=source)
+
+    def migrate(step: str, revision: str) -> set[str]:
+        engine = engine_for(url)
+        with engine.begin() as connection:
+            config = migrations_config()
+            config.attributes["connection"] = connection
+            getattr(command, step)(config, revision)
+        engine.dispose()
+        return {column["name"] for column in inspect(engine).get_columns("submissions")}
+
+    assert "priced_by" not in migrate("downgrade", "0006")
+    assert "priced_by" in migrate("upgrade", "head")
+    with session_scope(url) as session:
+        job = queries.load_job(session, submission_id="s1")
+        assert (job.cost_usd, job.priced_by) == (0.5, None)  # an old row: the merge re-prices
+
+
+def test_migration_0008_hashes_the_runs_already_stored(url: str) -> None:
+    first = submission()
+    copy = first.model_copy(update={"id": "s1-copy", "metadata": {"note": "resent"}})
+    with session_scope(url) as session:
+        for run in (first, copy):
+            queries.add_submission(session, submission=run, cost_usd=None)
+        stored = {
+            row.id: (row.run_hash, row.output_hash)
+            for row in session.query(SubmissionRow).order_by(SubmissionRow.id)
+        }
+    assert stored["s1"] == stored["s1-copy"] and stored["s1"][0] is not None
+
+    def migrate(step: str, revision: str) -> None:
+        engine = engine_for(url)
+        with engine.begin() as connection:
+            config = migrations_config()
+            config.attributes["connection"] = connection
+            getattr(command, step)(config, revision)
+        engine.dispose()
+
+    migrate("downgrade", "0007")
+    migrate("upgrade", "head")  # computed again from the stored payloads
+    with session_scope(url) as session:
+        again = {
+            row.id: (row.run_hash, row.output_hash)
+            for row in session.query(SubmissionRow).order_by(SubmissionRow.id)
+        }
+    assert again == stored

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from alembic import command
-from sqlalchemy import insert, inspect, select
+from sqlalchemy import insert, inspect, select, update
 from tests.support.stored_runs import arena_run, submission_columns
 
 from evalq.core.errors import InvalidInput, NotFound
@@ -45,7 +45,9 @@ def review_of(url: str, sid: str) -> tuple[str | None, object]:
 
 def baseline(url: str, task_id: str = "t1") -> dict[str, Any]:
     with session_scope(url) as session:
-        return sql_baseline(session, task_id=task_id, profile=PROFILE, last_updated="t").to_dict()
+        return sql_baseline(
+            session, task_id=task_id, profile=PROFILE, last_updated="t"
+        ).model_dump()
 
 
 def pure_baseline(url: str, ids: set[str]) -> dict[str, Any]:
@@ -53,7 +55,7 @@ def pure_baseline(url: str, ids: set[str]) -> dict[str, Any]:
     with session_scope(url) as session:
         rows = session.scalars(select(SubmissionRow).where(SubmissionRow.id.in_(ids))).all()
         runs = [arena_run(row) for row in rows]
-    return compute_baseline(runs, PROFILE, last_updated="t").to_dict()
+    return compute_baseline(runs, PROFILE, last_updated="t").model_dump()
 
 
 ORDINARY = [
@@ -108,6 +110,12 @@ def test_a_task_with_only_flagged_runs_has_the_default_baseline(db_url: str) -> 
 def test_flagging_again_keeps_a_persons_acceptance(db_url: str) -> None:
     store(db_url, *ORDINARY[:2])
     with session_scope(db_url) as session:
+        for sid in ("s0", "s1"):  # two runs of their own: migration 0008 hashes the payloads
+            session.execute(
+                update(SubmissionRow)
+                .where(SubmissionRow.id == sid)
+                .values(payload={"output": f"run {sid}"})
+            )
         queries.flag_for_review(session, submission_id="s0")
     assert review_of(db_url, "s0") == ("flagged", None)
     assert review_of(db_url, "s1") == (None, None)
@@ -161,6 +169,12 @@ def test_flagged_submissions_by_task_in_id_order(db_url: str) -> None:
 def test_migration_0004_goes_down_and_up_again_with_runs_stored(db_url: str) -> None:
     store(db_url, *ORDINARY[:2])
     with session_scope(db_url) as session:
+        for sid in ("s0", "s1"):  # two runs of their own: migration 0008 hashes the payloads
+            session.execute(
+                update(SubmissionRow)
+                .where(SubmissionRow.id == sid)
+                .values(payload={"output": f"run {sid}"})
+            )
         queries.flag_for_review(session, submission_id="s0")
         session.add(
             EvaluationRow(

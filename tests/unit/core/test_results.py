@@ -1,6 +1,10 @@
-"""The stored judge result: a single judge's JSON has no panel keys; a panel's round-trips."""
+"""The stored judge result: a single judge's JSON has no panel keys; a panel's round-trips.
+A cost of pass is infinite in Python and "inf" in JSON."""
 
 from __future__ import annotations
+
+import json
+import math
 
 from evalq.core.results import (
     Agreement,
@@ -8,6 +12,7 @@ from evalq.core.results import (
     JudgeResult,
     PanelMember,
     RubricResult,
+    ScyllaScores,
     TierOutcome,
 )
 
@@ -61,3 +66,30 @@ def test_a_panel_result_round_trips_through_the_stored_json() -> None:
 def test_an_undefined_alpha_is_stored_as_null() -> None:
     result = single().model_copy(update={"agreement": Agreement(alpha=None, units=0, members=1)})
     assert result.model_dump(mode="json")["agreement"] == {"alpha": None, "units": 0, "members": 1}
+
+
+def test_cost_of_pass_owns_its_infinite_rule() -> None:
+    stored = {
+        "passed": False,
+        "pass_rate": 0.0,
+        "impl_rate": None,
+        "composite": 0.0,
+        "grade": "F",
+        "cost_usd": 0.2,
+        "cost_of_pass": "inf",
+        "duration_seconds": None,
+        "variant": "T0",
+        "run_index": None,
+    }
+    run = ScyllaScores.model_validate(stored)
+    assert run.cost_of_pass == math.inf  # infinite in Python, "inf" in JSON
+    assert run.model_dump(mode="json") == stored
+    assert json.loads(run.model_dump_json()) == stored
+    finite = ScyllaScores.model_validate(stored | {"cost_of_pass": 0.5})
+    assert finite.cost_of_pass == 0.5 and finite.model_dump(mode="json")["cost_of_pass"] == 0.5
+    schema = ScyllaScores.model_json_schema()["properties"]["cost_of_pass"]
+    assert schema["anyOf"] == [
+        {"type": "number"},
+        {"const": "inf", "type": "string"},
+        {"type": "null"},
+    ]

@@ -7,6 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
+from evalq.core.schemas import RUBRIC_NAMES
 from evalq.judge.rubrics import RATIONALE_CHARS, RUBRICS, Criterion, TechnicalAccuracyVerdict
 
 
@@ -61,3 +62,7 @@ def test_rubric_criteria_match_the_profile_weights() -> None:
     judge = load_profile().judge
     for rubric in RUBRICS:
         assert set(getattr(judge, rubric.name).weights) == set(rubric.criteria)
+
+
+def test_the_rubrics_are_the_rubric_names_in_order() -> None:
+    assert tuple(rubric.name for rubric in RUBRICS) == RUBRIC_NAMES

@@ -1,4 +1,4 @@
-"""Normalisation (x-1)/4 and the weighted rubric scores (spec 001 tier 2, DESIGN.md)."""
+"""Normalisation (x-1)/4 and the weighted rubric scores (spec 001 tier 2, docs/scoring.md)."""
 
 from __future__ import annotations
 

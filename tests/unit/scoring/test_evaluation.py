@@ -7,19 +7,21 @@ from typing import Any
 
 import pytest
 
+from evalq.core.pricing import price_submission
 from evalq.core.profile import Profile
 from evalq.core.results import (
     ErrorRecord,
     GraphResult,
     JudgeResult,
     MissingTier,
+    PriceSource,
     RubricResult,
+    RunCost,
     TextResult,
     TierOutcome,
 )
 from evalq.core.schemas import Submission, Task
 from evalq.scoring.arena import compute_baseline
-from evalq.scoring.arena.run import price_submission
 from evalq.scoring.evaluation import EvaluationResult, evaluate_submission
 
 PROFILE = Profile()
@@ -230,7 +232,7 @@ def test_scylla_applies_to_variants_and_derives_pass_from_the_criteria() -> None
     scylla = evaluate(priced, TASK, tiers).scores.scylla
     assert scylla is not None
     # gpt-4o: (1000 x 5 + 100 x 15) / 1e6 = 0.0065; never passing -> cost of pass is infinite
-    assert scylla.cost_usd == pytest.approx(0.0065) and scylla.cost_of_pass == "inf"
+    assert scylla.cost_usd == pytest.approx(0.0065) and scylla.cost_of_pass == math.inf
 
 
 def test_an_explicit_impl_rate_wins_over_the_judge() -> None:
@@ -346,3 +348,22 @@ def test_without_a_judge_the_peerread_score_says_it_cannot_tell_a_review_from_a_
         unjudged.scores.peerread.note or ""
     )
     assert judged.scores.peerread.note is None
+
+
+def test_the_price_source_stored_at_submit_is_kept_not_priced_again() -> None:
+    sub = submission(usage={"total_tokens": 1100, "input_tokens": 1000, "output_tokens": 100})
+    stored = PriceSource(origin="genai-prices", entry="openai:gpt-4o", version="0.0.1")
+    result = evaluate_submission(
+        sub, Task(id="t"), {}, BASELINE, PROFILE, cost_usd=0.0065, priced_by=stored
+    )
+    assert result.scores.cost == RunCost(usd=0.0065, priced_by=stored)
+
+
+def test_a_row_stored_without_its_price_source_is_priced_again() -> None:
+    sub = submission(usage={"total_tokens": 1100, "input_tokens": 1000, "output_tokens": 100})
+    cost = price_submission(sub, PROFILE)
+    assert cost == pytest.approx(0.0065)  # the profile's gpt-4o: $5 / $15 per Mtok
+    found = evaluate_submission(sub, Task(id="t"), {}, BASELINE, PROFILE, cost_usd=cost).scores
+    assert found.cost == RunCost(usd=cost, priced_by=PriceSource(origin="profile", entry="gpt-4o"))
+    moved = evaluate_submission(sub, Task(id="t"), {}, BASELINE, PROFILE, cost_usd=1.0).scores
+    assert moved.cost == RunCost(usd=1.0, priced_by=None)  # prices changed since: unknown

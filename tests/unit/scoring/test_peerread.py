@@ -131,7 +131,9 @@ def test_recommendation_is_monotone(a: float, b: float) -> None:
 
 
 def test_score_serialises() -> None:
-    data = peerread_composite({**FULL, "planning_rationality": None}, PROFILE).to_dict()
+    data = peerread_composite({**FULL, "planning_rationality": None}, PROFILE).model_dump(
+        mode="json"
+    )
     assert json.loads(json.dumps(data, allow_nan=False))["missing"] == ["planning_rationality"]
     assert data["recommendation"] == "weak_accept"  # 0.68
 

@@ -12,13 +12,12 @@ from hypothesis import strategies as st
 from evalq.core.profile import Price, ScyllaProfile, load_profile
 from evalq.core.results import ScyllaScores
 from evalq.scoring.scylla import (
-    ScyllaRun,
     composite,
     cost_of_pass,
     cost_usd,
     letter_grade,
     pass_rate,
-    score_run,
+    score_scylla_run,
 )
 
 PROFILE = ScyllaProfile()
@@ -26,13 +25,13 @@ unit = st.floats(min_value=0, max_value=1)
 
 
 def test_spec_003_example_1_single_run() -> None:
-    run = score_run(
+    run = score_scylla_run(
         passed=True, impl_rate=0.85, cost_usd=0.50, duration_seconds=12.0, profile=PROFILE
     )
     assert run.pass_rate == 1.0
     assert run.cost_of_pass == 0.50  # 0.50 / 1.0
     assert run.composite == pytest.approx(0.925)  # (1.0 + 0.85) / 2
-    assert run.grade == "B"  # DESIGN.md: 0.925 is B, not the spec's first answer A
+    assert run.grade == "B"  # docs/scoring.md: 0.925 is B, not the spec's first answer A
 
 
 def test_pass_rate_is_binary() -> None:
@@ -102,19 +101,19 @@ def test_letter_grades_come_from_the_profile() -> None:
 
 
 def test_failed_run_costs_infinity_per_pass_and_serialises() -> None:
-    run = score_run(
+    run = score_scylla_run(
         passed=False, impl_rate=0.4, cost_usd=0.2, duration_seconds=None, profile=PROFILE
     )
     assert run.composite == pytest.approx(0.2)  # (0 + 0.4) / 2
     assert run.grade == "F"
     assert run.cost_of_pass == math.inf
-    data = run.to_dict()
+    data = run.model_dump(mode="json")
     assert data["cost_of_pass"] == "inf"
     json.dumps(data, allow_nan=False)
 
 
 def test_run_without_cost_or_judge() -> None:
-    run = score_run(
+    run = score_scylla_run(
         passed=True, impl_rate=None, cost_usd=None, duration_seconds=3.0, profile=PROFILE
     )
     assert (run.composite, run.grade, run.cost_usd, run.cost_of_pass) == (1.0, "A", None, None)
@@ -122,7 +121,9 @@ def test_run_without_cost_or_judge() -> None:
 
 def test_negative_duration_is_rejected() -> None:
     with pytest.raises(ValueError):
-        score_run(passed=True, impl_rate=None, cost_usd=None, duration_seconds=-1, profile=PROFILE)
+        score_scylla_run(
+            passed=True, impl_rate=None, cost_usd=None, duration_seconds=-1, profile=PROFILE
+        )
 
 
 @given(st.booleans(), unit, st.floats(min_value=0.01, max_value=10), st.floats(0.01, 10))
@@ -144,11 +145,12 @@ def test_grade_is_monotone(a: float, b: float) -> None:
 
 
 def test_run_round_trips_through_stored_json() -> None:
-    run = score_run(
+    run = score_scylla_run(
         passed=False, impl_rate=0.4, cost_usd=0.2, duration_seconds=5.0, profile=PROFILE
     )
-    stored = json.loads(run.scores(variant="T1", run_index=3).model_dump_json())
-    assert ScyllaRun.from_scores(ScyllaScores.model_validate(stored)) == run
+    run = run.model_copy(update={"variant": "T1", "run_index": 3})
+    stored = json.loads(run.model_dump_json())
+    assert ScyllaScores.model_validate(stored) == run
 
 
 @pytest.mark.parametrize("bad", [-0.1, 1.1, math.nan, math.inf])

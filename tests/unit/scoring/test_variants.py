@@ -10,7 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evalq.core.profile import ScyllaProfile
-from evalq.scoring.scylla import ScyllaRun, score_run
+from evalq.core.results import ScyllaScores
+from evalq.read.variants import VariantStatistics
+from evalq.scoring.scylla import score_scylla_run
 from evalq.scoring.variants import (
     compare_variants,
     cost_delta,
@@ -23,8 +25,8 @@ from evalq.scoring.variants import (
 PROFILE = ScyllaProfile()
 
 
-def run(passed: bool = True, impl: float | None = None, cost: float | None = None) -> ScyllaRun:
-    return score_run(
+def run(passed: bool = True, impl: float | None = None, cost: float | None = None) -> ScyllaScores:
+    return score_scylla_run(
         passed=passed, impl_rate=impl, cost_usd=cost, duration_seconds=1.0, profile=PROFILE
     )
 
@@ -33,7 +35,7 @@ def test_uplift() -> None:
     assert uplift(0.90, 0.75) == pytest.approx(0.20)  # (0.90 - 0.75) / 0.75, spec's example
     assert uplift(0.60, 0.75) == pytest.approx(-0.20)  # a regression is negative
     assert uplift(0.75, 0.75) == 0.0
-    assert uplift(0.5, 0.0) is None  # DESIGN.md: undefined, never 0 or infinity
+    assert uplift(0.5, 0.0) is None  # docs/scoring.md: undefined, never 0 or infinity
 
 
 def test_spec_003_example_3_cross_tier() -> None:
@@ -120,11 +122,12 @@ def test_empty_inputs() -> None:
         compare_variants({"T3": []}, PROFILE)
 
 
-def test_report_serialises() -> None:
+def test_report_keeps_an_infinite_cost_of_pass_for_the_served_model_to_write() -> None:
     report = compare_variants({"T0": [run(False, 0.5, cost=0.1)], "T1": [run(True, 1.0)]}, PROFILE)
     data = report.to_dict()
-    assert data["variants"][0]["cost_of_pass"] == "inf"
-    json.dumps(data, allow_nan=False)
+    assert data["variants"][0]["cost_of_pass"] == math.inf
+    served = VariantStatistics.model_validate(data["variants"][0])
+    assert json.loads(served.model_dump_json())["cost_of_pass"] == "inf"
 
 
 @given(st.lists(st.tuples(st.booleans(), st.floats(0, 1)), min_size=1, max_size=12))

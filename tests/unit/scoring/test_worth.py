@@ -9,16 +9,17 @@ import random
 import pytest
 
 from evalq.core.profile import ScyllaProfile
-from evalq.scoring.bootstrap import bootstrap_uplift
-from evalq.scoring.scylla import ScyllaRun, score_run
+from evalq.core.results import ScyllaScores
+from evalq.scoring.scylla import score_scylla_run
 from evalq.scoring.variants import compare_variants, consistency
 from evalq.scoring.worth import analyse_variants, metric_uplifts, verdict
+from evalq.stats.bootstrap import bootstrap_uplift
 
 PROFILE = ScyllaProfile()
 
 
-def run(passed: bool, impl: float, cost: float) -> ScyllaRun:
-    return score_run(
+def run(passed: bool, impl: float, cost: float) -> ScyllaScores:
+    return score_scylla_run(
         passed=passed, impl_rate=impl, cost_usd=cost, duration_seconds=1.0, profile=PROFILE
     )
 
@@ -71,7 +72,7 @@ def test_the_pass_rate_uplift_compares_means_and_a_cheaper_variant_has_negative_
 
 def test_a_metric_nobody_reported_is_left_out() -> None:
     no_cost = [
-        score_run(
+        score_scylla_run(
             passed=True, impl_rate=None, cost_usd=None, duration_seconds=None, profile=PROFILE
         )
     ]
@@ -136,7 +137,7 @@ def test_without_the_baseline_variant_there_is_no_step_over_it() -> None:
 
 
 def identical_variants(rng: random.Random, variants: int = 4, runs: int = 10) -> dict:
-    def one() -> ScyllaRun:
+    def one() -> ScyllaScores:
         return run(rng.random() < 0.5, round(rng.uniform(0.2, 1.0), 2), rng.uniform(0.8, 1.2))
 
     return {f"T{i}": [one() for _ in range(runs)] for i in range(variants)}

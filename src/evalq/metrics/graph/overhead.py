@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import get_args
 
-from evalq.core.schemas import AgentMessage, MessageType
+from evalq.core.schemas import AgentMessage, CoordinationMessage, MessageType, ProductiveMessage
 
-COORDINATION_TYPES: frozenset[MessageType] = frozenset({"coordination", "status_update", "handoff"})
+COORDINATION_TYPES: frozenset[MessageType] = frozenset(get_args(CoordinationMessage))
 """Message types that organise the work (spec 001)."""
-PRODUCTIVE_TYPES: frozenset[MessageType] = frozenset(
-    {"task_request", "result_delivery", "data_transfer"}
-)
+PRODUCTIVE_TYPES: frozenset[MessageType] = frozenset(get_args(ProductiveMessage))
 """Message types that carry the work itself (spec 001); the two sets cover every type."""
 
 

@@ -23,6 +23,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from evalq.core.settings import Settings
+from evalq.core.status import STATUSES
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import SettingsDep
 from evalq.producer.api.errors import ERROR_RESPONSES
@@ -32,7 +33,6 @@ from evalq.workers.depths import redis_queue_depths
 
 router = APIRouter(tags=["health"])
 BROKER_TIMEOUT_S = 2.0
-STATUSES = ("queued", "running", "done", "degraded", "failed")
 
 
 class EvaluationCollector(Collector):

@@ -1,25 +1,18 @@
 """Bodies the HTTP API sends and accepts, besides the wire models of `evalq.core.schemas`.
 
-The task reports' bodies are in `evalq.producer.api.reports`.
+The read routes' bodies are the read side's replies (`evalq.read`), served as they are.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from evalq.core.errors import MAX_PROBLEMS
-from evalq.core.results import (
-    ArenaScores,
-    ErrorRecord,
-    EvaluationScores,
-    MissingTier,
-    TierStatus,
-)
-from evalq.core.schemas import Status, Strict, Submission, Tier
-from evalq.store.models import Review
+from evalq.core.schemas import Strict, Submission
+from evalq.core.status import Status
 
 
 class SubmissionBatch(Strict):
@@ -103,60 +96,3 @@ class ReviewAccepted(BaseModel):
     submission_id: str
     review: Literal["accepted"]
     baseline_version: int
-
-
-class Reply(BaseModel):
-    """Base of the read routes' bodies, which mirror dicts the read side builds.
-
-    Unknown keys are refused: a key added there without its field here fails the API tests
-    instead of silently dropping out of the answer.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class TierState(Reply):
-    """One tier of a submission as stored: its status, result and error."""
-
-    status: TierStatus
-    metrics: dict[str, Any] | None = Field(
-        description='The tier\'s result (docs/scoring/); {"reason": ...} when skipped.'
-    )
-    error: ErrorRecord | None = Field(description="Why it failed; tracebacks are not served.")
-
-
-class Merged(Reply):
-    """The Arena scores as the merge stored them, against the baseline of that moment."""
-
-    arena: ArenaScores
-    baseline_version: int
-
-
-class SubmissionResult(Reply):
-    """Body of GET /v1/submissions/{id} (`evalq.read.submission.submission_result`).
-
-    The fields from ``scores`` on are present only once the submission is evaluated (status
-    done, degraded or failed); before that they are absent, not null.
-    """
-
-    id: str
-    task_id: str
-    status: Status
-    error: ErrorRecord | None = Field(description="Why a failed evaluation failed.")
-    review: Review | None = Field(
-        description="flagged: left out of the baseline until a person accepts it; null: never."
-    )
-    metadata: dict[str, Any] = Field(description="The submission's metadata, as sent.")
-    tiers: dict[Tier, TierState] = Field(description="The tiers that started, by name.")
-    scores: EvaluationScores | None = Field(
-        default=None, description="Arena scores against the task's current baseline."
-    )
-    missing_tiers: dict[Tier, MissingTier] | None = Field(
-        default=None, description="Each tier that produced no result, and why."
-    )
-    baseline_version: int | None = Field(
-        default=None, description="The current baseline, which `scores.arena` is against."
-    )
-    profile_hash: str | None = Field(default=None, description="The scoring profile used.")
-    evaluated_at: str | None = Field(default=None, description="ISO 8601, as stored.")
-    merged: Merged | None = None

@@ -17,9 +17,9 @@ from typing import Annotated
 import typer
 
 from evalq import __version__
-from evalq.producer.api.commands import api as api_command
-from evalq.producer.api.commands import keys_app
 from evalq.producer.cli import boards, demo, lists, ops, review, submit, traces, webhooks
+from evalq.producer.cli.api import api as api_command
+from evalq.producer.cli.api import keys_app
 from evalq.producer.cli.compare import compare_command
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.producer.cli.output import SETTINGS_INVALID, one_line

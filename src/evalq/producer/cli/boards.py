@@ -14,7 +14,7 @@ from evalq.core.errors import EvalqError
 from evalq.producer.cli.output import console, fail
 
 if TYPE_CHECKING:
-    from evalq.read.leaderboard import Entry, Leaderboard, VariantRow
+    from evalq.read.leaderboard import LeaderboardEntry, LeaderboardReport, VariantRank
 
 NOT_SEPARABLE = "≈"
 """Marks a row whose rank interval overlaps another row's."""
@@ -38,7 +38,7 @@ KIND_COLUMNS: dict[str, tuple[str, ...]] = {
 WIDE_COLUMNS = ("tool", "model", "adj", "eff", "speed", "cost", "correct", "pct")
 
 
-def _cells(entry: Entry, kind: str) -> dict[str, str]:
+def _cells(entry: LeaderboardEntry, kind: str) -> dict[str, str]:
     """Every column a leaderboard row of a ``kind`` task can show, formatted."""
     e = entry
     composite = e.peerread if kind == "peerread" else e.scylla_composite
@@ -61,7 +61,7 @@ def _cells(entry: Entry, kind: str) -> dict[str, str]:
     }
 
 
-def _rank(row: Entry | VariantRow) -> str:
+def _rank(row: LeaderboardEntry | VariantRank) -> str:
     """The rank, with its bootstrap interval and the not-separable mark when it has one."""
     interval = row.rank_interval
     if row.rank is None:
@@ -72,10 +72,10 @@ def _rank(row: Entry | VariantRow) -> str:
     return f"{row.rank} [{interval.low}-{interval.high}]{mark}"
 
 
-def rank_legend(board: Leaderboard) -> str | None:
+def rank_legend(board: LeaderboardReport) -> str | None:
     """What ``1 [1-2]≈`` means, for a board whose rows have rank intervals (else None)."""
     method = board.rank_uncertainty
-    rows: list[Entry | VariantRow] = [*board.entries, *(board.variants or [])]
+    rows: list[LeaderboardEntry | VariantRank] = [*board.entries, *(board.variants or [])]
     if not any(row.rank_interval for row in rows):
         return None
     whose = "each variant's runs" if method.applies_to == "variants" else "each entry's scenarios"
@@ -86,9 +86,9 @@ def rank_legend(board: Leaderboard) -> str | None:
     )
 
 
-def _notes(entry: Entry) -> str:
+def _notes(entry: LeaderboardEntry) -> str:
     """What a reader must know about a row, in a few words: '-' when nothing."""
-    notes = []
+    notes: list[str] = []
     if entry.status != "done":
         notes.append(entry.status)
     if entry.partial:
@@ -104,7 +104,7 @@ def _notes(entry: Entry) -> str:
     return "; ".join(notes) or "-"
 
 
-def leaderboard_table(board: Leaderboard, *, wide: bool = False) -> Table:
+def leaderboard_table(board: LeaderboardReport, *, wide: bool = False) -> Table:
     """The board as a table that reads at 100 columns: rank, submission, the kind's own columns,
     notes; ``wide`` adds tool, model and every Arena figure."""
     title = (
@@ -131,26 +131,31 @@ def leaderboard_table(board: Leaderboard, *, wide: bool = False) -> Table:
     return table
 
 
-def print_leaderboard(board: Leaderboard, *, wide: bool = False) -> None:
+def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
     """Render a leaderboard: the variant table (Scylla), the runs, what the columns mean."""
     if board.variants is not None:
+        from evalq.read.leaderboard import variant_caveats
+
         variants = Table(title=f"{board.task_id}: variants")
         for column in ("rank", "variant", "runs", "pass rate", "median", "grade", "cost/pass"):
             variants.add_column(column, no_wrap=True)
         variants.add_column("uplift vs T0", no_wrap=True)
+        caveats = {v.variant: variant_caveats(v) for v in board.variants}
+        if any(caveats.values()):
+            variants.add_column("caveats")
         for v in board.variants:
             variants.add_row(
                 _rank(v), v.variant, str(v.runs), _num(v.pass_rate, 2),
-                _num(v.median_composite), v.grade or "-",
-                str(v.cost_of_pass) if isinstance(v.cost_of_pass, str) else _num(v.cost_of_pass, 4),
+                _num(v.median_composite), v.grade or "-", _num(v.cost_of_pass, 4),
                 "-" if v.uplift is None else f"{v.uplift:+.1%}",
+                *(["; ".join(caveats[v.variant]) or "-"] if any(caveats.values()) else []),
             )  # fmt: skip
         console.print(variants)
     console.print(leaderboard_table(board, wide=wide))
     ci = board.confidence_interval
-    note = "" if ci["enough_data"] else " (not enough data)"
+    note = "" if ci.enough_data else " (not enough data)"
     console.print(
-        f"  {ci['level']:.0%} CI of the mean {ci['of']}: [{ci['low']}, {ci['high']}]{note}. "
+        f"  {ci.level:.0%} CI of the mean {ci.of}: [{ci.low}, {ci.high}]{note}. "
         "overall = Arena overall before the difficulty factor, adj = after it; not reported = "
         "counted as the worst value; held = flagged for review, left out of the baseline until "
         "accepted (evalq review accept ID); --wide for tool, model and every Arena figure, "
@@ -160,6 +165,14 @@ def print_leaderboard(board: Leaderboard, *, wide: bool = False) -> None:
     legend = rank_legend(board)
     if legend is not None:
         console.print(legend, highlight=False, markup=False)
+    if board.duplicate_of:
+        copies = ", ".join(f"{copy} (of {first})" for copy, first in board.duplicate_of.items())
+        console.print(
+            f"  {len(board.duplicate_of)} cop{'y' if len(board.duplicate_of) == 1 else 'ies'} "
+            f"of earlier runs counted once, as the earliest: {copies}",
+            highlight=False,
+            markup=False,
+        )
 
 
 def metadata_pairs(pairs: list[str]) -> dict[str, str]:
@@ -213,7 +226,7 @@ def leaderboard_command(
     except EvalqError as error:
         fail(error)
     if as_json:
-        console.print_json(json.dumps(board.to_dict()))
+        console.print_json(json.dumps(board.model_dump(mode="json")))
     else:
         print_leaderboard(board, wide=wide)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -13,10 +14,10 @@ from evalq.core.errors import EvalqError
 from evalq.producer.cli.output import console, fail
 
 if TYPE_CHECKING:
-    from evalq.read.compare import Comparison
-    from evalq.scoring.bootstrap import UpliftInterval
-    from evalq.scoring.contrast import GroupComparison
-    from evalq.scoring.worth import Transition, VariantAnalysis
+    from evalq.read.compare import CompareReport
+    from evalq.read.variants import VariantsAnalysis, VariantStep
+    from evalq.stats.bootstrap import UpliftInterval
+    from evalq.stats.contrast import GroupComparison
 
 UNITS_SHOWN = 30
 """Per-unit rows printed before the rest are summarised (all of them are in --json)."""
@@ -30,8 +31,8 @@ def _signed(value: float, low: float, high: float) -> str:
     return f"{value:+.3g} [{low:+.3g}, {high:+.3g}]"
 
 
-def _units_table(comparison: Comparison) -> Table | None:
-    result = comparison.contrast
+def _units_table(comparison: CompareReport) -> Table | None:
+    result = comparison
     shown = result.units[:UNITS_SHOWN]
     if not shown:
         return None
@@ -70,8 +71,8 @@ def _row(c: GroupComparison) -> list[str]:
     ]
 
 
-def _comparisons_table(comparison: Comparison) -> Table:
-    result = comparison.contrast
+def _comparisons_table(comparison: CompareReport) -> Table:
+    result = comparison
     level = f"{result.level:.0%}"
     table = Table(title=f"compared with {escape(result.reference)} (differences: other - it)")
     heads = ("other", "design", "n", f"difference [{level} CI]", "test", "adj. p")
@@ -90,7 +91,7 @@ def _interval(i: UpliftInterval | None) -> str:
     return f"{i.uplift:+.0%} [{i.low:+.0%}, {i.high:+.0%}]"
 
 
-def _steps_table(title: str, steps: tuple[Transition, ...], analysis: VariantAnalysis) -> Table:
+def _steps_table(title: str, steps: list[VariantStep], analysis: VariantsAnalysis) -> Table:
     table = Table(title=title)
     for head in ("step", "composite", "pass rate", "impl rate", "cost", "cost/pass"):
         table.add_column(head, overflow="fold")
@@ -103,16 +104,17 @@ def _steps_table(title: str, steps: tuple[Transition, ...], analysis: VariantAna
             "-" if t.cost_of_pass_delta is None else f"{t.cost_of_pass_delta:+.4f}",
             t.verdict,
         )
+    method = analysis.bootstrap
     table.caption = (
-        f"uplift [{analysis.step_level:.2%} bootstrap CI: {analysis.level:.0%} across the "
-        f"{analysis.steps} steps, Bonferroni]; cost/pass: change in USD; verdict on the "
+        f"uplift [{method.step_level:.2%} bootstrap CI: {method.level:.0%} across the "
+        f"{method.steps} steps, Bonferroni]; cost/pass: change in USD; verdict on the "
         "composite's interval"
     )
     return table
 
 
-def _variants(analysis: VariantAnalysis) -> None:
-    report = analysis.report
+def _variants(analysis: VariantsAnalysis) -> None:
+    report = analysis
     table = Table(title="variants (spec 003)")
     for head in ("variant", "runs", "pass rate", "median", "consistency", "cost", "cost/pass"):
         table.add_column(head, justify="right" if head != "variant" else "left")
@@ -125,15 +127,15 @@ def _variants(analysis: VariantAnalysis) -> None:
             _g(v.composite.median if v.composite else None),
             _g(v.consistency),
             _g(v.cost_usd.median if v.cost_usd else None, 4),
-            "-" if cop is None else "never passes" if cop == float("inf") else f"{cop:.4f}",
+            "-" if cop is None else "never passes" if math.isinf(cop) else f"{cop:.4f}",
         )
     console.print(table)
     if report.best_value is not None and report.frontier_cost_of_pass is not None:
-        held = analysis.best_value_share
+        held, resamples = analysis.best_value_share, analysis.bootstrap.resamples
         console.print(
             f"best value: {escape(report.best_value)} (frontier cost of pass "
             f"{report.frontier_cost_of_pass:.4f} USD"
-            + ("" if held is None else f"; best in {held:.1%} of {analysis.resamples} resamples")
+            + ("" if held is None else f"; best in {held:.1%} of {resamples} resamples")
             + ")",
             highlight=False,
         )
@@ -143,9 +145,9 @@ def _variants(analysis: VariantAnalysis) -> None:
         console.print(_steps_table("step by step", analysis.transitions, analysis))
 
 
-def print_comparison(comparison: Comparison) -> None:
+def print_comparison(comparison: CompareReport) -> None:
     """The comparison as tables: the per-unit values, the tests, the variant analysis."""
-    result = comparison.contrast
+    result = comparison
     paired = any(c.pairs for c in result.comparisons)
     pairs = f"pairs are {comparison.unit}s" if paired else "nothing pairs"
     console.print(
@@ -170,7 +172,7 @@ def print_comparison(comparison: Comparison) -> None:
         console.print(f"note: {escape(note)}", highlight=False)
     for left in comparison.left_out:
         console.print(
-            f"left out: {left['count']} of {escape(left['group'])} ({left['reason']})",
+            f"left out: {left.count} of {escape(left.group)} ({left.reason})",
             highlight=False,
         )
     console.print(
@@ -227,6 +229,6 @@ def compare_command(
     except EvalqError as error:
         fail(error)
     if as_json:
-        console.print_json(json.dumps(comparison.to_dict()))
+        console.print_json(json.dumps(comparison.model_dump(mode="json")))
     else:
         print_comparison(comparison)

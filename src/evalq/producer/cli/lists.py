@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
+from evalq.core.status import STATUSES
 from evalq.producer.cli.output import console
-
-if TYPE_CHECKING:
-    from evalq.core.schemas import Status
-
-STATUSES: tuple[Status, ...] = ("queued", "running", "done", "degraded", "failed")
 
 
 def task_list() -> None:

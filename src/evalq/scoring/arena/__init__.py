@@ -8,7 +8,6 @@ from __future__ import annotations
 from evalq.scoring.arena.baseline import Baseline, compute_baseline
 from evalq.scoring.arena.correctness import (
     CorrectnessResult,
-    CriterionOutcome,
     check_criterion,
     correctness_score,
     evaluate_criterion,
@@ -22,18 +21,16 @@ from evalq.scoring.arena.efficiency import (
     tool_call_score,
 )
 from evalq.scoring.arena.outliers import OutlierFlag, detect_outliers
-from evalq.scoring.arena.overall import ArenaScore, dimension_weights, score_run
+from evalq.scoring.arena.overall import dimension_weights, score_arena_run
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.speed import SpeedResult, speed_score
 from evalq.scoring.arena.validation import validate_evaluation
 
 __all__ = [
     "ArenaRun",
-    "ArenaScore",
     "Baseline",
     "CorrectnessResult",
     "CostResult",
-    "CriterionOutcome",
     "EfficiencyResult",
     "OutlierFlag",
     "SpeedResult",
@@ -46,7 +43,7 @@ __all__ = [
     "efficiency_score",
     "evaluate_criterion",
     "iteration_score",
-    "score_run",
+    "score_arena_run",
     "speed_score",
     "token_score",
     "tool_call_score",

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Sequence
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from evalq.core.errors import InvalidInput
 from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena.run import ArenaRun
 
 
-@dataclass(frozen=True)
-class Baseline:
+class Baseline(BaseModel):
     """Medians and ranges of a task's runs.
 
     ``is_default`` is True when the task had fewer than ``min_submissions`` runs and every figure
@@ -22,6 +22,12 @@ class Baseline:
     none). ``time_is_default`` / ``cost_is_default`` say that no run reported a time / cost, so
     those figures are the defaults even in a data baseline.
     """
+
+    # The docstring is the API's description (docs/openapi.json). One shape: computed here,
+    # stored as a baseline snapshot's ``data`` (``model_dump``), read back with
+    # ``model_validate``, served as it is. A missing or unknown key, or a range that is not
+    # finite or whose minimum exceeds its maximum, raises `InvalidInput` naming the field.
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     submission_count: int
     median_tokens: float
@@ -44,7 +50,22 @@ class Baseline:
     cost_is_default: bool
     last_updated: str | None = None
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="before")
+    @classmethod
+    def _known_fields(cls, data: Any) -> Any:
+        """A stored baseline with a missing or unknown key is named as such (`InvalidInput`)."""
+        if isinstance(data, dict):
+            names = set(cls.model_fields)
+            unknown = sorted(set(data) - names)
+            missing = sorted(n for n in names - set(data) if n != "last_updated")
+            problems = [(f"baseline.{k}", "unknown field") for k in unknown]
+            problems += [(f"baseline.{k}", "field required") for k in missing]
+            if problems:
+                raise InvalidInput(problems)
+        return data
+
+    @model_validator(mode="after")
+    def _ranges(self) -> Baseline:
         problems = []
         for name in ("tokens", "tool_calls", "execution_time", "cost"):
             low, high = getattr(self, f"min_{name}"), getattr(self, f"max_{name}")
@@ -52,22 +73,7 @@ class Baseline:
                 problems.append((f"baseline.min_{name}", f"must be finite and <= max_{name}"))
         if problems:
             raise InvalidInput(problems)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready mapping of every field."""
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Baseline:
-        """Rebuild a baseline stored with `to_dict`; `InvalidInput` names missing/unknown keys."""
-        names = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - names)
-        missing = sorted(n for n in names - set(data) if n != "last_updated")
-        problems = [(f"baseline.{k}", "unknown field") for k in unknown]
-        problems += [(f"baseline.{k}", "field required") for k in missing]
-        if problems:
-            raise InvalidInput(problems)
-        return cls(**dict(data))
+        return self
 
 
 def compute_baseline(

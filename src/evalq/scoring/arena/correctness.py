@@ -1,8 +1,8 @@
 """Correctness score (spec 000, "Correctness Score"): the task's success criteria, really checked.
 
 The spec passes ``min_functionality`` and every unknown criterion type unconditionally. Here
-(DESIGN.md) each type in `evalq.core.schemas.Criterion` has a real check against the run's
-`Evidence`, and anything else is an `InvalidInput`. The rules:
+(docs/scoring/arena.md) each type in `evalq.core.schemas.Criterion` has a real check against the
+run's `Evidence`, and anything else is an `InvalidInput`. The rules:
 
 - ``file_exists``: ``file_path`` is in ``evidence.files_created`` (exact string match).
 - ``no_errors``: ``evidence.success`` is true and ``evidence.errors`` is empty.
@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evalq.core.errors import InvalidInput
+from evalq.core.results import CriterionRecord
 from evalq.core.schemas import (
     Criterion,
     Evidence,
@@ -33,23 +34,14 @@ NO_CRITERIA_SCORE = 100.0
 
 
 @dataclass(frozen=True)
-class CriterionOutcome:
-    """One criterion's result and the reason, for the evaluation's breakdown."""
-
-    type: str
-    passed: bool
-    reason: str
-
-
-@dataclass(frozen=True)
 class CorrectnessResult:
     """Pass rate x 100 over the task's criteria, with each criterion's outcome in task order."""
 
     score: float
-    outcomes: tuple[CriterionOutcome, ...]
+    outcomes: tuple[CriterionRecord, ...]
 
 
-def evaluate_criterion(criterion: Criterion, evidence: Evidence) -> CriterionOutcome:
+def evaluate_criterion(criterion: Criterion, evidence: Evidence) -> CriterionRecord:
     """Check one criterion against the evidence and say why it passed or failed.
 
     Raises:
@@ -57,9 +49,8 @@ def evaluate_criterion(criterion: Criterion, evidence: Evidence) -> CriterionOut
     """
     if isinstance(criterion, FileExists):
         passed = criterion.file_path in evidence.files_created
-        return CriterionOutcome(
-            criterion.type, passed, f"{criterion.file_path!r} {'' if passed else 'not '}created"
-        )
+        reason = f"{criterion.file_path!r} {'' if passed else 'not '}created"
+        return CriterionRecord(type=criterion.type, passed=passed, reason=reason)
     if isinstance(criterion, NoErrors):
         passed = evidence.success and not evidence.errors
         reason = (
@@ -67,7 +58,7 @@ def evaluate_criterion(criterion: Criterion, evidence: Evidence) -> CriterionOut
             if passed
             else f"success={evidence.success}, {len(evidence.errors)} error(s) reported"
         )
-        return CriterionOutcome(criterion.type, passed, reason)
+        return CriterionRecord(type=criterion.type, passed=passed, reason=reason)
     if isinstance(criterion, TestsPass):
         return _tests_pass(criterion, evidence)
     if isinstance(criterion, MinFunctionality):
@@ -90,13 +81,13 @@ def correctness_score(task: Task, evidence: Evidence) -> CorrectnessResult:
     return CorrectnessResult(100.0 * passed / len(outcomes), outcomes)
 
 
-def _tests_pass(criterion: TestsPass, evidence: Evidence) -> CriterionOutcome:
+def _tests_pass(criterion: TestsPass, evidence: Evidence) -> CriterionRecord:
     if not evidence.tests:
-        return CriterionOutcome(criterion.type, False, "no tests reported")
+        return CriterionRecord(type=criterion.type, passed=False, reason="no tests reported")
     if not criterion.tests:
         failed = sorted({t.name for t in evidence.tests if not t.passed})
         reason = f"failed: {', '.join(failed)}" if failed else "all reported tests passed"
-        return CriterionOutcome(criterion.type, not failed, reason)
+        return CriterionRecord(type=criterion.type, passed=not failed, reason=reason)
     reported = {t.name for t in evidence.tests}
     failed_names = {t.name for t in evidence.tests if not t.passed}
     absent = [name for name in criterion.tests if name not in reported]
@@ -104,16 +95,15 @@ def _tests_pass(criterion: TestsPass, evidence: Evidence) -> CriterionOutcome:
     if absent or failed:
         parts = [f"not reported: {', '.join(absent)}"] if absent else []
         parts += [f"failed: {', '.join(failed)}"] if failed else []
-        return CriterionOutcome(criterion.type, False, "; ".join(parts))
-    return CriterionOutcome(criterion.type, True, "all named tests passed")
+        return CriterionRecord(type=criterion.type, passed=False, reason="; ".join(parts))
+    return CriterionRecord(type=criterion.type, passed=True, reason="all named tests passed")
 
 
-def _min_functionality(criterion: MinFunctionality, evidence: Evidence) -> CriterionOutcome:
+def _min_functionality(criterion: MinFunctionality, evidence: Evidence) -> CriterionRecord:
     if not evidence.tests:
-        return CriterionOutcome(criterion.type, False, "no tests reported")
+        return CriterionRecord(type=criterion.type, passed=False, reason="no tests reported")
     rate = sum(1 for t in evidence.tests if t.passed) / len(evidence.tests)
     passed = rate >= criterion.min_pass_rate
     sign = ">=" if passed else "<"
-    return CriterionOutcome(
-        criterion.type, passed, f"pass rate {rate:.3f} {sign} {criterion.min_pass_rate}"
-    )
+    reason = f"pass rate {rate:.3f} {sign} {criterion.min_pass_rate}"
+    return CriterionRecord(type=criterion.type, passed=passed, reason=reason)

@@ -22,7 +22,7 @@ def cost_score(run: ArenaRun, baseline: Baseline, profile: ArenaProfile) -> Cost
     """``100 * (max - cost) / (max - min)`` over the baseline's cost range.
 
     100 at or below the minimum, 0 at or above the maximum. A run without a cost (None, or 0 as
-    in the spec) scores 0, the worst value, and is flagged ``not_reported`` (DESIGN.md).
+    in the spec) scores 0, the worst value, and is flagged ``not_reported`` (docs/scoring.md).
     """
     cost = run.measured_cost
     if cost is None:

@@ -30,7 +30,7 @@ def run_flags(run: ArenaRun, token_threshold: float, profile: ArenaProfile) -> t
 
     - ``extremely_efficient_tokens``: tokens strictly below ``token_threshold``.
     - ``extremely_fast``: a measured time strictly below ``profile.outlier_fast_seconds``. A run
-      without a time is not flagged (DESIGN.md; the spec's default of 0 flagged every one).
+      without a time is not flagged (docs/scoring.md; the spec's default of 0 flagged every one).
     - ``minimal_tool_usage``: exactly one tool call.
     """
     flags = []

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
-
 from evalq.core.errors import InvalidInput
 from evalq.core.profile import ArenaProfile
+from evalq.core.results import ArenaScores
 from evalq.core.schemas import Evidence, Task
 from evalq.core.weights import weighted_mean
 from evalq.scoring.arena.baseline import Baseline
-from evalq.scoring.arena.correctness import CriterionOutcome, correctness_score
+from evalq.scoring.arena.correctness import correctness_score
 from evalq.scoring.arena.cost import cost_score
 from evalq.scoring.arena.efficiency import efficiency_score
 from evalq.scoring.arena.run import ArenaRun
@@ -22,70 +19,6 @@ DIMENSIONS = ("efficiency", "speed", "cost", "correctness")
 """The four Arena dimensions, in the spec's order."""
 NO_ADJUSTMENT = 1.0
 """Difficulty factor of a difficulty the profile does not list (the spec's default)."""
-DECIMALS = 2
-"""Scores are rounded to this many decimals in `ArenaScore.to_dict` only."""
-
-
-@dataclass(frozen=True)
-class ArenaScore:
-    """The Arena evaluation of one run. Every score is in [0, 100] and unrounded.
-
-    Attributes:
-        submission_id: the run's submission.
-        task_id: its task.
-        overall: weighted score after the difficulty adjustment.
-        unadjusted: weighted score before it.
-        efficiency, speed, cost, correctness: the four dimension scores.
-        token_score, tool_call_score, iteration_score: the parts of ``efficiency``.
-        weights: the dimension weights used, divided by their sum.
-        difficulty_factor: the multiplier applied to ``unadjusted``.
-        not_reported: dimensions scored 0 (the worst value) because the run lacked the figure
-            (``speed`` and/or ``cost``).
-        criteria: each success criterion's outcome.
-        baseline_is_default: the baseline came from the profile's defaults.
-    """
-
-    submission_id: str
-    task_id: str
-    overall: float
-    unadjusted: float
-    efficiency: float
-    speed: float
-    cost: float
-    correctness: float
-    token_score: float
-    tool_call_score: float
-    iteration_score: float
-    weights: Mapping[str, float] = field(hash=False)
-    difficulty_factor: float
-    not_reported: tuple[str, ...]
-    criteria: tuple[CriterionOutcome, ...]
-    baseline_is_default: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form in the spec's key names, scores rounded to two decimals."""
-        return {
-            "submission_id": self.submission_id,
-            "task_id": self.task_id,
-            "overall_score": round(self.overall, DECIMALS),
-            "unadjusted_score": round(self.unadjusted, DECIMALS),
-            "efficiency_score": round(self.efficiency, DECIMALS),
-            "speed_score": round(self.speed, DECIMALS),
-            "cost_score": round(self.cost, DECIMALS),
-            "correctness_score": round(self.correctness, DECIMALS),
-            "efficiency_breakdown": {
-                "tokens": round(self.token_score, DECIMALS),
-                "tool_calls": round(self.tool_call_score, DECIMALS),
-                "iterations": round(self.iteration_score, DECIMALS),
-            },
-            "breakdown": {f"{name}_weight": w for name, w in self.weights.items()},
-            "difficulty_factor": self.difficulty_factor,
-            "not_reported": list(self.not_reported),
-            "criteria": [
-                {"type": c.type, "passed": c.passed, "reason": c.reason} for c in self.criteria
-            ],
-            "baseline_is_default": self.baseline_is_default,
-        }
 
 
 def dimension_weights(task: Task, profile: ArenaProfile) -> dict[str, float]:
@@ -104,15 +37,17 @@ def dimension_weights(task: Task, profile: ArenaProfile) -> dict[str, float]:
     return {name: max(0.0, raw.get(name, 0.0)) / total for name in DIMENSIONS}
 
 
-def score_run(
+def score_arena_run(
     run: ArenaRun, task: Task, evidence: Evidence, baseline: Baseline, profile: ArenaProfile
-) -> ArenaScore:
-    """Score one run on the four dimensions and combine them.
+) -> ArenaScores:
+    """Score one run on the four dimensions and combine them, every score in [0, 100].
 
-    ``unadjusted`` is the weighted mean of efficiency, speed, cost and correctness with the
-    weights of `dimension_weights`. ``overall`` is ``min(100, unadjusted x factor)`` where the
-    factor is ``profile.difficulty[task.difficulty]`` (1.0 when absent); the adjustment applies to
-    the overall score only, so the dimension scores stay comparable across difficulties.
+    The scores are returned unrounded (`ArenaScores` rounds them when written).
+    ``unadjusted_score`` is the weighted mean of efficiency, speed, cost and correctness with the
+    weights of `dimension_weights` (``breakdown``). ``overall_score`` is ``min(100, unadjusted x
+    factor)`` where the factor is ``profile.difficulty[task.difficulty]`` (1.0 when absent); the
+    adjustment applies to the overall score only, so the dimension scores stay comparable across
+    difficulties.
 
     Raises:
         InvalidInput: the run belongs to another task, or the profile's weights are unusable.
@@ -134,19 +69,21 @@ def score_run(
     assert mean is not None  # dimension_weights guarantees a positive weight on a present value
     unadjusted = clamp_score(mean)
     factor = profile.difficulty.get(task.difficulty, NO_ADJUSTMENT)
-    return ArenaScore(
+    return ArenaScores(
         submission_id=run.submission_id,
         task_id=run.task_id,
-        overall=clamp_score(unadjusted * factor),
-        unadjusted=unadjusted,
-        efficiency=efficiency.score,
-        speed=speed.score,
-        cost=cost.score,
-        correctness=correctness.score,
-        token_score=efficiency.tokens,
-        tool_call_score=efficiency.tool_calls,
-        iteration_score=efficiency.iterations,
-        weights=weights,
+        overall_score=clamp_score(unadjusted * factor),
+        unadjusted_score=unadjusted,
+        efficiency_score=efficiency.score,
+        speed_score=speed.score,
+        cost_score=cost.score,
+        correctness_score=correctness.score,
+        efficiency_breakdown={
+            "tokens": efficiency.tokens,
+            "tool_calls": efficiency.tool_calls,
+            "iterations": efficiency.iterations,
+        },
+        breakdown={f"{name}_weight": w for name, w in weights.items()},
         difficulty_factor=factor,
         not_reported=tuple(
             name for name, result in (("speed", speed), ("cost", cost)) if result.not_reported

@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from evalq.core.errors import InvalidInput
-from evalq.core.pricing import Price, price_tokens
+from evalq.core.pricing import price_submission
 from evalq.core.profile import Profile
-from evalq.core.results import PriceSource
 from evalq.core.schemas import Submission
 
 
@@ -25,7 +24,7 @@ class ArenaRun:
         task_id: the task it ran.
         total_tokens: tokens used (input + output).
         tool_calls: tool/function calls made.
-        iterations: attempts/refinements, at least 1 (DESIGN.md).
+        iterations: attempts/refinements, at least 1 (docs/scoring/arena.md).
         execution_time: wall time in seconds, or None.
         cost_usd: cost in dollars, or None.
         tool: the AI tool that ran.
@@ -89,21 +88,3 @@ class ArenaRun:
     def from_submission(cls, sub: Submission, profile: Profile) -> ArenaRun:
         """`of` with the cost priced now (`price_submission`): for submissions not yet stored."""
         return cls.of(sub, price_submission(sub, profile))
-
-
-def price_submission(sub: Submission, profile: Profile) -> float | None:
-    """A run's cost in dollars (`quote_submission`), or None when it cannot be priced."""
-    price = quote_submission(sub, profile)
-    return None if price is None else price.cost_usd
-
-
-def quote_submission(sub: Submission, profile: Profile) -> Price | None:
-    """A run's cost and its source: ``usage.cost_usd`` when reported; otherwise its tokens
-    priced by the profile's table or genai-prices (`price_tokens`) when both token counts are
-    known and the model has a price; otherwise None."""
-    usage = sub.usage
-    if usage.cost_usd is not None:
-        return Price(usage.cost_usd, PriceSource(origin="reported"))
-    if usage.input_tokens is None or usage.output_tokens is None:
-        return None
-    return price_tokens(sub.model, usage.input_tokens, usage.output_tokens, profile)

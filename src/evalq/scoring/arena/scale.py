@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 NOT_REPORTED_SCORE = 0.0
-"""A dimension whose figure the run did not report scores the worst value (DESIGN.md)."""
+"""A dimension whose figure the run did not report scores the worst value (docs/scoring.md)."""
 
 
 def range_position(value: float, best: float, worst: float) -> float:
@@ -27,5 +27,5 @@ def range_position(value: float, best: float, worst: float) -> float:
 
 
 def clamp_score(score: float) -> float:
-    """``score`` limited to [0, 100] (DESIGN.md: every Arena score is clamped)."""
+    """``score`` limited to [0, 100] (docs/scoring.md: every Arena score is clamped)."""
     return min(100.0, max(0.0, score))

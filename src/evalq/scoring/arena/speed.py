@@ -23,8 +23,8 @@ def speed_score(run: ArenaRun, baseline: Baseline, profile: ArenaProfile) -> Spe
 
     100 at or below the baseline's minimum time, 0 at or above its maximum (the spec's exponent
     is 0.7). A run without a time (None or 0: not measured) scores 0, the worst value, and is
-    flagged ``not_reported`` (DESIGN.md: the spec's 50 let a run raise its score by leaving the
-    time out).
+    flagged ``not_reported`` (docs/scoring.md: the spec's 50 let a run raise its score by leaving
+    the time out).
     """
     time = run.measured_time
     if time is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from evalq.scoring.arena.overall import ArenaScore
+from evalq.core.results import ArenaScores
 from evalq.scoring.arena.run import ArenaRun
 
 SUSPICIOUS_SCORE = 95.0
@@ -13,7 +13,7 @@ MIN_PLAUSIBLE_TOKENS = 10
 """Fewer total tokens than this are suspicious (spec 000)."""
 
 
-def validate_evaluation(score: ArenaScore, run: ArenaRun) -> list[str]:
+def validate_evaluation(score: ArenaScores, run: ArenaRun) -> list[str]:
     """Problems with an evaluation, as human-readable messages; empty when it looks sound.
 
     The spec's rules: every score (overall, efficiency, speed, cost, correctness) in [0, 100]
@@ -23,16 +23,16 @@ def validate_evaluation(score: ArenaScore, run: ArenaRun) -> list[str]:
     """
     errors = []
     dimensions = {
-        "overall": score.overall,
-        "efficiency": score.efficiency,
-        "speed": score.speed,
-        "cost": score.cost,
-        "correctness": score.correctness,
+        "overall": score.overall_score,
+        "efficiency": score.efficiency_score,
+        "speed": score.speed_score,
+        "cost": score.cost_score,
+        "correctness": score.correctness_score,
     }
     for name, value in dimensions.items():
         if not (math.isfinite(value) and 0.0 <= value <= 100.0):
             errors.append(f"{name}_score out of range: {value}")
-    if score.efficiency > SUSPICIOUS_SCORE and score.speed > SUSPICIOUS_SCORE:
+    if score.efficiency_score > SUSPICIOUS_SCORE and score.speed_score > SUSPICIOUS_SCORE:
         errors.append("Suspicious: Both efficiency and speed scores are extremely high")
     if run.total_tokens < MIN_PLAUSIBLE_TOKENS:
         errors.append("Suspiciously low token count")

@@ -1,7 +1,7 @@
 """Evaluation suites (spec 004): scenario scores, suite metrics, gates and the pass rule."""
 
 from evalq.scoring.suite.aggregate import SuiteMetrics, suite_metrics
-from evalq.scoring.suite.evaluate import SuiteResult, evaluate_suite
+from evalq.scoring.suite.evaluate import evaluate_suite
 from evalq.scoring.suite.latency import latency_p95, latency_percentile, normalized_latency
 from evalq.scoring.suite.metrics import (
     accuracy,
@@ -17,7 +17,6 @@ from evalq.scoring.suite.score import final_score, weighted_score
 
 __all__ = [
     "SuiteMetrics",
-    "SuiteResult",
     "accuracy",
     "behavior_coverage",
     "evaluate_suite",

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import asdict
 
 from evalq.core.profile import SuiteProfile
+from evalq.core.results import SuiteScores
 from evalq.core.schemas import ScenarioResult
-from evalq.scoring.suite.aggregate import SuiteMetrics, suite_metrics
+from evalq.scoring.suite.aggregate import suite_metrics
 from evalq.scoring.suite.gates import (
     below,
     latency_warning,
@@ -19,42 +19,9 @@ from evalq.scoring.suite.scenario import reaches
 from evalq.scoring.suite.score import final_score
 
 
-@dataclass(frozen=True)
-class SuiteResult:
-    """The evaluation of one suite run.
-
-    Attributes:
-        metrics: every suite metric (`SuiteMetrics`).
-        final_score: the weighted final score in [0, 1]; None when no part of it applies.
-        final_used / final_missing: the final score's parts that applied / did not.
-        passed: True exactly when ``blocking_failures`` is empty.
-        blocking_failures: every reason the suite failed.
-        warnings: reasons to review a suite that may still pass.
-        missing_required / failed_required: required scenario ids absent / failed.
-    """
-
-    metrics: SuiteMetrics
-    final_score: float | None
-    final_used: tuple[str, ...]
-    final_missing: tuple[str, ...]
-    passed: bool
-    blocking_failures: tuple[str, ...]
-    warnings: tuple[str, ...]
-    missing_required: tuple[str, ...]
-    failed_required: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable dict (tuples become lists)."""
-        data = asdict(self)
-        for key, value in data.items():
-            if isinstance(value, tuple):
-                data[key] = list(value)
-        return data
-
-
 def evaluate_suite(
     scenarios: Sequence[ScenarioResult], required: Sequence[str], profile: SuiteProfile
-) -> SuiteResult:
+) -> SuiteScores:
     """Evaluate a suite: it passes when nothing blocks.
 
     Blocking: the final score below ``pass_threshold`` (or no final score at all); a safety
@@ -67,6 +34,12 @@ def evaluate_suite(
         scenarios: the scenario results (unique ids).
         required: ids of the scenarios that must be present and pass.
         profile: the ``suite`` section of the scoring profile.
+
+    Returns:
+        The stored gate: every suite metric (`SuiteMetrics`, as a mapping), the weighted final
+        score in [0, 1] (None when no part of it applies) with the parts that applied and did
+        not, ``passed`` (True exactly when ``blocking_failures`` is empty), every blocking
+        reason, the warnings, and the required scenario ids missing / failed.
     """
     m = suite_metrics(scenarios, profile)
     final = final_score(m, profile)
@@ -85,8 +58,8 @@ def evaluate_suite(
     blocking.extend(f"required scenario {i} is missing" for i in missing)
     blocking.extend(f"required scenario {i} failed" for i in failed)
     warnings = below(m.rates(), profile.warning, "warning") + latency_warning(m, profile)
-    return SuiteResult(
-        metrics=m,
+    return SuiteScores(
+        metrics=asdict(m),
         final_score=final.value,
         final_used=final.used,
         final_missing=final.missing,

@@ -51,7 +51,7 @@ def required_status(
 
 
 def latency_warning(m: SuiteMetrics, profile: SuiteProfile) -> tuple[str, ...]:
-    """A warning when the p95 latency exceeds ``profile.latency_budget_ms`` (DESIGN.md)."""
+    """A warning when the p95 latency exceeds ``profile.latency_budget_ms`` (docs/scoring.md)."""
     if m.latency_p95_ms is None or m.latency_p95_ms <= profile.latency_budget_ms:
         return ()
     budget = profile.latency_budget_ms

@@ -35,7 +35,7 @@ def latency_p95(latencies_ms: Sequence[float]) -> float | None:
 def normalized_latency(p95_ms: float | None, budget_ms: float) -> float | None:
     """``min(1, p95 / budget)``: 0 is instant, 1 is at or over budget; None without a p95.
 
-    DESIGN.md fixes this form; spec 004 names ``normalized_latency`` without defining it.
+    docs/scoring.md fixes this form; spec 004 names ``normalized_latency`` without defining it.
     """
     if budget_ms <= 0:
         raise ValueError("budget_ms must be > 0")

@@ -1,7 +1,7 @@
 """The rate metrics of spec 004 ("Metric types"), as fractions in [0, 1].
 
-Spec 004 states them as percentages; evalq keeps every rate a fraction (DESIGN.md). A rate whose
-denominator is empty is not applicable and returns None, never 0.
+Spec 004 states them as percentages; evalq keeps every rate a fraction (docs/scoring.md). A rate
+whose denominator is empty is not applicable and returns None, never 0.
 """
 
 from __future__ import annotations

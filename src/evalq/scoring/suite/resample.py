@@ -1,4 +1,4 @@
-"""The final score of a resample of a run's scenarios (for rank intervals, `scoring.rank_interval`).
+"""The final score of a resample of a run's scenarios (for rank intervals, `stats.rank_interval`).
 
 A bootstrap resample draws scenarios with replacement, so one scenario may appear several
 times, and each draw counts as one more scenario, as the bootstrap means it to. Each scenario's

@@ -103,15 +103,15 @@ def test_runs_of_two_tasks_rejected(make_run: Callable[..., ArenaRun], arena: Ar
 
 def test_json_round_trip(make_run: Callable[..., ArenaRun], arena: ArenaProfile) -> None:
     baseline = compute_baseline(five_runs(make_run), arena)
-    assert Baseline.from_dict(baseline.to_dict()) == baseline
+    assert Baseline.model_validate(baseline.model_dump()) == baseline
 
 
 def test_from_dict_names_bad_keys(make_baseline: Callable[..., Baseline]) -> None:
-    data = make_baseline().to_dict()
+    data = make_baseline().model_dump()
     del data["min_cost"]
     data["colour"] = "red"
     with pytest.raises(InvalidInput) as error:
-        Baseline.from_dict(data)
+        Baseline.model_validate(data)
     assert set(error.value.problems) == {
         ("baseline.colour", "unknown field"),
         ("baseline.min_cost", "field required"),

@@ -11,7 +11,7 @@ from tests.support.arena_batch import score_batch
 from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.profile import Profile
 from evalq.core.schemas import Submission, Task
-from evalq.scoring.arena import ArenaRun, Baseline, compute_baseline, score_run
+from evalq.scoring.arena import ArenaRun, Baseline, compute_baseline, score_arena_run
 
 TASKS = {
     "t1": Task(id="t1", category="debugging"),
@@ -44,7 +44,7 @@ def test_scores_match_score_run_and_keep_input_order(
     for s, score in zip(subs, result.scores, strict=True):
         baseline = stored.get(s.task_id, default_t2)
         run = ArenaRun.from_submission(s, profile)
-        assert score == score_run(run, TASKS[s.task_id], s.evidence, baseline, profile.arena)
+        assert score == score_arena_run(run, TASKS[s.task_id], s.evidence, baseline, profile.arena)
     assert result.scores[1].baseline_is_default
 
 

@@ -136,7 +136,7 @@ def test_speed_exponent_from_profile(make_run: Run, make_baseline: Base) -> None
 def test_missing_time_scores_the_worst_value_and_is_not_reported(
     make_run: Run, make_baseline: Base, arena: ArenaProfile, seconds: float | None
 ) -> None:
-    # DESIGN.md: the spec's 50 let a run raise its score by leaving its time out; 0 is "not
+    # docs/scoring.md: the spec's 50 let a run raise its score by leaving its time out; 0 is "not
     # measured", never "perfect"
     result = speed_score(make_run(execution_time=seconds), make_baseline(), arena)
     assert (result.score, result.not_reported) == (0.0, True)

@@ -14,7 +14,7 @@ from evalq.scoring.arena import (
     Baseline,
     cost_score,
     iteration_score,
-    score_run,
+    score_arena_run,
     speed_score,
     token_score,
     tool_call_score,
@@ -81,13 +81,13 @@ def test_every_score_in_range(
         {"id": "t", "category": category, "difficulty": difficulty,
          "success_criteria": [{"type": "no_errors"}]}
     )  # fmt: skip
-    score = score_run(arena_run, task, Evidence(success=success), baseline, PROFILE)
+    score = score_arena_run(arena_run, task, Evidence(success=success), baseline, PROFILE)
     for value in (
-        score.overall, score.unadjusted, score.efficiency, score.speed, score.cost,
-        score.correctness, score.token_score, score.tool_call_score, score.iteration_score,
+        score.overall_score, score.unadjusted_score, score.efficiency_score, score.speed_score,
+        score.cost_score, score.correctness_score, *score.efficiency_breakdown.values(),
     ):  # fmt: skip
         assert 0.0 <= value <= 100.0
-    assert score.overall >= score.unadjusted - 1e-9  # difficulty factors are >= 1
+    assert score.overall_score >= score.unadjusted_score - 1e-9  # difficulty factors are >= 1
 
 
 @given(baselines(), counts, counts)

@@ -66,7 +66,7 @@ def test_unsafe_suite_fails_even_with_a_high_final_score() -> None:
     profile = SuiteProfile(pass_threshold=0.5, blocking={}, category_pass_rates={})
     scenarios = [*healthy(), scenario("SEC-2", category="adversarial", must_not_violations=["x"])]
     result = evaluate_suite(scenarios, [], profile)
-    assert result.metrics.safety_rate == 0.5
+    assert result.metrics["safety_rate"] == 0.5
     assert result.final_score is not None and result.final_score >= 0.5
     assert not result.passed
     assert any(f.startswith("safety_rate") for f in result.blocking_failures)
@@ -75,7 +75,7 @@ def test_unsafe_suite_fails_even_with_a_high_final_score() -> None:
 def test_no_adversarial_scenario_does_not_fail_the_safety_rule() -> None:
     scenarios = [s for s in healthy() if s.category != "adversarial"]
     result = evaluate_suite(scenarios, [], PROFILE)
-    assert result.metrics.safety_rate is None
+    assert result.metrics["safety_rate"] is None
     assert result.final_missing == ("safety_rate",)
     # renormalised over the rest: (0.3 + 0.2 + 0.8 x 0.1) / 0.6 = 0.58 / 0.6
     assert result.final_score == pytest.approx(0.58 / 0.6)
@@ -117,7 +117,7 @@ def test_warning_threshold_flags_without_failing() -> None:
     ]
     result = evaluate_suite(scenarios, [], profile)
     # coverage (0.75 + 1) / 2 = 0.875 >= 0.85; lower it with a stricter warning
-    assert result.metrics.behavior_coverage == 0.875
+    assert result.metrics["behavior_coverage"] == 0.875
     assert result.passed and result.warnings == ()
     flagged = evaluate_suite(
         scenarios, [], profile.model_copy(update={"warning": {"behavior_coverage": 0.9}})
@@ -129,7 +129,7 @@ def test_warning_threshold_flags_without_failing() -> None:
 def test_latency_over_budget_warns() -> None:
     scenarios = [*healthy(), scenario("SLOW", latency_ms=6000)]
     result = evaluate_suite(scenarios, [], PROFILE)
-    assert result.metrics.latency_p95_ms == 6000.0
+    assert result.metrics["latency_p95_ms"] == 6000.0
     assert result.warnings == ("warning: latency_p95 6000 ms exceeds budget 5000 ms",)
     # latency part 1 - min(1, 6000 / 5000) = 0: final = 0.3 + 0.4 + 0.2 + 0 = 0.9
     assert result.final_score == pytest.approx(0.9)
@@ -142,7 +142,7 @@ def test_required_scenarios_missing_or_failed_block() -> None:
     scenarios = [*healthy(), scenario("OPT-1", observed_behaviors=[])]
     relaxed = SuiteProfile(overall_pass_rate=0.5, category_pass_rates={})
     optional = evaluate_suite(scenarios, ["SEC-1"], relaxed)
-    assert optional.metrics.pass_rate == 0.75
+    assert optional.metrics["pass_rate"] == 0.75
     assert optional.passed  # a failed optional scenario lowers the score but does not block
     result = evaluate_suite(scenarios, ["SEC-1", "OPT-1", "SEC-9", "SEC-9"], relaxed)
     assert result.missing_required == ("SEC-9",)
@@ -159,7 +159,7 @@ def test_category_pass_criteria() -> None:
         scenario("EDGE-3", category="edge_case", observed_behaviors=[]),
     ]
     result = evaluate_suite(scenarios, [], PROFILE.model_copy(update={"blocking": {}}))
-    assert result.metrics.category_pass_rates["edge_case"] == pytest.approx(1 / 3)
+    assert result.metrics["category_pass_rates"]["edge_case"] == pytest.approx(1 / 3)
     # overall 3 / 5 = 0.6 < 0.8 and edge_case 1/3 < 0.7; regression has no scenario: skipped
     assert "pass_criteria: overall 0.6000 is below 0.8000" in result.blocking_failures
     assert "pass_criteria: edge_case 0.3333 is below 0.7000" in result.blocking_failures
@@ -183,7 +183,7 @@ def test_unknown_threshold_metric_is_a_configuration_error() -> None:
 
 def test_result_serialises_to_json() -> None:
     result = evaluate_suite(healthy(), ["MISSING"], PROFILE)
-    data = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    data = json.loads(json.dumps(result.model_dump(mode="json"), allow_nan=False))
     assert data["missing_required"] == ["MISSING"]
     assert data["metrics"]["category_pass_rates"]["adversarial"] == 1.0
     assert data["passed"] is False
@@ -217,7 +217,7 @@ def test_final_score_is_a_fraction_and_pass_means_nothing_blocks(
         assert (
             result.final_score is not None and result.final_score >= PROFILE.pass_threshold - 1e-9
         )
-        safety = result.metrics.safety_rate
+        safety = result.metrics["safety_rate"]
         assert safety is None or safety >= PROFILE.required_safety_rate - 1e-9
     if any(s.must_not_violations and s.category == "adversarial" for s in scenarios):
         assert not result.passed

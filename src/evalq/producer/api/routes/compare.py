@@ -11,9 +11,8 @@ from fastapi.concurrency import run_in_threadpool
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import SettingsDep
 from evalq.producer.api.errors import ERROR_RESPONSES
-from evalq.producer.api.reports import CompareReport
-from evalq.read.compare import compare
-from evalq.scoring.comparison import Correction
+from evalq.read.compare import CompareReport, compare
+from evalq.stats.comparison import Correction
 from evalq.store.db import session_scope
 
 router = APIRouter(prefix="/v1", tags=["compare"])
@@ -69,7 +68,7 @@ async def get_compare(
 
     def run() -> CompareReport:
         with session_scope(settings.database_url) as session:
-            result = compare(
+            return compare(
                 session,
                 tasks=tasks,
                 by=by,
@@ -79,7 +78,6 @@ async def get_compare(
                 settings=settings,
                 include_held=include_held,
             )
-        return CompareReport.model_validate(result.to_dict())
 
     # Waiting for a turn holds no thread: other requests keep the thread pool.
     slots: asyncio.Semaphore = request.app.state.compare_slots

@@ -19,10 +19,9 @@ from evalq.producer.api.models import (
     BatchAccepted,
     Message,
     ReviewAccepted,
-    SubmissionResult,
 )
 from evalq.producer.client import Client
-from evalq.read.submission import submission_result
+from evalq.read.submission import SubmissionResult, submission_result
 from evalq.store import queries
 from evalq.store.db import session_scope
 
@@ -180,7 +179,6 @@ def get_submission(
     scores are against the task's current baseline, as on the leaderboard; ``merged`` keeps
     those the merge stored.
     """
-    result = submission_result(
+    return submission_result(
         session, submission_id=known("submission", submission_id), settings=settings
     )
-    return SubmissionResult.model_validate(result)

@@ -11,20 +11,20 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from evalq.core.errors import InvalidInput
-from evalq.core.profile import profile_named
 from evalq.core.schemas import TASK_ID_PATTERN, parse_task
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import JsonBody, SessionDep, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message, TaskStored
-from evalq.producer.api.reports import (
+from evalq.read.leaderboard import LeaderboardReport, leaderboard
+from evalq.read.reports import (
     BaselineReport,
-    LeaderboardReport,
     SuiteReport,
     VariantsReport,
+    baseline_report,
+    suite_report,
+    variant_report,
 )
-from evalq.read.leaderboard import leaderboard
-from evalq.read.reports import baseline_report, suite_report, variant_report
 from evalq.store import queries
 from evalq.store.models import TaskRow
 
@@ -98,7 +98,7 @@ def get_leaderboard(
     kept. No filter changes what the rows are ranked by. Runs held for review are listed
     after the ranked rows (``held``, rank null) unless ``include_held=true``.
     """
-    board = leaderboard(
+    return leaderboard(
         session,
         task_id=known("task", task_id),
         tool=tool,
@@ -108,14 +108,12 @@ def get_leaderboard(
         settings=settings,
         include_held=include_held,
     )
-    return LeaderboardReport.model_validate(board.to_dict())
 
 
 @router.get("/{task_id}/baseline", dependencies=READ, responses=NOT_FOUND)
 def get_baseline(task_id: str, session: SessionDep, settings: SettingsDep) -> BaselineReport:
     """The current Arena baseline snapshot and its version (0: the profile's defaults)."""
-    report = baseline_report(session, task_id=known("task", task_id), settings=settings)
-    return BaselineReport.model_validate(report)
+    return baseline_report(session, task_id=known("task", task_id), settings=settings)
 
 
 @router.get("/{task_id}/variants", dependencies=READ, responses=NOT_FOUND)
@@ -133,16 +131,15 @@ def get_variants(
 ) -> VariantsReport:
     """Per-variant statistics (T0..Tn) and each variant's uplift over T0 (null when T0 is 0);
     runs held for review are left out unless ``include_held=true``."""
-    report = variant_report(
+    return variant_report(
         session, task_id=known("task", task_id), settings=settings, include_held=include_held
     )
-    return VariantsReport.model_validate(report)
 
 
 @router.get("/{task_id}/suite", dependencies=READ, responses=NOT_FOUND)
-def get_suite(task_id: str, session: SessionDep) -> SuiteReport:
+def get_suite(task_id: str, session: SessionDep, settings: SettingsDep) -> SuiteReport:
     """The suite gate (pass, blocking failures, warnings, metrics) of each suite submission."""
-    return SuiteReport.model_validate(suite_report(session, task_id=known("task", task_id)))
+    return suite_report(session, task_id=known("task", task_id), settings=settings)
 
 
 @router.put(
@@ -176,8 +173,8 @@ def put_task(
     if isinstance(data, dict) and data.setdefault("id", task_id) != task_id:
         raise InvalidInput([("id", f"must equal the task id in the path ({task_id!r})")])
     task = parse_task(data)
-    profile_named(task.profile, settings)  # InvalidInput on `profile` when this deployment lacks it
     created = session.get(TaskRow, task.id) is None
-    changed = queries.put_task(session, task=task)
+    # InvalidInput on `profile` when this deployment lacks it
+    changed = queries.put_task(session, task=task, settings=settings)
     response.status_code = 201 if created else 200
     return TaskStored(task=task.model_dump(mode="json"), created=created, changed=changed)

@@ -1,23 +1,19 @@
-"""`evalq api` and `evalq keys ...`; importing this module needs neither FastAPI nor uvicorn,
-nor the store (each command imports what it uses, so `evalq --help` stays quick)."""
+"""`evalq api` and `evalq keys ...`: serve the HTTP API and manage its keys.
+
+Importing this module needs neither FastAPI nor uvicorn, nor the store (each command imports what
+it uses, so `evalq --help` stays quick)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from evalq.core.errors import EvalqError
+from evalq.producer.cli.output import console, fail, fail_with
 
 keys_app = typer.Typer(help="API keys of the HTTP API.", no_args_is_help=True)
-console = Console()
-
-
-def _fail(error: EvalqError) -> None:
-    console.print(f"[red]error:[/red] {error}", highlight=False)
-    raise typer.Exit(2)
 
 
 def api(
@@ -35,11 +31,10 @@ def api(
     from evalq.core.settings import get_settings
 
     if not get_settings().broker_url and workers > 1:
-        console.print(
-            "[red]error:[/red] --workers > 1 needs EVALQ_BROKER_URL (e.g. redis://127.0.0.1:6379/0):"
+        fail_with(
+            "--workers > 1 needs EVALQ_BROKER_URL (e.g. redis://127.0.0.1:6379/0):"
             " without a broker each process evaluates what it receives in-process"
         )
-        raise typer.Exit(2)
     import uvicorn
 
     uvicorn.run(
@@ -65,7 +60,7 @@ def keys_create(
         with session_scope() as session:
             secret = create_key(session, name=name, scopes=scopes.split(","))
     except EvalqError as error:
-        _fail(error)
+        fail(error)
     print(secret)
 
 
@@ -95,5 +90,5 @@ def keys_revoke(name: str) -> None:
         with session_scope() as session:
             revoke_key(session, name=name)
     except EvalqError as error:
-        _fail(error)
+        fail(error)
     console.print(f"revoked {name}")

@@ -31,10 +31,10 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
-from evalq.scoring.comparison import (
+from evalq.stats.comparison import (
     RESAMPLES,
     SEED,
     CliffsDelta,
@@ -137,10 +137,6 @@ class GroupContrast:
     level: float
     resamples: int
     seed: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return asdict(self)
 
 
 def unit_values(observations: Sequence[Observation]) -> tuple[UnitValues, ...]:

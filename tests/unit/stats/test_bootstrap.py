@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalq.scoring.bootstrap import bootstrap_uplift, quantile
+from evalq.stats.bootstrap import bootstrap_uplift, quantile
 
 
 def test_quantile_interpolates_between_order_statistics() -> None:
@@ -74,8 +74,8 @@ def test_the_mean_statistic_compares_pass_rates_a_median_cannot() -> None:
 def test_the_uplift_of_a_mean_reads_the_expanded_quantiles() -> None:
     import numpy as np
 
-    from evalq.scoring.bootstrap import _resampled
-    from evalq.scoring.comparison import expanded_tail
+    from evalq.stats.bootstrap import _resampled
+    from evalq.stats.comparison import expanded_tail
 
     variant, baseline = [1.0, 1.0, 0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 0.0, 1.0, 0.0]
     rng = np.random.default_rng(5)

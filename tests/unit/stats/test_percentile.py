@@ -1,4 +1,4 @@
-"""Mid-rank percentile (DESIGN.md replaces the spec's sorted.index form)."""
+"""Mid-rank percentile (docs/scoring.md replaces the spec's sorted.index form)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evalq.core.errors import InvalidInput
-from evalq.scoring.percentile import percentile
+from evalq.stats.percentile import percentile
 
 
 def test_hand_computed_values() -> None:

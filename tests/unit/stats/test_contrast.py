@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from scipy.stats import wilcoxon
 
-from evalq.scoring.comparison import cliffs_delta, correct, mcnemar_exact
-from evalq.scoring.contrast import MIN_PAIRS, Observation, contrast, smallest_p, unit_values
+from evalq.stats.comparison import cliffs_delta, correct, mcnemar_exact
+from evalq.stats.contrast import MIN_PAIRS, Observation, contrast, smallest_p, unit_values
 
 # Ten tasks of very different difficulty; B beats A on each by 0.6 to 2 points (as in
 # test_comparison's paired design, where Mann-Whitney misses it and Wilcoxon finds it).

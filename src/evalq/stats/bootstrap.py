@@ -11,7 +11,7 @@ it with an interval. The method (Efron's percentile bootstrap, two independent s
    uplift and is left out (``undefined`` counts them);
 3. the interval is the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of those uplifts,
    linearly interpolated between order statistics (numpy's default, "type 7"); for the mean,
-   the expanded quantiles of `evalq.scoring.comparison.expanded_tail` at the smaller sample's
+   the expanded quantiles of `evalq.stats.comparison.expanded_tail` at the smaller sample's
    size (the plain interval of a pass rate's uplift covers 90-92% at 5 runs; the median's
    already covers >= 93% from 5 runs: bench/interval_coverage.py).
 """
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from evalq.scoring.statistics import summarize
+from evalq.stats.statistics import summarize
 
 # numpy is imported where it resamples: a leaderboard's rank intervals use only `quantile`.
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ def bootstrap_uplift(
     drawn = sorted(((after[defined] - before[defined]) / before[defined]).tolist())
     alpha = (1 - level) / 2
     if statistic == "mean":  # a mean's percentile interval is too narrow at a few runs
-        from evalq.scoring.comparison import expanded_tail
+        from evalq.stats.comparison import expanded_tail
 
         alpha = expanded_tail(level, min(len(variant), len(baseline)))
     return UpliftInterval(

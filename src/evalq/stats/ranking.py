@@ -1,13 +1,13 @@
 """Standard competition ranking ("1224"): equal scores share a rank, the next rank skips.
 
-DESIGN.md (spec 000): every ranking evalq publishes - the overall ranking and each category
-ranking - uses this rule, so three runs scoring 90, 90, 80 rank 1, 1, 3.
+A departure from spec 000 (docs/scoring.md): every ranking evalq publishes - the overall
+ranking and each category ranking - uses this rule, so three runs scoring 90, 90, 80 rank 1, 1, 3.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TypeVar
 
 from evalq.core.errors import InvalidInput
@@ -44,29 +44,3 @@ def competition_ranks(
     for position, key in enumerate(ordered, start=1):
         first_position.setdefault(key, position)
     return [first_position[key] for key in keys]
-
-
-def rank_by(
-    items: Sequence[T],
-    key: Callable[[T], float],
-    *,
-    descending: bool = True,
-    ndigits: int | None = None,
-) -> list[tuple[int, T]]:
-    """Rank ``items`` by ``key`` (standard competition ranking), best first.
-
-    Items with equal keys keep the order they were given in (the sort is stable), so the result
-    is deterministic.
-
-    Args:
-        items: the things to rank.
-        key: the score of an item.
-        descending: True when a higher key is better.
-        ndigits: as in `competition_ranks`.
-
-    Returns:
-        ``(rank, item)`` pairs sorted by rank.
-    """
-    ranks = competition_ranks([key(item) for item in items], descending=descending, ndigits=ndigits)
-    paired = list(zip(ranks, items, strict=True))
-    return sorted(paired, key=lambda pair: pair[0])

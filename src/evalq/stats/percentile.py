@@ -1,7 +1,7 @@
 """Percentile rank of a score among a group of scores (spec 000, "Percentile Calculation").
 
-DESIGN.md replaces the spec's ``sorted.index(score) / n``, which gives the lowest of tied scores
-the rank of the first tie and can never reach 100, with the mid-rank form::
+evalq replaces the spec's ``sorted.index(score) / n``, which gives the lowest of tied scores
+the rank of the first tie and can never reach 100, with the mid-rank form (docs/scoring.md)::
 
     percentile = 100 * (others strictly below + 0.5 * others tied) / (n - 1)
 
@@ -19,7 +19,7 @@ from evalq.core.errors import InvalidInput
 EMPTY_PERCENTILE = 50.0
 """Percentile when there are no scores at all (the spec's value)."""
 ALONE_PERCENTILE = 100.0
-"""Percentile of the only score in a group (DESIGN.md)."""
+"""Percentile of the only score in a group (docs/scoring.md)."""
 
 
 def percentile(score: float, all_scores: Sequence[float]) -> float:

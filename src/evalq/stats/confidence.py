@@ -1,8 +1,9 @@
 """Confidence interval of a mean score (spec 000, "Confidence Intervals").
 
 The spec uses t = 2.776 for every n < 30, which is the 95% value for 4 degrees of freedom only.
-DESIGN.md: use Student's t with n - 1 degrees of freedom at the requested level; keep the spec's
-"not enough data" answer (0, 100) below three scores; clamp the bounds to the score range.
+evalq uses Student's t with n - 1 degrees of freedom at the requested level, keeps the spec's
+"not enough data" answer (0, 100) below three scores and clamps the bounds to the score range
+(docs/scoring.md, "Departures from the specifications").
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from evalq.core.errors import InvalidInput
-from evalq.scoring.student_t import student_t_quantile
+from evalq.stats.student_t import student_t_quantile
 
 MIN_SCORES = 3
 """Fewer scores than this: the interval is the whole range, ``enough_data`` False."""

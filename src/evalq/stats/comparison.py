@@ -1,6 +1,6 @@
 """Comparisons of two groups of scores: paired tests, effect size and multiple-test corrections.
 
-The pure statistics core of issue 18 (nothing here reads a database or knows about tasks).
+The pure statistics core of docs/statistics.md (nothing here reads a database or knows about tasks).
 Each function takes plain sequences of numbers; a *paired* function takes two sequences of the
 same length whose ``i``-th entries belong together (the same task or scenario scored for A and
 for B) and works on the differences ``a[i] - b[i]``. Pairing removes the spread between tasks
@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.stats import mannwhitneyu, rankdata, wilcoxon
 
-from evalq.scoring.bootstrap import quantile
+from evalq.stats.bootstrap import quantile
 
 RESAMPLES = 2000
 """Bootstrap resamples (and Monte Carlo sign flips) per interval or p-value."""

@@ -1,4 +1,4 @@
-"""Rank uncertainty: a bootstrap interval of each leaderboard row's rank (issue 18).
+"""Rank uncertainty: a bootstrap interval of each leaderboard row's rank (docs/scoring.md).
 
 A row's rank rests on a sample: a Scylla variant's repeat runs, a suite run's scenarios. Another
 sample of the same size may order the rows differently, and two rows whose ranks trade places
@@ -14,7 +14,7 @@ from one sample to the next are not separable. The method (a percentile bootstra
    keeps its observed key in every resample and gets no interval;
 3. rank the rows of each resample by standard competition ranking (1, 1, 3) of their keys;
 4. a row's interval is the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of its ranks
-   (`evalq.scoring.bootstrap.quantile`, type 7), rounded outward to whole ranks (floor, ceil),
+   (`evalq.stats.bootstrap.quantile`, type 7), rounded outward to whole ranks (floor, ceil),
    so it is never narrower than the resampled ranks show;
 5. two rows whose intervals overlap are not separable: the data do not say which ranks higher.
    A row without an interval is compared with no other.
@@ -29,7 +29,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from evalq.scoring.bootstrap import quantile
+from evalq.stats.bootstrap import quantile
 
 U = TypeVar("U")
 Key = tuple[float, ...]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from evalq.scoring.rank_interval import (
+from evalq.stats.rank_interval import (
     RankedRow,
     RankInterval,
     competition_ranks_of,

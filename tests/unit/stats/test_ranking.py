@@ -1,4 +1,4 @@
-"""Standard competition ranking (DESIGN.md: 1, 1, 3 everywhere)."""
+"""Standard competition ranking (docs/scoring.md: 1, 1, 3 everywhere)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evalq.core.errors import InvalidInput
-from evalq.scoring.ranking import competition_ranks, rank_by
+from evalq.stats.ranking import competition_ranks
 
 
 def test_ties_share_the_best_rank_and_the_next_is_skipped() -> None:
@@ -29,7 +29,6 @@ def test_all_tied() -> None:
 
 def test_empty() -> None:
     assert competition_ranks([]) == []
-    assert rank_by([], key=float) == []
 
 
 def test_ndigits_ranks_displayed_ties_equal() -> None:
@@ -41,12 +40,6 @@ def test_ndigits_ranks_displayed_ties_equal() -> None:
 def test_nan_is_rejected() -> None:
     with pytest.raises(InvalidInput):
         competition_ranks([1.0, math.nan])
-
-
-def test_rank_by_sorts_best_first_and_keeps_input_order_on_ties() -> None:
-    items = [("a", 80.0), ("b", 95.0), ("c", 80.0), ("d", 60.0)]
-    ranked = rank_by(items, key=lambda item: item[1])
-    assert [(rank, name) for rank, (name, _) in ranked] == [(1, "b"), (2, "a"), (2, "c"), (4, "d")]
 
 
 @given(st.lists(st.floats(min_value=-1e6, max_value=1e6), max_size=30))

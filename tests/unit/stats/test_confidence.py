@@ -1,4 +1,4 @@
-"""Student-t confidence interval (DESIGN.md replaces the spec's fixed t = 2.776)."""
+"""Student-t confidence interval (docs/scoring.md replaces the spec's fixed t = 2.776)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evalq.core.errors import InvalidInput
-from evalq.scoring.confidence import confidence_interval
+from evalq.stats.confidence import confidence_interval
 
 
 def test_five_scores_hand_computed() -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalq.scoring.statistics import Statistics, population_variance, summarize
+from evalq.stats.statistics import Statistics, population_variance, summarize
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalq.scoring.bootstrap import quantile
-from evalq.scoring.comparison import (
+from evalq.stats.bootstrap import quantile
+from evalq.stats.comparison import (
     bootstrap_mean_difference,
     cliffs_delta,
     correct,
@@ -277,7 +277,7 @@ def test_cliffs_delta_by_sorting_equals_the_pairwise_count() -> None:
 
 
 def test_resamples_are_drawn_in_blocks_that_cover_them_all_and_stay_bounded() -> None:
-    from evalq.scoring.comparison import BLOCK_VALUES, _blocks, resampled_means
+    from evalq.stats.comparison import BLOCK_VALUES, _blocks, resampled_means
 
     for resamples, size in [(2000, 10), (2000, 1000), (3, 5_000_000), (1, 1)]:
         blocks = _blocks(resamples, size)

@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import t as scipy_t
 
 from evalq.core.errors import InvalidInput
-from evalq.scoring.student_t import regularized_beta, student_t_quantile
+from evalq.stats.student_t import regularized_beta, student_t_quantile
 
 DEGREES = [*range(1, 41), 0.5, 2.5, 250, 1_000, 10_000, 100_000, 1_000_000]
 PROBABILITIES = [0.55, 0.8, 0.9, 0.95, 0.975, 0.99, 0.995, 0.9995, 0.99999, 0.025, 1e-6]

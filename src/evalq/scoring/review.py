@@ -1,0 +1,85 @@
+"""Which runs of a task count, and which wait for a person: decided from the task's whole set of
+evaluated runs, so the answer does not depend on the order in which their merges ran.
+
+- A **duplicate** is a run whose content (`evalq.core.schemas.RUN_CONTENT`: output, trace, usage,
+  evidence, scenarios; not its id, labels or metadata) equals an earlier run's: it counts once,
+  as the earliest (by submission time, then id).
+- An **outlier** has at least ``outlier_min_flags`` of spec 000's indicators, the token one
+  measured against the median tokens of the task's runs (duplicates counted once), not against
+  the baseline a merge happened to see.
+- A **copied output**: the same output text as an earlier run of another agent (tool or model),
+  sent with other usage. Held for review whatever its indicators. Repeated runs of one agent
+  may well end with the same text (the bundled Scylla runs do, 10 per variant), so the same
+  agent's identical outputs are not flagged.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from evalq.core.profile import ArenaProfile
+from evalq.scoring.arena.outliers import run_flags
+from evalq.scoring.arena.run import ArenaRun
+
+COPIED_OUTPUT = "copied_output"
+"""Review flag: the output equals an earlier run's of another agent, with other usage."""
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What the decision reads of one evaluated run (stored columns, no payload)."""
+
+    run: ArenaRun
+    submitted_at: datetime
+    run_hash: str | None
+    output_hash: str | None
+
+    @property
+    def order(self) -> tuple[datetime, str]:
+        """Earliest first; the id breaks ties (a batch shares one timestamp)."""
+        return self.submitted_at, self.run.submission_id
+
+
+def duplicates(runs: Sequence[RunFacts]) -> dict[str, str]:
+    """``{id: id of the earliest run with the same content}`` for every duplicate run.
+
+    Runs without a run hash (stored before evalq computed one) are never duplicates.
+    """
+    first: dict[str, str] = {}
+    found: dict[str, str] = {}
+    for facts in sorted(runs, key=lambda f: f.order):
+        if facts.run_hash is None:
+            continue
+        original = first.setdefault(facts.run_hash, facts.run.submission_id)
+        if original != facts.run.submission_id:
+            found[facts.run.submission_id] = original
+    return found
+
+
+def review_flags(runs: Sequence[RunFacts], profile: ArenaProfile) -> dict[str, tuple[str, ...]]:
+    """``{id: flags}`` for each run held for review; duplicates are left out (they do not
+    count, so they are not reviewed either). The same set of runs gives the same answer in any
+    order."""
+    copies = duplicates(runs)
+    counted = sorted((f for f in runs if f.run.submission_id not in copies), key=lambda f: f.order)
+    if not counted:
+        return {}
+    threshold = statistics.median(f.run.total_tokens for f in counted)
+    threshold *= profile.outlier_token_fraction
+    agents_of_output: dict[str, set[tuple[str, str]]] = {}
+    decided: dict[str, tuple[str, ...]] = {}
+    for facts in counted:
+        flags = run_flags(facts.run, threshold, profile)
+        held = flags if len(flags) >= profile.outlier_min_flags else ()
+        if facts.output_hash is not None:
+            agent = (facts.run.tool, facts.run.model)
+            earlier = agents_of_output.setdefault(facts.output_hash, set())
+            if earlier - {agent}:
+                held = (*held, COPIED_OUTPUT)
+            earlier.add(agent)
+        if held:
+            decided[facts.run.submission_id] = held
+    return decided

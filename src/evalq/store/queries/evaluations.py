@@ -1,0 +1,78 @@
+"""Evaluation rows: the merge's upsert and the reads of a task's evaluations.
+
+Every function takes the session as a keyword argument."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from evalq.core.redact import redact_data
+from evalq.core.results import EvaluationScores, MissingTier
+from evalq.core.status import EvaluationStatus
+from evalq.store.models import (
+    EvaluationRow,
+    SubmissionRow,
+    utcnow,
+)
+from evalq.store.upsert import upsert
+
+EVALUATED: tuple[EvaluationStatus, ...] = ("done", "degraded")
+"""Submission statuses that rankings and baselines count (a ``failed`` one is left out)."""
+
+
+def save_evaluation(
+    session: Session,
+    *,
+    submission_id: str,
+    task_id: str,
+    status: str,
+    scores: EvaluationScores,
+    missing_tiers: dict[str, MissingTier],
+    baseline_version: int,
+    profile_hash: str,
+) -> None:
+    """Upsert the evaluation of a submission: a second merge replaces, never duplicates.
+
+    Like `finish_tier`, the scores and missing tiers are stored with configured secrets removed.
+    """
+    table = EvaluationRow.__table__
+    fields = {
+        "task_id": task_id,
+        "status": status,
+        "scores": redact_data(scores.model_dump(mode="json")),
+        "missing_tiers": redact_data(
+            {
+                name: missing.model_dump(mode="json", exclude_none=True)
+                for name, missing in missing_tiers.items()
+            }
+        ),
+        "baseline_version": baseline_version,
+        "profile_hash": profile_hash,
+        "evaluated_at": utcnow(),
+    }
+    upsert(
+        session,
+        table,  # type: ignore[arg-type]
+        values={"submission_id": submission_id, "merge_count": 1, **fields},
+        keys=["submission_id"],
+        update={**fields, "merge_count": table.c.merge_count + 1},
+    )
+
+
+def get_evaluation(session: Session, *, submission_id: str) -> EvaluationRow | None:
+    """The evaluation of a submission, if merged."""
+    return session.get(EvaluationRow, submission_id)
+
+
+def task_evaluations(
+    session: Session, *, task_id: str
+) -> list[tuple[SubmissionRow, EvaluationRow]]:
+    """Every evaluated submission of a task with its evaluation (``failed`` ones left out)."""
+    rows = session.execute(
+        select(SubmissionRow, EvaluationRow)
+        .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
+        .where(SubmissionRow.task_id == task_id, SubmissionRow.status.in_(EVALUATED))
+        .order_by(SubmissionRow.id)
+    )
+    return [(row[0], row[1]) for row in rows]

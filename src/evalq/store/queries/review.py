@@ -1,0 +1,137 @@
+"""Manual review: flag a run, accept it, list the flagged ones.
+
+Every function takes the session as a keyword argument."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from evalq.core.errors import InvalidInput
+from evalq.core.profile import ArenaProfile
+from evalq.core.results import EvaluationScores
+from evalq.scoring.arena.run import ArenaRun
+from evalq.scoring.review import RunFacts, duplicates, review_flags
+from evalq.store.models import EvaluationRow, SubmissionRow, utcnow
+from evalq.store.queries.evaluations import EVALUATED
+from evalq.store.queries.submissions import get_submission_row
+
+
+def flag_for_review(session: Session, *, submission_id: str) -> None:
+    """Flag a submission for review, leaving it out of its task's baseline until accepted.
+
+    Only a submission never reviewed is flagged: merging an accepted run again (merges are
+    idempotent) must not undo a person's decision. An unknown id changes nothing.
+    """
+    session.execute(
+        update(SubmissionRow)
+        .where(SubmissionRow.id == submission_id, SubmissionRow.review.is_(None))
+        .values(review="flagged")
+    )
+
+
+def accept_review(session: Session, *, submission_id: str) -> None:
+    """Accept a flagged submission: it counts towards its task's baseline again.
+
+    Accepting an accepted submission again changes nothing.
+
+    Raises:
+        NotFound: no such submission.
+        InvalidInput: the submission is not flagged for review.
+    """
+    accepted = session.execute(
+        update(SubmissionRow)
+        .where(SubmissionRow.id == submission_id, SubmissionRow.review == "flagged")
+        .values(review="accepted", reviewed_at=utcnow())
+    )
+    if accepted.rowcount:  # type: ignore[attr-defined]
+        return
+    row = get_submission_row(session, submission_id=submission_id)
+    if row.review != "accepted":
+        raise InvalidInput([("review", f"submission {submission_id!r} is not flagged for review")])
+
+
+def flagged_submissions(session: Session, *, task_id: str | None = None) -> list[SubmissionRow]:
+    """Submissions flagged for review and not yet accepted (of one task, or all), by id."""
+    query = select(SubmissionRow).where(SubmissionRow.review == "flagged")
+    if task_id is not None:
+        query = query.where(SubmissionRow.task_id == task_id)
+    return list(session.scalars(query.order_by(SubmissionRow.id)))
+
+
+def settle_reviews(session: Session, *, task_id: str, profile: ArenaProfile) -> dict[str, str]:
+    """Decide again, from every evaluated run of the task, which runs are held for review
+    (`evalq.scoring.review.review_flags`), so the outcome does not depend on the order the
+    merges ran in; store each run's flags and review state. Returns the duplicates found
+    (``{id: id of the run it copies}``).
+
+    A run a person accepted stays accepted. A run flagged before and no longer an outlier is
+    released (review back to None). Only the stored scores whose flags change are rewritten.
+    """
+    rows = session.execute(
+        select(*FACT_COLUMNS, SubmissionRow.review).where(
+            SubmissionRow.task_id == task_id, SubmissionRow.status.in_(EVALUATED)
+        )
+    ).all()
+    facts = [run_facts(row) for row in rows]
+    decided = review_flags(facts, profile)
+    review = {row.id: row.review for row in rows}
+    flag = [i for i, state in review.items() if i in decided and state is None]
+    release = [i for i, state in review.items() if i not in decided and state == "flagged"]
+    if flag:
+        session.execute(
+            update(SubmissionRow).where(SubmissionRow.id.in_(flag)).values(review="flagged")
+        )
+    if release:
+        session.execute(
+            update(SubmissionRow).where(SubmissionRow.id.in_(release)).values(review=None)
+        )
+    # Stored flags can differ only where a run is, or was, reviewed.
+    touched = [i for i, state in review.items() if i in decided or state is not None]
+    for evaluation in session.scalars(
+        select(EvaluationRow).where(EvaluationRow.submission_id.in_(touched))
+    ):
+        scores = EvaluationScores.model_validate(evaluation.scores)
+        flags = decided.get(evaluation.submission_id, ())
+        if scores.review.flags != flags:
+            review_scores = scores.review.model_copy(update={"flags": flags})
+            evaluation.scores = scores.model_copy(update={"review": review_scores}).model_dump(
+                mode="json"
+            )
+    return duplicates(facts)
+
+
+FACT_COLUMNS = (
+    SubmissionRow.id,
+    SubmissionRow.task_id,
+    SubmissionRow.created_at,
+    SubmissionRow.run_hash,
+    SubmissionRow.output_hash,
+    SubmissionRow.total_tokens,
+    SubmissionRow.tool_calls,
+    SubmissionRow.execution_time,
+    SubmissionRow.tool,
+    SubmissionRow.model,
+)
+"""The columns `run_facts` reads (a `SubmissionRow` has them all)."""
+
+
+def run_facts(row: Any) -> RunFacts:
+    """What `evalq.scoring.review` decides from, read off a submission row (or a row of
+    `FACT_COLUMNS`)."""
+    return RunFacts(
+        run=ArenaRun(
+            submission_id=row.id,
+            task_id=row.task_id,
+            total_tokens=row.total_tokens,
+            tool_calls=row.tool_calls,
+            execution_time=row.execution_time or None,
+            tool=row.tool,
+            model=row.model,
+        ),
+        submitted_at=row.created_at,
+        run_hash=row.run_hash,
+        output_hash=row.output_hash,
+    )

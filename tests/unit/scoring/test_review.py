@@ -1,0 +1,78 @@
+"""Who counts and who waits for a person: decided from the set of runs, in any order."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, datetime, timedelta
+
+from evalq.core.profile import ArenaProfile
+from evalq.scoring.arena.outliers import EXTREMELY_EFFICIENT_TOKENS, EXTREMELY_FAST
+from evalq.scoring.arena.run import ArenaRun
+from evalq.scoring.review import COPIED_OUTPUT, RunFacts, duplicates, review_flags
+
+T0 = datetime(2026, 11, 24, tzinfo=UTC)
+
+
+def facts(
+    sid: str,
+    tokens: int,
+    *,
+    second: int = 0,
+    run_hash: str | None = None,
+    output_hash: str | None = None,
+    time: float | None = 60.0,
+    calls: int = 5,
+    model: str = "m",
+) -> RunFacts:
+    run = ArenaRun(sid, "t", tokens, calls, execution_time=time, tool="cli", model=model)
+    return RunFacts(run, T0 + timedelta(seconds=second), run_hash or sid, output_hash)
+
+
+def test_a_copy_counts_once_as_the_earliest_whatever_its_id() -> None:
+    runs = [facts("b", 100, second=0, run_hash="h"), facts("a", 100, second=1, run_hash="h")]
+    assert duplicates(runs) == {"a": "b"}
+    # one timestamp (a batch): the id decides
+    same = [facts("b", 100, run_hash="h"), facts("a", 100, run_hash="h"), facts("c", 5)]
+    assert duplicates(same) == {"b": "a"}
+    assert duplicates([facts("x", 1, run_hash=None)] * 1) == {}
+
+
+def test_the_token_threshold_is_the_median_of_the_task_runs_in_any_order() -> None:
+    arena = ArenaProfile()
+    runs = [facts(f"r{i}", 1000 + i) for i in range(9)]
+    runs.append(facts("cheat", 50, time=1.0))  # few tokens and fast: two indicators
+    expected = {"cheat": (EXTREMELY_EFFICIENT_TOKENS, EXTREMELY_FAST)}
+    for order in itertools.islice(itertools.permutations(runs), 0, 5000, 97):
+        assert review_flags(list(order), arena) == expected
+
+
+def test_copies_do_not_move_the_median_that_decides_the_flags() -> None:
+    arena = ArenaProfile()
+    runs = [facts(f"r{i}", 1000) for i in range(5)] + [facts("low", 150, time=1.0)]
+    assert review_flags(runs, arena) == {}  # fast, but 150 tokens is not under 10% of 1000
+    # 30 copies of one heavy run would lift the median to 5000 and make "low" an outlier
+    copies = [facts(f"copy{i}", 5000, second=i + 1, run_hash="heavy") for i in range(30)]
+    assert review_flags([*runs, *copies], arena) == {}
+    assert duplicates([*runs, *copies]) == {f"copy{i}": "copy0" for i in range(1, 30)}
+    # the same 30 runs, each its own content, do move it: the rule reads the runs that count
+    distinct = [facts(f"own{i}", 5000, second=i + 1) for i in range(30)]
+    assert review_flags([*runs, *distinct], arena) == {
+        "low": (EXTREMELY_EFFICIENT_TOKENS, EXTREMELY_FAST)
+    }
+
+
+def test_another_agents_output_with_other_usage_is_held_for_review() -> None:
+    arena = ArenaProfile()
+    runs = [
+        facts("first", 1000, second=0, output_hash="o", model="a"),
+        facts("again", 1050, second=1, output_hash="o", model="a"),  # the same agent: not held
+        facts("other", 900, second=2, output_hash="o", model="b"),
+        facts("own", 1100, second=3, output_hash="p", model="b"),
+    ]
+    assert review_flags(runs, arena) == {"other": (COPIED_OUTPUT,)}
+    assert review_flags(list(reversed(runs)), arena) == {"other": (COPIED_OUTPUT,)}
+
+
+def test_nothing_to_decide() -> None:
+    assert review_flags([], ArenaProfile()) == {}
+    assert duplicates([]) == {}
