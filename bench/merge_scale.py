@@ -118,7 +118,10 @@ def populate(url: str, size: int, fresh: int, metrics: dict[str, dict[str, Any]]
 
     def row(sid: str, status: str) -> dict[str, Any]:
         payload = Submission.model_validate(
-            submission(sid, rng, short_review(rng, sentences))
+            # Each run's own text: two runs of other agents rarely write the same review, and
+            # a shared output is held for review (copied_output), which is not what this
+            # benchmark measures.
+            submission(sid, rng, f"{short_review(rng, sentences)} ({sid})")
         ).model_dump(mode="json")
         usage = payload["usage"]
         run_hash, output_hash = run_digests(payload)

@@ -59,27 +59,51 @@ def duplicates(runs: Sequence[RunFacts]) -> dict[str, str]:
     return found
 
 
+def held_indicators(
+    facts: RunFacts, token_threshold: float, profile: ArenaProfile
+) -> tuple[str, ...]:
+    """The run's outlier indicators if there are at least ``outlier_min_flags`` of them, else ()."""
+    flags = run_flags(facts.run, token_threshold, profile)
+    return flags if len(flags) >= profile.outlier_min_flags else ()
+
+
+def token_threshold(median_tokens: float, profile: ArenaProfile) -> float:
+    """Spec 000's token indicator: below this fraction of the task's median tokens."""
+    return median_tokens * profile.outlier_token_fraction
+
+
+def copied_outputs(counted: Sequence[RunFacts]) -> set[str]:
+    """Ids of the runs whose output equals an earlier counted run's of another agent (tool or
+    model). Only runs with the same output hash decide each other, so any subset holding every
+    run of an output's group gives the same answer for that group."""
+    agents_of_output: dict[str, set[tuple[str, str]]] = {}
+    found = set()
+    for facts in sorted(counted, key=lambda f: f.order):
+        if facts.output_hash is None:
+            continue
+        agent = (facts.run.tool, facts.run.model)
+        earlier = agents_of_output.setdefault(facts.output_hash, set())
+        if earlier - {agent}:
+            found.add(facts.run.submission_id)
+        earlier.add(agent)
+    return found
+
+
 def review_flags(runs: Sequence[RunFacts], profile: ArenaProfile) -> dict[str, tuple[str, ...]]:
     """``{id: flags}`` for each run held for review; duplicates are left out (they do not
     count, so they are not reviewed either). The same set of runs gives the same answer in any
-    order."""
+    order. (`evalq.store.review_sql.settle_reviews` decides the same in the database.)"""
     copies = duplicates(runs)
-    counted = sorted((f for f in runs if f.run.submission_id not in copies), key=lambda f: f.order)
+    counted = [f for f in runs if f.run.submission_id not in copies]
     if not counted:
         return {}
-    threshold = statistics.median(f.run.total_tokens for f in counted)
-    threshold *= profile.outlier_token_fraction
-    agents_of_output: dict[str, set[tuple[str, str]]] = {}
+    threshold = token_threshold(statistics.median(f.run.total_tokens for f in counted), profile)
+    copied = copied_outputs(counted)
     decided: dict[str, tuple[str, ...]] = {}
     for facts in counted:
-        flags = run_flags(facts.run, threshold, profile)
-        held = flags if len(flags) >= profile.outlier_min_flags else ()
-        if facts.output_hash is not None:
-            agent = (facts.run.tool, facts.run.model)
-            earlier = agents_of_output.setdefault(facts.output_hash, set())
-            if earlier - {agent}:
-                held = (*held, COPIED_OUTPUT)
-            earlier.add(agent)
+        held = held_indicators(facts, threshold, profile)
+        if facts.run.submission_id in copied:
+            held = (*held, COPIED_OUTPUT)
         if held:
             decided[facts.run.submission_id] = held
     return decided

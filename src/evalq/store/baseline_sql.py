@@ -1,24 +1,26 @@
 """A task's Arena baseline from order statistics read in the database, not from every row.
 
 `sql_baseline` returns exactly what `evalq.scoring.arena.compute_baseline` returns for the task's
-baseline runs (status done / degraded, not flagged for review), but reads O(1) values per
-figure: three counts, the extremes from either end of an index, and each median / quartile as the
-one or two rows at its rank (``ORDER BY column LIMIT 2 OFFSET rank``). The per-column indexes
-of migrations 0003 and 0004 order these reads, so nothing is sorted (an OFFSET still steps over
-``rank`` index entries). The arithmetic on those values is the arithmetic of `statistics.median` and
-`statistics.quantiles(n=4, method="exclusive")`, so the results are equal, not merely close.
+baseline runs (status done / degraded, not flagged for review, not a copy), but reads O(1)
+values per figure: three counts, the extremes from either end of an index, and each median /
+quartile as the one or two rows at its rank (``ORDER BY column LIMIT 2 OFFSET rank``). The
+per-column indexes of migrations 0003, 0004 and 0008 order these reads, so nothing is sorted (an
+OFFSET still steps over ``rank`` index entries). The arithmetic on those values is the arithmetic
+of `statistics.median` and `statistics.quantiles(n=4, method="exclusive")`, so the results are
+equal, not merely close.
 
 A run flagged for review (`evalq.store.queries.flag_for_review`) is left out of every one of
-these reads until a person accepts it; ``review`` is the last column of those indexes (0004), so
-the reads stay index-only.
+these reads until a person accepts it, and a copy of an earlier run (``copy_of``, set by
+`evalq.store.review_sql.settle_reviews`) always; ``review`` and ``copy_of`` are the last columns
+of those indexes (0004, 0008), so the reads stay index-only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func, or_, select
-from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
+from sqlalchemy import ColumnElement, and_, func, select
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from evalq.core.profile import ArenaProfile, profile_named
 from evalq.core.settings import Settings
@@ -26,6 +28,8 @@ from evalq.scoring.arena import Baseline, compute_baseline
 from evalq.store import queries
 from evalq.store.models import SubmissionRow
 from evalq.store.queries import EVALUATED
+from evalq.store.ranks import Ranks
+from evalq.store.review_sql import settle_reviews
 
 _Column = InstrumentedAttribute[Any]
 
@@ -52,8 +56,9 @@ def sql_baseline(
         SubmissionRow.status.in_(EVALUATED),
         # NULL-safe: a never-reviewed run (NULL) counts, as an accepted one does.
         SubmissionRow.review.is_distinct_from("flagged"),
-        # A copy of a run counts once: as the earliest run with its content.
-        ~_earlier_copy(task_id),
+        # A copy of a run counts once: as the earliest run with its content (marked by
+        # `settle_reviews`, which every refresh runs first).
+        SubmissionRow.copy_of.is_(None),
     )
     time, cost = SubmissionRow.execution_time, SubmissionRow.cost_usd
     timed = and_(evaluated, _measured(time))
@@ -66,9 +71,9 @@ def sql_baseline(
     if count < profile.min_submissions:
         default = compute_baseline([], profile, last_updated=last_updated)
         return default.model_copy(update={"submission_count": count})
-    tokens = _Ranks(session, SubmissionRow.total_tokens, evaluated, count)
-    calls = _Ranks(session, SubmissionRow.tool_calls, evaluated, count)
-    iterations = _Ranks(session, SubmissionRow.iterations, evaluated, count)
+    tokens = Ranks(session, SubmissionRow.total_tokens, evaluated, count)
+    calls = Ranks(session, SubmissionRow.tool_calls, evaluated, count)
+    iterations = Ranks(session, SubmissionRow.iterations, evaluated, count)
     q25, q75 = tokens.quartiles()
     data = compute_baseline([], profile).model_dump()  # the defaults of what no run measured
     data |= {
@@ -92,7 +97,7 @@ def sql_baseline(
         ("cost", cost, costed, costs),
     ):
         if measured:
-            ranks = _Ranks(session, column, where, measured)
+            ranks = Ranks(session, column, where, measured)
             data |= {
                 f"median_{name}": ranks.median(),
                 f"min_{name}": ranks.at(0),
@@ -101,89 +106,22 @@ def sql_baseline(
     return Baseline(**data)
 
 
-def _earlier_copy(task_id: str) -> ColumnElement[bool]:
-    """An evaluated run of the task submitted before this row with the same content
-    (`evalq.scoring.review.duplicates`: earliest by submission time, then id)."""
-    other = aliased(SubmissionRow)
-    return (
-        select(other.id)
-        .where(
-            other.task_id == task_id,
-            other.run_hash == SubmissionRow.run_hash,
-            other.status.in_(EVALUATED),
-            or_(
-                other.created_at < SubmissionRow.created_at,
-                and_(other.created_at == SubmissionRow.created_at, other.id < SubmissionRow.id),
-            ),
-        )
-        .exists()
-    )
-
-
 def _measured(column: _Column) -> ColumnElement[bool]:
     """`ArenaRun.measured_time` / ``measured_cost``: 0 and NULL both mean not measured."""
     return and_(column.is_not(None), column != 0)
 
 
-class _Ranks:
-    """Values of one column at given ranks of its ascending order, over ``count`` rows."""
-
-    def __init__(
-        self, session: Session, column: _Column, where: ColumnElement[bool], count: int
-    ) -> None:
-        self._session, self._column, self._where, self.count = session, column, where, count
-        self._values: dict[int, float] = {}
-
-    def at(self, rank: int) -> float:
-        """The value at ``rank`` (0 = smallest) as a float; one query fetches it and the next."""
-        if rank not in self._values:
-            rows = self._session.scalars(
-                select(self._column).where(self._where).order_by(self._column).offset(rank).limit(2)
-            ).all()
-            for offset, value in enumerate(rows):
-                self._values[rank + offset] = float(value)
-        return self._values[rank]
-
-    def last(self) -> float:
-        """The largest value (read from the end of the index, not at offset ``count - 1``)."""
-        if self.count - 1 not in self._values:
-            value = self._session.scalar(
-                select(self._column).where(self._where).order_by(self._column.desc()).limit(1)
-            )
-            self._values[self.count - 1] = float(value)
-        return self._values[self.count - 1]
-
-    def median(self) -> float:
-        """`statistics.median` of the column."""
-        half = self.count // 2
-        if self.count % 2 == 1:
-            return self.at(half)
-        return (self.at(half - 1) + self.at(half)) / 2
-
-    def quartiles(self) -> tuple[float, float]:
-        """q25 and q75 as ``statistics.quantiles(n=4, method="exclusive")``; one row: itself."""
-        size = self.count
-        if size == 1:
-            return self.at(0), self.at(0)
-        result = []
-        for i in (1, 3):
-            j = min(max(i * (size + 1) // 4, 1), size - 1)
-            delta = i * (size + 1) - j * 4
-            result.append((self.at(j - 1) * (4 - delta) + self.at(j) * delta) / 4)
-        return result[0], result[1]
-
-
 def refresh_task_baseline(
     session: Session, *, task_id: str, settings: Settings | None = None
 ) -> int:
-    """Settle the task's reviews (`queries.settle_reviews`), then compute its baseline again
-    with its profile and store it (`store_baseline`): what a refresh and an accepted review
-    both do. Returns the current version."""
+    """Settle the task's reviews (`evalq.store.review_sql.settle_reviews`), then compute its
+    baseline again with its profile and store it (`store_baseline`): what a refresh and an
+    accepted review both do. Returns the current version."""
     task = queries.get_task(session, task_id=task_id)
     profile = profile_named(task.profile, settings)
     # Who is held for review, decided from the whole set (not the order merges ran in),
     # before the baseline that leaves the held runs and the duplicates out.
-    queries.settle_reviews(session, task_id=task_id, profile=profile.arena)
+    settle_reviews(session, task_id=task_id, profile=profile.arena)
     return store_baseline(session, task_id=task_id, profile=profile.arena)
 
 

@@ -72,6 +72,9 @@ class SubmissionRow(Base):
     # labels) has the same run_hash; the same output with other usage the same output_hash only.
     run_hash: Mapped[str | None] = mapped_column(String(64), default=None)
     output_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+    # The earliest evaluated run of the task with the same run_hash, when this run is a copy of
+    # it (set at every baseline refresh: evalq.store.review_sql.settle_reviews).
+    copy_of: Mapped[str | None] = mapped_column(String(128), default=None)
     # Manual review (migration 0004): a flagged run is left out of the baseline (baseline_sql).
     review: Mapped[Review | None] = mapped_column(String(16), default=None)
     reviewed_at: Mapped[datetime | None] = mapped_column(default=None)
@@ -123,9 +126,26 @@ class BaselineRow(Base):
 
 
 Index("ix_submissions_task_status", SubmissionRow.task_id, SubmissionRow.status)
-# A copy's earlier run, looked up per row by the baseline's reads (baseline_sql, migration 0008).
-Index("ix_submissions_task_run_hash", SubmissionRow.task_id, SubmissionRow.run_hash)
-# Rank indexes of the baseline's order statistics (evalq.store.baseline_sql, migrations 0003-4).
+# Runs with the same content, and with the same output, grouped at each refresh
+# (review_sql.settle_reviews, migration 0008): index-only reads, whatever the task's size.
+Index(
+    "ix_submissions_task_run_hash",
+    SubmissionRow.task_id,
+    SubmissionRow.run_hash,
+    SubmissionRow.status,
+    SubmissionRow.copy_of,
+)
+Index(
+    "ix_submissions_task_output_hash",
+    SubmissionRow.task_id,
+    SubmissionRow.output_hash,
+    SubmissionRow.status,
+    SubmissionRow.copy_of,
+    SubmissionRow.tool,
+    SubmissionRow.model,
+)
+# Rank indexes of the baseline's order statistics (evalq.store.baseline_sql, migrations 0003-4,
+# 0008): the review and copy columns last, so leaving held runs and copies out stays index-only.
 for _column in ("total_tokens", "tool_calls", "iterations", "execution_time", "cost_usd"):
     Index(
         f"ix_submissions_task_rank_{_column}",
@@ -133,6 +153,7 @@ for _column in ("total_tokens", "tool_calls", "iterations", "execution_time", "c
         getattr(SubmissionRow, _column),
         SubmissionRow.status,
         SubmissionRow.review,
+        SubmissionRow.copy_of,
     )
 
 

@@ -21,11 +21,11 @@ from evalq.store.queries.recovery import (
     stuck_submissions,
 )
 from evalq.store.queries.review import (
+    FACT_COLUMNS,
     accept_review,
     flag_for_review,
     flagged_submissions,
     run_facts,
-    settle_reviews,
 )
 from evalq.store.queries.submissions import (
     Job,
@@ -63,6 +63,7 @@ from evalq.store.queries.tiers import (
 
 __all__ = [
     "EVALUATED",
+    "FACT_COLUMNS",
     "FINAL_TIER_STATES",
     "IdleWork",
     "Job",
@@ -97,7 +98,6 @@ __all__ = [
     "running_tiers",
     "save_evaluation",
     "set_status",
-    "settle_reviews",
     "start_tier",
     "status_counts",
     "stuck_submissions",

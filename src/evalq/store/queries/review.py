@@ -10,12 +10,9 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
-from evalq.core.profile import ArenaProfile
-from evalq.core.results import EvaluationScores
 from evalq.scoring.arena.run import ArenaRun
-from evalq.scoring.review import RunFacts, duplicates, review_flags
-from evalq.store.models import EvaluationRow, SubmissionRow, utcnow
-from evalq.store.queries.evaluations import EVALUATED
+from evalq.scoring.review import RunFacts
+from evalq.store.models import SubmissionRow, utcnow
 from evalq.store.queries.submissions import get_submission_row
 
 
@@ -59,48 +56,6 @@ def flagged_submissions(session: Session, *, task_id: str | None = None) -> list
     if task_id is not None:
         query = query.where(SubmissionRow.task_id == task_id)
     return list(session.scalars(query.order_by(SubmissionRow.id)))
-
-
-def settle_reviews(session: Session, *, task_id: str, profile: ArenaProfile) -> dict[str, str]:
-    """Decide again, from every evaluated run of the task, which runs are held for review
-    (`evalq.scoring.review.review_flags`), so the outcome does not depend on the order the
-    merges ran in; store each run's flags and review state. Returns the duplicates found
-    (``{id: id of the run it copies}``).
-
-    A run a person accepted stays accepted. A run flagged before and no longer an outlier is
-    released (review back to None). Only the stored scores whose flags change are rewritten.
-    """
-    rows = session.execute(
-        select(*FACT_COLUMNS, SubmissionRow.review).where(
-            SubmissionRow.task_id == task_id, SubmissionRow.status.in_(EVALUATED)
-        )
-    ).all()
-    facts = [run_facts(row) for row in rows]
-    decided = review_flags(facts, profile)
-    review = {row.id: row.review for row in rows}
-    flag = [i for i, state in review.items() if i in decided and state is None]
-    release = [i for i, state in review.items() if i not in decided and state == "flagged"]
-    if flag:
-        session.execute(
-            update(SubmissionRow).where(SubmissionRow.id.in_(flag)).values(review="flagged")
-        )
-    if release:
-        session.execute(
-            update(SubmissionRow).where(SubmissionRow.id.in_(release)).values(review=None)
-        )
-    # Stored flags can differ only where a run is, or was, reviewed.
-    touched = [i for i, state in review.items() if i in decided or state is not None]
-    for evaluation in session.scalars(
-        select(EvaluationRow).where(EvaluationRow.submission_id.in_(touched))
-    ):
-        scores = EvaluationScores.model_validate(evaluation.scores)
-        flags = decided.get(evaluation.submission_id, ())
-        if scores.review.flags != flags:
-            review_scores = scores.review.model_copy(update={"flags": flags})
-            evaluation.scores = scores.model_copy(update={"review": review_scores}).model_dump(
-                mode="json"
-            )
-    return duplicates(facts)
 
 
 FACT_COLUMNS = (

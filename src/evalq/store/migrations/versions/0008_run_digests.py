@@ -1,4 +1,4 @@
-"""what a run did, hashed: copies of a run and copied outputs
+"""what a run did, hashed: copies of a run (marked copy_of) and copied outputs
 
 Revision ID: 0008
 Revises: 0007
@@ -18,6 +18,7 @@ branch_labels = None
 depends_on = None
 
 BATCH = 1000
+RANK_COLUMNS = ("total_tokens", "tool_calls", "iterations", "execution_time", "cost_usd")
 
 
 def upgrade() -> None:
@@ -27,6 +28,8 @@ def upgrade() -> None:
     with op.batch_alter_table("submissions", schema=None) as batch_op:
         batch_op.add_column(sa.Column("run_hash", sa.String(length=64), nullable=True))
         batch_op.add_column(sa.Column("output_hash", sa.String(length=64), nullable=True))
+        # copy_of: the earliest run with the same run_hash; set at the next baseline refresh.
+        batch_op.add_column(sa.Column("copy_of", sa.String(length=128), nullable=True))
     submissions = sa.table(
         "submissions",
         sa.column("id", sa.String),
@@ -53,13 +56,33 @@ def upgrade() -> None:
                 .values(run_hash=run, output_hash=output)
             )
         last = rows[-1].id
-    # The baseline's reads ask, per row, whether an earlier run of the task has its content.
-    op.create_index("ix_submissions_task_run_hash", "submissions", ["task_id", "run_hash"])
+    # A refresh groups the task's runs by content and by output, reading these indexes only.
+    op.create_index(
+        "ix_submissions_task_run_hash",
+        "submissions",
+        ["task_id", "run_hash", "status", "copy_of"],
+    )
+    op.create_index(
+        "ix_submissions_task_output_hash",
+        "submissions",
+        ["task_id", "output_hash", "status", "copy_of", "tool", "model"],
+    )
+    # The baseline's rank indexes end with copy_of, so leaving copies out stays index-only.
+    for column in RANK_COLUMNS:
+        name = f"ix_submissions_task_rank_{column}"
+        op.drop_index(name, table_name="submissions")
+        op.create_index(name, "submissions", ["task_id", column, "status", "review", "copy_of"])
 
 
 def downgrade() -> None:
+    for column in RANK_COLUMNS:
+        name = f"ix_submissions_task_rank_{column}"
+        op.drop_index(name, table_name="submissions")
+        op.create_index(name, "submissions", ["task_id", column, "status", "review"])
+    op.drop_index("ix_submissions_task_output_hash", table_name="submissions")
     op.drop_index("ix_submissions_task_run_hash", table_name="submissions")
     # In place (SQLite 3.35+), as in 0004: a table copy would trip the foreign keys.
     with op.batch_alter_table("submissions", schema=None, recreate="never") as batch_op:
+        batch_op.drop_column("copy_of")
         batch_op.drop_column("output_hash")
         batch_op.drop_column("run_hash")

@@ -1,0 +1,169 @@
+"""Which runs of a task count and which are held for review, decided in the database at every
+baseline refresh: the same answer as `evalq.scoring.review` over the task's evaluated runs, read
+without loading every run.
+
+The pure functions stay the definition; SQL only narrows the runs they are given to the ones
+that can be decided (a run of a repeated content, a run with enough outlier indicators, a run of
+an output sent by more than one agent), so the cost of a refresh grows with what is held, not
+with the size of the task (`bench/merge_scale.py`). `tests/integration/store/test_review_sql.py`
+checks the two agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sqlalchemy import ColumnElement, and_, case, func, select, update
+from sqlalchemy.orm import Session
+
+from evalq.core.profile import ArenaProfile
+from evalq.core.results import EvaluationScores
+from evalq.scoring.review import (
+    COPIED_OUTPUT,
+    RunFacts,
+    copied_outputs,
+    duplicates,
+    held_indicators,
+    token_threshold,
+)
+from evalq.store.models import EvaluationRow, SubmissionRow
+from evalq.store.queries import EVALUATED, FACT_COLUMNS, run_facts
+from evalq.store.ranks import Ranks
+
+
+def settle_reviews(session: Session, *, task_id: str, profile: ArenaProfile) -> dict[str, str]:
+    """Decide again, from every evaluated run of the task, which runs are copies (``copy_of``)
+    and which are held for review (`evalq.scoring.review.review_flags`), so the outcome does not
+    depend on the order the merges ran in; store each run's copy mark, flags and review state.
+    Returns the copies (``{id: id of the run it copies}``).
+
+    A run a person accepted stays accepted. A run flagged before and no longer an outlier is
+    released (review back to None). Only the stored scores whose flags change are rewritten.
+    """
+    evaluated = and_(SubmissionRow.task_id == task_id, SubmissionRow.status.in_(EVALUATED))
+    copies = _mark_copies(session, evaluated)
+    counted = and_(evaluated, SubmissionRow.copy_of.is_(None))
+    decided = _decide(session, counted, profile)
+    reviewed = dict(
+        session.execute(
+            select(SubmissionRow.id, SubmissionRow.review).where(
+                evaluated, SubmissionRow.review.is_not(None)
+            )
+        ).all()
+    )
+    flag = sorted(set(decided) - set(reviewed))
+    release = sorted(i for i, state in reviewed.items() if state == "flagged" and i not in decided)
+    for ids in _chunks(flag):
+        session.execute(
+            update(SubmissionRow).where(SubmissionRow.id.in_(ids)).values(review="flagged")
+        )
+    for ids in _chunks(release):
+        session.execute(update(SubmissionRow).where(SubmissionRow.id.in_(ids)).values(review=None))
+    # Stored flags can differ only where a run is, or was, reviewed.
+    _store_flags(session, decided, sorted(set(decided) | set(reviewed)))
+    return copies
+
+
+def _chunks(ids: list[str], size: int = 2000) -> Iterator[list[str]]:
+    """``ids`` in lists short enough for one ``IN (...)`` (SQLite caps a statement's bound
+    parameters)."""
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
+def _mark_copies(session: Session, evaluated: ColumnElement[bool]) -> dict[str, str]:
+    """Set ``copy_of`` on every copy of an earlier run (and clear it where it no longer holds);
+    only the runs of a content sent more than once are read."""
+    repeated = (
+        select(SubmissionRow.run_hash)
+        .where(evaluated, SubmissionRow.run_hash.is_not(None))
+        .group_by(SubmissionRow.run_hash)
+        .having(func.count() > 1)
+    )
+    facts = _facts(session, and_(evaluated, SubmissionRow.run_hash.in_(repeated)))
+    copies = duplicates(facts)
+    marked = dict(
+        session.execute(
+            # A copy has a run hash: the condition lets the run-hash index answer alone.
+            select(SubmissionRow.id, SubmissionRow.copy_of).where(
+                evaluated, SubmissionRow.run_hash.is_not(None), SubmissionRow.copy_of.is_not(None)
+            )
+        ).all()
+    )
+    for sid in set(marked) - set(copies):
+        session.execute(update(SubmissionRow).where(SubmissionRow.id == sid).values(copy_of=None))
+    for sid, original in copies.items():
+        if marked.get(sid) != original:
+            session.execute(
+                update(SubmissionRow).where(SubmissionRow.id == sid).values(copy_of=original)
+            )
+    session.flush()
+    return copies
+
+
+def _decide(
+    session: Session, counted: ColumnElement[bool], profile: ArenaProfile
+) -> dict[str, tuple[str, ...]]:
+    """`evalq.scoring.review.review_flags` over the counted runs (copies left out)."""
+    count = int(session.scalar(select(func.count()).where(counted)) or 0)
+    if not count:
+        return {}
+    median = Ranks(session, SubmissionRow.total_tokens, counted, count).median()
+    threshold = token_threshold(median, profile)
+    time = SubmissionRow.execution_time
+    indicators = (
+        case((SubmissionRow.total_tokens < threshold, 1), else_=0)
+        + case(
+            (and_(time.is_not(None), time != 0, time < profile.outlier_fast_seconds), 1),
+            else_=0,
+        )
+        + case((SubmissionRow.tool_calls == 1, 1), else_=0)
+    )
+    outliers = _facts(session, and_(counted, indicators >= profile.outlier_min_flags))
+    shared = (
+        select(SubmissionRow.output_hash)
+        .where(counted, SubmissionRow.output_hash.is_not(None))
+        .group_by(SubmissionRow.output_hash)
+        .having(func.count(func.distinct(SubmissionRow.tool + "\x1f" + SubmissionRow.model)) > 1)
+    )
+    copied = copied_outputs(_facts(session, and_(counted, SubmissionRow.output_hash.in_(shared))))
+    decided: dict[str, tuple[str, ...]] = {}
+    for facts in outliers:
+        held = held_indicators(facts, threshold, profile)
+        if held:
+            decided[facts.run.submission_id] = held
+    for sid in copied:
+        decided[sid] = (*decided.get(sid, ()), COPIED_OUTPUT)
+    return decided
+
+
+def _facts(session: Session, where: ColumnElement[bool]) -> list[RunFacts]:
+    return [run_facts(row) for row in session.execute(select(*FACT_COLUMNS).where(where))]
+
+
+def _store_flags(session: Session, decided: dict[str, tuple[str, ...]], touched: list[str]) -> None:
+    """Rewrite the stored review flags of the ``touched`` runs whose flags changed; the flags
+    are compared without decoding the rest of the stored scores."""
+    stored_flags = EvaluationRow.scores["review"]["flags"]
+    changed = [
+        sid
+        for ids in _chunks(touched)
+        for sid, flags in session.execute(
+            select(EvaluationRow.submission_id, stored_flags).where(
+                EvaluationRow.submission_id.in_(ids)
+            )
+        )
+        if tuple(flags or ()) != decided.get(sid, ())
+    ]
+    for evaluation in (
+        evaluation
+        for ids in _chunks(changed)
+        for evaluation in session.scalars(
+            select(EvaluationRow).where(EvaluationRow.submission_id.in_(ids))
+        )
+    ):
+        scores = EvaluationScores.model_validate(evaluation.scores)
+        review = scores.review.model_copy(
+            update={"flags": decided.get(evaluation.submission_id, ())}
+        )
+        evaluation.scores = scores.model_copy(update={"review": review}).model_dump(mode="json")
