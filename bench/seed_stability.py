@@ -12,8 +12,9 @@ for each of ``--seeds`` seeds and each number of resamples:
 
 A seed "changes" a result when it differs from the result most seeds give (the mode). Printed:
 the share of seeds that change a verdict, a rank interval, and the time per analysis, at
-evalq's default resamples and at ten times as many, side by side. The last line is the share of
-seeds changing either at the defaults (target <= 0.01).
+evalq's default resamples and at ten times as many, side by side; and the rank intervals as evalq
+draws them (1,000 resamples, 10,000 when an interval's edge is undecided). The last line is the
+share of seeds changing a verdict or an interval as evalq computes them (target <= 0.01).
 """
 
 from __future__ import annotations
@@ -65,9 +66,22 @@ def verdicts(runs: dict[str, list[ScyllaScores]], seed: int, resamples: int) -> 
 
 
 def ranks(runs: dict[str, list[ScyllaScores]], seed: int, resamples: int) -> Hashable:
+    """Rank intervals drawn with exactly ``resamples`` resamples (no escalation)."""
+    return _ranks(runs, seed, resamples, escalate=False)
+
+
+def escalating(runs: dict[str, list[ScyllaScores]], seed: int, resamples: int) -> Hashable:
+    """Rank intervals as evalq draws them: ``resamples`` first, ten times as many when an edge
+    is undecided (`evalq.stats.rank_interval.undecided`)."""
+    return _ranks(runs, seed, resamples, escalate=True)
+
+
+def _ranks(
+    runs: dict[str, list[ScyllaScores]], seed: int, resamples: int, *, escalate: bool
+) -> Hashable:
     composites = [[r.composite for r in variant] for variant in runs.values()]
     rows = [RankedRow(variant_key(c), c, variant_key) for c in composites]
-    result = rank_intervals(rows, unit="run", seed=seed, resamples=resamples)
+    result = rank_intervals(rows, unit="run", seed=seed, resamples=resamples, escalate=escalate)
     return tuple(
         None if r.interval is None else (r.interval.low, r.interval.high) for r in result.rows
     )
@@ -95,17 +109,18 @@ def main() -> None:
     runs = example_runs()
     print(f"bundled Scylla example, {args.seeds} seeds; a change = a result other than the mode")
     at_defaults = 0.0
-    for name, figure, default in (
-        ("verdicts", verdicts, bootstrap.RESAMPLES),
-        ("rank intervals", ranks, rank_interval.RESAMPLES),
+    for name, figure, sizes, default in (
+        ("verdicts", verdicts, (bootstrap.RESAMPLES, bootstrap.RESAMPLES * 10), True),
+        ("rank intervals", ranks, (rank_interval.RESAMPLES, rank_interval.RESAMPLES * 10), False),
+        ("rank intervals, escalating (evalq)", escalating, (rank_interval.RESAMPLES,), True),
     ):
-        for resamples in (default, default * 10):
+        for resamples in sizes:
             share, seconds, counts = changed(figure, runs, args.seeds, resamples)
             print(
-                f"{name:<15} {resamples:>6} resamples: {share:6.1%} of seeds change it, "
+                f"{name:<35} {resamples:>6} resamples: {share:6.1%} of seeds change it, "
                 f"{seconds * 1000:8.1f} ms per analysis, {len(counts)} distinct results"
             )
-            if resamples == default:
+            if default and resamples == sizes[0]:
                 at_defaults = max(at_defaults, share)
                 print(f"  mode: {counts.most_common(1)[0][0]}")
     ratio("seeds changing a verdict or rank interval at the defaults (target <= 0.01)", at_defaults)

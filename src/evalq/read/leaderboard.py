@@ -48,6 +48,7 @@ from evalq.read.rank_uncertainty import (
 from evalq.read.reply import Reply
 from evalq.read.view import ScoredRow, TaskView, task_view
 from evalq.scoring.kinds import KindRule, ranking_value, sort_key
+from evalq.scoring.review import dominant_agent
 from evalq.scoring.variants import compare_variants
 from evalq.stats import rank_interval
 from evalq.stats.confidence import confidence_interval
@@ -212,6 +213,12 @@ class LeaderboardReport(Reply):
         "usage, evidence; another id, labels or metadata) and the id of that earliest run. A "
         "copy counts once, as the earliest: it is not listed, ranked or counted anywhere.",
     )
+    baseline_note: str | None = Field(
+        default=None,
+        description="An Arena board whose counted runs come mostly from one agent (more than "
+        "half of at least 10): that agent's runs set the baseline every score is measured "
+        "against, so near-copies of one run move the others' scores. Null otherwise.",
+    )
 
 
 def leaderboard(
@@ -328,7 +335,18 @@ def board_of(
         else none_drawn(level, "rank intervals not computed for this read"),
         include_held=include_held,
         duplicate_of=dict(sorted(view.duplicate_of.items())),
+        baseline_note=_baseline_note(view),
     )
+
+
+def _baseline_note(view: TaskView) -> str | None:
+    """`evalq.scoring.review.dominant_agent` over the runs the task's baseline counts (copies
+    and held runs left out, whatever the board's filters)."""
+    if view.rule.kind != "arena":
+        return None
+    counted = [(r.submission.tool, r.submission.model) for r in view.rows if not r.held]
+    dominance = dominant_agent(counted)
+    return None if dominance is None else dominance.note()
 
 
 def _percentile(key: tuple[float, ...], ordered: list[tuple[float, ...]]) -> float:

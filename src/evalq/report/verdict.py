@@ -175,6 +175,9 @@ def arena_verdict(data: ReportData) -> str:
     ]
     more = len(data.ranked) - BOARD_ROWS
     note = f'<p class="note">{more} more in the leaderboard below.</p>' if more > 0 else ""
+    baseline = data.leaderboard.baseline_note
+    if baseline:
+        note += f'<p class="note caveats">Read with care: {esc(baseline)}.</p>'
     heads = ("rank", "submission", "tool", "model", "overall", "percentile", "status")
     return _table("arena-board", heads, rows) + note
 

@@ -24,6 +24,12 @@ from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena.outliers import run_flags
 from evalq.scoring.arena.run import ArenaRun
 
+DOMINANT_SHARE = 0.5
+"""An agent that sent more than this share of a task's counted runs dominates its baseline..."""
+DOMINANT_MIN_RUNS = 10
+"""...when the task has at least this many counted runs (below it, one agent's few runs are
+not a volume to warn about)."""
+
 COPIED_OUTPUT = "copied_output"
 """Review flag: the output equals an earlier run's of another agent, with other usage."""
 
@@ -107,3 +113,37 @@ def review_flags(runs: Sequence[RunFacts], profile: ArenaProfile) -> dict[str, t
         if held:
             decided[facts.run.submission_id] = held
     return decided
+
+
+@dataclass(frozen=True)
+class Dominance:
+    """One agent (tool, model) sent most of a task's counted runs."""
+
+    tool: str
+    model: str
+    runs: int
+    of: int
+
+    def note(self) -> str:
+        """What the board says."""
+        return (
+            f"{self.tool} / {self.model} sent {self.runs} of the {self.of} runs counted: the "
+            "baseline every Arena score is measured against (its medians) leans on that one "
+            "agent's runs, so many near-copies of a run move the other runs' scores"
+        )
+
+
+def dominant_agent(agents: Sequence[tuple[str, str]]) -> Dominance | None:
+    """The agent that sent more than `DOMINANT_SHARE` of the counted runs (one ``(tool, model)``
+    per run), if there are at least `DOMINANT_MIN_RUNS` of them. Near-copies of one run (its
+    output again, its usage changed a little) cannot be told from an agent's own repeated runs,
+    so they are not held; their weight in the baseline is what is said."""
+    if len(agents) < DOMINANT_MIN_RUNS:
+        return None
+    counts: dict[tuple[str, str], int] = {}
+    for agent in agents:
+        counts[agent] = counts.get(agent, 0) + 1
+    (tool, model), runs = max(counts.items(), key=lambda item: (item[1], item[0]))
+    if runs <= DOMINANT_SHARE * len(agents):
+        return None
+    return Dominance(tool, model, runs, len(agents))

@@ -17,14 +17,19 @@ from one sample to the next are not separable. The method (a percentile bootstra
    (`evalq.stats.bootstrap.quantile`, type 7), rounded outward to whole ranks (floor, ceil),
    so it is never narrower than the resampled ranks show;
 5. two rows whose intervals overlap are not separable: the data do not say which ranks higher.
-   A row without an interval is compared with no other.
+   A row without an interval is compared with no other;
+6. an edge that another seed could move (`undecided`: the share of ranks below or at it is
+   within `DECIDED_Z` Monte Carlo standard errors of the quantile's level) makes the board be
+   drawn again, from the same seed, with `ESCALATED` times as many resamples; the result says
+   how many it used. At 1,000 resamples the bundled Scylla board's intervals changed with the
+   seed for 13 of 100 seeds, at 10,000 for none (`bench/seed_stability.py`).
 """
 
 from __future__ import annotations
 
 import math
 import random
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -37,6 +42,12 @@ Key = tuple[float, ...]
 
 RESAMPLES = 1000
 """Resamples per board: the 2.5% and 97.5% quantiles of the ranks then rest on 25 ranks each."""
+ESCALATED = 10
+"""When an interval's edge is undecided at ``resamples`` (`undecided`), the board is drawn again
+with this many times as many resamples (docs/scoring.md, "Rank uncertainty")."""
+DECIDED_Z = 3.0
+"""An edge is decided when the share of resampled ranks on either side of it is more than this
+many Monte Carlo standard errors from the quantile's level."""
 SEED = 0
 """The default seed: the same results give the same intervals on every read."""
 LEVEL = 0.95
@@ -135,6 +146,7 @@ def rank_intervals(
     level: float = LEVEL,
     resamples: int = RESAMPLES,
     seed: int = SEED,
+    escalate: bool = True,
 ) -> RankUncertainty:
     """The bootstrap interval of every row's rank, and which rows are not separable.
 
@@ -143,8 +155,10 @@ def rank_intervals(
             ranking of each resample).
         unit: what a unit is called, for the note of a row without an interval ("run").
         level: the intervals' level, in (0, 1).
-        resamples: how many resamples to draw (at least 1).
+        resamples: how many resamples to draw first (at least 1).
         seed: the seed of the `random.Random` the resamples are drawn from.
+        escalate: draw again with `ESCALATED` times as many resamples when an edge is
+            `undecided` (step 6); False keeps ``resamples``.
 
     Returns:
         One `RowRanks` per row, in the order given.
@@ -157,31 +171,10 @@ def rank_intervals(
         raise ValueError("rank_intervals: level must be between 0 and 1")
     if resamples < 1:
         raise ValueError("rank_intervals: resamples must be at least 1")
-    groups = _groups(rows)
-    rng = random.Random(seed)
-    ranks_of: list[list[int]] = [[] for _ in rows]
-    for _ in range(resamples):
-        keys = [row.observed for row in rows]
-        for members in groups:
-            size = len(rows[members[0]].units)
-            positions = rng.choices(range(size), k=size)
-            for i in members:
-                units = rows[i].units
-                keys[i] = rows[i].key([units[p] for p in positions])
-        for i, rank in enumerate(competition_ranks_of(keys)):
-            ranks_of[i].append(rank)
-    resampled = {i for members in groups for i in members}
-    alpha = (1 - level) / 2
-    intervals: list[RankInterval | None] = []
-    for i, ranks in enumerate(ranks_of):
-        if i not in resampled:
-            intervals.append(None)
-            continue
-        ranks.sort()
-        low, high = quantile(ranks, alpha), quantile(ranks, 1 - alpha)
-        # outward to whole ranks; the slack keeps interpolation noise (2.0000000001) from
-        # widening an interval whose quantile is a whole rank
-        intervals.append(RankInterval(math.floor(low + 1e-9), math.ceil(high - 1e-9)))
+    intervals, ranks = _draw(rows, level=level, resamples=resamples, seed=seed)
+    if escalate and undecided(ranks, level):
+        resamples *= ESCALATED
+        intervals, ranks = _draw(rows, level=level, resamples=resamples, seed=seed)
     return RankUncertainty(
         rows=tuple(
             RowRanks(
@@ -201,3 +194,64 @@ def rank_intervals(
         seed=seed,
         level=level,
     )
+
+
+def undecided(ranks_of: Sequence[Sequence[int] | None], level: float) -> bool:
+    """True when a resampled row's interval edge could move with another seed: for an edge at
+    rank ``r`` of the lower quantile ``a``, the share of ranks <= r - 1 must be below ``a`` and
+    the share <= r above it, each by more than `DECIDED_Z` standard errors
+    ``sqrt(a (1 - a) / B)``; the same for the upper edge and ``1 - a``. ``ranks_of`` holds each
+    row's sorted resampled ranks (None for a row not resampled)."""
+    alpha = (1 - level) / 2
+    for ranks in ranks_of:
+        if not ranks:
+            continue
+        count = len(ranks)
+        margin = DECIDED_Z * math.sqrt(alpha * (1 - alpha) / count)
+        low, high = _edges(ranks, alpha)
+        for edge, share in ((low, alpha), (high, 1 - alpha)):
+            below = bisect_right(ranks, edge - 1) / count
+            at = bisect_right(ranks, edge) / count
+            if share - below <= margin or at - share <= margin:
+                return True
+    return False
+
+
+def _edges(ranks: Sequence[int], alpha: float) -> tuple[int, int]:
+    """Step 4: the quantiles of sorted ranks rounded outward to whole ranks; the slack keeps
+    interpolation noise (2.0000000001) from widening an interval whose quantile is whole."""
+    low, high = quantile(ranks, alpha), quantile(ranks, 1 - alpha)
+    return math.floor(low + 1e-9), math.ceil(high - 1e-9)
+
+
+def _draw(
+    rows: Sequence[RankedRow[U]], *, level: float, resamples: int, seed: int
+) -> tuple[list[RankInterval | None], list[list[int] | None]]:
+    """Steps 2-4: each row's interval (None when it has too few units) and its sorted
+    resampled ranks (None likewise)."""
+    groups = _groups(rows)
+    rng = random.Random(seed)
+    ranks_of: list[list[int]] = [[] for _ in rows]
+    for _ in range(resamples):
+        keys = [row.observed for row in rows]
+        for members in groups:
+            size = len(rows[members[0]].units)
+            positions = rng.choices(range(size), k=size)
+            for i in members:
+                units = rows[i].units
+                keys[i] = rows[i].key([units[p] for p in positions])
+        for i, rank in enumerate(competition_ranks_of(keys)):
+            ranks_of[i].append(rank)
+    resampled = {i for members in groups for i in members}
+    alpha = (1 - level) / 2
+    intervals: list[RankInterval | None] = []
+    sorted_ranks: list[list[int] | None] = []
+    for i, ranks in enumerate(ranks_of):
+        if i not in resampled:
+            intervals.append(None)
+            sorted_ranks.append(None)
+            continue
+        ranks.sort()
+        intervals.append(RankInterval(*_edges(ranks, alpha)))
+        sorted_ranks.append(ranks)
+    return intervals, sorted_ranks

@@ -33,19 +33,22 @@ def test_scylla_variants_get_intervals_over_their_runs(store: str) -> None:
     found = board(store, SCYLLA)
     method = found.rank_uncertainty
     assert (method.applies_to, method.units) == ("variants", "runs")
-    assert (method.resamples, method.seed, method.level) == (1000, 0, 0.95)
+    # T2 sits near the 2.5% cut: 1,000 resamples leave an edge undecided, so 10,000 are drawn
+    assert (method.resamples, method.seed, method.level) == (10_000, 0, 0.95)
     variants = {v.variant: v for v in found.variants or []}
-    # T3 wins with a median of 0.9575 however its ten runs are resampled; T2 (0.935) and T1
+    # T3 has the best median (0.9575), but a resample of T2 (0.935) now and then overtakes it
+    # (more than 2.5% of the time at 10,000 resamples: the audit saw [1-3] for 170 of 200
+    # seeds at 1,000, [2-3] at seed 0); T2 and T1
     # (0.9225) trade places; T0's five passes and five failures put its median anywhere
     # between them, so its resampled median sometimes overtakes T1's
     assert {name: v.rank_interval for name, v in variants.items()} == {
         "T3": interval(1, 1),
-        "T2": interval(2, 3),
+        "T2": interval(1, 3),
         "T1": interval(2, 4),
         "T0": interval(3, 4),
     }
-    assert variants["T3"].not_separable_from == []
-    assert variants["T2"].not_separable_from == ["T0", "T1"]
+    assert variants["T3"].not_separable_from == ["T2"]
+    assert variants["T2"].not_separable_from == ["T0", "T1", "T3"]
     assert variants["T1"].not_separable_from == ["T0", "T2"]
     for v in variants.values():
         assert v.rank_interval is not None and v.rank_interval_note is None
@@ -65,7 +68,7 @@ def test_a_board_of_one_variant_is_certain_of_its_rank(store: str) -> None:
 def test_suite_entries_get_intervals_over_their_scenarios_gate_first(store: str) -> None:
     found = board(store, SUITE)
     method = found.rank_uncertainty
-    assert (method.applies_to, method.units, method.resamples) == ("entries", "scenarios", 1000)
+    assert (method.applies_to, method.units, method.resamples) == ("entries", "scenarios", 10_000)
     entries = {e.submission_id: e for e in found.entries}
     passing = entries["suite-01-release-candidate"]
     # the gate is kept as stored: the only run that passed it ranks first in every resample
@@ -105,12 +108,13 @@ def test_the_cli_shows_intervals_and_a_legend_only_where_they_exist(
     if task_id == ARENA:
         assert legend == [] and "≈" not in result.stdout
         return
-    assert len(legend) == 1 and "1000 resamples" in legend[0] and "seed 0" in legend[0]
+    assert len(legend) == 1 and "10000 resamples" in legend[0] and "seed 0" in legend[0]
     assert "rank [low-high]: 95% bootstrap" in legend[0] and "≈ = not separable" in legend[0]
-    assert "1 [1-1] " in result.stdout  # the winner, separable from every other row
-    if task_id == SCYLLA:
-        assert "2 [2-3]≈" in result.stdout and "3 [2-4]≈" in result.stdout
+    if task_id == SCYLLA:  # T3 wins, but T2's interval reaches rank 1
+        assert "1 [1-1]≈" in result.stdout and "2 [1-3]≈" in result.stdout
+        assert "3 [2-4]≈" in result.stdout
     else:
+        assert "1 [1-1] " in result.stdout  # the winner, separable from every other row
         assert "2 [2-3]≈" in result.stdout
 
 
@@ -131,12 +135,12 @@ def test_the_json_names_the_method_and_every_row_s_interval(
     assert data["rank_uncertainty"] | {"note": ""} == {
         "applies_to": "variants",
         "units": "runs",
-        "resamples": 1000,
+        "resamples": 10_000,
         "seed": 0,
         "level": 0.95,
         "note": "",
     }
     t3 = next(v for v in data["variants"] if v["variant"] == "T3")
-    assert t3["rank_interval"] == {"low": 1, "high": 1} and t3["not_separable_from"] == []
+    assert t3["rank_interval"] == {"low": 1, "high": 1} and t3["not_separable_from"] == ["T2"]
     first = data["entries"][0]
     assert first["rank_interval"] is None and first["rank_interval_note"] == SINGLE_RUN

@@ -374,7 +374,7 @@ def test_rank_intervals_are_on_the_page_with_their_note_and_in_the_csv(
         mark = f' <span class="not-separable">≈</span> {others}' if others else ""
         cell = f'<td class="rank-interval">[{interval["low"]}–{interval["high"]}]{mark}</td>'
         assert row.group(1).endswith(cell)  # the last column of the variant board
-    assert 'class="note rank-note"' in verdict and "1000 resamples of each variant" in verdict
+    assert 'class="note rank-note"' in verdict and "10000 resamples of each variant" in verdict
     assert "rank-note" not in scylla.replace(verdict, "")  # the runs beneath have no intervals
 
     suite = report(examples_store, SUITE, tmp_path / "suite.html")

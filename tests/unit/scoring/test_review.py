@@ -8,7 +8,14 @@ from datetime import UTC, datetime, timedelta
 from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena.outliers import EXTREMELY_EFFICIENT_TOKENS, EXTREMELY_FAST
 from evalq.scoring.arena.run import ArenaRun
-from evalq.scoring.review import COPIED_OUTPUT, RunFacts, duplicates, review_flags
+from evalq.scoring.review import (
+    COPIED_OUTPUT,
+    Dominance,
+    RunFacts,
+    dominant_agent,
+    duplicates,
+    review_flags,
+)
 
 T0 = datetime(2026, 11, 24, tzinfo=UTC)
 
@@ -76,3 +83,16 @@ def test_another_agents_output_with_other_usage_is_held_for_review() -> None:
 def test_nothing_to_decide() -> None:
     assert review_flags([], ArenaProfile()) == {}
     assert duplicates([]) == {}
+
+
+def test_an_agent_with_most_of_the_runs_dominates_the_baseline() -> None:
+    many = [("aider", "o3")] * 6 + [("codex", "gpt-4o"), ("aider", "gpt-4o")] * 2
+    dominance = dominant_agent(many)
+    assert dominance == Dominance("aider", "o3", 6, 10)
+    assert "aider / o3 sent 6 of the 10 runs" in dominance.note()
+
+
+def test_half_the_runs_or_a_small_task_is_no_dominance() -> None:
+    assert dominant_agent([("aider", "o3")] * 5 + [("codex", "o3")] * 5) is None
+    assert dominant_agent([("aider", "o3")] * 9) is None  # fewer than 10 runs
+    assert dominant_agent([]) is None

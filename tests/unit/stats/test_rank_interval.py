@@ -11,6 +11,7 @@ from evalq.stats.rank_interval import (
     RankInterval,
     competition_ranks_of,
     rank_intervals,
+    undecided,
 )
 
 
@@ -96,3 +97,41 @@ def test_bad_arguments_are_refused() -> None:
         rank_intervals([row(1.0, 2.0)], resamples=0)
     with pytest.raises(ValueError, match="equally many"):
         rank_intervals([row(1.0, 2.0, pairing="s"), row(1.0, 2.0, 3.0, pairing="s")])
+
+
+def test_an_edge_near_the_quantiles_level_is_undecided() -> None:
+    # 1,000 ranks: 3% are 1 (the lower edge at the 2.5% quantile sits 0.5 points from its
+    # level, inside 3 standard errors, 1.5 points); with 10% of ones it is decided
+    near = [1] * 30 + [2] * 940 + [3] * 30
+    clear = [1] * 100 + [2] * 800 + [3] * 100
+    assert undecided([near], 0.95)
+    assert not undecided([clear], 0.95)
+    assert not undecided([None, clear], 0.95)  # a row not resampled decides nothing
+
+
+def test_an_undecided_board_is_drawn_again_with_ten_times_the_resamples() -> None:
+    # A = [1, 3], B = [2, 4]: B ranks second in 6.25% of resamples, close enough to 2.5% to be
+    # undecided at 100 resamples and decided at 1,000
+    rows = [row(1.0, 3.0), row(2.0, 4.0)]
+    assert rank_intervals(rows, resamples=100, seed=3).resamples == 1000
+    assert rank_intervals(rows, resamples=100, seed=3, escalate=False).resamples == 100
+    assert rank_intervals(rows, resamples=1000, seed=3).resamples == 1000
+
+
+def test_escalation_makes_the_interval_the_same_for_every_seed() -> None:
+    # Two rows of ten runs whose second sits near the 2.5% cut: at a fixed 1,000 resamples 12
+    # seeds give 3 different boards; drawn as evalq draws them, one.
+    rows = [
+        row(0.41, 0.58, 0.48, 0.42, 0.48, 0.42, 0.53, 0.42, 0.42, 0.47),
+        row(0.56, 0.47, 0.55, 0.48, 0.52, 0.45, 0.51, 0.55, 0.54, 0.45),
+    ]
+
+    def boards(escalate: bool) -> set[tuple[tuple[int, int] | None, ...]]:
+        found = (rank_intervals(rows, seed=seed, escalate=escalate) for seed in range(12))
+        return {
+            tuple(None if r.interval is None else (r.interval.low, r.interval.high) for r in f.rows)
+            for f in found
+        }
+
+    assert len(boards(escalate=False)) == 3
+    assert len(boards(escalate=True)) == 1
