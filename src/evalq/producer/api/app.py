@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
@@ -70,12 +71,49 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     """With no broker configured, evaluate in this process while it serves (as `Client` does)."""
     client: Client = app.state.client
+    sweep: TraceSweep | None = None
     if client.in_process:
         await run_in_threadpool(_start_in_process, client)
+        sweep = TraceSweep(client)
+        sweep.start()
     try:
         yield
     finally:
+        if sweep is not None:
+            await run_in_threadpool(sweep.stop)
         await run_in_threadpool(client.close)
+
+
+class TraceSweep:
+    """With no broker there is no beat: this thread runs the trace sweep in its place.
+
+    Every EVALQ_TRACE_SWEEP_EVERY_S it makes submissions of the complete traces
+    (`evalq.tasks.traces.finalise_due_traces`, the function the beat entry runs).
+    """
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="evalq-trace-sweep", daemon=True)
+
+    def start(self) -> None:
+        """Start sweeping."""
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Stop sweeping (after the sweep under way, if any)."""
+        self.stopping.set()
+        self.thread.join(30)
+
+    def _run(self) -> None:
+        from evalq.tasks.traces import finalise_due_traces
+
+        period = self.client.settings.trace_sweep_every_s
+        while not self.stopping.wait(period):
+            try:
+                finalise_due_traces(self.client)
+            except Exception:  # the next sweep tries again; spans stay stored meanwhile
+                log.exception("the trace sweep failed")
 
 
 def _start_in_process(client: Client) -> None:

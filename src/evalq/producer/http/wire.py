@@ -98,11 +98,13 @@ def otlp_call(
     model: str | None,
     variant: str | None,
 ) -> Call:
-    """POST /v1/traces of OTLP trace data, read and mapped here first (as `Client.import_otlp`).
+    """POST /v1/submissions of the submissions OTLP trace data maps to (as `Client.import_otlp`).
 
-    Reading it here merges an exported file's JSON lines into one request, refuses a trace the
-    server would refuse with the same span-and-attribute problems, and names the submissions the
-    call carries; the server gets the merged request as protobuf and maps it again.
+    The data is read and mapped here: an exported file's JSON lines are merged into one
+    request, so a trace exported in several batches is whole; a trace that cannot be mapped is
+    refused with its span-and-attribute problems before anything is sent. (``POST /v1/traces``
+    takes spans as exporters stream them, and evaluates a trace once it is over; an exported
+    file is over already.)
     """
     from evalq import traces  # protobuf, only when traces are imported
 
@@ -112,16 +114,7 @@ def otlp_call(
         request = traces.parse_export(data.encode() if isinstance(data, str) else data)
     defaults = traces.TraceDefaults(task_id=task_id, tool=tool, model=model, variant=variant)
     imported = traces.submissions_from_otlp(request, defaults)
-    mapping = {"task_id": task_id, "tool": tool, "model": model, "variant": variant}
-    params = httpx.QueryParams({name: value for name, value in mapping.items() if value})
-    return Call(
-        "POST",
-        "/v1/traces",
-        params=params,
-        ids=tuple(trace.submission.id for trace in imported),
-        content=request.SerializeToString(),
-        content_type="application/x-protobuf",
-    )
+    return submit_call([trace.submission for trace in imported], batch=True)
 
 
 def result_call(submission_id: str) -> Call:

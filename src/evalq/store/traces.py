@@ -1,0 +1,209 @@
+"""Traces whose spans arrive over many requests: stored span by span, claimed once when over.
+
+The database holds every span before ``POST /v1/traces`` answers, so a restart of the API or of
+a worker mid-trace loses nothing. A trace becomes one submission exactly once: the sweep claims
+it with a conditional UPDATE (``status`` open -> finalising; only one claimer sees a row
+changed), and ``traces.submission_id`` is unique. docs/traces.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from evalq.store.models import TraceRow, TraceSpanRow, utcnow
+from evalq.traces.spans_in import IncomingSpan
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What one request did to one trace: spans stored (new), and the reasons for refused ones."""
+
+    stored: int
+    late: int
+    rejected: list[str]
+
+
+def store_spans(
+    session: Session,
+    *,
+    trace_id: str,
+    spans: list[IncomingSpan],
+    defaults: Mapping[str, str],
+    max_spans: int,
+) -> Stored:
+    """Store the new spans of one trace (a span already stored is not stored again).
+
+    The trace's row is written first, which locks it until the commit: concurrent requests for
+    one trace take turns, so the count and the bound are exact. Spans of a trace already claimed
+    are stored as late. A trace that would pass ``max_spans`` is refused whole: it is marked
+    ``refused`` with the reason, its stored spans are dropped, and every later span of it is
+    refused with the same reason (never evaluated on part of its spans).
+    """
+    now = utcnow()
+    _upsert_trace(session, trace_id=trace_id, defaults=defaults, now=now)
+    row = session.get(TraceRow, trace_id, populate_existing=True)
+    assert row is not None
+    if row.status == "refused":
+        reason = str((row.error or {}).get("message", "the trace was refused"))
+        return Stored(0, 0, [reason] * len(spans))
+    ids = [span.span_id for span in spans]
+    known = set(
+        session.scalars(
+            select(TraceSpanRow.span_id).where(
+                TraceSpanRow.trace_id == trace_id, TraceSpanRow.span_id.in_(ids)
+            )
+        )
+    )
+    new = [span for span in spans if span.span_id not in known]
+    if not new:
+        return Stored(0, 0, [])
+    late = row.status != "open"
+    held = row.span_count + row.late_spans
+    if held + len(new) > max_spans:
+        message = (
+            f"trace {trace_id}: holds more than {max_spans} spans (EVALQ_TRACE_MAX_SPANS); "
+            "the trace is refused whole, and so are its later spans"
+        )
+        if not late:
+            session.execute(delete(TraceSpanRow).where(TraceSpanRow.trace_id == trace_id))
+            row.status, row.error, row.span_count = "refused", {"message": message}, 0
+        return Stored(0, 0, [message] * len(new))
+    _insert_spans(session, trace_id=trace_id, spans=new, late=late, now=now)
+    starts = [s.start_ns for s in new if not late]
+    ends = [s.end_ns for s in new if not late]
+    if late:
+        row.late_spans += len(new)
+    else:
+        row.span_count += len(new)
+        row.start_ns = min([*starts, *([row.start_ns] if row.start_ns is not None else [])])
+        row.end_ns = max([*ends, *([row.end_ns] if row.end_ns is not None else [])])
+        row.has_root = row.has_root or any(s.parent_id is None for s in new)
+        row.end_marked = row.end_marked or any(s.end_marker for s in new)
+    if row.service_name is None:
+        row.service_name = next((s.service_name[:200] for s in new if s.service_name), None)
+    return Stored(len(new) if not late else 0, len(new) if late else 0, [])
+
+
+def _upsert_trace(
+    session: Session, *, trace_id: str, defaults: Mapping[str, str], now: datetime
+) -> None:
+    values: dict[str, Any] = {
+        "trace_id": trace_id,
+        "status": "open",
+        "defaults": dict(defaults),
+        "span_count": 0,
+        "late_spans": 0,
+        "has_root": False,
+        "end_marked": False,
+        "created_at": now,
+        "last_span_at": now,
+    }
+    update_: dict[str, Any] = {"last_span_at": now}
+    if defaults:
+        update_["defaults"] = dict(defaults)
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(TraceRow).values(**values)
+    session.execute(statement.on_conflict_do_update(index_elements=["trace_id"], set_=update_))
+
+
+def _insert_spans(
+    session: Session, *, trace_id: str, spans: list[IncomingSpan], late: bool, now: datetime
+) -> None:
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    rows = [
+        {
+            "trace_id": trace_id,
+            "span_id": span.span_id,
+            "parent_id": span.parent_id,
+            "start_ns": span.start_ns,
+            "end_ns": span.end_ns,
+            "late": late,
+            "received_at": now,
+            "data": span.data,
+        }
+        for span in spans
+    ]
+    session.execute(insert(TraceSpanRow).on_conflict_do_nothing(), rows)
+
+
+def due_traces(
+    session: Session, *, quiet: timedelta, reclaim_after: timedelta, limit: int = 500
+) -> list[str]:
+    """Traces ready to become submissions: open, with a root span, and end-marked or quiet for
+    ``quiet``; or claimed ``reclaim_after`` ago by a sweep that did not finish (it died)."""
+    now = utcnow()
+    ready = (TraceRow.status == "open") & TraceRow.has_root
+    ready &= or_(TraceRow.end_marked, TraceRow.last_span_at <= now - quiet)
+    stale = (TraceRow.status == "finalising") & (TraceRow.claimed_at <= now - reclaim_after)
+    query = select(TraceRow.trace_id).where(or_(ready, stale)).order_by(TraceRow.last_span_at)
+    return list(session.scalars(query.limit(limit)))
+
+
+def claim(session: Session, *, trace_id: str, quiet: timedelta, reclaim_after: timedelta) -> bool:
+    """Claim one due trace for this sweep; False when another sweep has it, or a span just came.
+
+    A conditional UPDATE: of concurrent claimers exactly one sees its row changed.
+    """
+    now = utcnow()
+    ready = (TraceRow.status == "open") & TraceRow.has_root
+    ready &= or_(TraceRow.end_marked, TraceRow.last_span_at <= now - quiet)
+    stale = (TraceRow.status == "finalising") & (TraceRow.claimed_at <= now - reclaim_after)
+    result = session.execute(
+        update(TraceRow)
+        .where(TraceRow.trace_id == trace_id, or_(ready, stale))
+        .values(status="finalising", claimed_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def claimed_spans(session: Session, *, trace_id: str) -> tuple[TraceRow, list[bytes]]:
+    """A claimed trace's row and the spans it had when claimed (late ones are left out)."""
+    row = session.get(TraceRow, trace_id)
+    assert row is not None
+    spans = session.scalars(
+        select(TraceSpanRow.data)
+        .where(TraceSpanRow.trace_id == trace_id, TraceSpanRow.late.is_(False))
+        .order_by(TraceSpanRow.start_ns, TraceSpanRow.span_id)
+    )
+    return row, list(spans)
+
+
+def finish(session: Session, *, trace_id: str, submission_id: str) -> None:
+    """The claimed trace is submission ``submission_id`` now."""
+    session.execute(
+        update(TraceRow)
+        .where(TraceRow.trace_id == trace_id, TraceRow.status == "finalising")
+        .values(status="finalised", submission_id=submission_id, error=None)
+    )
+
+
+def fail(session: Session, *, trace_id: str, problems: list[tuple[str, str]]) -> None:
+    """The claimed trace cannot become a submission: ``problems`` say why (kept on the row)."""
+    session.execute(
+        update(TraceRow)
+        .where(TraceRow.trace_id == trace_id, TraceRow.status == "finalising")
+        .values(
+            status="failed",
+            error={"problems": [{"field": f, "rule": r} for f, r in problems[:20]]},
+        )
+    )
+
+
+def trace_of_submission(session: Session, *, submission_id: str) -> TraceRow | None:
+    """The trace a submission was made from, if it was made from streamed spans."""
+    return session.scalars(select(TraceRow).where(TraceRow.submission_id == submission_id)).first()
+
+
+def count_open(session: Session) -> int:
+    """Traces still receiving spans (or waiting for their quiet period)."""
+    return int(session.scalar(select(func.count()).where(TraceRow.status == "open")) or 0)
