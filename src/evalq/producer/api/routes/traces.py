@@ -41,27 +41,27 @@ OTLP_BODY = {
         "application/json": {"schema": {"type": "object"}},
     },
 }
-OTLP_RESPONSE = {
+
+
+class PartialSuccess(BaseModel):
+    """OTLP's ``ExportTracePartialSuccess`` in its JSON form (int64 as a string)."""
+
+    rejectedSpans: str = Field(description="How many spans of the request were refused.")
+    errorMessage: str = Field(description="Why, one reason per distinct cause.")
+
+
+class ExportAnswer(BaseModel):
+    """OTLP's ``ExportTraceServiceResponse`` as JSON (``{}`` when every span was stored)."""
+
+    partialSuccess: PartialSuccess | None = None
+
+
+OTLP_RESPONSE: dict[str, Any] = {
+    "model": ExportAnswer,
     "description": "An OTLP ExportTraceServiceResponse, in the request's encoding. "
     "partialSuccess.rejectedSpans counts the spans refused, errorMessage says why; every "
     "other span is stored.",
-    "content": {
-        "application/x-protobuf": {"schema": {"type": "string", "format": "binary"}},
-        "application/json": {
-            "schema": {
-                "type": "object",
-                "properties": {
-                    "partialSuccess": {
-                        "type": "object",
-                        "properties": {
-                            "rejectedSpans": {"type": "string"},
-                            "errorMessage": {"type": "string"},
-                        },
-                    }
-                },
-            }
-        },
-    },
+    "content": {"application/x-protobuf": {"schema": {"type": "string", "format": "binary"}}},
 }
 
 
@@ -165,7 +165,10 @@ class TraceState(BaseModel):
     summary="Where a trace is: its spans, and its submission once finalised",
     response_model=TraceState,
     dependencies=[Depends(require("read"))],
-    responses={404: {"model": Message, "description": "No span of this trace was stored."}},
+    responses={
+        404: {"model": Message, "description": "No span of this trace was stored."},
+        **ERROR_RESPONSES,
+    },
 )
 def get_trace(trace_id: str, session: SessionDep) -> TraceState:
     """The stored trace (32 hex digits, lowercase)."""
