@@ -59,7 +59,8 @@ class IncomingRequest:
 
 
 def count_spans(request: ExportTraceServiceRequest, *, stop_after: int) -> int:
-    """How many spans ``request`` holds, counting no further than ``stop_after + 1``."""
+    """How many spans ``request`` holds; once past ``stop_after`` (counted a scope at a time)
+    it stops, and the number returned only says the request holds more."""
     total = 0
     for resource_spans in request.resource_spans:
         for scope_spans in resource_spans.scope_spans:
