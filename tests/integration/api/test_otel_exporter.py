@@ -205,3 +205,63 @@ def test_a_run_survives_the_api_being_killed_mid_trace(server: Server, tmp_path:
     evaluated(server, trace_id)
     usage = usage_of(server, trace_id)
     assert (usage["input_tokens"], usage["iterations"]) == (1400, 2)
+
+
+def test_the_collector_config_sends_what_evalq_reads(server: Server) -> None:
+    """examples/otel/collector.yaml, loaded: its traces pipeline batches and exports over
+    OTLP/HTTP; a body sent as its exporter is configured (protobuf, gzip, the bearer header,
+    the endpoint) holding one good and one bad trace is answered 200 with the bad one in
+    partialSuccess, and the good one becomes its run."""
+    import gzip
+    import os
+    import re
+
+    import httpx
+    import yaml
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceResponse,
+    )
+
+    from tests.support.otel_runs import trace_id_of, two_agent_run
+
+    root = Path(__file__).resolve().parents[3]
+    config = yaml.safe_load((root / "examples" / "otel" / "collector.yaml").read_text())
+    pipeline = config["service"]["pipelines"]["traces"]
+    assert pipeline["processors"] == ["batch"] and pipeline["exporters"] == ["otlphttp/evalq"]
+    assert config["processors"]["batch"]["send_batch_max_size"] <= 10_000
+    exporter = config["exporters"]["otlphttp/evalq"]
+    assert (exporter["encoding"], exporter["compression"]) == ("proto", "gzip")
+    assert exporter["retry_on_failure"]["enabled"] is True
+    variables = {"EVALQ_URL": server.url, "EVALQ_API_KEY": server.keys["write"]} | dict(os.environ)
+
+    def expand(text: str) -> str:
+        return re.sub(r"\$\{env:(\w+)\}", lambda m: variables[m.group(1)], text)
+
+    good = two_agent_run(
+        resource={
+            "service.name": "behind-collector",
+            "evalq.task_id": "review-1",
+            "evalq.tool": "c",
+        }
+    )
+    bad = encode_spans(two_agent_run())
+    for span in bad.resource_spans[0].scope_spans[0].spans:
+        span.end_time_unix_nano = 1  # 1970: every span of this trace is refused
+    body = encode_spans(good)
+    body.resource_spans.extend(bad.resource_spans)
+    headers = {key: expand(value) for key, value in exporter["headers"].items()}
+    posted = httpx.post(
+        expand(exporter["traces_endpoint"]),
+        content=gzip.compress(body.SerializeToString()),
+        headers=headers | {"Content-Type": "application/x-protobuf", "Content-Encoding": "gzip"},
+        timeout=30,
+    )
+    assert posted.status_code == 200, posted.text
+    answer = ExportTraceServiceResponse.FromString(posted.content)
+    assert answer.partial_success.rejected_spans == 9
+    assert (
+        "endTimeUnixNano: 1 is not a time this run can have" in answer.partial_success.error_message
+    )
+    result = evaluated(server, trace_id_of(good))
+    assert result["metadata"] == {"trace_id": trace_id_of(good), "service.name": "behind-collector"}
