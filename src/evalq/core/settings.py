@@ -124,6 +124,12 @@ class Settings(BaseSettings):
         description="Period of the beat entry (or, with no broker, the API's thread) that turns "
         "complete traces into submissions.",
     )
+    trace_retention_s: int = Field(
+        default=7 * 24 * 3600,
+        ge=0,
+        description="A finished trace that names no task and that no task's rule took is kept "
+        "this long (for a backfill), then dropped by the trace sweep.",
+    )
     trace_max_spans: int = Field(
         default=10_000,
         ge=1,

@@ -200,11 +200,12 @@ Index(
 )
 
 
-TraceStatus = Literal["open", "finalising", "finalised", "refused", "failed"]
+TraceStatus = Literal["open", "finalising", "finalised", "refused", "failed", "untaken"]
 """A trace's life (migration 0009): ``open`` while its spans arrive; ``finalising`` once a sweep
 claimed it; ``finalised`` with its submission; ``refused`` (over EVALQ_TRACE_MAX_SPANS: never
 evaluated, later spans refused too); ``failed`` (its spans cannot be mapped to a submission,
-``error`` says why)."""
+``error`` says why); ``untaken`` (it names no task and no task's rule took it: kept for
+EVALQ_TRACE_RETENTION_S, for a backfill, then dropped)."""
 
 
 class TraceRow(Base):
@@ -252,3 +253,15 @@ class TraceSpanRow(Base):
     late: Mapped[bool] = mapped_column(default=False)
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
     data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class TraceRuleRow(Base):
+    """A task's rule for the traces it takes (`evalq.core.trace_rules.TraceRule` as JSON)."""
+
+    __tablename__ = "trace_rules"
+
+    task_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True
+    )
+    rule: Mapped[dict[str, Any]]
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

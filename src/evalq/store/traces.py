@@ -11,14 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from evalq.store.models import TraceRow, TraceSpanRow, utcnow
-from evalq.traces.spans_in import IncomingSpan
+from evalq.core.trace_rules import TraceRule, TraceRuleOf
+from evalq.store.models import TraceRow, TraceRuleRow, TraceSpanRow, utcnow
+
+if TYPE_CHECKING:  # protobuf is loaded only where spans are read
+    from evalq.traces.spans_in import IncomingSpan
 
 
 @dataclass(frozen=True)
@@ -207,3 +210,77 @@ def trace_of_submission(session: Session, *, submission_id: str) -> TraceRow | N
 def count_open(session: Session) -> int:
     """Traces still receiving spans (or waiting for their quiet period)."""
     return int(session.scalar(select(func.count()).where(TraceRow.status == "open")) or 0)
+
+
+def untake(session: Session, *, trace_id: str) -> None:
+    """The claimed trace names no task and no rule took it: kept as ``untaken``."""
+    session.execute(
+        update(TraceRow)
+        .where(TraceRow.trace_id == trace_id, TraceRow.status == "finalising")
+        .values(status="untaken", error=None)
+    )
+
+
+def claim_untaken(session: Session, *, trace_id: str) -> bool:
+    """Claim an untaken trace for a backfill (a conditional UPDATE, as `claim`)."""
+    result = session.execute(
+        update(TraceRow)
+        .where(TraceRow.trace_id == trace_id, TraceRow.status == "untaken")
+        .values(status="finalising", claimed_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def untaken_traces(session: Session, *, start_ns: int, end_ns: int) -> list[str]:
+    """Untaken traces whose first span started in [start_ns, end_ns), oldest first."""
+    query = (
+        select(TraceRow.trace_id)
+        .where(
+            TraceRow.status == "untaken",
+            TraceRow.start_ns >= start_ns,
+            TraceRow.start_ns < end_ns,
+        )
+        .order_by(TraceRow.start_ns, TraceRow.trace_id)
+    )
+    return list(session.scalars(query))
+
+
+def drop_untaken(session: Session, *, older_than: timedelta) -> int:
+    """Delete the untaken traces (and their spans) last written to before ``older_than`` ago."""
+    old = select(TraceRow.trace_id).where(
+        TraceRow.status == "untaken", TraceRow.last_span_at <= utcnow() - older_than
+    )
+    ids = list(session.scalars(old))
+    if not ids:
+        return 0
+    session.execute(delete(TraceSpanRow).where(TraceSpanRow.trace_id.in_(ids)))
+    session.execute(delete(TraceRow).where(TraceRow.trace_id.in_(ids)))
+    return len(ids)
+
+
+def put_rule(session: Session, *, task_id: str, rule: TraceRule) -> None:
+    """Create or replace the task's trace rule."""
+    row = session.get(TraceRuleRow, task_id)
+    if row is None:
+        session.add(TraceRuleRow(task_id=task_id, rule=rule.model_dump(mode="json")))
+    else:
+        row.rule = rule.model_dump(mode="json")
+
+
+def get_rule(session: Session, *, task_id: str) -> TraceRule | None:
+    """The task's trace rule, if it has one."""
+    row = session.get(TraceRuleRow, task_id)
+    return None if row is None else TraceRule.model_validate(row.rule)
+
+
+def delete_rule(session: Session, *, task_id: str) -> bool:
+    """Remove the task's rule; False when it had none."""
+    result = session.execute(delete(TraceRuleRow).where(TraceRuleRow.task_id == task_id))
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def all_rules(session: Session) -> list[TraceRuleOf]:
+    """Every task's rule."""
+    rows = session.scalars(select(TraceRuleRow).order_by(TraceRuleRow.task_id))
+    return [TraceRuleOf(task_id=r.task_id, rule=TraceRule.model_validate(r.rule)) for r in rows]

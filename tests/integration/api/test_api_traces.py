@@ -28,9 +28,9 @@ from evalq.core.results import GraphResult
 from evalq.core.schemas import Task, Trace
 from evalq.metrics.graph import graph_metrics
 from evalq.producer.client import Client
+from evalq.producer.trace_sweep import finalise_due_traces
 from evalq.store import queries
 from evalq.store.db import session_scope
-from evalq.tasks.traces import finalise_due_traces
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 from tests.integration.api.conftest import Server

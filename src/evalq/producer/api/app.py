@@ -23,7 +23,16 @@ from evalq.core.webhooks import WebhookRequest
 from evalq.producer.api import errors, metrics
 from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
-from evalq.producer.api.routes import compare, health, submissions, tasks, traces, webhooks
+from evalq.producer.api.routes import (
+    compare,
+    health,
+    submissions,
+    tasks,
+    trace_rules,
+    traces,
+    webhooks,
+)
+from evalq.producer.api.routes.trace_rules import BackfillRequest
 from evalq.producer.client import Client
 
 log = logging.getLogger(__name__)
@@ -61,6 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(tasks.router)
     app.include_router(compare.router)
     app.include_router(traces.router)
+    app.include_router(trace_rules.router)
     app.include_router(metrics.router)
     app.include_router(webhooks.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
@@ -88,7 +98,7 @@ class TraceSweep:
     """With no broker there is no beat: this thread runs the trace sweep in its place.
 
     Every EVALQ_TRACE_SWEEP_EVERY_S it makes submissions of the complete traces
-    (`evalq.tasks.traces.finalise_due_traces`, the function the beat entry runs).
+    (`evalq.producer.trace_sweep.sweep_traces`, the function the beat entry runs).
     """
 
     def __init__(self, client: Client) -> None:
@@ -106,12 +116,12 @@ class TraceSweep:
         self.thread.join(30)
 
     def _run(self) -> None:
-        from evalq.tasks.traces import finalise_due_traces
+        from evalq.producer.trace_sweep import sweep_traces
 
         period = self.client.settings.trace_sweep_every_s
         while not self.stopping.wait(period):
             try:
-                finalise_due_traces(self.client)
+                sweep_traces(self.client)
             except Exception:  # the next sweep tries again; spans stay stored meanwhile
                 log.exception("the trace sweep failed")
 
@@ -146,6 +156,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
                 (SubmissionBatch, "validation"),
                 (Task, "validation"),
                 (WebhookRequest, "validation"),
+                (BackfillRequest, "validation"),
             ],
             ref_template="#/components/schemas/{model}",
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -28,6 +29,7 @@ from evalq.core.errors import (
 )
 from evalq.core.metadata import filter_problems
 from evalq.core.schemas import Submission, Task, parse_submission, parse_submissions, parse_task
+from evalq.core.trace_rules import TraceRule, parse_trace_rule
 from evalq.core.webhooks import parse_webhook_request
 from evalq.producer.submitted import Submitted
 
@@ -175,6 +177,25 @@ def webhooks_call(task_id: str) -> Call:
 def remove_webhook_call(task_id: str, webhook_id: str) -> Call:
     """DELETE /v1/tasks/{id}/webhooks/{webhook id}."""
     return Call("DELETE", f"/v1/tasks/{_segment(task_id)}/webhooks/{_segment(webhook_id)}")
+
+
+def put_trace_rule_call(task_id: str, rule: TraceRule | Mapping[str, Any]) -> Call:
+    """PUT /v1/tasks/{id}/trace-rule of a rule validated here (as `Client.put_trace_rule`)."""
+    parsed = rule if isinstance(rule, TraceRule) else parse_trace_rule(rule)
+    return Call("PUT", f"/v1/tasks/{_segment(task_id)}/trace-rule", json=parsed.model_dump())
+
+
+def trace_rule_call(task_id: str, method: str = "GET") -> Call:
+    """GET (or DELETE) /v1/tasks/{id}/trace-rule."""
+    return Call(method, f"/v1/tasks/{_segment(task_id)}/trace-rule")
+
+
+def backfill_call(task_id: str, *, since: datetime, until: datetime) -> Call:
+    """POST /v1/tasks/{id}/trace-rule/backfill of a time range."""
+    if until <= since:
+        raise InvalidInput([("until", "must be after since")])
+    body = {"since": since.isoformat(), "until": until.isoformat()}
+    return Call("POST", f"/v1/tasks/{_segment(task_id)}/trace-rule/backfill", json=body)
 
 
 def deliveries_call(task_id: str, webhook_id: str, *, limit: int) -> Call:

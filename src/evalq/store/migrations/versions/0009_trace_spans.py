@@ -1,4 +1,4 @@
-"""traces whose spans arrive over many requests, and their spans
+"""traces whose spans arrive over many requests, their spans, and the tasks' trace rules
 
 Revision ID: 0009
 Revises: 0008
@@ -53,9 +53,18 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(["trace_id"], ["traces.trace_id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("trace_id", "span_id"),
     )
+    op.create_table(
+        "trace_rules",
+        sa.Column("task_id", sa.String(length=128), nullable=False),
+        sa.Column("rule", sa.JSON(), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["task_id"], ["tasks.id"], ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("task_id"),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("trace_rules")
     op.drop_table("trace_spans")
     op.drop_index("ix_traces_status_last_span_at", table_name="traces")
     op.drop_table("traces")
