@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, func, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -41,101 +41,137 @@ def store_spans(
     defaults: Mapping[str, str],
     max_spans: int,
 ) -> Stored:
-    """Store the new spans of one trace (a span already stored is not stored again).
+    """Store the new spans of one trace (`store_request` for one trace)."""
+    found = store_request(session, traces={trace_id: spans}, defaults=defaults, max_spans=max_spans)
+    return found[trace_id]
 
-    The trace's row is written first, which locks it until the commit: concurrent requests for
-    one trace take turns, so the count and the bound are exact. Spans of a trace already claimed
-    are stored as late. A trace that would pass ``max_spans`` is refused whole: it is marked
-    ``refused`` with the reason, its stored spans are dropped, and every later span of it is
-    refused with the same reason (never evaluated on part of its spans).
+
+def store_request(
+    session: Session,
+    *,
+    traces: Mapping[str, list[IncomingSpan]],
+    defaults: Mapping[str, str],
+    max_spans: int,
+) -> dict[str, Stored]:
+    """Store the new spans of each trace of one request (a span already stored is not stored
+    again), in a fixed number of statements whatever the number of traces.
+
+    The traces' rows are written first, in trace id order, which locks them until the commit:
+    concurrent requests for one trace take turns (and never deadlock), so the counts and the
+    bound are exact. Spans of a trace already claimed are stored as late. A trace that would
+    pass ``max_spans`` is refused whole: it is marked ``refused`` with the reason, its stored
+    spans are dropped, and every later span of it is refused with the same reason (never
+    evaluated on part of its spans).
     """
+    if not traces:
+        return {}
     now = utcnow()
-    _upsert_trace(session, trace_id=trace_id, defaults=defaults, now=now)
-    row = session.get(TraceRow, trace_id, populate_existing=True)
-    assert row is not None
-    if row.status == "refused":
-        reason = str((row.error or {}).get("message", "the trace was refused"))
-        return Stored(0, 0, [reason] * len(spans))
-    ids = [span.span_id for span in spans]
-    known = set(
-        session.scalars(
-            select(TraceSpanRow.span_id).where(
-                TraceSpanRow.trace_id == trace_id, TraceSpanRow.span_id.in_(ids)
+    ids = sorted(traces)
+    _upsert_traces(session, trace_ids=ids, defaults=defaults, now=now)
+    rows = {
+        row.trace_id: row
+        for row in session.scalars(
+            select(TraceRow)
+            .where(TraceRow.trace_id.in_(ids))
+            .execution_options(populate_existing=True)
+        )
+    }
+    pairs = [(trace_id, span.span_id) for trace_id in ids for span in traces[trace_id]]
+    known: set[tuple[str, str]] = set()
+    for first in range(0, len(pairs), 500):  # bound the statement's parameters
+        chunk = pairs[first : first + 500]
+        found = session.execute(
+            select(TraceSpanRow.trace_id, TraceSpanRow.span_id).where(
+                tuple_(TraceSpanRow.trace_id, TraceSpanRow.span_id).in_(chunk)
             )
         )
-    )
-    new = [span for span in spans if span.span_id not in known]
+        known |= {(trace_id, span_id) for trace_id, span_id in found}
+    inserts: list[dict[str, Any]] = []
+    answer: dict[str, Stored] = {}
+    for trace_id in ids:
+        row = rows[trace_id]
+        new = [s for s in traces[trace_id] if (trace_id, s.span_id) not in known]
+        answer[trace_id] = _take(session, row, new, max_spans=max_spans)
+        if answer[trace_id].stored or answer[trace_id].late:
+            late = bool(answer[trace_id].late)
+            inserts += [_span_row(trace_id, span, late=late, now=now) for span in new]
+    if inserts:
+        dialect = session.get_bind().dialect.name
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        session.execute(insert(TraceSpanRow).on_conflict_do_nothing(), inserts)
+    return answer
+
+
+def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans: int) -> Stored:
+    """Count ``new`` spans on the trace's row, or refuse them (and the trace) over the bound."""
+    if row.status == "refused":
+        reason = str((row.error or {}).get("message", "the trace was refused"))
+        return Stored(0, 0, [reason] * len(new))
     if not new:
         return Stored(0, 0, [])
     late = row.status != "open"
-    held = row.span_count + row.late_spans
-    if held + len(new) > max_spans:
+    if row.span_count + row.late_spans + len(new) > max_spans:
         message = (
-            f"trace {trace_id}: holds more than {max_spans} spans (EVALQ_TRACE_MAX_SPANS); "
+            f"trace {row.trace_id}: holds more than {max_spans} spans (EVALQ_TRACE_MAX_SPANS); "
             "the trace is refused whole, and so are its later spans"
         )
         if not late:
-            session.execute(delete(TraceSpanRow).where(TraceSpanRow.trace_id == trace_id))
+            session.execute(delete(TraceSpanRow).where(TraceSpanRow.trace_id == row.trace_id))
             row.status, row.error, row.span_count = "refused", {"message": message}, 0
         return Stored(0, 0, [message] * len(new))
-    _insert_spans(session, trace_id=trace_id, spans=new, late=late, now=now)
-    starts = [s.start_ns for s in new if not late]
-    ends = [s.end_ns for s in new if not late]
-    if late:
-        row.late_spans += len(new)
-    else:
-        row.span_count += len(new)
-        row.start_ns = min([*starts, *([row.start_ns] if row.start_ns is not None else [])])
-        row.end_ns = max([*ends, *([row.end_ns] if row.end_ns is not None else [])])
-        row.has_root = row.has_root or any(s.parent_id is None for s in new)
-        row.end_marked = row.end_marked or any(s.end_marker for s in new)
     if row.service_name is None:
         row.service_name = next((s.service_name[:200] for s in new if s.service_name), None)
-    return Stored(len(new) if not late else 0, len(new) if late else 0, [])
+    if late:
+        row.late_spans += len(new)
+        return Stored(0, len(new), [])
+    row.span_count += len(new)
+    starts = [s.start_ns for s in new] + ([row.start_ns] if row.start_ns is not None else [])
+    ends = [s.end_ns for s in new] + ([row.end_ns] if row.end_ns is not None else [])
+    row.start_ns, row.end_ns = min(starts), max(ends)
+    row.has_root = row.has_root or any(s.parent_id is None for s in new)
+    row.end_marked = row.end_marked or any(s.end_marker for s in new)
+    return Stored(len(new), 0, [])
 
 
-def _upsert_trace(
-    session: Session, *, trace_id: str, defaults: Mapping[str, str], now: datetime
+def _upsert_traces(
+    session: Session, *, trace_ids: list[str], defaults: Mapping[str, str], now: datetime
 ) -> None:
-    values: dict[str, Any] = {
-        "trace_id": trace_id,
-        "status": "open",
-        "defaults": dict(defaults),
-        "span_count": 0,
-        "late_spans": 0,
-        "has_root": False,
-        "end_marked": False,
-        "created_at": now,
-        "last_span_at": now,
-    }
-    update_: dict[str, Any] = {"last_span_at": now}
-    if defaults:
-        update_["defaults"] = dict(defaults)
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = insert(TraceRow).values(**values)
-    session.execute(statement.on_conflict_do_update(index_elements=["trace_id"], set_=update_))
-
-
-def _insert_spans(
-    session: Session, *, trace_id: str, spans: list[IncomingSpan], late: bool, now: datetime
-) -> None:
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    rows = [
+    values: list[dict[str, Any]] = [
         {
             "trace_id": trace_id,
-            "span_id": span.span_id,
-            "parent_id": span.parent_id,
-            "start_ns": span.start_ns,
-            "end_ns": span.end_ns,
-            "late": late,
-            "received_at": now,
-            "data": span.data,
+            "status": "open",
+            "defaults": dict(defaults),
+            "span_count": 0,
+            "late_spans": 0,
+            "has_root": False,
+            "end_marked": False,
+            "created_at": now,
+            "last_span_at": now,
         }
-        for span in spans
+        for trace_id in trace_ids
     ]
-    session.execute(insert(TraceSpanRow).on_conflict_do_nothing(), rows)
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(TraceRow)
+    update_: dict[str, Any] = {"last_span_at": statement.excluded.last_span_at}
+    if defaults:
+        update_["defaults"] = statement.excluded.defaults
+    session.execute(
+        statement.on_conflict_do_update(index_elements=["trace_id"], set_=update_), values
+    )
+
+
+def _span_row(trace_id: str, span: IncomingSpan, *, late: bool, now: datetime) -> dict[str, Any]:
+    return {
+        "trace_id": trace_id,
+        "span_id": span.span_id,
+        "parent_id": span.parent_id,
+        "start_ns": span.start_ns,
+        "end_ns": span.end_ns,
+        "late": late,
+        "received_at": now,
+        "data": span.data,
+    }
 
 
 def due_traces(

@@ -101,15 +101,11 @@ def export_traces(
     defaults = {name: value for name, value in mapping.items() if value is not None}
     reasons = list(incoming.rejected)
     with session_scope(settings.database_url) as session:
-        for trace_id in sorted(incoming.traces):  # one lock order: no deadlock between requests
-            outcome = stored.store_spans(
-                session,
-                trace_id=trace_id,
-                spans=incoming.traces[trace_id],
-                defaults=defaults,
-                max_spans=settings.trace_max_spans,
-            )
-            reasons += outcome.rejected
+        stored_by_trace = stored.store_request(
+            session, traces=incoming.traces, defaults=defaults, max_spans=settings.trace_max_spans
+        )
+    for outcome in stored_by_trace.values():
+        reasons += outcome.rejected
     return otlp_answer(reasons, protobuf=is_protobuf(request.headers.get("content-type")))
 
 
