@@ -167,3 +167,22 @@ def test_the_cli_sets_shows_backfills_and_removes_a_rule(api: Server) -> None:
     removed = runner.invoke(cli, ["rule", "remove", "t1"])
     assert removed.exit_code == 0, removed.output
     assert api.client().get("/v1/tasks/t1/trace-rule").status_code == 404
+
+
+def test_the_async_client_sets_reads_and_removes_a_rule(api: Server) -> None:
+    import asyncio
+
+    from evalq.producer.http import AsyncHttpClient
+
+    async def roundtrip() -> tuple[object, object]:
+        async with AsyncHttpClient(api.url, api.keys["rw"]) as http:
+            stored = await http.put_trace_rule("t1", {"span_names": ["plan"], "sample_rate": 0.5})
+            read = await http.trace_rule("t1")
+            await http.remove_trace_rule("t1")
+            with pytest.raises(NotFound):
+                await http.trace_rule("t1")
+            return stored, read
+
+    stored, read = asyncio.run(roundtrip())
+    assert stored == read
+    assert read.rule.span_names == ["plan"] and read.rule.sample_rate == 0.5  # type: ignore[attr-defined]
