@@ -265,3 +265,57 @@ def test_the_collector_config_sends_what_evalq_reads(server: Server) -> None:
     )
     result = evaluated(server, trace_id_of(good))
     assert result["metadata"] == {"trace_id": trace_id_of(good), "service.name": "behind-collector"}
+
+
+def test_with_a_broker_the_beat_and_a_worker_finalise_and_evaluate_a_batched_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The deployed shape: `evalq api` with a Redis broker, `evalq beat` (the trace sweep every
+    0.3 s) and one `evalq worker` on the graph and merge queues, all real processes. A task
+    without reference outputs needs no other tier."""
+    from tests.support.processes import start, stop
+
+    directory = tmp_path_factory.mktemp("otel-broker")
+    with serve_api("sqlite", directory, extra=SETTINGS) as api:
+        task = {
+            "id": "graph-only",
+            "category": "debugging",
+            "success_criteria": [{"type": "no_errors"}],
+        }
+        assert api.client().put("/v1/tasks/graph-only", json=task).status_code in (200, 201)
+        assert api.command is not None
+        _, env, _ = api.command
+        worker = start(
+            ["worker", "--queues=evalq.graph,evalq.merge", "--pool=threads", "--concurrency=2"],
+            env,
+            directory / "worker.log",
+            cwd=directory,
+        )
+        beat = start(
+            ["beat", "--schedule", str(directory / "celerybeat-schedule")],
+            env,
+            directory / "beat.log",
+            cwd=directory,
+        )
+        try:
+            exporter = Counted(api)
+            resource = Resource.create(
+                {"service.name": "queued", "evalq.task_id": "graph-only", "evalq.tool": "sdk"}
+            )
+            provider = TracerProvider(resource=resource)
+            provider.add_span_processor(
+                BatchSpanProcessor(exporter, schedule_delay_millis=150, max_export_batch_size=3)
+            )
+            trace_id = agent_run(provider.get_tracer("agent"), turns=3, pause_s=0.1)
+            provider.shutdown()
+            assert len(exporter.exports) >= 3
+            assert {result for _, result in exporter.exports} == {SpanExportResult.SUCCESS}
+            result = evaluated(api, trace_id)
+            trace = result["trace"]
+            assert isinstance(trace, dict)
+            assert (trace["spans"], trace["late_spans"], trace["service_name"]) == (8, 0, "queued")
+            usage = usage_of(api, trace_id)
+            assert (usage["input_tokens"], usage["tool_calls"], usage["iterations"]) == (4000, 3, 4)
+        finally:
+            stop(beat)
+            stop(worker)
