@@ -112,6 +112,34 @@ class Settings(BaseSettings):
     api_max_batch: int = Field(
         default=1000, ge=1, description="HTTP API: most submissions in one POST /v1/submissions."
     )
+    trace_quiet_s: float = Field(
+        default=15,
+        ge=0,
+        description="OTLP spans in: a trace whose root span has ended becomes a submission once "
+        "no span of it arrived for this many seconds (or at once, given evalq.trace.end).",
+    )
+    trace_sweep_every_s: float = Field(
+        default=5,
+        gt=0,
+        description="Period of the beat entry (or, with no broker, the API's thread) that turns "
+        "complete traces into submissions.",
+    )
+    trace_retention_s: int = Field(
+        default=7 * 24 * 3600,
+        ge=0,
+        description="A finished trace that names no task and that no task's rule took is kept "
+        "this long (for a backfill), then dropped by the trace sweep.",
+    )
+    trace_max_spans: int = Field(
+        default=10_000,
+        ge=1,
+        description="Most spans one trace may hold; a trace past it is refused whole, never cut.",
+    )
+    trace_max_request_spans: int = Field(
+        default=10_000,
+        ge=1,
+        description="HTTP API: most spans in one POST /v1/traces (the SDK sends 512 at most).",
+    )
     compare_max_tasks: int = Field(
         default=100,
         ge=1,

@@ -7,6 +7,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ExitStack
+from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from evalq.core.schemas import (
 )
 from evalq.core.settings import Settings, get_settings
 from evalq.core.status import PENDING_STATUSES
+from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf, parse_trace_rule
 from evalq.core.webhooks import (
     DeliveryInfo,
     WebhookCreated,
@@ -38,6 +40,7 @@ from evalq.core.webhooks import (
 from evalq.producer.submitted import FINAL_STATUSES, Submitted
 from evalq.read.submission import submission_result
 from evalq.store import intake, queries, webhooks
+from evalq.store import traces as trace_store
 from evalq.store.baseline_sql import refresh_task_baseline
 from evalq.store.db import session_scope
 from evalq.workers.app import make_app
@@ -383,6 +386,44 @@ class Client:
         """The webhook's deliveries, newest first, each with its attempts."""
         with session_scope(self.url) as session:
             return webhooks.deliveries(session, task_id=task_id, webhook_id=webhook_id, limit=limit)
+
+    def put_trace_rule(self, task_id: str, rule: TraceRule | Mapping[str, Any]) -> TraceRuleOf:
+        """Create or replace the rule by which the task takes traces that name no task
+        (online evaluation; docs/traces.md). Only traces finished from now on are offered to
+        it; `backfill_traces` applies it to stored ones.
+
+        Raises:
+            InvalidInput: a bad rule (nothing is stored).
+            NotFound: no such task.
+        """
+        parsed = rule if isinstance(rule, TraceRule) else parse_trace_rule(rule)
+        with session_scope(self.url) as session:
+            queries.get_task(session, task_id=task_id)
+            trace_store.put_rule(session, task_id=task_id, rule=parsed)
+        return TraceRuleOf(task_id=task_id, rule=parsed)
+
+    def trace_rule(self, task_id: str) -> TraceRuleOf:
+        """The task's trace rule. `NotFound`: no such task, or it has no rule."""
+        with session_scope(self.url) as session:
+            queries.get_task(session, task_id=task_id)
+            rule = trace_store.get_rule(session, task_id=task_id)
+        if rule is None:
+            raise NotFound(f"task {task_id!r} has no trace rule")
+        return TraceRuleOf(task_id=task_id, rule=rule)
+
+    def remove_trace_rule(self, task_id: str) -> None:
+        """Remove the task's trace rule. `NotFound`: no such task, or it has no rule."""
+        with session_scope(self.url) as session:
+            queries.get_task(session, task_id=task_id)
+            if not trace_store.delete_rule(session, task_id=task_id):
+                raise NotFound(f"task {task_id!r} has no trace rule")
+
+    def backfill_traces(self, task_id: str, *, since: datetime, until: datetime) -> Backfilled:
+        """Apply the task's rule to the stored untaken traces that started in [since, until):
+        each one it takes becomes a submission of the task (evaluated as any other)."""
+        from evalq.producer.trace_sweep import backfill
+
+        return backfill(self, task_id, since=since, until=until)
 
     def leaderboard(
         self,

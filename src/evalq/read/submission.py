@@ -8,6 +8,7 @@ wherever it is looked at; the score as merged stays in the stored history under 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import Field
@@ -26,7 +27,7 @@ from evalq.core.settings import Settings
 from evalq.core.status import Status
 from evalq.read.reply import Reply
 from evalq.read.view import task_context
-from evalq.store import queries
+from evalq.store import queries, traces
 from evalq.store.models import Review
 
 
@@ -38,6 +39,19 @@ class TierState(Reply):
         description='The tier\'s result (docs/scoring/); {"reason": ...} when skipped.'
     )
     error: ErrorRecord | None = Field(description="Why it failed; tracebacks are not served.")
+
+
+class TraceSummary(Reply):
+    """The OTLP trace a submission was made from (spans streamed to POST /v1/traces)."""
+
+    trace_id: str
+    service_name: str | None = Field(description="The resource's service.name.")
+    spans: int = Field(description="Spans the submission was made from.")
+    late_spans: int = Field(
+        description="Spans that arrived after the trace was finalised: stored, not evaluated."
+    )
+    started_at: str | None = Field(description="ISO 8601: the earliest span's start.")
+    ended_at: str | None = Field(description="ISO 8601: the latest span's end.")
 
 
 class Merged(Reply):
@@ -75,6 +89,9 @@ class SubmissionResult(Reply):
     profile_hash: str | None = Field(default=None, description="The scoring profile used.")
     evaluated_at: str | None = Field(default=None, description="ISO 8601, as stored.")
     merged: Merged | None = None
+    trace: TraceSummary | None = Field(
+        default=None, description="Present when the submission was made from streamed spans."
+    )
 
 
 def submission_result(
@@ -104,6 +121,16 @@ def submission_result(
             for name, t in sorted(tiers.items())
         },
     }
+    trace = traces.trace_of_submission(session, submission_id=submission_id)
+    if trace is not None:
+        result["trace"] = {
+            "trace_id": trace.trace_id,
+            "service_name": trace.service_name,
+            "spans": trace.span_count,
+            "late_spans": trace.late_spans,
+            "started_at": _iso(trace.start_ns),
+            "ended_at": _iso(trace.end_ns),
+        }
     if evaluation is None:
         return SubmissionResult.model_validate(redact_data(result, settings))
     context = task_context(session, task_id=row.task_id, settings=settings)
@@ -123,6 +150,12 @@ def submission_result(
         },
     }
     return SubmissionResult.model_validate(redact_data(result, settings))
+
+
+def _iso(time_ns: int | None) -> str | None:
+    if time_ns is None:
+        return None
+    return datetime.fromtimestamp(time_ns / 1e9, UTC).isoformat()
 
 
 def _public(error: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -5,7 +5,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -208,3 +219,70 @@ Index(
     WebhookDeliveryRow.webhook_id,
     WebhookDeliveryRow.created_at,
 )
+
+
+TraceStatus = Literal["open", "finalising", "finalised", "refused", "failed", "untaken"]
+"""A trace's life (migration 0009): ``open`` while its spans arrive; ``finalising`` once a sweep
+claimed it; ``finalised`` with its submission; ``refused`` (over EVALQ_TRACE_MAX_SPANS: never
+evaluated, later spans refused too); ``failed`` (its spans cannot be mapped to a submission,
+``error`` says why); ``untaken`` (it names no task and no task's rule took it: kept for
+EVALQ_TRACE_RETENTION_S, for a backfill, then dropped)."""
+
+
+class TraceRow(Base):
+    """One OTLP trace whose spans arrive over any number of requests (`evalq.store.traces`)."""
+
+    __tablename__ = "traces"
+
+    trace_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))
+    service_name: Mapped[str | None] = mapped_column(String(200), default=None)
+    # The request's mapping (task_id, tool, model, variant query parameters), last given wins.
+    defaults: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    span_count: Mapped[int] = mapped_column(default=0)  # spans stored before finalising
+    late_spans: Mapped[int] = mapped_column(default=0)  # spans stored after it was claimed
+    has_root: Mapped[bool] = mapped_column(default=False)
+    end_marked: Mapped[bool] = mapped_column(default=False)
+    start_ns: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    end_ns: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_span_at: Mapped[datetime] = mapped_column(default=utcnow)
+    claimed_at: Mapped[datetime | None] = mapped_column(default=None)
+    # One submission per trace: set once, by the sweep that claimed the trace.
+    submission_id: Mapped[str | None] = mapped_column(String(128), default=None, unique=True)
+    error: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+
+
+Index("ix_traces_status_last_span_at", TraceRow.status, TraceRow.last_span_at)
+
+
+class TraceSpanRow(Base):
+    """One span as received: a protobuf ``ResourceSpans`` holding its resource and the span.
+
+    Keyed by (trace id, span id), so a retried export stores nothing twice.
+    """
+
+    __tablename__ = "trace_spans"
+
+    trace_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("traces.trace_id", ondelete="CASCADE"), primary_key=True
+    )
+    span_id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    parent_id: Mapped[str | None] = mapped_column(String(16), default=None)
+    start_ns: Mapped[int] = mapped_column(BigInteger)
+    end_ns: Mapped[int] = mapped_column(BigInteger)
+    late: Mapped[bool] = mapped_column(default=False)
+    received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class TraceRuleRow(Base):
+    """A task's rule for the traces it takes (`evalq.core.trace_rules.TraceRule` as JSON)."""
+
+    __tablename__ = "trace_rules"
+
+    task_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True
+    )
+    rule: Mapped[dict[str, Any]]
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

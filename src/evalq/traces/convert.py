@@ -82,6 +82,7 @@ def imported(tree: SpanTree, defaults: TraceDefaults) -> ImportedTrace:
     data["trace"] = trace_of(tree, where)
     data["output"] = output_of(tree, where)
     data["evidence"] = evidence_of(tree)
+    data["metadata"] = identity_metadata(tree)
     try:
         submission = parse_submission(data)
     except InvalidInput as error:
@@ -134,6 +135,15 @@ def _model_from_llm_spans(tree: SpanTree, data: dict[str, Any], where: Provenanc
         f"carry {names.GEN_AI_REQUEST_MODEL} / {names.OI_MODEL_NAME}"
     )
     raise InvalidInput([(f"{tree.root.label}.{names.EVALQ_MODEL}", rule)])
+
+
+def identity_metadata(tree: SpanTree) -> dict[str, Any]:
+    """The run's identity in the submission's metadata: its trace id and ``service.name``."""
+    metadata: dict[str, Any] = {"trace_id": tree.trace_id}
+    service = tree.root.resource.get(names.SERVICE_NAME)
+    if isinstance(service, str) and service:
+        metadata["service.name"] = service[:200]
+    return metadata
 
 
 def evidence_of(tree: SpanTree) -> dict[str, Any]:

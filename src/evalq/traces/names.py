@@ -37,6 +37,9 @@ OI_TOKENS_TOTAL = SpanAttributes.LLM_TOKEN_COUNT_TOTAL
 OI_COST_TOTAL = SpanAttributes.LLM_COST_TOTAL
 OI_OUTPUT_VALUE = SpanAttributes.OUTPUT_VALUE
 
+# --- OpenTelemetry resource ------------------------------------------------------------------
+SERVICE_NAME = "service.name"
+
 # --- evalq's own (span or resource attributes) -----------------------------------------------
 EVALQ_SUBMISSION_ID = "evalq.submission_id"
 EVALQ_TASK_ID = "evalq.task_id"
@@ -47,3 +50,5 @@ EVALQ_RUN_INDEX = "evalq.run_index"
 EVALQ_COST_USD = "evalq.cost_usd"
 EVALQ_OUTPUT = "evalq.output"
 EVALQ_CONTEXT = "evalq.context"
+EVALQ_TRACE_END = "evalq.trace.end"
+"""Boolean true on any span: the run is over, evaluate the trace without waiting to be quiet."""

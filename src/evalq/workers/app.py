@@ -19,7 +19,7 @@ from kombu.entity import Queue
 from kombu.messaging import Producer
 
 from evalq.core.settings import Settings, get_settings
-from evalq.workers.names import MERGE_QUEUE, QUEUES, RECOVER_TASK, ROUTES
+from evalq.workers.names import FINALISE_TRACES_TASK, MERGE_QUEUE, QUEUES, RECOVER_TASK, ROUTES
 from evalq.workers.policy import longest_retry_countdown, longest_webhook_wait
 
 PRODUCER_RETRY_POLICY = {
@@ -194,6 +194,10 @@ def celery_config(settings: Settings, *, producer: bool = False) -> dict[str, An
         "task_send_sent_event": True,
         "beat_schedule": {
             "evalq-recover": {"task": RECOVER_TASK, "schedule": settings.recover_every_s},
+            "evalq-finalise-traces": {
+                "task": FINALISE_TRACES_TASK,
+                "schedule": settings.trace_sweep_every_s,
+            },
         },
     }
 

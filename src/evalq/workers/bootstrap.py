@@ -23,6 +23,7 @@ TASK_MODULES = (
     "evalq.tasks.merge",
     "evalq.tasks.recover",
     "evalq.tasks.webhooks",
+    "evalq.tasks.traces",
 )
 
 # What each queue's tier code imports from the `worker` extra. The imports are lazy (the producer

@@ -17,6 +17,7 @@ MERGE_TASK = "evalq.merge"
 REFRESH_TASK = "evalq.refresh_baseline"
 RECOVER_TASK = "evalq.recover"
 WEBHOOK_TASK = "evalq.webhook.deliver"
+FINALISE_TRACES_TASK = "evalq.traces.finalise"
 
 ROUTES = {
     TIER_TASKS["text"]: {"queue": TEXT_QUEUE},
@@ -25,5 +26,6 @@ ROUTES = {
     MERGE_TASK: {"queue": MERGE_QUEUE},
     REFRESH_TASK: {"queue": MERGE_QUEUE},
     RECOVER_TASK: {"queue": MERGE_QUEUE},
+    FINALISE_TRACES_TASK: {"queue": MERGE_QUEUE},
     WEBHOOK_TASK: {"queue": WEBHOOK_QUEUE},
 }

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -84,6 +86,22 @@ class Server:
     process: subprocess.Popen[bytes]
     log: Path
     clients: list[httpx.Client] = field(default_factory=list)
+    command: tuple[list[str], dict[str, str], Path] | None = None
+    """How the process was started (args, environment, working directory), for `restart`."""
+
+    def restart(self, *, kill: bool = False) -> None:
+        """Stop the server (SIGTERM, or SIGKILL with ``kill``) and start it again on the same
+        port, store and broker."""
+        assert self.command is not None
+        args, env, cwd = self.command
+        if kill:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+        stop(self.process)
+        self.process = start(args, env, self.log.with_suffix(".restarted.log"), cwd=cwd)
+        wait_for_http(
+            f"{self.url}/healthz", self.process, timeout=90, what="evalq api", ok=(200, 503)
+        )
 
     @property
     def in_process(self) -> bool:
@@ -183,6 +201,7 @@ def serve_api(
         args = ["api", "--host", "127.0.0.1", "--port", str(port), "--log-level", log_level]
         process = start(args, env, log_path, cwd=directory)
         server = Server(f"http://127.0.0.1:{port}", db_url, redis_url, keys, process, log_path)
+        server.command = (args, env, directory)
         try:
             wait_for_http(
                 f"{server.url}/healthz", process, timeout=90, what="evalq api", ok=(200, 503)
@@ -193,7 +212,7 @@ def serve_api(
         finally:
             for client in server.clients:
                 client.close()
-            stop(process)
+            stop(server.process)  # the process `restart` started, if it did
         output = log_path.read_text(errors="replace")
         assert "Traceback" not in output, output[-4000:]
         get_settings.cache_clear()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
@@ -22,7 +23,16 @@ from evalq.core.webhooks import WebhookRequest
 from evalq.producer.api import errors, metrics
 from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
-from evalq.producer.api.routes import compare, health, submissions, tasks, traces, webhooks
+from evalq.producer.api.routes import (
+    compare,
+    health,
+    submissions,
+    tasks,
+    trace_rules,
+    traces,
+    webhooks,
+)
+from evalq.producer.api.routes.trace_rules import BackfillRequest
 from evalq.producer.client import Client
 
 log = logging.getLogger(__name__)
@@ -60,6 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(tasks.router)
     app.include_router(compare.router)
     app.include_router(traces.router)
+    app.include_router(trace_rules.router)
     app.include_router(metrics.router)
     app.include_router(webhooks.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
@@ -70,12 +81,49 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     """With no broker configured, evaluate in this process while it serves (as `Client` does)."""
     client: Client = app.state.client
+    sweep: TraceSweep | None = None
     if client.in_process:
         await run_in_threadpool(_start_in_process, client)
+        sweep = TraceSweep(client)
+        sweep.start()
     try:
         yield
     finally:
+        if sweep is not None:
+            await run_in_threadpool(sweep.stop)
         await run_in_threadpool(client.close)
+
+
+class TraceSweep:
+    """With no broker there is no beat: this thread runs the trace sweep in its place.
+
+    Every EVALQ_TRACE_SWEEP_EVERY_S it makes submissions of the complete traces
+    (`evalq.producer.trace_sweep.sweep_traces`, the function the beat entry runs).
+    """
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="evalq-trace-sweep", daemon=True)
+
+    def start(self) -> None:
+        """Start sweeping."""
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Stop sweeping (after the sweep under way, if any)."""
+        self.stopping.set()
+        self.thread.join(30)
+
+    def _run(self) -> None:
+        from evalq.producer.trace_sweep import sweep_traces
+
+        period = self.client.settings.trace_sweep_every_s
+        while not self.stopping.wait(period):
+            try:
+                sweep_traces(self.client)
+            except Exception:  # the next sweep tries again; spans stay stored meanwhile
+                log.exception("the trace sweep failed")
 
 
 def _start_in_process(client: Client) -> None:
@@ -108,6 +156,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
                 (SubmissionBatch, "validation"),
                 (Task, "validation"),
                 (WebhookRequest, "validation"),
+                (BackfillRequest, "validation"),
             ],
             ref_template="#/components/schemas/{model}",
         )

@@ -16,8 +16,9 @@ from evalq.core.settings import Settings
 from evalq.producer.api.body import gunzip, is_json, is_protobuf, parse_json
 from evalq.producer.client import Client
 from evalq.store.db import session_scope
-from evalq.traces import count_traces, parse_protobuf
 from evalq.traces import parse_json as parse_otlp_json
+from evalq.traces import parse_protobuf
+from evalq.traces.spans_in import count_spans
 
 IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:\-/]*")
 
@@ -60,8 +61,8 @@ async def otlp_body(request: Request, settings: SettingsDep) -> ExportTraceServi
     """An OTLP/HTTP trace body, protobuf or JSON, gzip or not (as the exporters send it).
 
     415 for any other Content-Type or Content-Encoding; 422 on ``(body)`` when it does not
-    decode or holds more than EVALQ_API_MAX_BATCH traces. Decoding runs in the thread pool, as
-    `json_body` does.
+    decode or holds more than EVALQ_TRACE_MAX_REQUEST_SPANS spans. Decoding runs in the thread
+    pool, as `json_body` does.
     """
     content_type = request.headers.get("content-type")
     if not (is_json(content_type) or is_protobuf(content_type)):
@@ -75,23 +76,25 @@ async def otlp_body(request: Request, settings: SettingsDep) -> ExportTraceServi
         body = gunzip(raw, settings.api_max_body_bytes) if encoding == "gzip" else raw
         if is_protobuf(content_type):
             request = parse_protobuf(body)
-            at_most_traces(request, settings.api_max_batch)
-            return request
-        data = parse_json(body)
-        at_most_traces(data, settings.api_max_batch)
-        return parse_otlp_json(data)
+        else:
+            request = parse_otlp_json(parse_json(body))
+        at_most_spans(request, settings.trace_max_request_spans)
+        return request
 
     return await run_in_threadpool(decode)
 
 
-def at_most_traces(request: ExportTraceServiceRequest | dict[str, Any], limit: int) -> None:
-    """`InvalidInput` on ``(body)`` when the request holds more than ``limit`` traces.
+def at_most_spans(request: ExportTraceServiceRequest, limit: int) -> None:
+    """`InvalidInput` on ``(body)`` when the request holds more than ``limit`` spans.
 
-    Counted on the decoded body, before any trace is converted (28,960 traces were converted,
-    10 s and 123 MB, before this 422 came), and for OTLP/JSON before it is parsed.
+    Counted before any span is read (a protobuf body within the size limit can hold a million
+    empty spans).
     """
-    if count_traces(request, stop_after=limit) > limit:
-        rule = f"holds more than {limit} traces; at most {limit} per request (EVALQ_API_MAX_BATCH)"
+    if count_spans(request, stop_after=limit) > limit:
+        rule = (
+            f"holds more than {limit} spans; at most {limit} per request "
+            "(EVALQ_TRACE_MAX_REQUEST_SPANS)"
+        )
         raise InvalidInput([("(body)", rule)])
 
 

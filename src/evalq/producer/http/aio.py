@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
 from types import TracebackType
 from typing import Any
 
 import httpx
 
 from evalq.core.schemas import Submission, Task
+from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
 from evalq.core.webhooks import (
     DeliveryInfo,
     DeliveryList,
@@ -226,6 +228,30 @@ class AsyncHttpClient:
     async def remove_webhook(self, task_id: str, webhook_id: str) -> None:
         """Remove a webhook and its delivery records. `NotFound`: no such webhook of the task."""
         await self._send(wire.remove_webhook_call(task_id, webhook_id))
+
+    async def put_trace_rule(
+        self, task_id: str, rule: TraceRule | Mapping[str, Any]
+    ) -> TraceRuleOf:
+        """Create or replace the task's trace rule (PUT /v1/tasks/{id}/trace-rule).
+        Errors as `Client.put_trace_rule`."""
+        answer = await self._send(wire.put_trace_rule_call(task_id, rule))
+        return TraceRuleOf.model_validate(answer)
+
+    async def trace_rule(self, task_id: str) -> TraceRuleOf:
+        """The task's trace rule. `NotFound`: no such task, or it has no rule."""
+        answer = await self._send(wire.trace_rule_call(task_id))
+        return TraceRuleOf.model_validate(answer)
+
+    async def remove_trace_rule(self, task_id: str) -> None:
+        """Remove the task's trace rule. `NotFound`: no such task, or it has no rule."""
+        await self._send(wire.trace_rule_call(task_id, "DELETE"))
+
+    async def backfill_traces(
+        self, task_id: str, *, since: datetime, until: datetime
+    ) -> Backfilled:
+        """Apply the task's rule to the stored untaken traces that started in [since, until)."""
+        answer = await self._send(wire.backfill_call(task_id, since=since, until=until))
+        return Backfilled.model_validate(answer)
 
     async def webhook_deliveries(
         self, task_id: str, webhook_id: str, *, limit: int = 100

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
 from types import TracebackType
 from typing import Any
 
 import httpx
 
 from evalq.core.schemas import Submission, Task
+from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
 from evalq.core.webhooks import (
     DeliveryInfo,
     DeliveryList,
@@ -221,6 +223,26 @@ class HttpClient:
     def remove_webhook(self, task_id: str, webhook_id: str) -> None:
         """Remove a webhook and its delivery records. `NotFound`: no such webhook of the task."""
         self._send(wire.remove_webhook_call(task_id, webhook_id))
+
+    def put_trace_rule(self, task_id: str, rule: TraceRule | Mapping[str, Any]) -> TraceRuleOf:
+        """Create or replace the task's trace rule (PUT /v1/tasks/{id}/trace-rule).
+        Errors as `Client.put_trace_rule`."""
+        answer = self._send(wire.put_trace_rule_call(task_id, rule))
+        return TraceRuleOf.model_validate(answer)
+
+    def trace_rule(self, task_id: str) -> TraceRuleOf:
+        """The task's trace rule. `NotFound`: no such task, or it has no rule."""
+        answer = self._send(wire.trace_rule_call(task_id))
+        return TraceRuleOf.model_validate(answer)
+
+    def remove_trace_rule(self, task_id: str) -> None:
+        """Remove the task's trace rule. `NotFound`: no such task, or it has no rule."""
+        self._send(wire.trace_rule_call(task_id, "DELETE"))
+
+    def backfill_traces(self, task_id: str, *, since: datetime, until: datetime) -> Backfilled:
+        """Apply the task's rule to the stored untaken traces that started in [since, until)."""
+        answer = self._send(wire.backfill_call(task_id, since=since, until=until))
+        return Backfilled.model_validate(answer)
 
     def webhook_deliveries(
         self, task_id: str, webhook_id: str, *, limit: int = 100

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -28,6 +29,7 @@ from evalq.core.errors import (
 )
 from evalq.core.metadata import filter_problems
 from evalq.core.schemas import Submission, Task, parse_submission, parse_submissions, parse_task
+from evalq.core.trace_rules import TraceRule, parse_trace_rule
 from evalq.core.webhooks import parse_webhook_request
 from evalq.producer.submitted import Submitted
 
@@ -98,11 +100,13 @@ def otlp_call(
     model: str | None,
     variant: str | None,
 ) -> Call:
-    """POST /v1/traces of OTLP trace data, read and mapped here first (as `Client.import_otlp`).
+    """POST /v1/submissions of the submissions OTLP trace data maps to (as `Client.import_otlp`).
 
-    Reading it here merges an exported file's JSON lines into one request, refuses a trace the
-    server would refuse with the same span-and-attribute problems, and names the submissions the
-    call carries; the server gets the merged request as protobuf and maps it again.
+    The data is read and mapped here: an exported file's JSON lines are merged into one
+    request, so a trace exported in several batches is whole; a trace that cannot be mapped is
+    refused with its span-and-attribute problems before anything is sent. (``POST /v1/traces``
+    takes spans as exporters stream them, and evaluates a trace once it is over; an exported
+    file is over already.)
     """
     from evalq import traces  # protobuf, only when traces are imported
 
@@ -112,16 +116,7 @@ def otlp_call(
         request = traces.parse_export(data.encode() if isinstance(data, str) else data)
     defaults = traces.TraceDefaults(task_id=task_id, tool=tool, model=model, variant=variant)
     imported = traces.submissions_from_otlp(request, defaults)
-    mapping = {"task_id": task_id, "tool": tool, "model": model, "variant": variant}
-    params = httpx.QueryParams({name: value for name, value in mapping.items() if value})
-    return Call(
-        "POST",
-        "/v1/traces",
-        params=params,
-        ids=tuple(trace.submission.id for trace in imported),
-        content=request.SerializeToString(),
-        content_type="application/x-protobuf",
-    )
+    return submit_call([trace.submission for trace in imported], batch=True)
 
 
 def result_call(submission_id: str) -> Call:
@@ -182,6 +177,25 @@ def webhooks_call(task_id: str) -> Call:
 def remove_webhook_call(task_id: str, webhook_id: str) -> Call:
     """DELETE /v1/tasks/{id}/webhooks/{webhook id}."""
     return Call("DELETE", f"/v1/tasks/{_segment(task_id)}/webhooks/{_segment(webhook_id)}")
+
+
+def put_trace_rule_call(task_id: str, rule: TraceRule | Mapping[str, Any]) -> Call:
+    """PUT /v1/tasks/{id}/trace-rule of a rule validated here (as `Client.put_trace_rule`)."""
+    parsed = rule if isinstance(rule, TraceRule) else parse_trace_rule(rule)
+    return Call("PUT", f"/v1/tasks/{_segment(task_id)}/trace-rule", json=parsed.model_dump())
+
+
+def trace_rule_call(task_id: str, method: str = "GET") -> Call:
+    """GET (or DELETE) /v1/tasks/{id}/trace-rule."""
+    return Call(method, f"/v1/tasks/{_segment(task_id)}/trace-rule")
+
+
+def backfill_call(task_id: str, *, since: datetime, until: datetime) -> Call:
+    """POST /v1/tasks/{id}/trace-rule/backfill of a time range."""
+    if until <= since:
+        raise InvalidInput([("until", "must be after since")])
+    body = {"since": since.isoformat(), "until": until.isoformat()}
+    return Call("POST", f"/v1/tasks/{_segment(task_id)}/trace-rule/backfill", json=body)
 
 
 def deliveries_call(task_id: str, webhook_id: str, *, limit: int) -> Call:

@@ -1,31 +1,41 @@
-"""POST /v1/traces: OpenTelemetry traces (OTLP/HTTP) in, one submission per trace."""
+"""POST /v1/traces: OpenTelemetry spans (OTLP/HTTP) in, as exporters send them.
+
+Spans are stored per trace as they come (any batching, any order, retries stored once); the
+trace sweep (`evalq.tasks.traces`) makes one submission of each trace once the run is over.
+GET /v1/traces/{trace_id} says where a trace is. docs/traces.md.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Response
-
-from evalq.core.errors import InvalidInput
-from evalq.producer.api.auth import require
-from evalq.producer.api.deps import ClientDep, OtlpBody, SettingsDep
-from evalq.producer.api.errors import ERROR_RESPONSES
-from evalq.producer.api.models import BatchAccepted, Message
-from evalq.producer.api.routes.submissions import submit_all
-from evalq.producer.client import Client
-from evalq.traces import (
-    ImportedTrace,
-    TraceDefaults,
-    submissions_from_otlp,
-    unknown_task_problems,
+from fastapi import APIRouter, Depends, Query, Request, Response
+from google.protobuf import json_format
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceResponse,
 )
+from pydantic import BaseModel, Field
+
+from evalq.core.errors import NotFound
+from evalq.producer.api.auth import require
+from evalq.producer.api.body import is_protobuf
+from evalq.producer.api.deps import OtlpBody, SessionDep, SettingsDep
+from evalq.producer.api.errors import ERROR_RESPONSES
+from evalq.producer.api.models import Message
+from evalq.store import traces as stored
+from evalq.store.db import session_scope
+from evalq.store.models import TraceRow, TraceStatus
+from evalq.traces.spans_in import incoming_spans
 
 router = APIRouter(prefix="/v1/traces", tags=["traces"])
+
+MAX_REASONS = 20
+"""Most refusal reasons spelled out in one ``error_message`` (the rest are counted)."""
 
 OTLP_BODY = {
     "required": True,
     "description": "An OTLP ExportTraceServiceRequest, as OTLP/HTTP exporters send it "
-    "(Content-Encoding gzip accepted). docs/traces.md has the mapping.",
+    "(Content-Encoding gzip accepted): any spans of any traces. docs/traces.md has the mapping.",
     "content": {
         "application/x-protobuf": {"schema": {"type": "string", "format": "binary"}},
         "application/json": {"schema": {"type": "object"}},
@@ -33,51 +43,132 @@ OTLP_BODY = {
 }
 
 
+class PartialSuccess(BaseModel):
+    """OTLP's ``ExportTracePartialSuccess`` in its JSON form (int64 as a string)."""
+
+    rejectedSpans: str = Field(description="How many spans of the request were refused.")
+    errorMessage: str = Field(description="Why, one reason per distinct cause.")
+
+
+class ExportAnswer(BaseModel):
+    """OTLP's ``ExportTraceServiceResponse`` as JSON (``{}`` when every span was stored)."""
+
+    partialSuccess: PartialSuccess | None = None
+
+
+OTLP_RESPONSE: dict[str, Any] = {
+    "model": ExportAnswer,
+    "description": "An OTLP ExportTraceServiceResponse, in the request's encoding. "
+    "partialSuccess.rejectedSpans counts the spans refused, errorMessage says why; every "
+    "other span is stored.",
+    "content": {"application/x-protobuf": {"schema": {"type": "string", "format": "binary"}}},
+}
+
+
 @router.post(
     "",
-    status_code=201,
-    summary="Import OpenTelemetry traces: one submission per trace",
-    response_model=BatchAccepted,
+    status_code=200,
+    summary="Send OpenTelemetry spans: stored per trace, one submission per finished trace",
     dependencies=[Depends(require("write"))],
     openapi_extra={"requestBody": OTLP_BODY},
+    response_class=Response,
     responses={
-        200: {"model": BatchAccepted, "description": "Nothing new: every trace was known."},
-        409: {"model": Message, "description": "A known submission id with different content."},
+        200: OTLP_RESPONSE,
         413: {"model": Message, "description": "Body (or inflated body) too large."},
         415: {"model": Message, "description": "Not protobuf or JSON, or not gzip or plain."},
         **ERROR_RESPONSES,
     },
 )
-def import_traces(
-    response: Response,
+def export_traces(
+    request: Request,
     body: OtlpBody,
-    client: ClientDep,
     settings: SettingsDep,
     task_id: Annotated[str | None, Query(description="For traces without evalq.task_id.")] = None,
     tool: Annotated[str | None, Query(description="For traces without evalq.tool.")] = None,
     model: Annotated[str | None, Query(description="For traces without evalq.model.")] = None,
     variant: Annotated[str | None, Query(description="For traces without evalq.variant.")] = None,
-) -> BatchAccepted:
-    """Convert each trace of the body into a submission, then submit them all.
+) -> Response:
+    """Store every readable span of the body under its trace; answer what was refused.
 
-    A body of more than EVALQ_API_MAX_BATCH traces is a 422 before any trace is converted.
-    The submissions go through the path of ``POST /v1/submissions``: all are validated
-    before any is stored (a trace that cannot be mapped is a 422 naming the span and the
-    attribute; an undefined task a 422 naming where its id came from), a known id with the same
-    content is answered again (200 when nothing is new), a known id with other content is a
-    409. A trace without ``evalq.submission_id`` gets the id ``otlp-<trace id>``, so sending
-    the same trace again creates nothing.
+    A span is refused (and counted in ``partialSuccess``) when its ids are malformed, its times
+    absurd, or its trace is over EVALQ_TRACE_MAX_SPANS (then the whole trace is refused); the
+    other spans of the request are stored all the same, before the answer. A span already
+    stored (a retried export) is not stored again. Only a body that cannot be read at all is a
+    4xx. The query parameters fill what a trace's own ``evalq.*`` attributes do not give.
     """
-    defaults = TraceDefaults(task_id=task_id, tool=tool, model=model, variant=variant)
-    traces = submissions_from_otlp(body, defaults)  # at most EVALQ_API_MAX_BATCH (`otlp_body`)
-    check_tasks_exist(traces, client)
-    accepted = submit_all([t.submission for t in traces], client, settings, response)
-    return BatchAccepted(submissions=accepted)
+    incoming = incoming_spans(body)
+    mapping = {"task_id": task_id, "tool": tool, "model": model, "variant": variant}
+    defaults = {name: value for name, value in mapping.items() if value is not None}
+    reasons = list(incoming.rejected)
+    with session_scope(settings.database_url) as session:
+        stored_by_trace = stored.store_request(
+            session, traces=incoming.traces, defaults=defaults, max_spans=settings.trace_max_spans
+        )
+    for outcome in stored_by_trace.values():
+        reasons += outcome.rejected
+    return otlp_answer(reasons, protobuf=is_protobuf(request.headers.get("content-type")))
 
 
-def check_tasks_exist(traces: list[ImportedTrace], client: Client) -> None:
-    """`InvalidInput` naming, for each trace whose task is not defined, where its id came from."""
-    unknown = client.unknown_tasks(t.submission.task_id for t in traces)
-    problems = unknown_task_problems(traces, unknown)
-    if problems:
-        raise InvalidInput(problems)
+def otlp_answer(reasons: list[str], *, protobuf: bool) -> Response:
+    """The ExportTraceServiceResponse for ``reasons`` (one per refused span), encoded."""
+    answer = ExportTraceServiceResponse()
+    if reasons:
+        distinct = list(dict.fromkeys(reasons))
+        message = "; ".join(distinct[:MAX_REASONS])
+        if len(distinct) > MAX_REASONS:
+            message += f"; and {len(distinct) - MAX_REASONS} more reasons"
+        answer.partial_success.rejected_spans = len(reasons)
+        answer.partial_success.error_message = message
+    if protobuf:
+        return Response(answer.SerializeToString(), media_type="application/x-protobuf")
+    return Response(json_format.MessageToJson(answer), media_type="application/json")
+
+
+class TraceState(BaseModel):
+    """Body of GET /v1/traces/{trace_id}: where a trace whose spans were sent is."""
+
+    trace_id: str
+    status: TraceStatus = Field(
+        description="open: spans arriving; finalising: being made a submission; finalised; "
+        "refused: over EVALQ_TRACE_MAX_SPANS; failed: cannot be a submission (error says why)."
+    )
+    service_name: str | None
+    spans: int = Field(description="Spans stored before the trace was finalised.")
+    late_spans: int = Field(description="Spans that arrived after it was finalised.")
+    has_root: bool
+    end_marked: bool = Field(description="A span carried evalq.trace.end = true.")
+    submission_id: str | None
+    error: dict[str, Any] | None
+
+    @classmethod
+    def of(cls, row: TraceRow) -> TraceState:
+        """The state of a stored trace."""
+        return cls(
+            trace_id=row.trace_id,
+            status=row.status,
+            service_name=row.service_name,
+            spans=row.span_count,
+            late_spans=row.late_spans,
+            has_root=row.has_root,
+            end_marked=row.end_marked,
+            submission_id=row.submission_id,
+            error=row.error,
+        )
+
+
+@router.get(
+    "/{trace_id}",
+    summary="Where a trace is: its spans, and its submission once finalised",
+    response_model=TraceState,
+    dependencies=[Depends(require("read"))],
+    responses={
+        404: {"model": Message, "description": "No span of this trace was stored."},
+        **ERROR_RESPONSES,
+    },
+)
+def get_trace(trace_id: str, session: SessionDep) -> TraceState:
+    """The stored trace (32 hex digits, lowercase)."""
+    row = session.get(TraceRow, trace_id.lower()[:32])
+    if row is None:
+        raise NotFound(f"trace {trace_id!r} has no stored span")
+    return TraceState.of(row)

@@ -1,0 +1,157 @@
+"""The trace sweep: finished traces become submissions, exactly once each.
+
+A trace is finished when its root span has ended (a root span is only exported once it ends)
+and either no span of it arrived for EVALQ_TRACE_QUIET_S, or one of its spans carries
+``evalq.trace.end`` = true. The sweep runs as a beat entry with a broker (`evalq.tasks.traces`)
+and as a thread of `evalq api` without one; both call `sweep_traces`. Each trace is claimed by a
+conditional UPDATE before it is converted, so concurrent sweeps and retries make one submission;
+a sweep that dies after claiming leaves the claim to be taken again once it is
+EVALQ_LOST_AFTER_S old, and the submission's id (``otlp-<trace id>``, or the trace's own
+``evalq.submission_id``) makes that second attempt find the first one's submission.
+
+A trace that names no task (no ``evalq.task_id``, no ``task_id`` with its requests) goes to the
+first task (by id) whose rule takes it (`evalq.traces.rules`); with none it is kept ``untaken``
+for EVALQ_TRACE_RETENTION_S, so a rule added later can take it (`backfill`), then dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from evalq.core.errors import Conflict, InvalidInput, NotFound
+from evalq.core.settings import Settings
+from evalq.core.trace_rules import Backfilled, TraceRuleOf, sampled
+from evalq.producer.client import Client
+from evalq.store import queries
+from evalq.store import traces as stored
+from evalq.store.db import session_scope
+from evalq.traces import TraceDefaults, names
+from evalq.traces.convert import imported
+from evalq.traces.otlp import spans_of
+from evalq.traces.rules import matches, taking_task
+from evalq.traces.spans_in import request_of
+from evalq.traces.tree import trees_of
+
+log = logging.getLogger(__name__)
+
+
+def sweep_traces(client: Client, settings: Settings | None = None) -> list[str]:
+    """Finalise every finished trace, then drop the untaken traces past their retention.
+
+    Returns:
+        The ids of the submissions made.
+    """
+    settings = settings or client.settings
+    made = finalise_due_traces(client, settings)
+    with session_scope(client.url) as session:
+        stored.drop_untaken(session, older_than=timedelta(seconds=settings.trace_retention_s))
+    return made
+
+
+def finalise_due_traces(client: Client, settings: Settings | None = None) -> list[str]:
+    """Turn every finished trace into its submission; the ids of the submissions made."""
+    settings = settings or client.settings
+    quiet = timedelta(seconds=settings.trace_quiet_s)
+    reclaim = timedelta(seconds=max(settings.lost_after_s, 10))
+    with session_scope(client.url) as session:
+        due = stored.due_traces(session, quiet=quiet, reclaim_after=reclaim)
+        rules = stored.all_rules(session) if due else []
+    made: list[str] = []
+    for trace_id in due:
+        with session_scope(client.url) as session:
+            if not stored.claim(session, trace_id=trace_id, quiet=quiet, reclaim_after=reclaim):
+                continue
+        submission_id = finalise(client, trace_id, rules=rules)
+        if submission_id is not None:
+            made.append(submission_id)
+    return made
+
+
+def finalise(
+    client: Client,
+    trace_id: str,
+    *,
+    rules: list[TraceRuleOf],
+    task_id: str | None = None,
+) -> str | None:
+    """Convert a claimed trace and submit it; its submission id, or None when it is not one.
+
+    ``task_id`` (a backfill's) is the task when the trace names none; otherwise ``rules`` decide.
+    A trace that cannot be mapped (or names an undefined task, or an id taken by another run)
+    is marked ``failed`` with the problems; one no rule takes is marked ``untaken``. A broker
+    that is down leaves the claim in place for a later sweep.
+    """
+    with session_scope(client.url) as session:
+        row, spans = stored.claimed_spans(session, trace_id=trace_id)
+        defaults = TraceDefaults(**{k: v for k, v in row.defaults.items() if v is not None})
+    try:
+        [tree] = trees_of(spans_of(request_of(spans)))
+        if defaults.task_id is None and tree.first(names.EVALQ_TASK_ID) is None:
+            taker = task_id or taking_task(rules, tree)
+            if taker is None:
+                with session_scope(client.url) as session:
+                    stored.untake(session, trace_id=trace_id)
+                return None
+            defaults = replace(defaults, task_id=taker)
+        made = imported(tree, defaults)
+        unknown = client.unknown_tasks([made.submission.task_id])
+        if unknown:
+            raise InvalidInput([(made.source("task_id"), unknown[made.submission.task_id])])
+        client.submit(made.submission)
+    except InvalidInput as error:
+        with session_scope(client.url) as session:
+            stored.fail(session, trace_id=trace_id, problems=list(error.problems))
+        log.warning("trace %s cannot become a submission: %s", trace_id, error.problems[:3])
+        return None
+    except Conflict as error:
+        with session_scope(client.url) as session:
+            stored.fail(session, trace_id=trace_id, problems=[("(trace)", str(error))])
+        return None
+    with session_scope(client.url) as session:
+        stored.finish(session, trace_id=trace_id, submission_id=made.submission.id)
+    return made.submission.id
+
+
+def backfill(client: Client, task_id: str, *, since: datetime, until: datetime) -> Backfilled:
+    """Apply the task's rule to the untaken traces that started in [since, until).
+
+    Each trace the rule matches and samples is claimed (one backfill or sweep wins it) and made
+    a submission of the task, as the sweep would have made it.
+
+    Raises:
+        NotFound: the task does not exist, or has no trace rule.
+        InvalidInput: ``until`` is not after ``since``.
+    """
+    if until <= since:
+        raise InvalidInput([("until", "must be after since")])
+    with session_scope(client.url) as session:
+        queries.get_task(session, task_id=task_id)
+        rule = stored.get_rule(session, task_id=task_id)
+        if rule is None:
+            raise NotFound(f"task {task_id!r} has no trace rule")
+        candidates = stored.untaken_traces(session, start_ns=_ns(since), end_ns=_ns(until))
+    taken: list[str] = []
+    for trace_id in candidates:
+        if not sampled(trace_id, rule.sample_rate):
+            continue
+        with session_scope(client.url) as session:
+            _, spans = stored.claimed_spans(session, trace_id=trace_id)
+        try:
+            [tree] = trees_of(spans_of(request_of(spans)))
+        except InvalidInput:
+            continue
+        if not matches(rule, tree):
+            continue
+        with session_scope(client.url) as session:
+            if not stored.claim_untaken(session, trace_id=trace_id):
+                continue
+        submission_id = finalise(client, trace_id, rules=[], task_id=task_id)
+        if submission_id is not None:
+            taken.append(submission_id)
+    return Backfilled(task_id=task_id, examined=len(candidates), taken=taken)
+
+
+def _ns(moment: datetime) -> int:
+    return int(moment.timestamp() * 1e9)

@@ -1,0 +1,322 @@
+"""Traces whose spans arrive over many requests: stored span by span, claimed once when over.
+
+The database holds every span before ``POST /v1/traces`` answers, so a restart of the API or of
+a worker mid-trace loses nothing. A trace becomes one submission exactly once: the sweep claims
+it with a conditional UPDATE (``status`` open -> finalising; only one claimer sees a row
+changed), and ``traces.submission_id`` is unique. docs/traces.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import delete, func, or_, select, tuple_, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from evalq.core.trace_rules import TraceRule, TraceRuleOf
+from evalq.store.models import TraceRow, TraceRuleRow, TraceSpanRow, utcnow
+
+if TYPE_CHECKING:  # protobuf is loaded only where spans are read
+    from evalq.traces.spans_in import IncomingSpan
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What one request did to one trace: spans stored (new), and the reasons for refused ones."""
+
+    stored: int
+    late: int
+    rejected: list[str]
+
+
+def store_spans(
+    session: Session,
+    *,
+    trace_id: str,
+    spans: list[IncomingSpan],
+    defaults: Mapping[str, str],
+    max_spans: int,
+) -> Stored:
+    """Store the new spans of one trace (`store_request` for one trace)."""
+    found = store_request(session, traces={trace_id: spans}, defaults=defaults, max_spans=max_spans)
+    return found[trace_id]
+
+
+def store_request(
+    session: Session,
+    *,
+    traces: Mapping[str, list[IncomingSpan]],
+    defaults: Mapping[str, str],
+    max_spans: int,
+) -> dict[str, Stored]:
+    """Store the new spans of each trace of one request (a span already stored is not stored
+    again), in a fixed number of statements whatever the number of traces.
+
+    The traces' rows are written first, in trace id order, which locks them until the commit:
+    concurrent requests for one trace take turns (and never deadlock), so the counts and the
+    bound are exact. Spans of a trace already claimed are stored as late. A trace that would
+    pass ``max_spans`` is refused whole: it is marked ``refused`` with the reason, its stored
+    spans are dropped, and every later span of it is refused with the same reason (never
+    evaluated on part of its spans).
+    """
+    if not traces:
+        return {}
+    now = utcnow()
+    ids = sorted(traces)
+    _upsert_traces(session, trace_ids=ids, defaults=defaults, now=now)
+    rows = {
+        row.trace_id: row
+        for row in session.scalars(
+            select(TraceRow)
+            .where(TraceRow.trace_id.in_(ids))
+            .execution_options(populate_existing=True)
+        )
+    }
+    pairs = [(trace_id, span.span_id) for trace_id in ids for span in traces[trace_id]]
+    known: set[tuple[str, str]] = set()
+    for first in range(0, len(pairs), 500):  # bound the statement's parameters
+        chunk = pairs[first : first + 500]
+        found = session.execute(
+            select(TraceSpanRow.trace_id, TraceSpanRow.span_id).where(
+                tuple_(TraceSpanRow.trace_id, TraceSpanRow.span_id).in_(chunk)
+            )
+        )
+        known |= {(trace_id, span_id) for trace_id, span_id in found}
+    inserts: list[dict[str, Any]] = []
+    answer: dict[str, Stored] = {}
+    for trace_id in ids:
+        row = rows[trace_id]
+        new = [s for s in traces[trace_id] if (trace_id, s.span_id) not in known]
+        answer[trace_id] = _take(session, row, new, max_spans=max_spans)
+        if answer[trace_id].stored or answer[trace_id].late:
+            late = bool(answer[trace_id].late)
+            inserts += [_span_row(trace_id, span, late=late, now=now) for span in new]
+    if inserts:
+        dialect = session.get_bind().dialect.name
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        session.execute(insert(TraceSpanRow).on_conflict_do_nothing(), inserts)
+    return answer
+
+
+def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans: int) -> Stored:
+    """Count ``new`` spans on the trace's row, or refuse them (and the trace) over the bound."""
+    if row.status == "refused":
+        reason = str((row.error or {}).get("message", "the trace was refused"))
+        return Stored(0, 0, [reason] * len(new))
+    if not new:
+        return Stored(0, 0, [])
+    late = row.status != "open"
+    if row.span_count + row.late_spans + len(new) > max_spans:
+        message = (
+            f"trace {row.trace_id}: holds more than {max_spans} spans (EVALQ_TRACE_MAX_SPANS); "
+            "the trace is refused whole, and so are its later spans"
+        )
+        if not late:
+            session.execute(delete(TraceSpanRow).where(TraceSpanRow.trace_id == row.trace_id))
+            row.status, row.error, row.span_count = "refused", {"message": message}, 0
+        return Stored(0, 0, [message] * len(new))
+    if row.service_name is None:
+        row.service_name = next((s.service_name[:200] for s in new if s.service_name), None)
+    if late:
+        row.late_spans += len(new)
+        return Stored(0, len(new), [])
+    row.span_count += len(new)
+    starts = [s.start_ns for s in new] + ([row.start_ns] if row.start_ns is not None else [])
+    ends = [s.end_ns for s in new] + ([row.end_ns] if row.end_ns is not None else [])
+    row.start_ns, row.end_ns = min(starts), max(ends)
+    row.has_root = row.has_root or any(s.parent_id is None for s in new)
+    row.end_marked = row.end_marked or any(s.end_marker for s in new)
+    return Stored(len(new), 0, [])
+
+
+def _upsert_traces(
+    session: Session, *, trace_ids: list[str], defaults: Mapping[str, str], now: datetime
+) -> None:
+    values: list[dict[str, Any]] = [
+        {
+            "trace_id": trace_id,
+            "status": "open",
+            "defaults": dict(defaults),
+            "span_count": 0,
+            "late_spans": 0,
+            "has_root": False,
+            "end_marked": False,
+            "created_at": now,
+            "last_span_at": now,
+        }
+        for trace_id in trace_ids
+    ]
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(TraceRow)
+    update_: dict[str, Any] = {"last_span_at": statement.excluded.last_span_at}
+    if defaults:
+        update_["defaults"] = statement.excluded.defaults
+    session.execute(
+        statement.on_conflict_do_update(index_elements=["trace_id"], set_=update_), values
+    )
+
+
+def _span_row(trace_id: str, span: IncomingSpan, *, late: bool, now: datetime) -> dict[str, Any]:
+    return {
+        "trace_id": trace_id,
+        "span_id": span.span_id,
+        "parent_id": span.parent_id,
+        "start_ns": span.start_ns,
+        "end_ns": span.end_ns,
+        "late": late,
+        "received_at": now,
+        "data": span.data,
+    }
+
+
+def due_traces(
+    session: Session, *, quiet: timedelta, reclaim_after: timedelta, limit: int = 500
+) -> list[str]:
+    """Traces ready to become submissions: open, with a root span, and end-marked or quiet for
+    ``quiet``; or claimed ``reclaim_after`` ago by a sweep that did not finish (it died)."""
+    now = utcnow()
+    ready = (TraceRow.status == "open") & TraceRow.has_root
+    ready &= or_(TraceRow.end_marked, TraceRow.last_span_at <= now - quiet)
+    stale = (TraceRow.status == "finalising") & (TraceRow.claimed_at <= now - reclaim_after)
+    query = select(TraceRow.trace_id).where(or_(ready, stale)).order_by(TraceRow.last_span_at)
+    return list(session.scalars(query.limit(limit)))
+
+
+def claim(session: Session, *, trace_id: str, quiet: timedelta, reclaim_after: timedelta) -> bool:
+    """Claim one due trace for this sweep; False when another sweep has it, or a span just came.
+
+    A conditional UPDATE: of concurrent claimers exactly one sees its row changed.
+    """
+    now = utcnow()
+    ready = (TraceRow.status == "open") & TraceRow.has_root
+    ready &= or_(TraceRow.end_marked, TraceRow.last_span_at <= now - quiet)
+    stale = (TraceRow.status == "finalising") & (TraceRow.claimed_at <= now - reclaim_after)
+    result = session.execute(
+        update(TraceRow)
+        .where(TraceRow.trace_id == trace_id, or_(ready, stale))
+        .values(status="finalising", claimed_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def claimed_spans(session: Session, *, trace_id: str) -> tuple[TraceRow, list[bytes]]:
+    """A claimed trace's row and the spans it had when claimed (late ones are left out)."""
+    row = session.get(TraceRow, trace_id)
+    assert row is not None
+    spans = session.scalars(
+        select(TraceSpanRow.data)
+        .where(TraceSpanRow.trace_id == trace_id, TraceSpanRow.late.is_(False))
+        .order_by(TraceSpanRow.start_ns, TraceSpanRow.span_id)
+    )
+    return row, list(spans)
+
+
+def finish(session: Session, *, trace_id: str, submission_id: str) -> None:
+    """The claimed trace is submission ``submission_id`` now."""
+    session.execute(
+        update(TraceRow)
+        .where(TraceRow.trace_id == trace_id, TraceRow.status == "finalising")
+        .values(status="finalised", submission_id=submission_id, error=None)
+    )
+
+
+def fail(session: Session, *, trace_id: str, problems: list[tuple[str, str]]) -> None:
+    """The claimed trace cannot become a submission: ``problems`` say why (kept on the row)."""
+    session.execute(
+        update(TraceRow)
+        .where(TraceRow.trace_id == trace_id, TraceRow.status == "finalising")
+        .values(
+            status="failed",
+            error={"problems": [{"field": f, "rule": r} for f, r in problems[:20]]},
+        )
+    )
+
+
+def trace_of_submission(session: Session, *, submission_id: str) -> TraceRow | None:
+    """The trace a submission was made from, if it was made from streamed spans."""
+    return session.scalars(select(TraceRow).where(TraceRow.submission_id == submission_id)).first()
+
+
+def count_open(session: Session) -> int:
+    """Traces still receiving spans (or waiting for their quiet period)."""
+    return int(session.scalar(select(func.count()).where(TraceRow.status == "open")) or 0)
+
+
+def untake(session: Session, *, trace_id: str) -> None:
+    """The claimed trace names no task and no rule took it: kept as ``untaken``."""
+    session.execute(
+        update(TraceRow)
+        .where(TraceRow.trace_id == trace_id, TraceRow.status == "finalising")
+        .values(status="untaken", error=None)
+    )
+
+
+def claim_untaken(session: Session, *, trace_id: str) -> bool:
+    """Claim an untaken trace for a backfill (a conditional UPDATE, as `claim`)."""
+    result = session.execute(
+        update(TraceRow)
+        .where(TraceRow.trace_id == trace_id, TraceRow.status == "untaken")
+        .values(status="finalising", claimed_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def untaken_traces(session: Session, *, start_ns: int, end_ns: int) -> list[str]:
+    """Untaken traces whose first span started in [start_ns, end_ns), oldest first."""
+    query = (
+        select(TraceRow.trace_id)
+        .where(
+            TraceRow.status == "untaken",
+            TraceRow.start_ns >= start_ns,
+            TraceRow.start_ns < end_ns,
+        )
+        .order_by(TraceRow.start_ns, TraceRow.trace_id)
+    )
+    return list(session.scalars(query))
+
+
+def drop_untaken(session: Session, *, older_than: timedelta) -> int:
+    """Delete the untaken traces (and their spans) last written to before ``older_than`` ago."""
+    old = select(TraceRow.trace_id).where(
+        TraceRow.status == "untaken", TraceRow.last_span_at <= utcnow() - older_than
+    )
+    ids = list(session.scalars(old))
+    if not ids:
+        return 0
+    session.execute(delete(TraceSpanRow).where(TraceSpanRow.trace_id.in_(ids)))
+    session.execute(delete(TraceRow).where(TraceRow.trace_id.in_(ids)))
+    return len(ids)
+
+
+def put_rule(session: Session, *, task_id: str, rule: TraceRule) -> None:
+    """Create or replace the task's trace rule."""
+    row = session.get(TraceRuleRow, task_id)
+    if row is None:
+        session.add(TraceRuleRow(task_id=task_id, rule=rule.model_dump(mode="json")))
+    else:
+        row.rule = rule.model_dump(mode="json")
+
+
+def get_rule(session: Session, *, task_id: str) -> TraceRule | None:
+    """The task's trace rule, if it has one."""
+    row = session.get(TraceRuleRow, task_id)
+    return None if row is None else TraceRule.model_validate(row.rule)
+
+
+def delete_rule(session: Session, *, task_id: str) -> bool:
+    """Remove the task's rule; False when it had none."""
+    result = session.execute(delete(TraceRuleRow).where(TraceRuleRow.task_id == task_id))
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def all_rules(session: Session) -> list[TraceRuleOf]:
+    """Every task's rule."""
+    rows = session.scalars(select(TraceRuleRow).order_by(TraceRuleRow.task_id))
+    return [TraceRuleOf(task_id=r.task_id, rule=TraceRule.model_validate(r.rule)) for r in rows]

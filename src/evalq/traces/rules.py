@@ -1,0 +1,44 @@
+"""Which task's rule takes a trace that names no task (`evalq.core.trace_rules`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from evalq.core.trace_rules import TraceRule, TraceRuleOf, sampled
+from evalq.traces import names
+from evalq.traces.tree import SpanTree
+
+
+def matches(rule: TraceRule, tree: SpanTree) -> bool:
+    """True when every filter of ``rule`` holds for the trace (sampling aside)."""
+    service = tree.root.resource.get(names.SERVICE_NAME)
+    if rule.service_name is not None and service != rule.service_name:
+        return False
+    if rule.span_names and not any(span.name in rule.span_names for span in tree.spans):
+        return False
+    for key, value in rule.attributes.items():
+        found = any(
+            _equal(span.attributes.get(key), value) or _equal(span.resource.get(key), value)
+            for span in tree.spans
+        )
+        if not found:
+            return False
+    return True
+
+
+def taking_task(rules: Iterable[TraceRuleOf], tree: SpanTree) -> str | None:
+    """The first task (by id) whose rule matches and samples the trace, or None."""
+    for ruled in sorted(rules, key=lambda r: r.task_id):
+        if matches(ruled.rule, tree) and sampled(tree.trace_id, ruled.rule.sample_rate):
+            return ruled.task_id
+    return None
+
+
+def _equal(found: object, wanted: object) -> bool:
+    """Equal values of one kind: a bool matches only a bool (True is not 1), numbers match
+    numbers (2 is 2.0)."""
+    if isinstance(found, bool) or isinstance(wanted, bool):
+        return found is wanted
+    if isinstance(found, int | float) and isinstance(wanted, int | float):
+        return found == wanted
+    return isinstance(found, str) and found == wanted

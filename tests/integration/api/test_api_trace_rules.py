@@ -1,0 +1,188 @@
+"""Online evaluation rules on a real `evalq api`: a task takes streamed traces that name no task
+by filters and a deterministic sample; a backfill applies a new rule to stored traces; traces no
+rule takes are kept for their retention, then dropped. Through HTTP, both clients and the CLI."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from sqlalchemy import func, select
+from typer.testing import CliRunner
+
+from evalq.core.errors import InvalidInput, NotFound
+from evalq.core.trace_rules import sampled
+from evalq.producer.cli import app as cli
+from evalq.producer.client import Client
+from evalq.producer.http import HttpClient
+from evalq.producer.trace_sweep import sweep_traces
+from evalq.store.db import session_scope
+from evalq.store.models import SubmissionRow, TraceRow
+from tests.integration.api.conftest import TASK, Server
+
+PROTOBUF = {"Content-Type": "application/x-protobuf"}
+START = datetime(2026, 11, 20, 12, tzinfo=UTC)
+
+
+def runs(service: str, count: int, *, salt: str) -> tuple[ExportTraceServiceRequest, list[str]]:
+    """``count`` two-span runs (an agent and one chat) of ``service``, naming no task, started a
+    minute apart from START; the request and their trace ids."""
+    body = ExportTraceServiceRequest()
+    resource = body.resource_spans.add()
+    for key, value in (("service.name", service), ("evalq.tool", "online")):
+        pair = resource.resource.attributes.add(key=key)
+        pair.value.string_value = value
+    spans = resource.scope_spans.add().spans
+    ids = []
+    for number in range(count):
+        trace_id = hashlib.md5(f"{salt}{number}".encode()).digest()
+        ids.append(trace_id.hex())
+        start = int((START + timedelta(minutes=number)).timestamp() * 1e9)
+        root = spans.add(trace_id=trace_id, span_id=b"\1" * 8, name="invoke_agent helper")
+        root.start_time_unix_nano, root.end_time_unix_nano = start, start + 2 * 10**9
+        chat = spans.add(trace_id=trace_id, span_id=b"\2" * 8, parent_span_id=b"\1" * 8)
+        chat.name, chat.start_time_unix_nano, chat.end_time_unix_nano = "chat", start, start + 10**9
+        for key, value in (("gen_ai.operation.name", "chat"), ("gen_ai.request.model", "gpt-4o")):
+            pair = chat.attributes.add(key=key)
+            pair.value.string_value = value
+        for key, tokens in (("gen_ai.usage.input_tokens", 100), ("gen_ai.usage.output_tokens", 9)):
+            pair = chat.attributes.add(key=key)
+            pair.value.int_value = tokens
+    return body, ids
+
+
+def send(server: Server, body: ExportTraceServiceRequest) -> None:
+    posted = server.client().post("/v1/traces", content=body.SerializeToString(), headers=PROTOBUF)
+    assert posted.status_code == 200 and posted.content == b"", posted.content
+
+
+def sweep(**changes: object) -> list[str]:
+    client = Client()
+    settings = client.settings.model_copy(update={"trace_quiet_s": 0, **changes})
+    return sweep_traces(client, settings)
+
+
+def submissions_of(server: Server, task_id: str) -> set[str]:
+    with session_scope(server.db_url) as session:
+        query = select(SubmissionRow.id).where(SubmissionRow.task_id == task_id)
+        return set(session.scalars(query))
+
+
+def statuses(server: Server, ids: list[str]) -> dict[str, int]:
+    with session_scope(server.db_url) as session:
+        query = (
+            select(TraceRow.status, func.count())
+            .where(TraceRow.trace_id.in_(ids))
+            .group_by(TraceRow.status)
+        )
+        return {status: int(count) for status, count in session.execute(query).all()}
+
+
+def test_a_quarter_sample_takes_about_100_of_400_the_ones_every_process_picks(
+    api: Server,
+) -> None:
+    client = api.client()
+    assert client.put("/v1/tasks/online", json=TASK | {"id": "online"}).status_code in (200, 201)
+    rule = {"service_name": "helper", "sample_rate": 0.25}
+    put = client.put("/v1/tasks/online/trace-rule", json=rule)
+    assert put.status_code == 200, put.text
+    assert put.json() == {
+        "task_id": "online",
+        "rule": {"service_name": "helper", "span_names": [], "attributes": {}, "sample_rate": 0.25},
+    }
+    body, ids = runs("helper", 400, salt="a")
+    others, other_ids = runs("elsewhere", 20, salt="b")
+    send(api, body)
+    send(api, others)
+    sweep()
+    taken = submissions_of(api, "online")
+    expected = {f"otlp-{t}" for t in ids if sampled(t, 0.25)}
+    assert taken == expected and 80 <= len(taken) <= 120, len(taken)
+    assert statuses(api, ids) == {"finalised": len(taken), "untaken": 400 - len(taken)}
+    assert statuses(api, other_ids) == {"untaken": 20}
+
+    # A new rule, backfilled over the first 10 minutes of the runs: those of "elsewhere" only.
+    with HttpClient(api.url, api.keys["rw"]) as http:
+        http.put_task(TASK | {"id": "backfilled"})
+        http.put_trace_rule("backfilled", {"service_name": "elsewhere"})
+        done = http.backfill_traces("backfilled", since=START, until=START + timedelta(minutes=10))
+        assert done.examined == 10 + sum(1 for t in ids[:10] if not sampled(t, 0.25))
+        assert sorted(done.taken) == sorted(f"otlp-{t}" for t in other_ids[:10])
+        again = http.backfill_traces("backfilled", since=START, until=START + timedelta(hours=1))
+        assert sorted(again.taken) == sorted(f"otlp-{t}" for t in other_ids[10:])
+        with pytest.raises(NotFound, match="has no trace rule"):
+            http.trace_rule("t1")
+
+    # Kept for the retention period, then dropped by the sweep: with its spans.
+    assert statuses(api, ids)["untaken"] == 400 - len(taken)
+    sweep(trace_retention_s=0)
+    assert statuses(api, ids) == {"finalised": len(taken)}
+    assert statuses(api, other_ids) == {"finalised": 20}
+
+
+def test_bad_rules_are_refused_at_every_door_and_nothing_is_stored(api: Server) -> None:
+    client = api.client()
+    refused = client.put("/v1/tasks/t1/trace-rule", json={"sample_rate": 2, "colour": "red"})
+    assert refused.status_code == 422
+    fields = sorted(problem["field"] for problem in refused.json()["detail"])
+    assert fields == ["colour", "sample_rate"]
+    assert client.get("/v1/tasks/t1/trace-rule").status_code == 404
+    assert client.put("/v1/tasks/nope/trace-rule", json={}).status_code == 404
+    backwards = client.post(
+        "/v1/tasks/t1/trace-rule/backfill",
+        json={"since": "2026-11-21T00:00:00Z", "until": "2026-11-20T00:00:00Z"},
+    )
+    assert backwards.status_code == 422, backwards.text
+    assert backwards.json()["detail"] == [{"field": "until", "rule": "must be after since"}]
+    with HttpClient(api.url, api.keys["rw"]) as http:
+        with pytest.raises(InvalidInput) as caught:
+            http.put_trace_rule("t1", {"sample_rate": -0.1})
+        assert [field for field, _ in caught.value.problems] == ["sample_rate"]
+    result = CliRunner().invoke(cli, ["rule", "set", "t1", "--sample", "3"])
+    assert result.exit_code == 2
+    assert "sample_rate" in result.output
+    assert client.get("/v1/tasks/t1/trace-rule").status_code == 404
+
+
+def test_the_cli_sets_shows_backfills_and_removes_a_rule(api: Server) -> None:
+    runner = CliRunner()
+    made = runner.invoke(
+        cli,
+        ["rule", "set", "t1", "--service", "cli-svc", "--attr", "tier=2", "--sample", "0.5"],
+    )
+    assert made.exit_code == 0, made.output
+    shown = api.client().get("/v1/tasks/t1/trace-rule").json()["rule"]
+    assert shown == {
+        "service_name": "cli-svc",
+        "span_names": [],
+        "attributes": {"tier": 2},
+        "sample_rate": 0.5,
+    }
+    filled = runner.invoke(
+        cli, ["rule", "backfill", "t1", "--since", "2026-11-20T00:00:00+00:00", "--until", "x"]
+    )
+    assert filled.exit_code == 2 and "--until" in filled.output
+    removed = runner.invoke(cli, ["rule", "remove", "t1"])
+    assert removed.exit_code == 0, removed.output
+    assert api.client().get("/v1/tasks/t1/trace-rule").status_code == 404
+
+
+def test_the_async_client_sets_reads_and_removes_a_rule(api: Server) -> None:
+    import asyncio
+
+    from evalq.producer.http import AsyncHttpClient
+
+    async def roundtrip() -> tuple[object, object]:
+        async with AsyncHttpClient(api.url, api.keys["rw"]) as http:
+            stored = await http.put_trace_rule("t1", {"span_names": ["plan"], "sample_rate": 0.5})
+            read = await http.trace_rule("t1")
+            await http.remove_trace_rule("t1")
+            with pytest.raises(NotFound):
+                await http.trace_rule("t1")
+            return stored, read
+
+    stored, read = asyncio.run(roundtrip())
+    assert stored == read
+    assert read.rule.span_names == ["plan"] and read.rule.sample_rate == 0.5  # type: ignore[attr-defined]

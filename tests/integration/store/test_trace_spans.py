@@ -1,0 +1,124 @@
+"""Streamed spans in the store: stored once, counted, bounded; a trace claimed exactly once."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from tests.support.otel_runs import trace_id_of, two_agent_run
+
+from evalq.store import traces
+from evalq.store.db import session_scope
+from evalq.store.models import TraceRow
+from evalq.traces.spans_in import incoming_spans, request_of
+
+HOUR = timedelta(hours=1)
+NOW = timedelta(0)
+
+
+def store(url: str, spans: list, *, max_spans: int = 100) -> traces.Stored:  # type: ignore[type-arg]
+    incoming = incoming_spans(encode_spans(spans))
+    [(trace_id, items)] = incoming.traces.items()
+    with session_scope(url) as session:
+        return traces.store_spans(
+            session, trace_id=trace_id, spans=items, defaults={}, max_spans=max_spans
+        )
+
+
+def due(url: str, *, quiet: timedelta) -> list[str]:
+    with session_scope(url) as session:
+        return traces.due_traces(session, quiet=quiet, reclaim_after=HOUR)
+
+
+def test_a_trace_is_due_once_its_root_is_in_and_it_is_quiet_or_marked_ended(db_url: str) -> None:
+    spans = two_agent_run()
+    trace_id = trace_id_of(spans)
+    children = [s for s in spans if s.parent is not None]
+    assert store(db_url, children) == traces.Stored(8, 0, [])
+    assert due(db_url, quiet=NOW) == []  # no root span: the run is not over
+    assert store(db_url, children) == traces.Stored(0, 0, [])  # a retry stores nothing
+    store(db_url, [s for s in spans if s.parent is None])
+    assert due(db_url, quiet=HOUR) == []  # not quiet for an hour
+    assert due(db_url, quiet=NOW) == [trace_id]
+
+    marked = two_agent_run(resource={"evalq.trace.end": True, "evalq.task_id": "t"})
+    # A resource attribute is not the marker: only a span's own attribute says the run is over.
+    store(db_url, marked)
+    assert trace_id_of(marked) not in due(db_url, quiet=HOUR)
+
+
+def test_an_end_marked_trace_is_due_without_waiting(db_url: str) -> None:
+    spans = two_agent_run()
+    root = next(s for s in spans if s.parent is None)
+    body = encode_spans(spans)
+    for span in body.resource_spans[0].scope_spans[0].spans:
+        if span.span_id == root.context.span_id.to_bytes(8, "big"):
+            marker = span.attributes.add(key="evalq.trace.end")
+            marker.value.bool_value = True
+    incoming = incoming_spans(body)
+    [(trace_id, items)] = incoming.traces.items()
+    with session_scope(db_url) as session:
+        traces.store_spans(session, trace_id=trace_id, spans=items, defaults={}, max_spans=100)
+    assert due(db_url, quiet=HOUR) == [trace_id]
+
+
+def test_of_concurrent_claims_exactly_one_wins(db_url: str) -> None:
+    spans = two_agent_run()
+    trace_id = trace_id_of(spans)
+    store(db_url, spans)
+    wins: list[bool] = []
+    start = threading.Barrier(4)
+
+    def claim() -> None:
+        start.wait()
+        with session_scope(db_url) as session:
+            wins.append(traces.claim(session, trace_id=trace_id, quiet=NOW, reclaim_after=HOUR))
+
+    threads = [threading.Thread(target=claim) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(wins) == [False, False, False, True]
+    # A claim that is never finished is taken again once it is old (its sweep died).
+    with session_scope(db_url) as session:
+        assert due(db_url, quiet=NOW) == []
+        assert traces.claim(session, trace_id=trace_id, quiet=NOW, reclaim_after=NOW)
+
+
+def test_spans_after_the_claim_are_late_and_left_out_of_the_run(db_url: str) -> None:
+    spans = two_agent_run()
+    trace_id = trace_id_of(spans)
+    store(db_url, spans[1:])
+    with session_scope(db_url) as session:
+        assert traces.claim(session, trace_id=trace_id, quiet=NOW, reclaim_after=HOUR)
+    assert store(db_url, spans[:1]) == traces.Stored(0, 1, [])
+    with session_scope(db_url) as session:
+        row, stored = traces.claimed_spans(session, trace_id=trace_id)
+        assert (row.span_count, row.late_spans) == (8, 1)
+    names = sorted(
+        span.name
+        for resource in request_of(stored).resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+    )
+    assert names == sorted(s.name for s in spans[1:])
+
+
+def test_a_trace_over_its_bound_is_refused_whole(db_url: str) -> None:
+    spans = two_agent_run()
+    trace_id = trace_id_of(spans)
+    assert store(db_url, spans[:5], max_spans=8).stored == 5
+    refused = store(db_url, spans[5:], max_spans=8)
+    rule = f"trace {trace_id}: holds more than 8 spans (EVALQ_TRACE_MAX_SPANS)"
+    assert refused.stored == 0 and len(refused.rejected) == 4
+    assert all(reason.startswith(rule) for reason in refused.rejected)
+    with session_scope(db_url) as session:
+        row = session.get(TraceRow, trace_id)
+        assert row is not None and (row.status, row.span_count) == ("refused", 0)
+        _, kept = traces.claimed_spans(session, trace_id=trace_id)
+        assert kept == []
+    assert due(db_url, quiet=NOW) == []
+    again = store(db_url, spans[:1], max_spans=8)
+    assert again.rejected and again.rejected[0].startswith(rule)
