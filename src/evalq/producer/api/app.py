@@ -24,6 +24,7 @@ from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
 from evalq.producer.api.routes import compare, health, submissions, tasks, traces, webhooks
 from evalq.producer.client import Client
+from evalq.ui import mount as ui
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(traces.router)
     app.include_router(metrics.router)
     app.include_router(webhooks.router)
+    ui.install(app)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
