@@ -117,12 +117,14 @@ def board_page(
     metadata: Text = "",
     include_held: bool = False,
     page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
+    per: Annotated[int, Query(ge=5, le=200)] = PAGE_SIZE,
 ) -> Response:
     """A task's board: the kind's verdict first, then the ranked rows, filtered and paged."""
     settings = settings_of(request)
     filters: dict[str, object] = {"tool": tool, "model": model, "variant": variant}
     filters |= {"status": status}
     filters |= {"metadata": metadata, "include_held": include_held}
+    filters |= {"per": per if per != PAGE_SIZE else None}
 
     def board(session: Session) -> HTMLResponse:
         problems: list[tuple[str, str]] = []
@@ -154,8 +156,8 @@ def board_page(
             except InvalidInput as bad:
                 problems += bad.problems
         entries = [e for e in board.entries if not status or e.status == status]
-        pages = max(1, math.ceil(len(entries) / PAGE_SIZE))
-        shown = entries[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+        pages = max(1, math.ceil(len(entries) / per))
+        shown = entries[(page - 1) * per : page * per]
         ci = board.confidence_interval
         band = (math.nan if ci.mean is None else ci.mean, ci.low, ci.high)
         every = data.leaderboard.entries
@@ -170,7 +172,7 @@ def board_page(
             plot=Markup(_plot(entries, board.ranking_key, band)),
             entries=shown,
             total=len(entries),
-            first=(page - 1) * PAGE_SIZE + 1,
+            first=(page - 1) * per + 1,
             page=page,
             pages=pages,
             filters=filters,
