@@ -20,13 +20,13 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
-from tests.integration.api.conftest import Server, example_task, examples, serve_api
-from tests.support.openai_stub import OpenAIStub
-from tests.support.tools import required_program
 
 from evalq.producer.cli import EXAMPLES
 from evalq.producer.http import HttpClient
 from evalq.ui.security import CSP
+from tests.integration.api.conftest import Server, example_task, examples, serve_api
+from tests.support.openai_stub import OpenAIStub
+from tests.support.tools import required_program
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
 
@@ -34,7 +34,7 @@ ARENA, SCYLLA = "arena-frontend-dark-mode", "scylla-token-bucket"
 PEERREAD, SUITE = "peerread-salience-gating", "suite-refund-agent"
 SCRIPT = '<script>document.title="pwned";alert(1)</script>'
 SVG = '<svg onload="alert(2)"><circle r="9"/></svg>'
-IMG = "\"'><img src=x onerror=\"alert(3)\">"
+IMG = '"\'><img src=x onerror="alert(3)">'
 HTML = "<b>bold?</b><iframe src=/></iframe>"
 JUDGE_FAILS = "[case:judge-fails]"
 KEEP = os.environ.get("EVALQ_UI_SCREENSHOTS")
@@ -70,7 +70,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "judge_backoff_base_s": "0",
         }
         with serve_api("sqlite", directory, broker=False, extra=judge) as api:
-            runs = [run for kind in ("arena", "scylla", "peerread", "suite") for run in examples(kind)]
+            kinds = ("arena", "scylla", "peerread", "suite")
+            runs = [run for kind in kinds for run in examples(kind)]
             arena = next(r for r in runs if r["task_id"] == ARENA)
             peer = next(r for r in runs if r["task_id"] == PEERREAD)
             runs += [hostile_run(arena), failing_judge_run(peer)]
@@ -108,9 +109,7 @@ class Watched:
         self.errors: list[str] = []
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on(
-            "console", lambda m: self.errors.append(m.text) if m.type == "error" else None
-        )
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
 
     def clean(self, *, answered: tuple[int, ...] = ()) -> None:
         """No dialog fired, no script error, no CSP violation reported; the console's notes of
@@ -334,9 +333,7 @@ def test_run_page_shows_output_references_tiers_judge_trace_and_cost(
     page.context.close()
 
 
-def test_compare_page_shows_the_statistics_the_api_serves(
-    server: Server, browser: Browser
-) -> None:
+def test_compare_page_shows_the_statistics_the_api_serves(server: Server, browser: Browser) -> None:
     watched = signed_in(browser, server)
     page = watched.page
     page.get_by_role("link", name="Compare").click()
