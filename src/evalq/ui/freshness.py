@@ -1,80 +1,105 @@
-"""What a live page's ETag is made of: one small aggregate query per page, never a render.
+"""What a live page's ETag is made of: one small aggregate statement per page, never a render.
 
-A page polls with ``If-None-Match``; the server runs the page's query and answers 304 when the
-figures have not moved, so an open page costs one indexed aggregate per poll while nothing
-changes. Each figure is something an evaluation finishing moves: a submission's ``updated_at``
-(every status change touches it), an evaluation's ``evaluated_at``, a tier's ``updated_at``, a
-baseline's version, a review.
+A page polls with ``If-None-Match``; the server runs the page's statement and answers 304 when
+the figures have not moved, so an open page costs one statement per poll while nothing changes.
+Each figure is something an evaluation finishing moves: a submission's ``updated_at`` (every
+status change and review touches it; submissions are never deleted), a tier's ``updated_at``,
+a baseline's version, a task's definition.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import re
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
 from evalq.store.models import BaselineRow, SubmissionRow, TaskRow, TierResultRow
 
 
-def _digest(parts: Sequence[Any]) -> str:
-    return hashlib.sha256(repr(tuple(parts)).encode()).hexdigest()[:20]
+def _version(session: Session, *figures: ColumnElement[Any]) -> str:
+    """A digest of ``figures``, each a scalar subquery, read in one statement."""
+    row = tuple(session.execute(select(*figures)).one())
+    return hashlib.sha256(repr(row).encode()).hexdigest()[:20]
 
 
-def _row(session: Session, query: Select[Any] | Any) -> tuple[Any, ...]:
-    return tuple(session.execute(query).one())
+def _latest_baseline(task_id: str) -> ColumnElement[Any]:
+    return (
+        select(func.max(BaselineRow.version))
+        .where(BaselineRow.task_id == task_id)
+        .scalar_subquery()
+    )
 
 
 def tasks_version(session: Session) -> str:
-    """Moves when a task is put or any submission changes status."""
-    runs = _row(session, select(func.count(), func.max(SubmissionRow.updated_at)))
-    tasks = _row(session, select(func.count(), func.max(TaskRow.updated_at)))
-    return _digest(runs + tasks)
+    """Moves when a task is put or any submission arrives or changes (indexed maxima)."""
+    return _version(
+        session,
+        select(func.max(SubmissionRow.updated_at)).scalar_subquery(),
+        select(func.max(TaskRow.updated_at)).scalar_subquery(),
+        select(func.count()).select_from(TaskRow).scalar_subquery(),
+    )
 
 
 def task_version(session: Session, *, task_id: str) -> str:
     """Moves when one of the task's submissions changes, or its baseline or definition does."""
-    runs = _row(
-        session,
-        select(
-            func.count(), func.max(SubmissionRow.updated_at), func.max(SubmissionRow.reviewed_at)
-        ).where(SubmissionRow.task_id == task_id),
+    runs = select(func.max(SubmissionRow.updated_at)).where(SubmissionRow.task_id == task_id)
+    task = select(TaskRow.updated_at).where(TaskRow.id == task_id)
+    return _version(
+        session, runs.scalar_subquery(), task.scalar_subquery(), _latest_baseline(task_id)
     )
-    baseline = _row(
-        session, select(func.max(BaselineRow.version)).where(BaselineRow.task_id == task_id)
-    )
-    task = _row(session, select(func.max(TaskRow.updated_at)).where(TaskRow.id == task_id))
-    return _digest(runs + baseline + task)
 
 
 def run_version(session: Session, *, submission_id: str, task_id: str) -> str:
     """Moves when the run, one of its tiers, or its task's baseline changes."""
-    run = _row(
-        session,
-        select(
-            func.count(), func.max(SubmissionRow.updated_at), func.max(SubmissionRow.review)
-        ).where(SubmissionRow.id == submission_id),
+    run = select(SubmissionRow.updated_at).where(SubmissionRow.id == submission_id)
+    tiers = select(func.max(TierResultRow.updated_at)).where(
+        TierResultRow.submission_id == submission_id
     )
-    tiers = _row(
-        session,
-        select(func.count(), func.max(TierResultRow.updated_at)).where(
-            TierResultRow.submission_id == submission_id
-        ),
+    return _version(
+        session, run.scalar_subquery(), tiers.scalar_subquery(), _latest_baseline(task_id)
     )
-    baseline = _row(
-        session, select(func.max(BaselineRow.version)).where(BaselineRow.task_id == task_id)
-    )
-    return _digest(run + tiers + baseline)
 
 
 def review_version(session: Session) -> str:
-    """Moves when a run is flagged, released or accepted."""
-    flagged = _row(
-        session,
-        select(
-            func.count(), func.max(SubmissionRow.updated_at), func.max(SubmissionRow.reviewed_at)
-        ).where(SubmissionRow.review == "flagged"),
+    """Moves when a run is flagged, released or accepted (each touches its ``updated_at``)."""
+    flagged = select(func.count(), func.max(SubmissionRow.updated_at)).where(
+        SubmissionRow.review == "flagged"
     )
-    return _digest(flagged)
+    accepted = select(func.max(SubmissionRow.reviewed_at))
+    return _version(
+        session,
+        flagged.with_only_columns(func.count()).scalar_subquery(),
+        flagged.with_only_columns(func.max(SubmissionRow.updated_at)).scalar_subquery(),
+        accepted.scalar_subquery(),
+    )
+
+
+LIVE_PATHS = (
+    (re.compile(r"/"), "tasks"),
+    (re.compile(r"/ui/review"), "review"),
+    (re.compile(r"/ui/tasks/([^/]+)"), "task"),
+    (re.compile(r"/ui/runs/(.+)"), "run"),
+)
+
+
+def version_of(session: Session, path: str) -> str | None:
+    """The version of the live page at ``path`` (its query string aside); None for a path that
+    is not a live page."""
+    for pattern, page in LIVE_PATHS:
+        found = pattern.fullmatch(path)
+        if found is None:
+            continue
+        if page == "tasks":
+            return tasks_version(session)
+        if page == "review":
+            return review_version(session)
+        if page == "task":
+            return task_version(session, task_id=found.group(1))
+        task_id = session.scalar(
+            select(SubmissionRow.task_id).where(SubmissionRow.id == found.group(1))
+        )
+        return run_version(session, submission_id=found.group(1), task_id=task_id or "")
+    return None

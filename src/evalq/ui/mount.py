@@ -10,6 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from evalq.ui import actions, compare, pages
+from evalq.ui.polls import LivePolls
 from evalq.ui.security import SecurityHeaders
 from evalq.ui.web import LOGIN, ScopeMissing, SignInNeeded, render
 
@@ -22,6 +23,7 @@ def install(app: FastAPI) -> None:
     app.include_router(compare.router)
     app.include_router(actions.router)
     app.mount("/ui/static", StaticFiles(directory=STATIC), name="ui-static")
+    app.add_middleware(LivePolls)
     app.add_middleware(SecurityHeaders)
     app.add_exception_handler(SignInNeeded, _sign_in)  # type: ignore[arg-type]
     app.add_exception_handler(ScopeMissing, _refused)  # type: ignore[arg-type]

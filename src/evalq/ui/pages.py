@@ -19,15 +19,14 @@ from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.results import EvaluationScores
 from evalq.core.status import FINAL_STATUSES, STATUSES
 from evalq.read.health import evaluation_health
-from evalq.read.leaderboard import LeaderboardEntry, leaderboard
-from evalq.read.report_data import report_data
+from evalq.read.leaderboard import LeaderboardEntry, LeaderboardReport, leaderboard
+from evalq.read.report_data import ReportData, report_data
 from evalq.report.svg import histogram
 from evalq.report.verdict import verdict_section
 from evalq.store import queries
-from evalq.store.models import EvaluationRow, SubmissionRow
-from evalq.ui import freshness
+from evalq.store.models import EvaluationRow
 from evalq.ui.run import run_page
-from evalq.ui.web import ViewerDep, live, render, settings_of
+from evalq.ui.web import ViewerDep, live, memo, render, settings_of
 
 router = APIRouter(include_in_schema=False)
 PAGE_SIZE = 50
@@ -61,7 +60,7 @@ def tasks_page(request: Request, viewer: ViewerDep, q: Text = "") -> Response:
             depths=queue_depths(settings.broker_url),
         )
 
-    return live(request, viewer, freshness.tasks_version, page)
+    return live(request, viewer, page)
 
 
 def queue_depths(broker_url: str | None) -> dict[str, int] | None:
@@ -126,6 +125,28 @@ def board_page(
     filters |= {"metadata": metadata, "include_held": include_held}
     filters |= {"per": per if per != PAGE_SIZE else None}
 
+    def read_board(
+        session: Session, wanted: dict[str, str]
+    ) -> tuple[ReportData, LeaderboardReport, list[tuple[str, str]]]:
+        """The task's report, its board as filtered, and why a filter could not apply."""
+        data = report_data(session, task_id=task_id, settings=settings)
+        if not any([tool, model, variant, wanted, include_held]):
+            return data, data.leaderboard, []
+        try:
+            board = leaderboard(
+                session,
+                task_id=task_id,
+                tool=tool or None,
+                model=model or None,
+                variant=variant or None,
+                metadata=wanted,
+                settings=settings,
+                include_held=include_held,
+            )
+        except InvalidInput as bad:  # a metadata key no metadata can have
+            return data, data.leaderboard, bad.problems
+        return data, board, []
+
     def board(session: Session) -> HTMLResponse:
         problems: list[tuple[str, str]] = []
         if status and status not in FINAL_STATUSES:
@@ -135,26 +156,14 @@ def board_page(
         except InvalidInput as bad:
             problems += bad.problems
             wanted = {}
+        read = (task_id, tool, model, variant, tuple(sorted(wanted.items())), include_held)
         try:
-            data = report_data(session, task_id=task_id, settings=settings)
+            data, board, refused = memo.get(
+                (*read, request.state.etag), lambda: read_board(session, wanted)
+            )
         except NotFound:
             return not_found(request, viewer, f"task {task_id!r}")
-        filtered = any([tool, model, variant, wanted, include_held])
-        board = data.leaderboard
-        if filtered and not problems:
-            try:
-                board = leaderboard(
-                    session,
-                    task_id=task_id,
-                    tool=tool or None,
-                    model=model or None,
-                    variant=variant or None,
-                    metadata=wanted,
-                    settings=settings,
-                    include_held=include_held,
-                )
-            except InvalidInput as bad:
-                problems += bad.problems
+        problems += refused
         entries = [e for e in board.entries if not status or e.status == status]
         pages = max(1, math.ceil(len(entries) / per))
         shown = entries[(page - 1) * per : page * per]
@@ -185,21 +194,13 @@ def board_page(
             },
         )
 
-    return live(request, viewer, lambda s: freshness.task_version(s, task_id=task_id), board)
+    return live(request, viewer, board)
 
 
 @router.get("/ui/runs/{submission_id:path}", response_class=HTMLResponse)
 def run_view(request: Request, viewer: ViewerDep, submission_id: str) -> Response:
     """One run: output beside the references, tiers, judge, trace, cost, errors, review."""
     settings = settings_of(request)
-    with_task: dict[str, str] = {}
-
-    def version(session: Session) -> str:
-        row = session.get(SubmissionRow, submission_id)
-        with_task["task"] = "" if row is None else row.task_id
-        return freshness.run_version(
-            session, submission_id=submission_id, task_id=with_task["task"]
-        )
 
     def page(session: Session) -> HTMLResponse:
         try:
@@ -208,7 +209,7 @@ def run_view(request: Request, viewer: ViewerDep, submission_id: str) -> Respons
             return not_found(request, viewer, f"submission {submission_id!r}")
         return render(request, "run.html", viewer, run=found, r=found.result)
 
-    return live(request, viewer, version, page)
+    return live(request, viewer, page)
 
 
 def review_rows(session: Session) -> list[dict[str, Any]]:
@@ -240,4 +241,4 @@ def review_page(request: Request, viewer: ViewerDep, done: Text = "") -> Respons
     def page(session: Session) -> HTMLResponse:
         return render(request, "review.html", viewer, rows=review_rows(session), done=done)
 
-    return live(request, viewer, freshness.review_version, page)
+    return live(request, viewer, page)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 from urllib.parse import quote, urlencode
 
 from fastapi import Depends, Request
@@ -14,9 +17,11 @@ from sqlalchemy.orm import Session
 from evalq import __version__
 from evalq.core.settings import Settings
 from evalq.store.db import session_scope
+from evalq.ui import freshness
 from evalq.ui.session import COOKIE, Viewer, viewer_of
 
 LOGIN = "/ui/login"
+T = TypeVar("T")
 
 
 def _number(value: Any, digits: int = 3) -> str:
@@ -70,10 +75,36 @@ def settings_of(request: Request) -> Settings:
     return settings
 
 
+CHECKED_FOR_S = 10.0
+"""How long a checked session is trusted without reading its key again: a revoked key's open
+pages stop within this many seconds (its sign-in and every form post are refused at once)."""
+_checked: dict[str, tuple[Viewer, float]] = {}
+_checked_lock = threading.Lock()
+
+
+def checked_viewer(request: Request) -> Viewer | None:
+    """The cookie's viewer, read from the store at most once per `CHECKED_FOR_S` per cookie
+    for the pages' GETs (a live page polls every few seconds)."""
+    cookie = request.cookies.get(COOKIE)
+    now = time.monotonic()
+    if cookie and request.method == "GET":
+        with _checked_lock:
+            found = _checked.get(cookie)
+        if found is not None and found[1] > now:
+            return found[0]
+    with session_scope(settings_of(request).database_url) as session:
+        viewer = viewer_of(session, cookie)
+    if viewer is not None and cookie:
+        with _checked_lock:
+            if len(_checked) > 4096:
+                _checked.clear()
+            _checked[cookie] = (viewer, now + CHECKED_FOR_S)
+    return viewer
+
+
 def _viewer(request: Request) -> Viewer:
     """The signed-in viewer, holding the read scope."""
-    with session_scope(settings_of(request).database_url) as session:
-        viewer = viewer_of(session, request.cookies.get(COOKIE))
+    viewer = checked_viewer(request)
     if viewer is None:
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         raise SignInNeeded(target)
@@ -105,19 +136,53 @@ def render(
     return HTMLResponse(body, status_code=status, headers=headers)
 
 
-def live(
-    request: Request,
-    viewer: Viewer,
-    version: Callable[[Session], str],
-    page: Callable[[Session], HTMLResponse],
-) -> Response:
-    """A live page: 304 when ``version`` still matches the poll's ``If-None-Match``, else the
-    page rendered (its ETag the version, per viewer: the page shows what their scopes allow)."""
+def etag_of(session: Session, request: Request, viewer: Viewer) -> str | None:
+    """The ETag of the live page ``request`` asks for (per viewer: the page shows what their
+    scopes allow); None when it is not a live page."""
+    version = freshness.version_of(session, request.url.path)
+    return None if version is None else f'W/"{version}-{len(viewer.scopes)}"'
+
+
+def live(request: Request, viewer: Viewer, page: Callable[[Session], HTMLResponse]) -> Response:
+    """A live page: 304 when its version still matches the poll's ``If-None-Match``, else the
+    page rendered with its ETag. (Polls usually get their 304 earlier, from `polls.LivePolls`.)"""
     with session_scope(settings_of(request).database_url) as session:
-        etag = f'W/"{version(session)}-{len(viewer.scopes)}"'
-        if request.headers.get("if-none-match") == etag:
+        etag = etag_of(session, request, viewer)
+        if etag is not None and request.headers.get("if-none-match") == etag:
             return Response(status_code=304, headers={"ETag": etag})
         request.state.etag = etag
         response = page(session)
-    response.headers["ETag"] = etag
+    if etag is not None:
+        response.headers["ETag"] = etag
     return response
+
+
+class Memo:
+    """The last few computed reads, keyed by what they read and the page's version (ETag).
+
+    When an evaluation moves a board, every open page of it polls within 5 s and gets the new
+    page: the board is computed once for all of them (and for every page of its pagination),
+    not once per viewer. A key holds the live version, so a change is never served stale.
+    """
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._values: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """The value stored under ``key``, computed (outside the lock) when there is none."""
+        with self._lock:
+            if key in self._values:
+                self._values.move_to_end(key)
+                found: T = self._values[key]
+                return found
+        value = compute()
+        with self._lock:
+            self._values[key] = value
+            while len(self._values) > self.size:
+                self._values.popitem(last=False)
+        return value
+
+
+memo = Memo()

@@ -412,6 +412,15 @@ def test_polling_an_unchanged_page_costs_a_304(server: Server, browser: Browser)
         again = httpx.get(server.url + path, cookies=cookies, headers={"If-None-Match": etag})
         assert again.status_code == 304, path
         assert again.content == b""
+        polled = {"If-None-Match": etag, "X-Evalq-Live": "1"}  # answered before routing
+        fast = httpx.get(server.url + path, cookies=cookies, headers=polled)
+        assert fast.status_code == 304 and fast.headers["etag"] == etag, path
+        assert fast.headers["content-security-policy"] == CSP
+        stale = httpx.get(
+            server.url + path, cookies=cookies, headers=polled | {"If-None-Match": 'W/"old"'}
+        )
+        assert stale.status_code == 200 and stale.headers["etag"] == etag
+        assert httpx.get(server.url + path, headers=polled).status_code == 401  # no session
     poll = httpx.get(f"{server.url}/", headers={"X-Evalq-Live": "1"})
     assert poll.status_code == 401  # a poll after sign-out: no redirect to follow
     watched.page.context.close()

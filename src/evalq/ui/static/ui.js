@@ -84,7 +84,7 @@
 
   sortable(document);
   if (main) {
-    var every = Number(main.getAttribute("data-live")) || 3000;
+    var every = Number(main.getAttribute("data-live")) || 5000;
     var served = document.querySelector('meta[name="evalq-etag"]');
     setTimeout(function () { poll(served ? served.getAttribute("content") : null, every); }, every);
   }
