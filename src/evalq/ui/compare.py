@@ -18,6 +18,7 @@ from evalq.core.errors import InvalidInput, NotFound
 from evalq.read.compare import CompareReport, compare
 from evalq.report.svg import signed_bars
 from evalq.store.db import session_scope
+from evalq.ui.diff import OutputDiff, output_diff
 from evalq.ui.web import ViewerDep, render, settings_of
 
 router = APIRouter(include_in_schema=False)
@@ -51,11 +52,38 @@ async def compare_page(
     by: Text = "model",
     values: Annotated[list[str] | None, Query(max_length=20)] = None,
     include_held: bool = False,
+    run_a: Annotated[str, Query(max_length=128)] = "",
+    run_b: Annotated[str, Query(max_length=128)] = "",
 ) -> HTMLResponse:
-    """The form, and when it names tasks, the comparison of its groups."""
+    """The form; when it names tasks, the comparison of its groups; when it names two runs,
+    their outputs side by side."""
     settings = settings_of(request)
     groups = [v.strip() for v in values or [] if v.strip()]
     form = {"tasks": tasks, "by": by, "values": groups, "include_held": include_held}
+    form |= {"run_a": run_a, "run_b": run_b}
+    if run_a.strip() and run_b.strip():
+
+        def read_diff() -> OutputDiff:
+            with session_scope(settings.database_url) as session:
+                return output_diff(
+                    session, left=run_a.strip(), right=run_b.strip(), settings=settings
+                )
+
+        try:
+            diff = await run_in_threadpool(read_diff)
+        except NotFound as missing:
+            return render(
+                request,
+                "compare.html",
+                viewer,
+                status=404,
+                form=form,
+                report=None,
+                problems=[("run", str(missing))],
+            )
+        return render(
+            request, "compare.html", viewer, form=form, report=None, problems=[], diff=diff
+        )
     if not tasks.strip():
         return render(request, "compare.html", viewer, form=form, report=None, problems=[])
 

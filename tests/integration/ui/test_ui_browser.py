@@ -52,6 +52,19 @@ def hostile_run(base: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def long_trace_run(base: dict[str, Any]) -> dict[str, Any]:
+    """An Arena run whose trace has the most steps a submission may carry (5,001), three agents."""
+    steps = [
+        {"tool": f"tool-{i % 20}", "agent": f"agent-{i % 3}", "started_at": i, "ended_at": i + 1}
+        for i in range(5001)
+    ]
+    return base | {
+        "id": "long-trace",
+        "output": base["output"] + " (long trace)",
+        "trace": {"steps": steps},
+    }
+
+
 def failing_judge_run(base: dict[str, Any]) -> dict[str, Any]:
     """A PeerRead run the judge cannot score: its requests carry the stub's failing case."""
     return base | {"id": "peer-judge-fails", "output": f"{JUDGE_FAILS} {base['output']}"}
@@ -74,7 +87,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             runs = [run for kind in kinds for run in examples(kind)]
             arena = next(r for r in runs if r["task_id"] == ARENA)
             peer = next(r for r in runs if r["task_id"] == PEERREAD)
-            runs += [hostile_run(arena), failing_judge_run(peer)]
+            runs += [hostile_run(arena), failing_judge_run(peer), long_trace_run(arena)]
             with HttpClient(api.url, api_key=api.keys["rw"], timeout=60) as client:
                 for task in json.loads((EXAMPLES / "tasks.json").read_text()):
                     client.put_task(task)
@@ -333,6 +346,27 @@ def test_run_page_shows_output_references_tiers_judge_trace_and_cost(
     page.context.close()
 
 
+def test_a_run_with_thousands_of_steps_renders_summarised_and_expandable(
+    server: Server, browser: Browser
+) -> None:
+    watched = signed_in(browser, server)
+    page = watched.page
+    page.goto("/ui/runs/long-trace")
+    expect(page.locator("#trace")).to_contain_text("5001 step(s) by 3 agent(s)")
+    groups = page.locator("#trace ul.tree > li")
+    expect(groups).to_have_count(3)
+    assert page.locator("#trace ol.steps li").count() == 3 * 200  # 200 listed per agent
+    expect(groups.first.locator(".note")).to_have_text("… and 1467 more step(s) not listed.")
+    second = groups.nth(1).locator("details")
+    assert second.get_attribute("open") is None
+    second.locator("summary").focus()
+    page.keyboard.press("Enter")
+    expect(second).to_have_attribute("open", "")
+    expect(page.locator("#trace table").first.locator("tbody tr, tr")).not_to_have_count(0)
+    watched.clean()
+    page.context.close()
+
+
 def test_compare_page_shows_the_statistics_the_api_serves(server: Server, browser: Browser) -> None:
     watched = signed_in(browser, server)
     page = watched.page
@@ -354,6 +388,17 @@ def test_compare_page_shows_the_statistics_the_api_serves(server: Server, browse
         expect(row).to_contain_text(comparison["conclusion"])
     shoot(page, "compare")
 
+    page.get_by_label("run A").fill("arena-fe-01")
+    page.get_by_label("run B").fill("hostile-1")
+    page.get_by_role("button", name="Show the difference").click()
+    rows = page.locator("#diff tbody tr")
+    expect(page.locator("#diff-h")).to_have_text("arena-fe-01 vs hostile-1")
+    hostile_lines = hostile_run({})["output"].splitlines()
+    right = rows.locator("td:last-child").all_inner_texts()
+    assert [line for line in right if line] == hostile_lines  # the payload, as text
+    assert page.locator("#diff tr.same").count() == 0
+
+    page.get_by_label("tasks").fill(SCYLLA)
     page.get_by_label("by", exact=True).fill("colour")
     page.get_by_role("button", name="Compare").click()
     expect(page.get_by_role("alert")).to_contain_text("by")
