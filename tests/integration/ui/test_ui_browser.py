@@ -1,8 +1,9 @@
 """The web UI driven by Playwright in Debian's Chromium, against a real `evalq api`.
 
-One server per module (SQLite, no broker: it evaluates what it receives itself, as after
-`make demo`), filled through the real HTTP client with the bundled examples, a run whose judge
-fails, and runs with hostile names, output and metadata. The judge is `OpenAIStub` (a local
+One server per backend (SQLite, then PostgreSQL; no broker: it evaluates what it receives
+itself, as after `make demo`), filled through the real HTTP client with the bundled examples, a
+run whose judge fails, a run with a 5,001-step trace, and one with hostile names, output and
+metadata. The judge is `OpenAIStub` (a local
 OpenAI-compatible server), so every run of a judged task carries rubric scores and reasons.
 
 Set EVALQ_UI_SCREENSHOTS=DIR to keep a PNG of each page there (docs/ui/ is made this way).
@@ -70,9 +71,12 @@ def failing_judge_run(base: dict[str, Any]) -> dict[str, Any]:
     return base | {"id": "peer-judge-fails", "output": f"{JUDGE_FAILS} {base['output']}"}
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """`evalq api` over a store of the examples, the hostile run and the failing-judge run."""
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """`evalq api` over a store of the examples, the hostile run, the failing-judge run and
+    the long trace, on each backend."""
     directory = tmp_path_factory.mktemp("ui")
     with OpenAIStub(plan={"judge-fails": ["server_error"] * 50}) as stub:
         judge = {
@@ -82,7 +86,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "judge_max_attempts": "1",
             "judge_backoff_base_s": "0",
         }
-        with serve_api("sqlite", directory, broker=False, extra=judge) as api:
+        with serve_api(request.param, directory, broker=False, extra=judge) as api:
             kinds = ("arena", "scylla", "peerread", "suite")
             runs = [run for kind in kinds for run in examples(kind)]
             arena = next(r for r in runs if r["task_id"] == ARENA)
