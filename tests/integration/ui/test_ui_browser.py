@@ -91,7 +91,8 @@ def server(
             runs = [run for kind in kinds for run in examples(kind)]
             arena = next(r for r in runs if r["task_id"] == ARENA)
             peer = next(r for r in runs if r["task_id"] == PEERREAD)
-            runs += [hostile_run(arena), failing_judge_run(peer), long_trace_run(arena)]
+            copy = arena | {"id": "copy-1", "metadata": {"again": True}}  # same content
+            runs += [hostile_run(arena), failing_judge_run(peer), long_trace_run(arena), copy]
             with HttpClient(api.url, api_key=api.keys["rw"], timeout=60) as client:
                 for task in json.loads((EXAMPLES / "tasks.json").read_text()):
                     client.put_task(task)
@@ -282,6 +283,11 @@ def test_board_marks_held_and_partial_rows_filters_and_pages(
     held = [e["submission_id"] for e in board["entries"] if e["held"]]
     assert held, "the examples hold an Arena outlier for review"
     expect(page.locator(f'#board tr[data-run="{held[0]}"] .mark.held')).to_be_visible()
+
+    copies = page.locator("ul.dups li")
+    expect(copies).to_have_count(len(board["duplicate_of"]))
+    expect(copies.first).to_have_text(f"duplicate copy-1 repeats {board['duplicate_of']['copy-1']}")
+    expect(page.locator('#board tr[data-run="copy-1"]')).to_have_count(0)  # counted once
 
     model = "claude-sonnet-4"
     page.get_by_label("model").select_option(model)
