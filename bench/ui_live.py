@@ -14,6 +14,9 @@ the broker, which these reads never use). Signs in through the form, then measur
   (utime + stime from /proc) as a share of one core, with ``If-None-Match`` (the UI: 304s) and
   without it (every poll renders the page), side by side.
 
+- the same pages followed through ``GET /ui/events`` (Server-Sent Events: one open response
+  each, the page's version read once per 5 s per page, whatever the number of streams on it).
+
 The last line is the ratio: the CPU share of one core the idle live pages cost with ETags (the
 issue's target: under 0.05). ``--quick`` (100 runs, 10 pages, 6 s) runs in seconds for CI.
 """
@@ -123,6 +126,43 @@ async def open_pages(
     return counts[0], counts[1], share
 
 
+async def open_streams(
+    url: str, cookies: dict[str, str], paths: list[str], window: float, pid: int
+) -> tuple[int, float]:
+    """``paths`` followed through ``GET /ui/events`` (Server-Sent Events) for ``window`` seconds:
+    streams that opened, and the CPU share of one core process ``pid`` used meanwhile."""
+    limits = httpx.Limits(max_connections=len(paths), max_keepalive_connections=len(paths))
+    async with httpx.AsyncClient(
+        base_url=url, cookies=cookies, limits=limits, timeout=window + 60
+    ) as client:
+        opened = 0
+        ready = asyncio.Event()
+
+        async def follow(path: str) -> None:
+            nonlocal opened
+            async with client.stream("GET", "/ui/events", params={"page": path}) as answer:
+                answer.raise_for_status()
+                async for line in answer.aiter_lines():
+                    if line.startswith("event: open"):
+                        opened += 1
+                        if opened == len(paths):
+                            ready.set()
+                    if stop.is_set():
+                        return
+
+        stop = asyncio.Event()
+        tasks = [asyncio.create_task(follow(p)) for p in paths]
+        await asyncio.wait_for(ready.wait(), timeout=120)
+        before, clock = cpu_seconds(pid), time.monotonic()
+        await asyncio.sleep(window)
+        share = (cpu_seconds(pid) - before) / (time.monotonic() - clock)
+        stop.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return opened, share
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=2000)
@@ -182,9 +222,15 @@ def main() -> None:
                 figure("  answered 304", unchanged)
                 figure("  API CPU, share of one core", share)
                 shares[etags] = share
+            opened, sse = asyncio.run(
+                open_streams(url, cookies, paths, options.window, process.pid)
+            )
+            figure(f"{options.pages} idle live pages over Server-Sent Events: streams", opened)
+            figure("  API CPU, share of one core", sse)
         finally:
             stop(process)
     figure("ratio CPU with ETag / without", shares[True] / max(shares[False], 1e-9))
+    figure("ratio CPU Server-Sent Events / polling with ETag", sse / max(shares[True], 1e-9))
     ratio(
         f"{options.pages} idle live pages, API CPU share of one core (target < 0.05)", shares[True]
     )

@@ -457,6 +457,30 @@ def test_board_and_run_update_live_while_a_run_is_evaluated(
     page.context.close()
 
 
+def test_server_sent_events_say_when_a_board_changes(server: Server, browser: Browser) -> None:
+    watched = signed_in(browser, server)
+    cookies = {c["name"]: c["value"] for c in watched.page.context.cookies()}
+    watched.page.context.close()
+    page = {"page": f"/ui/tasks/{ARENA}"}
+    assert httpx.get(f"{server.url}/ui/events", params=page).status_code == 303  # no session
+    base = next(r for r in examples("arena") if r["task_id"] == ARENA)
+    run = base | {"id": "live-2", "output": base["output"] + " (another live one)"}
+    with (
+        httpx.Client(base_url=server.url, cookies=cookies, timeout=120) as client,
+        client.stream("GET", "/ui/events", params=page) as stream,
+    ):
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        lines = stream.iter_lines()
+        assert next(lines) == "event: open"
+        opened = next(lines).removeprefix("data: ")
+        with HttpClient(server.url, api_key=server.keys["rw"]) as writer:
+            writer.submit(run)
+        assert next(line for line in lines if line.startswith("event:")) == "event: changed"
+    with httpx.Client(base_url=server.url, cookies=cookies) as client:
+        version = client.get(f"/ui/tasks/{ARENA}").headers["etag"]
+    assert opened not in version  # the board's version moved
+
+
 def test_polling_an_unchanged_page_costs_a_304(server: Server, browser: Browser) -> None:
     watched = signed_in(browser, server)
     cookies = {c["name"]: c["value"] for c in watched.page.context.cookies()}
