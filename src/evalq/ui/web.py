@@ -165,7 +165,7 @@ class Memo:
     not once per viewer. A key holds the live version, so a change is never served stale.
     """
 
-    def __init__(self, size: int = 16) -> None:
+    def __init__(self, size: int = 4) -> None:
         self.size = size
         self._values: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
