@@ -445,15 +445,23 @@ def test_board_and_run_update_live_while_a_run_is_evaluated(
     page = watched.page
     page.goto(f"/ui/tasks/{ARENA}")
     page.evaluate("window.notReloaded = true")
+    tasks = Watched(page.context)  # the tasks list, open in a second tab
+    tasks.page.goto("/")
+    tasks.page.evaluate("window.notReloaded = true")
+    evaluated = f'tr[data-task="{ARENA}"] td[data-status="done"]'
+    before = int(tasks.page.locator(evaluated).inner_text())
     base = next(r for r in examples("arena") if r["task_id"] == ARENA)
     run = base | {"id": "live-1", "output": base["output"] + " (a live one)"}
     with HttpClient(server.url, api_key=server.keys["rw"]) as client:
         client.submit(run)
         expect(page.locator('#board tr[data-run="live-1"]')).to_be_visible(timeout=120_000)
-        assert client.get_result("live-1")["status"] in ("done", "degraded")
-    assert page.evaluate("window.notReloaded") is True  # arrived by polling, not a reload
-    expect(page.locator("#live-status")).to_contain_text("updated")
+        assert client.get_result("live-1")["status"] == "done"
+    expect(tasks.page.locator(evaluated)).to_have_text(str(before + 1), timeout=60_000)
+    for live in (page, tasks.page):  # arrived by polling, not a reload
+        assert live.evaluate("window.notReloaded") is True
+        expect(live.locator("#live-status")).to_contain_text("updated")
     watched.clean()
+    tasks.clean()
     page.context.close()
 
 
