@@ -60,3 +60,17 @@ def test_evalq_version_prints_the_package_version(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"evalq {evalq.__version__}\n"
+
+
+def test_the_wheel_ships_the_web_uis_templates_and_static_files(tmp_path: Path) -> None:
+    wheel = build_wheel(tmp_path)
+    package = Path(evalq.__file__).parent
+    wanted = {
+        f"evalq/{path.relative_to(package).as_posix()}"
+        for folder in ("ui/templates", "ui/static")
+        for path in (package / folder).iterdir()
+    }
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = set(archive.namelist())
+    assert {"evalq/ui/templates/board.html", "evalq/ui/static/ui.js"} <= wanted
+    assert wanted <= shipped, sorted(wanted - shipped)

@@ -60,6 +60,8 @@ RULES: dict[str, tuple[str, ...]] = {
     "store": ("evalq.tasks", "evalq.workers", "evalq.read", "evalq.producer", "evalq.report"),
     "read": ("evalq.tasks", "evalq.workers", "evalq.producer", "evalq.report", "celery"),
     "report": ("evalq.store", "evalq.tasks", "evalq.workers", "evalq.producer", "celery"),
+    # the web UI: a reader of read/ and report/ like the API's routes; never a tier's code
+    "ui": ("evalq.tasks", "evalq.metrics", "evalq.judge", "evalq.scoring", "celery", "torch"),
     # the HTTP client: a base URL and an API key, no store, no broker, no server code
     "producer/http": (
         "evalq.store",
@@ -85,6 +87,7 @@ FRONT_DOORS = [
     "evalq.producer.cli",
     "evalq.producer.files",
     "evalq.producer.api.app",
+    "evalq.ui.mount",
     "evalq.producer.api.routes.submissions",
     "evalq.producer.api.routes.tasks",
     "evalq.producer.api.routes.health",

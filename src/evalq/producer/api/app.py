@@ -34,6 +34,7 @@ from evalq.producer.api.routes import (
 )
 from evalq.producer.api.routes.trace_rules import BackfillRequest
 from evalq.producer.client import Client
+from evalq.ui import mount as ui
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(trace_rules.router)
     app.include_router(metrics.router)
     app.include_router(webhooks.router)
+    ui.install(app)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 

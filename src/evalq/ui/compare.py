@@ -1,0 +1,126 @@
+"""The compare page: two or more groups over tasks, with the statistics `evalq compare` prints.
+
+It calls the read side's `compare` as ``GET /v1/compare`` does, off the event loop and within the
+same ``EVALQ_COMPARE_CONCURRENCY`` slots.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse
+from markupsafe import Markup
+
+from evalq.core.errors import InvalidInput, NotFound
+from evalq.read.compare import CompareReport, compare
+from evalq.report.svg import signed_bars
+from evalq.store.db import session_scope
+from evalq.ui.diff import OutputDiff, output_diff
+from evalq.ui.web import ViewerDep, render, settings_of
+
+router = APIRouter(include_in_schema=False)
+Text = Annotated[str, Query(max_length=1000)]
+
+
+def difference_plot(report: CompareReport) -> str:
+    """Each unit's difference (other - reference) for the first other group, as signed bars."""
+    if len(report.groups) < 2:
+        return ""
+    other = report.groups[1]
+    items: list[tuple[str, float | None]] = [
+        (unit.unit, unit.values[other] - unit.values[report.reference])
+        for unit in report.units
+        if other in unit.values and report.reference in unit.values
+    ]
+    if not items:
+        return ""
+    return signed_bars(
+        items[:40],
+        title=f"{other} - {report.reference} per {report.unit}",
+        x_label=f"{report.score}: {other} minus {report.reference}",
+    )
+
+
+@router.get("/ui/compare", response_class=HTMLResponse)
+async def compare_page(
+    request: Request,
+    viewer: ViewerDep,
+    tasks: Text = "",
+    by: Text = "model",
+    values: Annotated[list[str] | None, Query(max_length=20)] = None,
+    include_held: bool = False,
+    run_a: Annotated[str, Query(max_length=128)] = "",
+    run_b: Annotated[str, Query(max_length=128)] = "",
+) -> HTMLResponse:
+    """The form; when it names tasks, the comparison of its groups; when it names two runs,
+    their outputs side by side."""
+    settings = settings_of(request)
+    groups = [v.strip() for v in values or [] if v.strip()]
+    form = {"tasks": tasks, "by": by, "values": groups, "include_held": include_held}
+    form |= {"run_a": run_a, "run_b": run_b}
+    if run_a.strip() and run_b.strip():
+
+        def read_diff() -> OutputDiff:
+            with session_scope(settings.database_url) as session:
+                return output_diff(
+                    session, left=run_a.strip(), right=run_b.strip(), settings=settings
+                )
+
+        try:
+            diff = await run_in_threadpool(read_diff)
+        except NotFound as missing:
+            return render(
+                request,
+                "compare.html",
+                viewer,
+                status=404,
+                form=form,
+                report=None,
+                problems=[("run", str(missing))],
+            )
+        return render(
+            request, "compare.html", viewer, form=form, report=None, problems=[], diff=diff
+        )
+    if not tasks.strip():
+        return render(request, "compare.html", viewer, form=form, report=None, problems=[])
+
+    def run() -> CompareReport:
+        with session_scope(settings.database_url) as session:
+            return compare(
+                session,
+                tasks=tasks.strip(),
+                by=by.strip(),
+                values=groups,
+                settings=settings,
+                include_held=include_held,
+            )
+
+    slots: asyncio.Semaphore = request.app.state.compare_slots
+    try:
+        async with slots:
+            report = await run_in_threadpool(run)
+    except InvalidInput as bad:
+        return render(
+            request,
+            "compare.html",
+            viewer,
+            status=422,
+            form=form,
+            report=None,
+            problems=bad.problems,
+        )
+    except NotFound as missing:
+        return render(
+            request,
+            "compare.html",
+            viewer,
+            status=404,
+            form=form,
+            report=None,
+            problems=[("tasks", str(missing))],
+        )
+    plot = Markup(difference_plot(report))
+    return render(request, "compare.html", viewer, form=form, report=report, problems=[], plot=plot)

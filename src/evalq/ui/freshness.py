@@ -1,0 +1,105 @@
+"""What a live page's ETag is made of: one small aggregate statement per page, never a render.
+
+A page polls with ``If-None-Match``; the server runs the page's statement and answers 304 when
+the figures have not moved, so an open page costs one statement per poll while nothing changes.
+Each figure is something an evaluation finishing moves: a submission's ``updated_at`` (every
+status change and review touches it; submissions are never deleted), a tier's ``updated_at``,
+a baseline's version, a task's definition.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from sqlalchemy import ColumnElement, func, select
+from sqlalchemy.orm import Session
+
+from evalq.store.models import BaselineRow, SubmissionRow, TaskRow, TierResultRow
+
+
+def _version(session: Session, *figures: ColumnElement[Any]) -> str:
+    """A digest of ``figures``, each a scalar subquery, read in one statement."""
+    row = tuple(session.execute(select(*figures)).one())
+    return hashlib.sha256(repr(row).encode()).hexdigest()[:20]
+
+
+def _latest_baseline(task_id: str) -> ColumnElement[Any]:
+    return (
+        select(func.max(BaselineRow.version))
+        .where(BaselineRow.task_id == task_id)
+        .scalar_subquery()
+    )
+
+
+def tasks_version(session: Session) -> str:
+    """Moves when a task is put or any submission arrives or changes (indexed maxima)."""
+    return _version(
+        session,
+        select(func.max(SubmissionRow.updated_at)).scalar_subquery(),
+        select(func.max(TaskRow.updated_at)).scalar_subquery(),
+        select(func.count()).select_from(TaskRow).scalar_subquery(),
+    )
+
+
+def task_version(session: Session, *, task_id: str) -> str:
+    """Moves when one of the task's submissions changes, or its baseline or definition does."""
+    runs = select(func.max(SubmissionRow.updated_at)).where(SubmissionRow.task_id == task_id)
+    task = select(TaskRow.updated_at).where(TaskRow.id == task_id)
+    return _version(
+        session, runs.scalar_subquery(), task.scalar_subquery(), _latest_baseline(task_id)
+    )
+
+
+def run_version(session: Session, *, submission_id: str, task_id: str) -> str:
+    """Moves when the run, one of its tiers, or its task's baseline changes."""
+    run = select(SubmissionRow.updated_at).where(SubmissionRow.id == submission_id)
+    tiers = select(func.max(TierResultRow.updated_at)).where(
+        TierResultRow.submission_id == submission_id
+    )
+    return _version(
+        session, run.scalar_subquery(), tiers.scalar_subquery(), _latest_baseline(task_id)
+    )
+
+
+def review_version(session: Session) -> str:
+    """Moves when a run is flagged, released or accepted (each touches its ``updated_at``)."""
+    flagged = select(func.count(), func.max(SubmissionRow.updated_at)).where(
+        SubmissionRow.review == "flagged"
+    )
+    accepted = select(func.max(SubmissionRow.reviewed_at))
+    return _version(
+        session,
+        flagged.with_only_columns(func.count()).scalar_subquery(),
+        flagged.with_only_columns(func.max(SubmissionRow.updated_at)).scalar_subquery(),
+        accepted.scalar_subquery(),
+    )
+
+
+LIVE_PATHS = (
+    (re.compile(r"/"), "tasks"),
+    (re.compile(r"/ui/review"), "review"),
+    (re.compile(r"/ui/tasks/([^/]+)"), "task"),
+    (re.compile(r"/ui/runs/(.+)"), "run"),
+)
+
+
+def version_of(session: Session, path: str) -> str | None:
+    """The version of the live page at ``path`` (its query string aside); None for a path that
+    is not a live page."""
+    for pattern, page in LIVE_PATHS:
+        found = pattern.fullmatch(path)
+        if found is None:
+            continue
+        if page == "tasks":
+            return tasks_version(session)
+        if page == "review":
+            return review_version(session)
+        if page == "task":
+            return task_version(session, task_id=found.group(1))
+        task_id = session.scalar(
+            select(SubmissionRow.task_id).where(SubmissionRow.id == found.group(1))
+        )
+        return run_version(session, submission_id=found.group(1), task_id=task_id or "")
+    return None

@@ -1,0 +1,244 @@
+"""The read pages: the tasks list, a task's board, one run, and the review queue.
+
+Each is a live page (`evalq.ui.web.live`): the browser polls it with ``If-None-Match`` and gets
+304 until an evaluation moves the page's figures (`evalq.ui.freshness`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, Response
+from markupsafe import Markup
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from evalq.core.errors import InvalidInput, NotFound
+from evalq.core.results import EvaluationScores
+from evalq.core.status import FINAL_STATUSES, STATUSES
+from evalq.read.health import evaluation_health
+from evalq.read.leaderboard import LeaderboardEntry, LeaderboardReport, leaderboard
+from evalq.read.report_data import ReportData, report_data
+from evalq.report.svg import histogram
+from evalq.report.verdict import verdict_section
+from evalq.store import queries
+from evalq.store.models import EvaluationRow
+from evalq.ui.run import run_page
+from evalq.ui.web import ViewerDep, live, memo, render, settings_of
+
+router = APIRouter(include_in_schema=False)
+PAGE_SIZE = 50
+"""Board rows per page."""
+Text = Annotated[str, Query(max_length=200)]
+
+
+def not_found(request: Request, viewer: ViewerDep, what: str) -> HTMLResponse:
+    """The 404 page naming what is missing."""
+    return render(request, "missing.html", viewer, status=404, what=what)
+
+
+@router.get("/", response_class=HTMLResponse)
+def tasks_page(request: Request, viewer: ViewerDep, q: Text = "") -> Response:
+    """Every task: kind, runs by status, last activity; ``q`` keeps the ids containing it."""
+    settings = settings_of(request)
+
+    def page(session: Session) -> HTMLResponse:
+        overviews = queries.task_overviews(session)
+        wanted = q.strip().lower()
+        shown = [o for o in overviews if wanted in o.task.id.lower()]
+        return render(
+            request,
+            "tasks.html",
+            viewer,
+            overviews=shown,
+            total=len(overviews),
+            q=q,
+            statuses=STATUSES,
+            health=evaluation_health(session),
+            depths=queue_depths(settings.broker_url),
+        )
+
+    return live(request, viewer, page)
+
+
+def queue_depths(broker_url: str | None) -> dict[str, int] | None:
+    """Messages waiting per queue, as `/metrics` reports them; None without a Redis broker or
+    when it does not answer."""
+    from evalq.producer.api.metrics import with_timeouts
+    from evalq.workers.depths import redis_queue_depths
+
+    if not broker_url or not broker_url.startswith(("redis://", "rediss://")):
+        return None
+    try:
+        return redis_queue_depths(with_timeouts(broker_url))
+    except Exception:  # the page still renders; the strip says the broker did not answer
+        return None
+
+
+def _metadata_filter(text: str) -> dict[str, str]:
+    """``key=value`` of the board's metadata filter (empty: none)."""
+    if not text.strip():
+        return {}
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise InvalidInput([("metadata", "must be KEY=VALUE, e.g. experiment=prompt-v2")])
+    return {key.strip(): value.strip()}
+
+
+def _plot(entries: list[LeaderboardEntry], ranking_key: str, band: tuple[float, ...]) -> str:
+    """A histogram of the ranking values shown (0-1 or 0-100 as the score is)."""
+    values = [e.ranking_value for e in entries if e.ranking_value is not None]
+    if not values:
+        return ""
+    hi = 1.0 if max(values) <= 1.0 else 100.0
+    mean, low, high = band
+    return histogram(
+        values,
+        title=f"{ranking_key} of the rows shown",
+        x_label=ranking_key,
+        lo=0.0,
+        hi=hi,
+        band=None if math.isnan(mean) else (mean, low, high),
+    )
+
+
+@router.get("/ui/tasks/{task_id}", response_class=HTMLResponse)
+def board_page(
+    request: Request,
+    viewer: ViewerDep,
+    task_id: str,
+    tool: Text = "",
+    model: Text = "",
+    variant: Text = "",
+    status: Text = "",
+    metadata: Text = "",
+    include_held: bool = False,
+    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
+    per: Annotated[int, Query(ge=5, le=200)] = PAGE_SIZE,
+) -> Response:
+    """A task's board: the kind's verdict first, then the ranked rows, filtered and paged."""
+    settings = settings_of(request)
+    filters: dict[str, object] = {"tool": tool, "model": model, "variant": variant}
+    filters |= {"status": status}
+    filters |= {"metadata": metadata, "include_held": include_held}
+    filters |= {"per": per if per != PAGE_SIZE else None}
+
+    def read_board(
+        session: Session, wanted: dict[str, str]
+    ) -> tuple[ReportData, LeaderboardReport, list[tuple[str, str]]]:
+        """The task's report, its board as filtered, and why a filter could not apply."""
+        data = report_data(session, task_id=task_id, settings=settings)
+        if not any([tool, model, variant, wanted, include_held]):
+            return data, data.leaderboard, []
+        try:
+            board = leaderboard(
+                session,
+                task_id=task_id,
+                tool=tool or None,
+                model=model or None,
+                variant=variant or None,
+                metadata=wanted,
+                settings=settings,
+                include_held=include_held,
+            )
+        except InvalidInput as bad:  # a metadata key no metadata can have
+            return data, data.leaderboard, bad.problems
+        return data, board, []
+
+    def board(session: Session) -> HTMLResponse:
+        problems: list[tuple[str, str]] = []
+        if status and status not in FINAL_STATUSES:
+            problems.append(("status", f"must be one of {', '.join(FINAL_STATUSES)}"))
+        try:
+            wanted = _metadata_filter(metadata)
+        except InvalidInput as bad:
+            problems += bad.problems
+            wanted = {}
+        read = (task_id, tool, model, variant, tuple(sorted(wanted.items())), include_held)
+        try:
+            data, board, refused = memo.get(
+                (*read, request.state.etag), lambda: read_board(session, wanted)
+            )
+        except NotFound:
+            return not_found(request, viewer, f"task {task_id!r}")
+        problems += refused
+        entries = [e for e in board.entries if not status or e.status == status]
+        pages = max(1, math.ceil(len(entries) / per))
+        shown = entries[(page - 1) * per : page * per]
+        ci = board.confidence_interval
+        band = (math.nan if ci.mean is None else ci.mean, ci.low, ci.high)
+        every = data.leaderboard.entries
+        return render(
+            request,
+            "board.html",
+            viewer,
+            status=422 if problems else 200,
+            data=data,
+            board=board,
+            verdict=Markup(verdict_section(data)),
+            plot=Markup(_plot(entries, board.ranking_key, band)),
+            entries=shown,
+            total=len(entries),
+            first=(page - 1) * per + 1,
+            page=page,
+            pages=pages,
+            filters=filters,
+            problems=problems,
+            statuses=FINAL_STATUSES,
+            choices={
+                "tool": sorted({e.tool for e in every}),
+                "model": sorted({e.model for e in every}),
+                "variant": sorted({e.variant for e in every if e.variant}),
+            },
+        )
+
+    return live(request, viewer, board)
+
+
+@router.get("/ui/runs/{submission_id:path}", response_class=HTMLResponse)
+def run_view(request: Request, viewer: ViewerDep, submission_id: str) -> Response:
+    """One run: output beside the references, tiers, judge, trace, cost, errors, review."""
+    settings = settings_of(request)
+
+    def page(session: Session) -> HTMLResponse:
+        try:
+            found = run_page(session, submission_id=submission_id, settings=settings)
+        except NotFound:
+            return not_found(request, viewer, f"submission {submission_id!r}")
+        return render(request, "run.html", viewer, run=found, r=found.result)
+
+    return live(request, viewer, page)
+
+
+def review_rows(session: Session) -> list[dict[str, Any]]:
+    """The runs held for review, by id, each with why (its outlier flags)."""
+    rows = queries.flagged_submissions(session)
+    scores = {
+        e.submission_id: EvaluationScores.model_validate(e.scores)
+        for e in session.scalars(
+            select(EvaluationRow).where(EvaluationRow.submission_id.in_([r.id for r in rows]))
+        )
+    }
+    return [
+        {
+            "id": row.id,
+            "task_id": row.task_id,
+            "tool": row.tool,
+            "model": row.model,
+            "flags": scores[row.id].review.flags if row.id in scores else (),
+            "warnings": scores[row.id].review.warnings if row.id in scores else (),
+        }
+        for row in rows
+    ]
+
+
+@router.get("/ui/review", response_class=HTMLResponse)
+def review_page(request: Request, viewer: ViewerDep, done: Text = "") -> Response:
+    """The runs held for review, why, and (write scope) an accept button each."""
+
+    def page(session: Session) -> HTMLResponse:
+        return render(request, "review.html", viewer, rows=review_rows(session), done=done)
+
+    return live(request, viewer, page)

@@ -1,0 +1,91 @@
+// evalq UI: live updates by polling with ETag, and sortable tables. No framework, no eval.
+"use strict";
+
+(function () {
+  var main = document.querySelector("main[data-live]");
+  var status = document.getElementById("live-status");
+
+  function say(text) { if (status) { status.textContent = text; } }
+
+  function swap(fresh) {
+    var parts = document.querySelectorAll("[data-live-part]");
+    for (var i = 0; i < parts.length; i++) {
+      var part = parts[i];
+      var next = fresh.getElementById(part.id);
+      if (!next) { continue; }
+      if (part.contains(document.activeElement) && document.activeElement !== document.body) {
+        continue; // never pull the focus out from under the keyboard
+      }
+      part.replaceChildren.apply(part, Array.prototype.slice.call(next.childNodes).map(function (n) {
+        return document.importNode(n, true);
+      }));
+      sortable(part);
+    }
+    document.body.setAttribute("data-live-version", String(Number(document.body.getAttribute("data-live-version") || "0") + 1));
+  }
+
+  function poll(etag, every) {
+    if (document.hidden) { setTimeout(function () { poll(etag, every); }, every); return; }
+    var headers = { "X-Evalq-Live": "1" };
+    if (etag) { headers["If-None-Match"] = etag; }
+    fetch(location.href, { headers: headers, cache: "no-store", credentials: "same-origin" })
+      .then(function (response) {
+        if (response.status === 401) { say("signed out: reload to sign in again"); return null; }
+        if (response.status === 304) { return etag; }
+        var tag = response.headers.get("ETag");
+        return response.text().then(function (html) {
+          swap(new DOMParser().parseFromString(html, "text/html"));
+          say("updated " + new Date().toLocaleTimeString());
+          return tag;
+        });
+      })
+      .catch(function () { say("server not reachable; retrying"); return etag; })
+      .then(function (tag) { if (tag !== null) { setTimeout(function () { poll(tag, every); }, every); } });
+  }
+
+  function value(cell) {
+    var raw = cell.getAttribute("data-value");
+    var text = raw === null ? cell.textContent.trim() : raw;
+    var number = parseFloat(text);
+    return { text: text, number: isNaN(number) || !/^-?[\d.]+(e-?\d+)?$/i.test(text) ? null : number };
+  }
+
+  function sortBy(table, index, th) {
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows).filter(function (r) { return r.cells.length > index; });
+    var ascending = th.getAttribute("aria-sort") !== "ascending";
+    rows.sort(function (a, b) {
+      var x = value(a.cells[index]), y = value(b.cells[index]);
+      if (x.number === null && y.number === null) { return x.text.localeCompare(y.text) * (ascending ? 1 : -1); }
+      if (x.number === null) { return 1; }
+      if (y.number === null) { return -1; }
+      return (x.number - y.number) * (ascending ? 1 : -1);
+    });
+    var heads = table.tHead.rows[0].cells;
+    for (var i = 0; i < heads.length; i++) { heads[i].removeAttribute("aria-sort"); }
+    th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+    rows.forEach(function (r) { body.appendChild(r); });
+  }
+
+  function sortable(root) {
+    var tables = root.querySelectorAll("table.sortable");
+    Array.prototype.forEach.call(tables, function (table) {
+      if (!table.tHead) { return; }
+      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {
+        th.tabIndex = 0;
+        th.title = "Sort by this column (Enter)";
+        th.addEventListener("click", function () { sortBy(table, index, th); });
+        th.addEventListener("keydown", function (event) {
+          if (event.key === "Enter" || event.key === " ") { event.preventDefault(); sortBy(table, index, th); }
+        });
+      });
+    });
+  }
+
+  sortable(document);
+  if (main) {
+    var every = Number(main.getAttribute("data-live")) || 5000;
+    var served = document.querySelector('meta[name="evalq-etag"]');
+    setTimeout(function () { poll(served ? served.getAttribute("content") : null, every); }, every);
+  }
+})();

@@ -1,0 +1,188 @@
+"""What every page shares: the templates, the signed-in viewer, rendering, and live ETags."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+from urllib.parse import quote, urlencode
+
+from fastapi import Depends, Request
+from fastapi.responses import HTMLResponse, Response
+from jinja2 import Environment, PackageLoader, select_autoescape
+from sqlalchemy.orm import Session
+
+from evalq import __version__
+from evalq.core.settings import Settings
+from evalq.store.db import session_scope
+from evalq.ui import freshness
+from evalq.ui.session import COOKIE, Viewer, viewer_of
+
+LOGIN = "/ui/login"
+T = TypeVar("T")
+
+
+def _number(value: Any, digits: int = 3) -> str:
+    """A figure for a table cell: ``-`` for None, fixed digits for a float."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _url(path: str, **query: Any) -> str:
+    """``path`` with the query parameters that are set (empty ones left out)."""
+    kept = {k: v for k, v in query.items() if v not in (None, "", False)}
+    return path + ("?" + urlencode(kept, doseq=True) if kept else "")
+
+
+templates = Environment(
+    loader=PackageLoader("evalq.ui", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+templates.filters["num"] = _number
+templates.filters["q"] = lambda value: quote(str(value), safe="")
+templates.globals["url"] = _url
+templates.globals["version"] = __version__
+
+
+class SignInNeeded(Exception):
+    """No valid session: a page redirects to the sign-in form, a live poll gets 401."""
+
+    def __init__(self, next_url: str) -> None:
+        super().__init__(next_url)
+        self.next_url = next_url
+
+
+class ScopeMissing(Exception):
+    """The key lacks the scope the page needs (403)."""
+
+    def __init__(self, scope: str) -> None:
+        super().__init__(scope)
+        self.scope = scope
+
+
+def settings_of(request: Request) -> Settings:
+    """The app's Settings."""
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+CHECKED_FOR_S = 10.0
+"""How long a checked session is trusted without reading its key again: a revoked key's open
+pages stop within this many seconds (its sign-in and every form post are refused at once)."""
+_checked: dict[str, tuple[Viewer, float]] = {}
+_checked_lock = threading.Lock()
+
+
+def checked_viewer(request: Request) -> Viewer | None:
+    """The cookie's viewer, read from the store at most once per `CHECKED_FOR_S` per cookie
+    for the pages' GETs (a live page polls every few seconds)."""
+    cookie = request.cookies.get(COOKIE)
+    now = time.monotonic()
+    if cookie and request.method == "GET":
+        with _checked_lock:
+            found = _checked.get(cookie)
+        if found is not None and found[1] > now:
+            return found[0]
+    with session_scope(settings_of(request).database_url) as session:
+        viewer = viewer_of(session, cookie)
+    if viewer is not None and cookie:
+        with _checked_lock:
+            if len(_checked) > 4096:
+                _checked.clear()
+            _checked[cookie] = (viewer, now + CHECKED_FOR_S)
+    return viewer
+
+
+def _viewer(request: Request) -> Viewer:
+    """The signed-in viewer, holding the read scope."""
+    viewer = checked_viewer(request)
+    if viewer is None:
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        raise SignInNeeded(target)
+    if not viewer.can("read"):
+        raise ScopeMissing("read")
+    return viewer
+
+
+ViewerDep = Annotated[Viewer, Depends(_viewer)]
+
+
+def render(
+    request: Request,
+    template: str,
+    viewer: Viewer | None,
+    *,
+    status: int = 200,
+    etag: str | None = None,
+    **context: Any,
+) -> HTMLResponse:
+    """The page ``template`` with ``context``; ``etag`` makes it a live page."""
+    etag = etag or getattr(request.state, "etag", None)
+    body = templates.get_template(template).render(
+        request=request, viewer=viewer, path=request.url.path, etag=etag, **context
+    )
+    headers = {"Cache-Control": "no-cache, private"}
+    if etag is not None:
+        headers["ETag"] = etag
+    return HTMLResponse(body, status_code=status, headers=headers)
+
+
+def etag_of(session: Session, request: Request, viewer: Viewer) -> str | None:
+    """The ETag of the live page ``request`` asks for (per viewer: the page shows what their
+    scopes allow); None when it is not a live page."""
+    version = freshness.version_of(session, request.url.path)
+    return None if version is None else f'W/"{version}-{len(viewer.scopes)}"'
+
+
+def live(request: Request, viewer: Viewer, page: Callable[[Session], HTMLResponse]) -> Response:
+    """A live page: 304 when its version still matches the poll's ``If-None-Match``, else the
+    page rendered with its ETag. (Polls usually get their 304 earlier, from `polls.LivePolls`.)"""
+    with session_scope(settings_of(request).database_url) as session:
+        etag = etag_of(session, request, viewer)
+        if etag is not None and request.headers.get("if-none-match") == etag:
+            return Response(status_code=304, headers={"ETag": etag})
+        request.state.etag = etag
+        response = page(session)
+    if etag is not None:
+        response.headers["ETag"] = etag
+    return response
+
+
+class Memo:
+    """The last few computed reads, keyed by what they read and the page's version (ETag).
+
+    When an evaluation moves a board, every open page of it polls within 5 s and gets the new
+    page: the board is computed once for all of them (and for every page of its pagination),
+    not once per viewer. A key holds the live version, so a change is never served stale.
+    """
+
+    def __init__(self, size: int = 4) -> None:
+        self.size = size
+        self._values: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """The value stored under ``key``, computed (outside the lock) when there is none."""
+        with self._lock:
+            if key in self._values:
+                self._values.move_to_end(key)
+                found: T = self._values[key]
+                return found
+        value = compute()
+        with self._lock:
+            self._values[key] = value
+            while len(self._values) > self.size:
+                self._values.popitem(last=False)
+        return value
+
+
+memo = Memo()

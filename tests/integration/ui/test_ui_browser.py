@@ -1,0 +1,564 @@
+"""The web UI driven by Playwright in Debian's Chromium, against a real `evalq api`.
+
+One server per backend (SQLite, then PostgreSQL; no broker: it evaluates what it receives
+itself, as after `make demo`), filled through the real HTTP client with the bundled examples, a
+run whose judge fails, a run with a 5,001-step trace, and one with hostile names, output and
+metadata. The judge is `OpenAIStub` (a local
+OpenAI-compatible server), so every run of a judged task carries rubric scores and reasons.
+
+Set EVALQ_UI_SCREENSHOTS=DIR to keep a PNG of each page there (docs/ui/ is made this way).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
+
+from evalq.producer.cli import EXAMPLES
+from evalq.producer.http import HttpClient
+from evalq.ui.security import CSP
+from tests.integration.api.conftest import Server, example_task, examples, serve_api
+from tests.support.openai_stub import OpenAIStub
+from tests.support.tools import required_program
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
+
+ARENA, SCYLLA = "arena-frontend-dark-mode", "scylla-token-bucket"
+PEERREAD, SUITE = "peerread-salience-gating", "suite-refund-agent"
+SCRIPT = '<script>document.title="pwned";alert(1)</script>'
+SVG = '<svg onload="alert(2)"><circle r="9"/></svg>'
+IMG = '"\'><img src=x onerror="alert(3)">'
+HTML = "<b>bold?</b><iframe src=/></iframe>"
+JUDGE_FAILS = "[case:judge-fails]"
+KEEP = os.environ.get("EVALQ_UI_SCREENSHOTS")
+
+
+def hostile_run(base: dict[str, Any]) -> dict[str, Any]:
+    """An Arena run whose every free-text field is a payload (its own output: not a copy)."""
+    return base | {
+        "id": "hostile-1",
+        "tool": SCRIPT,
+        "model": IMG,
+        "output": f"{SVG}\n{HTML}\n{SCRIPT}",
+        "metadata": {"note": SVG, "html": HTML},
+        "trace": {"steps": [{"tool": SCRIPT, "agent": IMG}, {"tool": SVG, "agent": IMG}]},
+    }
+
+
+def long_trace_run(base: dict[str, Any]) -> dict[str, Any]:
+    """An Arena run whose trace has the most steps a submission may carry (5,001), three agents."""
+    steps = [
+        {"tool": f"tool-{i % 20}", "agent": f"agent-{i % 3}", "started_at": i, "ended_at": i + 1}
+        for i in range(5001)
+    ]
+    return base | {
+        "id": "long-trace",
+        "output": base["output"] + " (long trace)",
+        "trace": {"steps": steps},
+    }
+
+
+def failing_judge_run(base: dict[str, Any]) -> dict[str, Any]:
+    """A PeerRead run the judge cannot score: its requests carry the stub's failing case."""
+    return base | {"id": "peer-judge-fails", "output": f"{JUDGE_FAILS} {base['output']}"}
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """`evalq api` over a store of the examples, the hostile run, the failing-judge run and
+    the long trace, on each backend."""
+    directory = tmp_path_factory.mktemp("ui")
+    with OpenAIStub(plan={"judge-fails": ["server_error"] * 50}) as stub:
+        judge = {
+            "judge_model": "openai:stub-judge",
+            "judge_base_url": stub.base_url,
+            "judge_api_key": "sk-test",
+            "judge_max_attempts": "1",
+            "judge_backoff_base_s": "0",
+        }
+        with serve_api(request.param, directory, broker=False, extra=judge) as api:
+            kinds = ("arena", "scylla", "peerread", "suite")
+            runs = [run for kind in kinds for run in examples(kind)]
+            arena = next(r for r in runs if r["task_id"] == ARENA)
+            peer = next(r for r in runs if r["task_id"] == PEERREAD)
+            copy = arena | {"id": "copy-1", "metadata": {"again": True}}  # same content
+            runs += [hostile_run(arena), failing_judge_run(peer), long_trace_run(arena), copy]
+            with HttpClient(api.url, api_key=api.keys["rw"], timeout=60) as client:
+                for task in json.loads((EXAMPLES / "tasks.json").read_text()):
+                    client.put_task(task)
+                for start in range(0, len(runs), 40):  # the fixture's EVALQ_API_MAX_BATCH is 50
+                    client.submit_many(runs[start : start + 40])
+                statuses = client.wait([r["id"] for r in runs], timeout=600)
+            assert set(statuses.values()) <= {"done", "degraded"}, statuses
+            assert statuses["peer-judge-fails"] == "degraded"
+            yield api
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium (Playwright cannot download its own browser here)."""
+    executable = required_program("chromium", "apt-get install chromium")
+    with sync_playwright() as playwright:
+        launched = launch(playwright, executable)
+        yield launched
+        launched.close()
+
+
+def launch(playwright: Playwright, executable: str) -> Browser:
+    return playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+
+
+class Watched:
+    """A page with every dialog, console error and page error it raised."""
+
+    def __init__(self, context: BrowserContext) -> None:
+        self.page = context.new_page()
+        self.dialogs: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+
+    def clean(self, *, answered: tuple[int, ...] = ()) -> None:
+        """No dialog fired, no script error, no CSP violation reported; the console's notes of
+        the HTTP statuses ``answered`` (a refused sign-in: 401) are expected."""
+        expected = tuple(f"responded with a status of {status} " for status in answered)
+        errors = [e for e in self.errors if not any(x in e for x in expected)]
+        assert self.dialogs == [], self.dialogs
+        assert errors == [], errors
+        assert self.page.title() != "pwned"
+
+
+def signed_in(browser: Browser, server: Server, key: str = "rw", width: int = 1400) -> Watched:
+    """A fresh browser context signed in with the named key through the form."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, base_url=server.url)
+    watched = Watched(context)
+    page = watched.page
+    page.goto("/")
+    expect(page).to_have_url(re.compile(r"/ui/login\?next=%2F$"))
+    page.get_by_label("API key").fill(server.keys[key])
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Tasks", exact=True)).to_be_visible()
+    return watched
+
+
+def shoot(page: Page, name: str) -> None:
+    """Keep a PNG of the whole page in EVALQ_UI_SCREENSHOTS (when it is set)."""
+    if KEEP:
+        Path(KEEP).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(KEEP) / f"{name}.png"), full_page=True)
+
+
+def test_sign_in_sets_a_strict_session_cookie_and_sign_out_ends_it(
+    browser: Browser, server: Server
+) -> None:
+    context = browser.new_context(base_url=server.url)
+    watched = Watched(context)
+    page = watched.page
+    page.goto("/ui/login")
+    shoot(page, "login")
+    page.get_by_label("API key").fill("evq_not-a-key")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_have_text("That key is unknown or revoked.")
+    assert context.cookies() == []
+
+    page.get_by_label("API key").fill(server.keys["rw"])
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Tasks", exact=True)).to_be_visible()
+    (cookie,) = context.cookies()
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    assert server.keys["rw"] not in cookie["value"]
+    assert server.keys["rw"].removeprefix("evq_")[:12] not in cookie["value"]
+    assert page.evaluate("document.cookie") == ""  # HttpOnly: no script reads it
+
+    page.get_by_role("button", name="Sign out").click()
+    expect(page).to_have_url(re.compile(r"/ui/login$"))
+    assert context.cookies() == []
+    page.goto(f"/ui/tasks/{ARENA}")
+    expect(page).to_have_url(re.compile(r"/ui/login\?next="))
+    watched.clean(answered=(401,))
+    context.close()
+
+
+def test_a_forged_or_tampered_cookie_is_refused(server: Server, browser: Browser) -> None:
+    watched = signed_in(browser, server)
+    (cookie,) = watched.page.context.cookies()
+    payload, signature = cookie["value"].split(".")
+    for forged in (f"{payload}.{signature[:-2]}AA", f"{payload}x.{signature}", "a.b", ""):
+        answer = httpx.get(f"{server.url}/", cookies={"evalq_session": forged})
+        assert answer.status_code == 303, forged
+        assert answer.headers["location"].startswith("/ui/login")
+    good = httpx.get(f"{server.url}/", cookies={"evalq_session": cookie["value"]})
+    assert good.status_code == 200
+    watched.page.context.close()
+
+
+def test_every_page_carries_the_strict_content_security_policy(
+    server: Server, browser: Browser
+) -> None:
+    watched = signed_in(browser, server)
+    cookies = {c["name"]: c["value"] for c in watched.page.context.cookies()}
+    paths = ["/", f"/ui/tasks/{ARENA}", "/ui/runs/hostile-1", "/ui/compare", "/ui/review"]
+    for path in [*paths, "/ui/login", "/ui/static/ui.js", "/ui/tasks/no-such-task"]:
+        answer = httpx.get(server.url + path, cookies=cookies)
+        assert answer.headers["content-security-policy"] == CSP, path
+        assert answer.headers["x-frame-options"] == "DENY"
+    assert "'unsafe-inline'" not in CSP and "'unsafe-eval'" not in CSP
+    assert "script-src 'self'" in CSP
+    assert httpx.get(server.url + "/ui/tasks/no-such-task", cookies=cookies).status_code == 404
+    watched.page.context.close()
+
+
+def test_tasks_list_counts_runs_by_status_and_searches_by_id(
+    server: Server, browser: Browser
+) -> None:
+    watched = signed_in(browser, server)
+    page = watched.page
+    rows = page.locator("#tasks tbody tr")
+    tasks = json.loads((EXAMPLES / "tasks.json").read_text())
+    expect(rows).to_have_count(len(tasks) + 1)  # the examples' and the fixture's t1
+    with HttpClient(server.url, api_key=server.keys["read"]) as client:
+        board = client.leaderboard(PEERREAD)
+    degraded = page.locator(f'tr[data-task="{PEERREAD}"] td[data-status="degraded"]')
+    expect(degraded).to_have_text("1")  # the run the judge could not score
+    done = page.locator(f'tr[data-task="{PEERREAD}"] td[data-status="done"]')
+    expect(done).to_have_text(str(len(board["entries"]) - 1))
+    shoot(page, "tasks")
+    page.get_by_label("Search by task id").fill("scylla")
+    page.get_by_role("button", name="Search").click()
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_have_attribute("data-task", SCYLLA)
+    watched.clean()
+    page.context.close()
+
+
+@pytest.mark.parametrize(
+    ("task_id", "verdict", "key"),
+    [
+        (ARENA, "Verdict: board", "arena_overall_unadjusted"),
+        (SCYLLA, "Verdict: variants", "scylla_composite"),
+        (PEERREAD, "Verdict: recommendations", "peerread"),
+        (SUITE, "Verdict: suite gate", "suite"),
+    ],
+)
+def test_each_kind_has_its_board_ranked_by_its_own_score_verdict_first(
+    server: Server, browser: Browser, task_id: str, verdict: str, key: str
+) -> None:
+    watched = signed_in(browser, server)
+    page = watched.page
+    page.goto(f"/ui/tasks/{task_id}")
+    headings = page.locator("main h2").all_inner_texts()
+    assert headings[0].startswith(verdict), headings  # the kind's verdict comes first
+    expect(page.locator("#board thead")).to_contain_text(key)
+    with HttpClient(server.url, api_key=server.keys["read"]) as client:
+        board = client.leaderboard(task_id)
+    ids = page.locator("#board tbody tr").evaluate_all("rows => rows.map(r => r.dataset.run)")
+    assert ids == [e["submission_id"] for e in board["entries"]]  # the API's order, held runs last
+    shoot(page, f"board-{board['kind']}")
+    watched.clean()
+    page.context.close()
+
+
+def test_board_marks_held_and_partial_rows_filters_and_pages(
+    server: Server, browser: Browser
+) -> None:
+    watched = signed_in(browser, server)
+    page = watched.page
+    page.goto(f"/ui/tasks/{PEERREAD}")
+    failing = page.locator('#board tr[data-run="peer-judge-fails"]')
+    expect(failing.locator(".mark.partial")).to_have_text("partial")
+    page.goto(f"/ui/tasks/{ARENA}")
+    with HttpClient(server.url, api_key=server.keys["read"]) as client:
+        board = client.leaderboard(ARENA)
+    held = [e["submission_id"] for e in board["entries"] if e["held"]]
+    assert held, "the examples hold an Arena outlier for review"
+    expect(page.locator(f'#board tr[data-run="{held[0]}"] .mark.held')).to_be_visible()
+
+    copies = page.locator("ul.dups li")
+    expect(copies).to_have_count(len(board["duplicate_of"]))
+    expect(copies.first).to_have_text(f"duplicate copy-1 repeats {board['duplicate_of']['copy-1']}")
+    expect(page.locator('#board tr[data-run="copy-1"]')).to_have_count(0)  # counted once
+
+    model = "claude-sonnet-4"
+    page.get_by_label("model").select_option(model)
+    page.get_by_role("button", name="Filter").click()
+    models = page.locator("#board tbody tr td:nth-child(3) .sub").all_inner_texts()
+    assert models and set(models) == {model}
+    assert len(models) == sum(e["model"] == model for e in board["entries"])
+
+    page.goto(f"/ui/tasks/{ARENA}?per=5")
+    expect(page.locator("#board tbody tr")).to_have_count(5)
+    pages = -(-len(board["entries"]) // 5)
+    expect(page.locator("nav.pages")).to_contain_text(f"page 1 of {pages}")
+    page.get_by_role("link", name="next ›").click()
+    second = page.locator("#board tbody tr").evaluate_all("rows => rows.map(r => r.dataset.run)")
+    assert second == [e["submission_id"] for e in board["entries"][5:10]]
+
+    page.goto(f"/ui/tasks/{ARENA}?metadata=nokey")
+    expect(page.get_by_role("alert")).to_contain_text("metadata: must be KEY=VALUE")
+    watched.clean(answered=(422,))
+    page.context.close()
+
+
+def test_board_sorts_by_keyboard(server: Server, browser: Browser) -> None:
+    watched = signed_in(browser, server)
+    page = watched.page
+    page.goto(f"/ui/tasks/{ARENA}")
+    header = page.locator("#board thead th", has_text="speed")
+    header.focus()
+    page.keyboard.press("Enter")
+    expect(header).to_have_attribute("aria-sort", "ascending")
+    cells = page.locator("#board tbody tr td:nth-child(8)").all_inner_texts()
+    values = [float(c) for c in cells]
+    assert values == sorted(values)
+    watched.clean()
+    page.context.close()
+
+
+def test_run_page_shows_output_references_tiers_judge_trace_and_cost(
+    server: Server, browser: Browser
+) -> None:
+    run = next(r for r in examples("peerread") if r.get("trace"))
+    watched = signed_in(browser, server)
+    page = watched.page
+    page.goto(f"/ui/runs/{run['id']}")
+    expect(page.locator("#output")).to_have_text(run["output"])
+    task = example_task(PEERREAD)
+    expect(page.locator("pre.reference")).to_have_count(len(task["reference_outputs"]))
+    for tier in ("text", "judge", "graph"):
+        expect(page.locator(f'.tier[data-tier="{tier}"] .mark')).to_have_text("ok")
+    reasons = page.locator("#judge td.reason")
+    expect(reasons.first).to_have_text("stub rationale")  # the judge's reason, per criterion
+    assert reasons.count() >= 2
+    agents = {s.get("agent") for s in run["trace"]["steps"]}
+    expect(page.locator("#trace ul.tree > li")).to_have_count(len(agents))
+    expect(page.locator("#trace")).to_contain_text(f"{len(run['trace']['steps'])} step(s)")
+    expect(page.locator("main")).to_contain_text("price from")
+    shoot(page, "run")
+
+    page.goto("/ui/runs/peer-judge-fails")
+    judge = page.locator('.tier[data-tier="judge"]')
+    failed = page.locator('#judge .rubric .mark, .tier[data-tier="judge"] .mark')
+    expect(failed.first).to_have_text(re.compile("failed"))
+    expect(page.locator("main")).to_contain_text("Not in the score")
+    expect(judge.locator(".error").or_(page.locator("#judge .error")).first).to_be_visible()
+    watched.clean()
+    page.context.close()
+
+
+def test_a_run_with_thousands_of_steps_renders_summarised_and_expandable(
+    server: Server, browser: Browser
+) -> None:
+    watched = signed_in(browser, server)
+    page = watched.page
+    page.goto("/ui/runs/long-trace")
+    expect(page.locator("#trace")).to_contain_text("5001 step(s) by 3 agent(s)")
+    groups = page.locator("#trace ul.tree > li")
+    expect(groups).to_have_count(3)
+    assert page.locator("#trace ol.steps li").count() == 3 * 200  # 200 listed per agent
+    expect(groups.first.locator(".note")).to_have_text("… and 1467 more step(s) not listed.")
+    second = groups.nth(1).locator("details")
+    assert second.get_attribute("open") is None
+    second.locator("summary").focus()
+    page.keyboard.press("Enter")
+    expect(second).to_have_attribute("open", "")
+    expect(page.locator("#trace table").first.locator("tbody tr, tr")).not_to_have_count(0)
+    watched.clean()
+    page.context.close()
+
+
+def test_compare_page_shows_the_statistics_the_api_serves(server: Server, browser: Browser) -> None:
+    watched = signed_in(browser, server)
+    page = watched.page
+    page.get_by_role("link", name="Compare").click()
+    page.get_by_label("tasks").fill(SCYLLA)
+    page.get_by_label("by", exact=True).fill("variant")
+    page.get_by_role("button", name="Compare").click()
+    api = httpx.get(
+        f"{server.url}/v1/compare",
+        params={"tasks": SCYLLA, "by": "variant"},
+        headers={"Authorization": f"Bearer {server.keys['read']}"},
+        timeout=60,
+    ).json()
+    rows = page.locator("#comparisons tbody tr")
+    expect(rows).to_have_count(len(api["comparisons"]))
+    for row, comparison in zip(rows.all(), api["comparisons"], strict=True):
+        assert row.get_attribute("data-group") == comparison["other"]
+        expect(row).to_contain_text(comparison["design"])
+        expect(row).to_contain_text(comparison["conclusion"])
+    shoot(page, "compare")
+
+    page.get_by_label("run A").fill("arena-fe-01")
+    page.get_by_label("run B").fill("hostile-1")
+    page.get_by_role("button", name="Show the difference").click()
+    rows = page.locator("#diff tbody tr")
+    expect(page.locator("#diff-h")).to_have_text("arena-fe-01 vs hostile-1")
+    hostile_lines = hostile_run({})["output"].splitlines()
+    right = rows.locator("td:last-child").all_inner_texts()
+    assert [line for line in right if line] == hostile_lines  # the payload, as text
+    assert page.locator("#diff tr.same").count() == 0
+
+    page.get_by_label("tasks").fill(SCYLLA)
+    page.get_by_label("by", exact=True).fill("colour")
+    page.get_by_role("button", name="Compare").click()
+    expect(page.get_by_role("alert")).to_contain_text("by")
+    watched.clean(answered=(422,))
+    page.context.close()
+
+
+def test_hostile_strings_show_as_text_and_never_run(server: Server, browser: Browser) -> None:
+    watched = signed_in(browser, server)
+    page = watched.page
+    for path in ("/", f"/ui/tasks/{ARENA}", "/ui/runs/hostile-1", "/ui/review"):
+        page.goto(path)
+        assert page.locator("img[src=x], iframe, main svg circle").count() == 0, path
+        scripts = page.locator("script").evaluate_all("s => s.map(e => e.src)")
+        assert scripts == [f"{server.url}/ui/static/ui.js"], path
+    page.goto(f"/ui/tasks/{ARENA}")
+    row = page.locator('#board tr[data-run="hostile-1"]')
+    expect(row).to_contain_text(SCRIPT)
+    expect(row).to_contain_text(IMG)
+    page.goto("/ui/runs/hostile-1")
+    expect(page.locator("#output")).to_have_text(f"{SVG}\n{HTML}\n{SCRIPT}")
+    expect(page.locator("#metadata")).to_contain_text(SVG)
+    expect(page.locator("#trace")).to_contain_text(SCRIPT)
+    expect(page.locator("h1")).to_have_text("Run hostile-1")
+    page.wait_for_timeout(500)  # any onload / onerror would have fired by now
+    watched.clean()
+    page.context.close()
+
+
+def test_board_and_run_update_live_while_a_run_is_evaluated(
+    server: Server, browser: Browser
+) -> None:
+    watched = signed_in(browser, server)
+    page = watched.page
+    page.goto(f"/ui/tasks/{ARENA}")
+    page.evaluate("window.notReloaded = true")
+    tasks = Watched(page.context)  # the tasks list, open in a second tab
+    tasks.page.goto("/")
+    tasks.page.evaluate("window.notReloaded = true")
+    evaluated = f'tr[data-task="{ARENA}"] td[data-status="done"]'
+    before = int(tasks.page.locator(evaluated).inner_text())
+    base = next(r for r in examples("arena") if r["task_id"] == ARENA)
+    run = base | {"id": "live-1", "output": base["output"] + " (a live one)"}
+    with HttpClient(server.url, api_key=server.keys["rw"]) as client:
+        client.submit(run)
+        expect(page.locator('#board tr[data-run="live-1"]')).to_be_visible(timeout=120_000)
+        assert client.get_result("live-1")["status"] == "done"
+    expect(tasks.page.locator(evaluated)).to_have_text(str(before + 1), timeout=60_000)
+    for live in (page, tasks.page):  # arrived by polling, not a reload
+        assert live.evaluate("window.notReloaded") is True
+        expect(live.locator("#live-status")).to_contain_text("updated")
+    watched.clean()
+    tasks.clean()
+    page.context.close()
+
+
+def test_server_sent_events_say_when_a_board_changes(server: Server, browser: Browser) -> None:
+    watched = signed_in(browser, server)
+    cookies = {c["name"]: c["value"] for c in watched.page.context.cookies()}
+    watched.page.context.close()
+    page = {"page": f"/ui/tasks/{ARENA}"}
+    assert httpx.get(f"{server.url}/ui/events", params=page).status_code == 303  # no session
+    base = next(r for r in examples("arena") if r["task_id"] == ARENA)
+    run = base | {"id": "live-2", "output": base["output"] + " (another live one)"}
+    with (
+        httpx.Client(base_url=server.url, cookies=cookies, timeout=120) as client,
+        client.stream("GET", "/ui/events", params=page) as stream,
+    ):
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        lines = stream.iter_lines()
+        assert next(lines) == "event: open"
+        opened = next(lines).removeprefix("data: ")
+        with HttpClient(server.url, api_key=server.keys["rw"]) as writer:
+            writer.submit(run)
+        assert next(line for line in lines if line.startswith("event:")) == "event: changed"
+    with httpx.Client(base_url=server.url, cookies=cookies) as client:
+        version = client.get(f"/ui/tasks/{ARENA}").headers["etag"]
+    assert opened not in version  # the board's version moved
+
+
+def test_polling_an_unchanged_page_costs_a_304(server: Server, browser: Browser) -> None:
+    watched = signed_in(browser, server)
+    cookies = {c["name"]: c["value"] for c in watched.page.context.cookies()}
+    for path in ("/", f"/ui/tasks/{SUITE}", "/ui/runs/hostile-1", "/ui/review"):
+        first = httpx.get(server.url + path, cookies=cookies)
+        etag = first.headers["etag"]
+        assert f'content="{etag}"' in first.text.replace("&#34;", '"')
+        again = httpx.get(server.url + path, cookies=cookies, headers={"If-None-Match": etag})
+        assert again.status_code == 304, path
+        assert again.content == b""
+        polled = {"If-None-Match": etag, "X-Evalq-Live": "1"}  # answered before routing
+        fast = httpx.get(server.url + path, cookies=cookies, headers=polled)
+        assert fast.status_code == 304 and fast.headers["etag"] == etag, path
+        assert fast.headers["content-security-policy"] == CSP
+        stale = httpx.get(
+            server.url + path, cookies=cookies, headers=polled | {"If-None-Match": 'W/"old"'}
+        )
+        assert stale.status_code == 200 and stale.headers["etag"] == etag
+        assert httpx.get(server.url + path, headers=polled).status_code == 401  # no session
+    poll = httpx.get(f"{server.url}/", headers={"X-Evalq-Live": "1"})
+    assert poll.status_code == 401  # a poll after sign-out: no redirect to follow
+    watched.page.context.close()
+
+
+def test_pages_fit_800_px(server: Server, browser: Browser) -> None:
+    watched = signed_in(browser, server, width=800)
+    page = watched.page
+    for path in ("/", f"/ui/tasks/{SCYLLA}", "/ui/runs/hostile-1", "/ui/review"):
+        page.goto(path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 800, (path, width)
+    page.goto(f"/ui/tasks/{SCYLLA}")
+    shoot(page, "board-800px")
+    watched.clean()
+    page.context.close()
+
+
+def test_review_accept_needs_write_scope_and_csrf_then_ranks_the_run(
+    server: Server, browser: Browser
+) -> None:
+    reader = signed_in(browser, server, key="read")
+    reader.page.goto("/ui/review")
+    rows = reader.page.locator("#review tbody tr[data-run]")
+    held = rows.first.get_attribute("data-run")
+    assert held
+    expect(rows.first).to_contain_text("needs the write scope")
+    read_cookies = {c["name"]: c["value"] for c in reader.page.context.cookies()}
+    csrf = reader.page.locator('header input[name="csrf"]').get_attribute("value")
+    refused = httpx.post(
+        f"{server.url}/ui/review/accept",
+        data={"submission_id": held, "csrf": csrf},
+        cookies=read_cookies,
+    )
+    assert refused.status_code == 403 and "write scope" in refused.text
+    reader.page.context.close()
+
+    writer = signed_in(browser, server, key="rw")
+    page = writer.page
+    page.goto("/ui/review")
+    shoot(page, "review")
+    cookies = {c["name"]: c["value"] for c in page.context.cookies()}
+    no_token = httpx.post(
+        f"{server.url}/ui/review/accept", data={"submission_id": held}, cookies=cookies
+    )
+    assert no_token.status_code == 403 and "CSRF" in no_token.text
+    with HttpClient(server.url, api_key=server.keys["read"]) as client:
+        assert client.get_result(held)["review"] == "flagged"
+        page.get_by_role("button", name=f"Accept {held}").press("Enter")
+        expect(page.get_by_role("status").first).to_have_text(f"Accepted {held}.")
+        expect(page.locator(f'#review tr[data-run="{held}"]')).to_have_count(0)
+        assert client.get_result(held)["review"] == "accepted"
+    writer.clean()
+    page.context.close()
