@@ -107,10 +107,11 @@ def test_leaderboards_carry_rank_intervals_where_rows_can_be_resampled(
         "a single submission: nothing to resample"
     }
     method = scylla["rank_uncertainty"]
+    # the demo's T2 sits near the 2.5% cut: 1,000 resamples leave an edge undecided, 10,000 drawn
     assert (method["applies_to"], method["units"], method["resamples"]) == (
         "variants",
         "runs",
-        1000,
+        10_000,
     )
     assert scylla["variants"][0]["variant"] == "T3"
     assert scylla["variants"][0]["rank_interval"] == {"low": 1, "high": 1}
