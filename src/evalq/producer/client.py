@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from evalq.core.applicable import remaining_tiers, skipped_tiers
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
+from evalq.core.labels import Label, LabelRequest, parse_label, parse_labels
 from evalq.core.pricing import quote_submission
 from evalq.core.profile import profile_named
 from evalq.core.receivers import check_receiver
@@ -38,6 +39,7 @@ from evalq.core.webhooks import (
 from evalq.producer.submitted import FINAL_STATUSES, Submitted
 from evalq.read.submission import submission_result
 from evalq.store import intake, queries, webhooks
+from evalq.store import labels as label_store
 from evalq.store.baseline_sql import refresh_task_baseline
 from evalq.store.db import session_scope
 from evalq.workers.app import make_app
@@ -383,6 +385,58 @@ class Client:
         """The webhook's deliveries, newest first, each with its attempts."""
         with session_scope(self.url) as session:
             return webhooks.deliveries(session, task_id=task_id, webhook_id=webhook_id, limit=limit)
+
+    def add_label(self, label: LabelRequest | Mapping[str, Any]) -> Label:
+        """Store one person's label of a run (`evalq.core.labels.LabelRequest`).
+
+        The same labeller labelling the same run again replaces their earlier label.
+
+        Raises:
+            InvalidInput: a bad field (a score outside 1-5, an unknown rubric, an empty
+                label), or ``submission_id`` naming no stored run; nothing is stored.
+        """
+        parsed = parse_label(label)
+        try:
+            return self.add_labels([parsed])[0]
+        except InvalidInput as error:  # named as for one label: submission_id, not [0]....
+            raise InvalidInput(
+                [(field.removeprefix("[0]."), rule) for field, rule in error.problems]
+            ) from None
+
+    def add_labels(self, labels: Iterable[LabelRequest | Mapping[str, Any]]) -> list[Label]:
+        """Store a batch of labels: all of them, or none when one is invalid.
+
+        Raises:
+            InvalidInput: each bad item's problems, named ``[INDEX].field`` (an unknown run on
+                ``[INDEX].submission_id``); nothing is stored.
+        """
+        parsed = parse_labels(labels)
+        with session_scope(self.url) as session:
+            return label_store.add_labels(session, labels=parsed)
+
+    def labels(
+        self,
+        *,
+        task_id: str | None = None,
+        submission_id: str | None = None,
+        labeller: str | None = None,
+    ) -> list[Label]:
+        """Stored labels, by task, run and labeller; each filter given narrows the list.
+
+        Raises:
+            NotFound: ``task_id`` or ``submission_id`` names nothing stored.
+        """
+        with session_scope(self.url) as session:
+            if task_id is not None:
+                queries.get_task(session, task_id=task_id)
+            if submission_id is not None:
+                queries.get_submission_row(session, submission_id=submission_id)
+            return label_store.list_labels(
+                session,
+                task_ids=None if task_id is None else [task_id],
+                submission_id=submission_id,
+                labeller=labeller,
+            )
 
     def leaderboard(
         self,

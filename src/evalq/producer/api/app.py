@@ -14,6 +14,7 @@ from pydantic.json_schema import models_json_schema
 from starlette.concurrency import run_in_threadpool
 
 from evalq import __version__
+from evalq.core.labels import LabelBatch
 from evalq.core.profile import profile_names
 from evalq.core.redact import install_log_redaction
 from evalq.core.schemas import Submission, Task
@@ -22,7 +23,15 @@ from evalq.core.webhooks import WebhookRequest
 from evalq.producer.api import errors, metrics
 from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
-from evalq.producer.api.routes import compare, health, submissions, tasks, traces, webhooks
+from evalq.producer.api.routes import (
+    compare,
+    health,
+    labels,
+    submissions,
+    tasks,
+    traces,
+    webhooks,
+)
 from evalq.producer.client import Client
 
 log = logging.getLogger(__name__)
@@ -62,6 +71,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(traces.router)
     app.include_router(metrics.router)
     app.include_router(webhooks.router)
+    app.include_router(labels.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
@@ -108,6 +118,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
                 (SubmissionBatch, "validation"),
                 (Task, "validation"),
                 (WebhookRequest, "validation"),
+                (LabelBatch, "validation"),
             ],
             ref_template="#/components/schemas/{model}",
         )

@@ -17,7 +17,17 @@ from typing import Annotated
 import typer
 
 from evalq import __version__
-from evalq.producer.cli import boards, demo, lists, ops, review, submit, traces, webhooks
+from evalq.producer.cli import (
+    boards,
+    demo,
+    labels,
+    lists,
+    ops,
+    review,
+    submit,
+    traces,
+    webhooks,
+)
 from evalq.producer.cli.api import api as api_command
 from evalq.producer.cli.api import keys_app
 from evalq.producer.cli.compare import compare_command
@@ -39,6 +49,7 @@ app.add_typer(keys_app, name="keys")
 app.add_typer(review.review_app, name="review")
 app.add_typer(traces.import_app, name="import")
 app.add_typer(webhooks.webhook_app, name="webhook")
+app.add_typer(labels.labels_app, name="labels")
 
 _debug = [False]
 
