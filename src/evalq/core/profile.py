@@ -124,6 +124,26 @@ class JudgeProfile(Section):
         ),
     )
 
+    min_labels: int = Field(
+        default=30,
+        ge=1,
+        le=100_000,
+        description=(
+            "Human labels (run, labeller pairs) a judge model's rubric needs before its scores "
+            "count as validated; below it they are shown as 'not validated' (docs/judge.md)."
+        ),
+    )
+    min_alpha: float = Field(
+        default=0.667,
+        ge=-1,
+        le=1,
+        allow_inf_nan=False,
+        description=(
+            "Lowest judge-human Krippendorff's alpha (ordinal) at which a rubric's judge scores "
+            "count as validated (0.667: Krippendorff's bound for tentative conclusions)."
+        ),
+    )
+
     def rubric_weights(self) -> dict[str, dict[str, float]]:
         """Each rubric's criterion weights by rubric name, in `RUBRIC_NAMES` order."""
         sections: dict[RubricName, RubricProfile] = {
@@ -332,9 +352,12 @@ class Profile(Section):
 
         ``text.precision`` and ``judge.panel`` joined the profile later: at their defaults (fp32
         and no panel, what every earlier profile computed with) they are left out, so earlier
-        profiles keep their hashes; bf16 or a panel changes the hash.
+        profiles keep their hashes; bf16 or a panel changes the hash. ``judge.min_labels`` and
+        ``judge.min_alpha`` decide only whether the read side calls the judge validated, never a
+        score, so they are never part of it.
         """
         content = self.model_dump(mode="json")
+        del content["judge"]["min_labels"], content["judge"]["min_alpha"]
         if content["text"]["precision"] == "fp32":
             del content["text"]["precision"]
         if not content["judge"]["panel"]:

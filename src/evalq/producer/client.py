@@ -47,6 +47,7 @@ from evalq.workers.chords import enqueue_many
 from evalq.workers.policy import REFRESH_ATTEMPTS
 
 if TYPE_CHECKING:  # scipy.stats comes with it: only `compare` needs it, when it runs
+    from evalq.core.judge_validation import JudgeAgreement
     from evalq.stats.comparison import Correction
 
 FIRST_ATTEMPT = 1
@@ -437,6 +438,18 @@ class Client:
                 submission_id=submission_id,
                 labeller=labeller,
             )
+
+    def judge_agreement(self, tasks: str, *, seed: int = 0) -> JudgeAgreement:
+        """How well the judge agrees with people's labels on ``tasks`` (an id, ids separated by
+        commas, or globs): per task, rubric and judge model, and pooled when several tasks.
+
+        Raises:
+            InvalidInput: on ``tasks`` when a name or glob matches no task.
+        """
+        from evalq.read.judge_agreement import task_judge_agreement
+
+        with session_scope(self.url) as session:
+            return task_judge_agreement(session, tasks=tasks, settings=self.settings, seed=seed)
 
     def leaderboard(
         self,

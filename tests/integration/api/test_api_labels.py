@@ -99,3 +99,13 @@ def test_http_clients_round_trip_labels(api: Server, runs: list[str]) -> None:
     assert listed.status_code == 200
     [only] = listed.json()["labels"]
     assert (only["submission_id"], only["recommendation"]) == (runs[1], "accept")
+
+
+def test_judge_agreement_is_served(api: Server, runs: list[str]) -> None:
+    with HttpClient(api.url, api.keys["read"]) as http:
+        report = http.judge_agreement("t1")
+        assert report.tasks == ["t1"] and report.min_labels == 30 and report.rubrics == []
+        with pytest.raises(InvalidInput) as caught:
+            http.judge_agreement("no-such-*")
+        assert [f for f, _ in caught.value.problems] == ["tasks"]
+    assert api.client(None).get("/v1/judge/agreement", params={"tasks": "t1"}).status_code == 401

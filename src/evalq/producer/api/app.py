@@ -26,6 +26,7 @@ from evalq.producer.api.models import SubmissionBatch
 from evalq.producer.api.routes import (
     compare,
     health,
+    judge,
     labels,
     submissions,
     tasks,
@@ -72,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(metrics.router)
     app.include_router(webhooks.router)
     app.include_router(labels.router)
+    app.include_router(judge.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 

@@ -20,6 +20,7 @@ from evalq import __version__
 from evalq.producer.cli import (
     boards,
     demo,
+    judge,
     labels,
     lists,
     ops,
@@ -50,6 +51,7 @@ app.add_typer(review.review_app, name="review")
 app.add_typer(traces.import_app, name="import")
 app.add_typer(webhooks.webhook_app, name="webhook")
 app.add_typer(labels.labels_app, name="labels")
+app.add_typer(judge.judge_app, name="judge")
 
 _debug = [False]
 

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 
 from evalq.core.errors import InvalidInput
+from evalq.core.judge_validation import JudgeAgreement
 from evalq.core.labels import Label, LabelList, LabelRequest, parse_label
 from evalq.core.schemas import Submission, Task
 from evalq.core.webhooks import (
@@ -255,6 +256,12 @@ class HttpClient:
         """Stored labels (GET /v1/labels); each filter given narrows the list."""
         call = wire.labels_call(task_id=task_id, submission_id=submission_id, labeller=labeller)
         return LabelList.model_validate(self._send(call)).labels
+
+    def judge_agreement(self, tasks: str, *, seed: int = 0) -> JudgeAgreement:
+        """The judge's agreement with people on ``tasks`` (GET /v1/judge/agreement), as
+        `Client.judge_agreement`."""
+        answer = self._send(wire.judge_agreement_call(tasks, seed=seed))
+        return JudgeAgreement.model_validate(answer)
 
     def accept_review(self, submission_id: str) -> int:
         """Accept a submission flagged for review; returns the baseline version that counts it.

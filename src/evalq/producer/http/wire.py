@@ -204,6 +204,11 @@ def labels_call(*, task_id: str | None, submission_id: str | None, labeller: str
     return Call("GET", "/v1/labels", params=httpx.QueryParams(params))
 
 
+def judge_agreement_call(tasks: str, *, seed: int) -> Call:
+    """GET /v1/judge/agreement."""
+    return Call("GET", "/v1/judge/agreement", params=httpx.QueryParams(tasks=tasks, seed=seed))
+
+
 def single(error: InvalidInput) -> InvalidInput:
     """A one-item batch's problems named as for one item: ``submission_id``, not ``[0]...``."""
     return InvalidInput([(f.removeprefix("[0]."), rule) for f, rule in error.problems])
