@@ -6,7 +6,31 @@ here so that the HTTP clients read it without importing the judge.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
 from pydantic import BaseModel, Field
+
+
+@dataclass(frozen=True)
+class JudgedRun:
+    """One judge model's rubric scores of one run, as stored (normalised to [0, 1])."""
+
+    submission_id: str
+    task_id: str
+    model: str
+    scores: Mapping[str, float | None]
+
+
+@dataclass(frozen=True)
+class HumanScore:
+    """One person's 1-5 score of one rubric of one run."""
+
+    submission_id: str
+    labeller: str
+    rubric: str
+    score: int
 
 
 class RubricAgreement(BaseModel):
@@ -49,3 +73,32 @@ class JudgeAgreement(BaseModel):
         """The entries whose judge scores are not validated (the pooled ones when present)."""
         pooled = [entry for entry in self.rubrics if entry.task_id is None]
         return [entry for entry in pooled or self.rubrics if not entry.validated]
+
+
+class JudgeValidation(BaseModel):
+    """Whether the judge scores shown beside it can be trusted: its agreement with people.
+
+    Served as ``judge_validation`` by the leaderboard, a submission's detail, the comparison
+    and the report, wherever the judge's scores appear; absent when they hold no judge score.
+    """
+
+    status: Literal["validated", "not validated"] = Field(
+        description="'validated' only when every rubric and judge model below is."
+    )
+    rubrics: list[RubricAgreement] = Field(
+        description="Per rubric and judge model: over the one task shown, or pooled over the "
+        "tasks shown."
+    )
+
+    def lines(self) -> list[str]:
+        """The judge's validation in words, one line per rubric and model (the CLI, the page)."""
+        out = [f"judge scores: {self.status} against people's labels"]
+        for entry in self.rubrics:
+            alpha = "alpha -" if entry.alpha is None else f"alpha {entry.alpha:.2f}"
+            if entry.alpha_ci is not None:
+                alpha += f" [{entry.alpha_ci[0]:.2f}, {entry.alpha_ci[1]:.2f}]"
+            bias = "" if entry.bias is None else f", bias {entry.bias:+.2f}"
+            out.append(
+                f"  {entry.rubric} / {entry.model}: {alpha}{bias}, n {entry.pairs} ({entry.note})"
+            )
+        return out

@@ -37,6 +37,7 @@ from evalq.core.webhooks import (
     parse_webhook_request,
 )
 from evalq.producer.submitted import FINAL_STATUSES, Submitted
+from evalq.read.judge_agreement import with_judge_validation
 from evalq.read.submission import submission_result
 from evalq.store import intake, queries, webhooks
 from evalq.store import labels as label_store
@@ -484,6 +485,9 @@ class Client:
                 settings=self.settings,
                 include_held=include_held,
             )
+            board = with_judge_validation(
+                board, session, task_ids=[board.task_id], settings=self.settings
+            )
             return board.model_dump(mode="json")
 
     def compare(
@@ -518,6 +522,9 @@ class Client:
                 settings=self.settings,
                 include_held=include_held,
             )
+            result = with_judge_validation(
+                result, session, task_ids=result.tasks, settings=self.settings
+            )
             return result.model_dump(mode="json")
 
     def get_result(self, submission_id: str) -> dict[str, Any]:
@@ -528,6 +535,10 @@ class Client:
         """
         with session_scope(self.url) as session:
             found = submission_result(session, submission_id=submission_id, settings=self.settings)
+            if found.scores is not None:  # evaluated: its judge scores are shown
+                found = with_judge_validation(
+                    found, session, task_ids=[found.task_id], settings=self.settings
+                )
             return found.model_dump(mode="json", exclude_unset=True)
 
 

@@ -31,6 +31,7 @@ from pydantic import Field
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
+from evalq.core.judge_validation import JudgeValidation
 from evalq.core.metadata import filter_problems, matches
 from evalq.core.profile import Profile, Recommendation
 from evalq.core.results import CostOfPass, EvaluationStatus, ScyllaScores
@@ -211,6 +212,12 @@ class LeaderboardReport(Reply):
         description="Copies: each id whose run repeats an earlier run's content (output, trace, "
         "usage, evidence; another id, labels or metadata) and the id of that earliest run. A "
         "copy counts once, as the earliest: it is not listed, ranked or counted anywhere.",
+    )
+    judge_validation: JudgeValidation | None = Field(
+        default=None,
+        description="The judge's agreement with people's labels and whether its scores are "
+        "validated (docs/judge.md); absent when no judge score is shown.",
+        exclude_if=lambda value: value is None,
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import Field
 from sqlalchemy.orm import Session
 
+from evalq.core.judge_validation import JudgeValidation
 from evalq.core.redact import redact_data
 from evalq.core.results import (
     ArenaScores,
@@ -75,6 +76,12 @@ class SubmissionResult(Reply):
     profile_hash: str | None = Field(default=None, description="The scoring profile used.")
     evaluated_at: str | None = Field(default=None, description="ISO 8601, as stored.")
     merged: Merged | None = None
+    judge_validation: JudgeValidation | None = Field(
+        default=None,
+        description="The judge's agreement with people's labels and whether its scores are "
+        "validated (docs/judge.md); absent when no judge score is shown.",
+        exclude_if=lambda value: value is None,
+    )
 
 
 def submission_result(
