@@ -106,7 +106,10 @@ def main() -> int:
         order = rng.permutation(args.items)
         cal, test = order[: args.calibration], order[args.calibration :]
         labelled = [
-            [Judgment(float(c), bool(a)) for c, a in zip(pool.confidence[i], pool.agreed[i])]
+            [
+                Judgment(float(c), bool(a))
+                for c, a in zip(pool.confidence[i], pool.agreed[i], strict=True)
+            ]
             for i in cal
         ]
         calibration = calibrate(labelled, alpha=args.alpha, delta=args.delta)
@@ -149,7 +152,9 @@ def main() -> int:
     )
     figure("required share 1 - delta", round(1 - args.delta, 3))
     figure("items decided (not 'judge uncertain')", round(float(coverage), 4))
-    for name, share, alone in zip(("cheap", "middle", "top"), shares, pool.agreed.mean(axis=0)):
+    for name, share, alone in zip(
+        ("cheap", "middle", "top"), shares, pool.agreed.mean(axis=0), strict=True
+    ):
         figure(f"decided by the {name} level (its agreement on every item: {alone:.3f})", share)
     figure("judge cost per item, cascade (cost units; top alone: 20)", round(float(cost), 3))
     figure("judge calls saved in cost units vs the top level alone", round(1 - cost / top_cost, 3))
