@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -52,3 +53,46 @@ def agreement(
     console.print(table)
     for entry in report.not_validated():
         console.print(f"{entry.rubric} / {entry.model}: {entry.note}", markup=False)
+
+
+@judge_app.command("calibrate")
+def calibrate_command(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="JSONL: one labelled item per line, "
+            '{"levels": [{"confidence": 0.8, "agreed": true}, ...]}, cheapest level first.'
+        ),
+    ],
+    alpha: Annotated[float, typer.Option(help="Tolerated disagreement (target 1 - alpha).")] = 0.1,
+    delta: Annotated[float, typer.Option(help="Allowed probability that the bound fails.")] = 0.1,
+    reference: Annotated[
+        str, typer.Option(help="'human' (labels) or 'top judge' (the top level's verdicts).")
+    ] = "human",
+) -> None:
+    """Thresholds per judge level so trusted verdicts agree >= 1-alpha w.p. >= 1-delta (JSON)."""
+    from evalq.core.errors import InvalidInput
+    from evalq.core.storable import decode_json
+    from evalq.judge.calibration import Judgment, calibrate
+
+    if reference not in ("human", "top judge"):
+        fail(InvalidInput([("--reference", "must be 'human' or 'top judge'")]))
+    try:
+        items = []
+        for number, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+            if not line.strip():
+                continue
+            data = decode_json(line, where=f"{path.name}:{number}")
+            try:
+                items.append(
+                    [Judgment(float(j["confidence"]), bool(j["agreed"])) for j in data["levels"]]
+                )
+            except (KeyError, TypeError, ValueError):
+                rule = 'must be {"levels": [{"confidence": NUMBER, "agreed": BOOL}, ...]}'
+                raise InvalidInput([(f"{path.name}:{number}", rule)]) from None
+        result = calibrate(items, alpha=alpha, delta=delta, reference=reference)  # type: ignore[arg-type]
+    except OSError as error:
+        fail(InvalidInput([("(file)", f"cannot read: {error.strerror}")]))
+    except EvalqError as error:
+        fail(error)
+    print(result.model_dump_json(indent=2))
