@@ -90,6 +90,33 @@ class RubricProfile(Section):
     weights: dict[str, Weight]
 
 
+class CascadeLevel(Section):
+    """One level of a judge cascade: a model, asked ``samples`` times (seeds 0..samples-1)."""
+
+    model: ModelName
+    samples: int = Field(default=3, ge=1, le=20, description="Samples per rubric.")
+    threshold: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Trust the level when its confidence is at least this (from `evalq judge "
+        "calibrate`); None: never trusted, it only escalates.",
+    )
+
+
+class CascadeProfile(Section):
+    """A judge cascade, cheapest level first (docs/judge.md, "Selective judging")."""
+
+    levels: list[CascadeLevel] = Field(min_length=1, max_length=5)
+    calibration: str = Field(
+        min_length=1, max_length=200, description="Which calibration the thresholds came from."
+    )
+    audit_share: float = Field(
+        default=0.05, ge=0, le=1, description="Share of runs always judged by the top level."
+    )
+    audit_seed: int = 0
+
+
 class JudgeProfile(Section):
     """Tier 2 (spec 001): LLM-as-judge rubrics, context length, budget."""
 
@@ -124,6 +151,11 @@ class JudgeProfile(Section):
         ),
     )
 
+    cascade: CascadeProfile | None = Field(
+        default=None,
+        description="Judge levels asked cheapest first until one is confident enough; replaces "
+        "EVALQ_JUDGE_MODEL and the panel when set (docs/judge.md).",
+    )
     min_labels: int = Field(
         default=30,
         ge=1,
@@ -358,6 +390,8 @@ class Profile(Section):
         """
         content = self.model_dump(mode="json")
         del content["judge"]["min_labels"], content["judge"]["min_alpha"]
+        if content["judge"]["cascade"] is None:
+            del content["judge"]["cascade"]
         if content["text"]["precision"] == "fp32":
             del content["text"]["precision"]
         if not content["judge"]["panel"]:

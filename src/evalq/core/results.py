@@ -246,6 +246,32 @@ class Agreement(Record):
     members: int = Field(ge=0, description="Members that scored at least one of those units.")
 
 
+class CascadeRecord(Record):
+    """Which level of a judge cascade decided a run, how sure it was, and by what calibration.
+
+    Attributes:
+        level: the level whose verdict stands (0 = the cheapest); None: "judge uncertain" (no
+            level was confident enough; the top level's scores are kept, and the run is a
+            candidate for a person's label).
+        model: that level's model (the top level's when uncertain).
+        confidence: its confidence: the lowest, over the rubrics it scored, of the share of its
+            samples that gave the most common 1-5 score.
+        threshold: the level's calibrated threshold (None when it has none, or when uncertain).
+        levels_asked: how many levels were asked (each asked level's requests are counted).
+        audited: the run was drawn for the audit share and judged by the top level too; the
+            top level's scores stand, ``level`` still says what the cascade would have decided.
+        calibration: the profile's name for the calibration the thresholds came from.
+    """
+
+    level: int | None
+    model: str
+    confidence: float | None
+    threshold: float | None = None
+    levels_asked: int
+    audited: bool = False
+    calibration: str
+
+
 class JudgeResult(Record):
     """Tier 2 (spec 001): the judge's rubric scores, or its errors as data, and what it cost.
 
@@ -278,6 +304,7 @@ class JudgeResult(Record):
     redis_error: str | None = None
     panel: tuple[PanelMember, ...] = Field(default=(), exclude_if=lambda members: not members)
     agreement: Agreement | None = Field(default=None, exclude_if=lambda value: value is None)
+    cascade: CascadeRecord | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @model_validator(mode="before")
     @classmethod
