@@ -1,0 +1,134 @@
+"""A judge cascade through the real queue: Redis broker and result backend, the store (SQLite and
+PostgreSQL), an in-process thread-pool worker, `compute_judge` -> `judge_for` -> `build_judge`
+from the profile's ``[judge.cascade]``, over HTTP to `tests/support/openai_stub.py`, whose answers
+are scripted by model and seed so each run's confidences are known in advance:
+
+- an "easy" run: the cheap level's three samples all answer 5 (confidence 1): it decides;
+- a "hard" run: the cheap samples answer 5, 3, 1 (confidence 1/3): it goes up, and the top
+  level's two samples answer 4 (confidence 1): the top decides;
+- an audited run (the seeded audit share) is judged by the top level whatever the cheap said.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalq.core.schemas import Task
+from evalq.judge.cascade import is_audited
+from evalq.producer.client import Client
+from evalq.store import queries
+from evalq.store.db import session_scope
+from evalq.workers.bootstrap import worker_app
+from evalq.workers.embedded import embedded_worker
+from tests.support.openai_stub import OpenAIStub, schema_instance
+from tests.support.settings import configure
+
+pytestmark = pytest.mark.integration
+
+PROFILE = """
+[judge.cascade]
+calibration = "queue-test-calibration"
+audit_share = 0.3
+audit_seed = 11
+
+[[judge.cascade.levels]]
+model = "openai:cheap"
+samples = 3
+threshold = 0.9
+
+[[judge.cascade.levels]]
+model = "openai:top"
+samples = 2
+threshold = 0.9
+"""
+TASK = Task(id="cascade-queue", category="data_analysis", profile="cascade")
+RUNS = [f"easy-{i}" for i in range(5)] + [f"hard-{i}" for i in range(5)]
+HARD_SCORES = (5, 3, 1)
+
+
+ASKED: Counter[str] = Counter()
+LOCK = threading.Lock()
+
+
+def answer(request: dict[str, Any]) -> Any:
+    """The verdict of the model and seed asked, for the run named in the prompt (counted)."""
+    with LOCK:
+        ASKED[request["model"]] += 1
+    prompt = json.dumps(request["messages"])
+    score = 4
+    if request["model"] == "cheap":
+        score = HARD_SCORES[request["seed"]] if "[hard]" in prompt else 5
+    return schema_instance(request["response_format"]["json_schema"]["schema"], score=score)
+
+
+def run(sid: str) -> dict[str, object]:
+    kind = sid.split("-")[0]
+    return {
+        "id": sid,
+        "task_id": TASK.id,
+        "tool": "agent",
+        "model": "m",
+        "usage": {"input_tokens": 600, "output_tokens": 400, "execution_time": 20.0},
+        "output": f"[{kind}] review {sid}: the method is sound, but add an ablation.",
+    }
+
+
+def test_the_cascade_decides_escalates_and_audits_through_the_queue(
+    db_url: str, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    (profiles / "cascade.toml").write_text(PROFILE)
+    ASKED.clear()
+    audited = {sid for sid in RUNS if is_audited(sid, 0.3, 11)}
+    assert audited and audited != set(RUNS)  # the seed gives a mix
+    with OpenAIStub(answer=answer) as stub:
+        configure(
+            monkeypatch,
+            database_url=db_url,
+            broker_url=redis_url,
+            result_backend=redis_url,
+            tier_retry_backoff_s="0",
+            tier_max_retries="1",
+            unacked_restore_interval_s="1",
+            baseline_refresh_debounce_s="0.2",
+            profile_dir=str(profiles),
+            judge_model="openai:cheap",
+            judge_base_url=stub.base_url,
+            judge_requests_per_minute="6000",
+        )
+        app = worker_app()
+        try:
+            client = Client(app=app)
+            client.put_task(TASK)
+            with embedded_worker(app, pool="threads", concurrency=4):
+                client.submit_many([run(sid) for sid in RUNS])
+                statuses = client.wait(RUNS, timeout=180)
+            with session_scope(db_url) as session:
+                rows = {
+                    sid: queries.tier_results(session, submission_id=sid)["judge"] for sid in RUNS
+                }
+            results = {sid: client.get_result(sid) for sid in RUNS}
+        finally:
+            app.close()
+    assert set(statuses.values()) == {"done"}
+    assert {row.deliveries for row in rows.values()} == {1}  # one judge task each
+    for sid in RUNS:
+        record = rows[sid].metrics["cascade"]
+        hard, audit = sid.startswith("hard"), sid in audited
+        assert record["level"] == (1 if hard else 0), sid
+        assert record["levels_asked"] == (2 if hard or audit else 1), sid
+        assert record["audited"] == audit, sid
+        assert record["model"].startswith("openai:top" if hard or audit else "openai:cheap")
+        assert record["confidence"] == 1.0 and record["threshold"] == 0.9
+        assert record["calibration"] == "queue-test-calibration"
+        expected = 0.75 if hard or audit else 1.0  # the standing level's median, (s - 1) / 4
+        assert results[sid]["scores"]["judge"]["constructiveness"] == expected, sid
+    top_runs = sum(sid.startswith("hard") or sid in audited for sid in RUNS)
+    assert {"cheap": 3 * len(RUNS), "top": 2 * top_runs} == ASKED
