@@ -246,6 +246,19 @@ class Agreement(Record):
     members: int = Field(ge=0, description="Members that scored at least one of those units.")
 
 
+class LevelOutcome(Record):
+    """What one level of a cascade said of a run: its confidence and its samples' 1-5 steps."""
+
+    level: int
+    model: str
+    confidence: float | None
+    steps: dict[str, int | None] = Field(
+        default_factory=dict,
+        description="Rubric -> the most common 1-5 step among the level's samples; None when "
+        "no sample scored it.",
+    )
+
+
 class CascadeRecord(Record):
     """Which level of a judge cascade decided a run, how sure it was, and by what calibration.
 
@@ -261,6 +274,8 @@ class CascadeRecord(Record):
         audited: the run was drawn for the audit share and judged by the top level too; the
             top level's scores stand, ``level`` still says what the cascade would have decided.
         calibration: the profile's name for the calibration the thresholds came from.
+        asked: every level asked, in order: the labelled (confidence, agreed) pairs a new
+            calibration is made of (an audited run has every level).
     """
 
     level: int | None
@@ -268,8 +283,10 @@ class CascadeRecord(Record):
     confidence: float | None
     threshold: float | None = None
     levels_asked: int
+    levels: int = Field(default=0, description="Levels the cascade has.")
     audited: bool = False
     calibration: str
+    asked: tuple[LevelOutcome, ...] = ()
 
 
 class JudgeResult(Record):

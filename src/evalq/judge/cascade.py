@@ -21,9 +21,10 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Sequence
+from typing import cast
 
 from evalq.core.profile import CascadeProfile
-from evalq.core.results import CascadeRecord, JudgeResult
+from evalq.core.results import CascadeRecord, JudgeResult, LevelOutcome
 from evalq.core.schemas import Submission, Task
 from evalq.judge.calibration import sample_agreement
 from evalq.judge.judge import Judge, run_blocking
@@ -95,8 +96,18 @@ class JudgeCascade:
             confidence=confidence,
             threshold=None if decided is None else self.cascade.levels[decided].threshold,
             levels_asked=len(asked),
+            levels=len(self.levels),
             audited=audited and len(asked) == len(self.levels),
             calibration=self.cascade.calibration,
+            asked=tuple(
+                LevelOutcome(
+                    level=index,
+                    model=self.levels[index][0].model_id,
+                    confidence=confidence_of(results),
+                    steps=steps_of(results),
+                )
+                for index, results in enumerate(asked)
+            ),
         )
         return result.model_copy(
             update={
@@ -126,6 +137,19 @@ def confidence_of(samples: Sequence[JudgeResult]) -> float | None:
             _, share = sample_agreement(steps)
             shares.append(share * len(steps) / len(samples))
     return min(shares) if shares else None
+
+
+def steps_of(samples: Sequence[JudgeResult]) -> dict[str, int | None]:
+    """Per rubric, the most common 1-5 step among the samples that scored it (None: none)."""
+    steps: dict[str, int | None] = {}
+    for name in samples[0].scores:
+        scored = [
+            nearest_step(on_label_scale(score))
+            for result in samples
+            if (score := result.scores.get(name)) is not None
+        ]
+        steps[name] = cast(int, sample_agreement(scored)[0]) if scored else None
+    return steps
 
 
 def is_audited(submission_id: str, share: float, seed: int) -> bool:

@@ -49,6 +49,7 @@ from evalq.workers.policy import REFRESH_ATTEMPTS
 
 if TYPE_CHECKING:  # scipy.stats comes with it: only `compare` needs it, when it runs
     from evalq.core.judge_validation import JudgeAgreement
+    from evalq.judge.calibration import Calibration
     from evalq.stats.comparison import Correction
 
 FIRST_ATTEMPT = 1
@@ -451,6 +452,27 @@ class Client:
 
         with session_scope(self.url) as session:
             return task_judge_agreement(session, tasks=tasks, settings=self.settings, seed=seed)
+
+    def calibrate_cascade(
+        self, tasks: str, *, alpha: float, delta: float, reference: str = "human"
+    ) -> Calibration:
+        """Calibrate the judge cascade's thresholds on the runs of ``tasks`` every level judged
+        (the audited ones and those that reached the top): against people's labels, or with
+        ``reference="top judge"`` against the top level's verdicts.
+
+        Raises:
+            InvalidInput: on ``tasks`` (no such task), ``reference``, ``alpha`` / ``delta``, or
+                ``labels`` when there are too few labelled items, naming how many are needed.
+        """
+        from evalq.judge.calibration import Judgment, calibrate
+        from evalq.read.judge_agreement import calibration_items
+
+        if reference not in ("human", "top judge"):
+            raise InvalidInput([("reference", "must be 'human' or 'top judge'")])
+        with session_scope(self.url) as session:
+            items = calibration_items(session, tasks=tasks, reference=reference)  # type: ignore[arg-type]
+        judged = [[Judgment(c, a) for c, a in item] for item in items]
+        return calibrate(judged, alpha=alpha, delta=delta, reference=reference)  # type: ignore[arg-type]
 
     def leaderboard(
         self,

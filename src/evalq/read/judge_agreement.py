@@ -9,22 +9,22 @@ front doors do not load for a task without a judge (tests/unit/test_import_rules
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from evalq.core.judge_validation import HumanScore, JudgeAgreement, JudgedRun, JudgeValidation
 from evalq.core.profile import profile_named
-from evalq.core.results import JudgeResult
+from evalq.core.results import CascadeRecord, JudgeResult
 from evalq.core.settings import Settings
-from evalq.read.compare import resolve_tasks
 from evalq.read.reply import Reply
 from evalq.store import queries
 from evalq.store.labels import list_labels
 from evalq.store.models import SubmissionRow, TierResultRow
 
 AnyReply = TypeVar("AnyReply", bound=Reply)
+Reference = Literal["human", "top judge"]
 
 
 def task_judge_agreement(
@@ -38,6 +38,8 @@ def task_judge_agreement(
     Raises:
         InvalidInput: on ``tasks`` when a name or glob matches no task.
     """
+    from evalq.read.compare import resolve_tasks  # with scipy: a board needs neither
+
     return _agreement(session, task_ids=resolve_tasks(session, tasks), settings=settings, seed=seed)
 
 
@@ -118,3 +120,65 @@ def judged_runs(session: Session, *, task_ids: list[str]) -> list[JudgedRun]:
             scores = {r.rubric: r.score for r in rubrics if r.status == "ok"}
             judged.append(JudgedRun(submission_id, task_id, model or "(unnamed)", scores))
     return judged
+
+
+def calibration_items(
+    session: Session, *, tasks: str, reference: Reference
+) -> list[list[tuple[float, bool]]]:
+    """Labelled (confidence, agreed) pairs per cascade level, from the runs every level judged.
+
+    Those are the audited runs (and any that reached the top). With ``reference`` ``human``,
+    one item per (run, labeller) with rubric scores: a level agreed when its most common step
+    equals the person's score on every rubric both scored. With ``top judge``, one item per run:
+    a level agreed when its steps equal the top level's. A level with no confidence (it scored
+    nothing) counts as confidence 0, disagreeing.
+
+    Raises:
+        InvalidInput: on ``tasks`` when a name or glob matches no task.
+    """
+    from evalq.read.compare import resolve_tasks
+
+    task_ids = resolve_tasks(session, tasks)
+    records = cascade_records(session, task_ids=task_ids)
+    labels = list_labels(session, task_ids=task_ids) if reference == "human" else []
+    by_run: dict[str, list[dict[str, int]]] = {}
+    for label in labels:
+        if label.scores:
+            by_run.setdefault(label.submission_id, []).append(
+                {str(rubric): score for rubric, score in label.scores.items()}
+            )
+    items = []
+    for submission_id, record in records:
+        top = record.asked[-1].steps
+        references = by_run.get(submission_id, []) if reference == "human" else [top]
+        for wanted in references:
+            item = []
+            for outcome in record.asked:
+                shared = [r for r in wanted if outcome.steps.get(r) is not None]
+                agreed = bool(shared) and all(outcome.steps[r] == wanted[r] for r in shared)
+                item.append((outcome.confidence or 0.0, agreed))
+            items.append(item)
+    return items
+
+
+def cascade_records(session: Session, *, task_ids: list[str]) -> list[tuple[str, CascadeRecord]]:
+    """The cascade records of the tasks' runs on which every level was asked."""
+    rows = session.execute(
+        select(SubmissionRow.id, TierResultRow.metrics)
+        .join(TierResultRow, TierResultRow.submission_id == SubmissionRow.id)
+        .where(
+            SubmissionRow.task_id.in_(task_ids),
+            TierResultRow.tier == "judge",
+            TierResultRow.status.in_(("ok", "failed")),
+        )
+        .order_by(SubmissionRow.id)
+    ).all()
+    found = []
+    for submission_id, metrics in rows:
+        record = (metrics or {}).get("cascade")
+        if record is None:
+            continue
+        parsed = CascadeRecord.model_validate(record)
+        if parsed.asked and len(parsed.asked) == parsed.levels:  # it reached the top
+            found.append((submission_id, parsed))
+    return found

@@ -19,9 +19,11 @@ from typing import Any
 
 import pytest
 
+from evalq.core.errors import InvalidInput
 from evalq.core.schemas import Task
 from evalq.judge.cascade import is_audited
 from evalq.producer.client import Client
+from evalq.read.judge_agreement import calibration_items
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.workers.bootstrap import worker_app
@@ -115,6 +117,17 @@ def test_the_cascade_decides_escalates_and_audits_through_the_queue(
                     sid: queries.tier_results(session, submission_id=sid)["judge"] for sid in RUNS
                 }
             results = {sid: client.get_result(sid) for sid in RUNS}
+            client.add_labels(
+                [
+                    {"submission_id": sid, "labeller": "ann", "scores": {"constructiveness": 4}}
+                    for sid in RUNS
+                ]
+            )
+            with session_scope(db_url) as session:
+                by_people = calibration_items(session, tasks=TASK.id, reference="human")
+                by_top = calibration_items(session, tasks=TASK.id, reference="top judge")
+            with pytest.raises(InvalidInput) as refused:
+                client.calibrate_cascade(TASK.id, alpha=0.1, delta=0.1)
         finally:
             app.close()
     assert set(statuses.values()) == {"done"}
@@ -127,8 +140,23 @@ def test_the_cascade_decides_escalates_and_audits_through_the_queue(
         assert record["audited"] == audit, sid
         assert record["model"].startswith("openai:top" if hard or audit else "openai:cheap")
         assert record["confidence"] == 1.0 and record["threshold"] == 0.9
-        assert record["calibration"] == "queue-test-calibration"
+        assert record["calibration"] == "queue-test-calibration" and record["levels"] == 2
+        assert [level["level"] for level in record["asked"]] == list(range(record["levels_asked"]))
         expected = 0.75 if hard or audit else 1.0  # the standing level's median, (s - 1) / 4
         assert results[sid]["scores"]["judge"]["constructiveness"] == expected, sid
     top_runs = sum(sid.startswith("hard") or sid in audited for sid in RUNS)
+    # The runs every level judged are the calibration items: the cheap level said 5 where the
+    # person and the top level said 4 (hard runs: samples 5, 3, 1, confidence 1/3).
+    reached_top = sorted(sid for sid in RUNS if sid.startswith("hard") or sid in audited)
+    expected_items = [
+        [(1 / 3 if sid.startswith("hard") else 1.0, False), (1.0, True)] for sid in reached_top
+    ]
+    assert len(by_people) == len(reached_top)
+    for got, want in zip(by_people, expected_items, strict=True):
+        assert [a for _, a in got] == [a for _, a in want]
+        assert [c for c, _ in got] == pytest.approx([c for c, _ in want])
+    assert [[a for _, a in item] for item in by_top] == [[False, True]] * len(reached_top)
+    [(field, rule)] = refused.value.problems
+    assert field == "labels" and rule.startswith(f"{len(reached_top)} labelled items")
+    assert "needs at least 29" in rule  # alpha = delta = 0.1 over two levels
     assert {"cheap": 3 * len(RUNS), "top": 2 * top_runs} == ASKED

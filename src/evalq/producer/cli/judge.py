@@ -58,12 +58,19 @@ def agreement(
 @judge_app.command("calibrate")
 def calibrate_command(
     path: Annotated[
-        Path,
+        Path | None,
         typer.Argument(
             help="JSONL: one labelled item per line, "
             '{"levels": [{"confidence": 0.8, "agreed": true}, ...]}, cheapest level first.'
         ),
-    ],
+    ] = None,
+    tasks: Annotated[
+        str | None,
+        typer.Option(
+            "--tasks",
+            help="Instead of a file: the stored runs of these tasks every cascade level judged.",
+        ),
+    ] = None,
     alpha: Annotated[float, typer.Option(help="Tolerated disagreement (target 1 - alpha).")] = 0.1,
     delta: Annotated[float, typer.Option(help="Allowed probability that the bound fails.")] = 0.1,
     reference: Annotated[
@@ -77,6 +84,18 @@ def calibrate_command(
 
     if reference not in ("human", "top judge"):
         fail(InvalidInput([("--reference", "must be 'human' or 'top judge'")]))
+    if (path is None) == (tasks is None):
+        fail(InvalidInput([("FILE", "give a file or --tasks, one of them")]))
+    if tasks is not None:
+        from evalq.producer.client import Client
+
+        try:
+            found = Client().calibrate_cascade(tasks, alpha=alpha, delta=delta, reference=reference)
+        except EvalqError as error:
+            fail(error)
+        print(found.model_dump_json(indent=2))
+        return
+    assert path is not None
     try:
         items = []
         for number, line in enumerate(path.read_bytes().split(b"\n"), start=1):
