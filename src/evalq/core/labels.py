@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
@@ -93,6 +93,24 @@ class LabelList(BaseModel):
     """Labels, ordered by run and then labeller."""
 
     labels: list[Label]
+
+
+class LabelCandidate(BaseModel):
+    """A run the judge cascade asks a person to label."""
+
+    submission_id: str
+    task_id: str
+    reason: Literal["judge uncertain", "audit"] = Field(
+        description="'judge uncertain': no level was confident enough; 'audit': drawn for the "
+        "audit share (every level judged it, so its label calibrates them all)."
+    )
+    labellers: list[str] = Field(description="Who labelled it already (oldest label first).")
+
+
+class LabelQueue(BaseModel):
+    """Runs waiting for people's labels: 'judge uncertain' first, then audited; by run id."""
+
+    candidates: list[LabelCandidate]
 
 
 def parse_label(data: Any) -> LabelRequest:

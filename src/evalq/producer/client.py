@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from evalq.core.applicable import remaining_tiers, skipped_tiers
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
-from evalq.core.labels import Label, LabelRequest, parse_label, parse_labels
+from evalq.core.labels import Label, LabelQueue, LabelRequest, parse_label, parse_labels
 from evalq.core.pricing import quote_submission
 from evalq.core.profile import profile_named
 from evalq.core.receivers import check_receiver
@@ -440,6 +440,19 @@ class Client:
                 submission_id=submission_id,
                 labeller=labeller,
             )
+
+    def label_queue(self, task_id: str, *, unlabelled_only: bool = True) -> LabelQueue:
+        """The task's runs the judge cascade asks people to label: 'judge uncertain' first,
+        then the audited ones; by default only those nobody labelled yet.
+
+        Raises:
+            NotFound: no such task.
+        """
+        from evalq.read.judge_agreement import label_queue
+
+        with session_scope(self.url) as session:
+            queries.get_task(session, task_id=task_id)
+            return label_queue(session, task_ids=[task_id], unlabelled_only=unlabelled_only)
 
     def judge_agreement(self, tasks: str, *, seed: int = 0) -> JudgeAgreement:
         """How well the judge agrees with people's labels on ``tasks`` (an id, ids separated by

@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from evalq.core.judge_validation import HumanScore, JudgeAgreement, JudgedRun, JudgeValidation
+from evalq.core.labels import LabelCandidate, LabelQueue
 from evalq.core.profile import profile_named
 from evalq.core.results import CascadeRecord, JudgeResult
 from evalq.core.settings import Settings
@@ -182,3 +183,37 @@ def cascade_records(session: Session, *, task_ids: list[str]) -> list[tuple[str,
         if parsed.asked and len(parsed.asked) == parsed.levels:  # it reached the top
             found.append((submission_id, parsed))
     return found
+
+
+def label_queue(session: Session, *, task_ids: list[str], unlabelled_only: bool) -> LabelQueue:
+    """The tasks' runs the cascade left 'judge uncertain' or drew for the audit share.
+
+    Args:
+        unlabelled_only: leave out the runs somebody labelled already.
+    """
+    rows = session.execute(
+        select(SubmissionRow.id, SubmissionRow.task_id, TierResultRow.metrics)
+        .join(TierResultRow, TierResultRow.submission_id == SubmissionRow.id)
+        .where(SubmissionRow.task_id.in_(task_ids), TierResultRow.tier == "judge")
+        .order_by(SubmissionRow.id)
+    ).all()
+    labelled: dict[str, list[str]] = {}
+    for label in sorted(list_labels(session, task_ids=task_ids), key=lambda x: x.created_at):
+        labelled.setdefault(label.submission_id, []).append(label.labeller)
+    candidates = []
+    for submission_id, task_id, metrics in rows:
+        record = (metrics or {}).get("cascade")
+        if record is None:
+            continue
+        parsed = CascadeRecord.model_validate(record)
+        reason = "judge uncertain" if parsed.level is None else "audit" if parsed.audited else None
+        by = labelled.get(submission_id, [])
+        if reason is None or (unlabelled_only and by):
+            continue
+        candidates.append(
+            LabelCandidate(
+                submission_id=submission_id, task_id=task_id, reason=reason, labellers=by
+            )
+        )
+    candidates.sort(key=lambda c: (c.reason != "judge uncertain", c.submission_id))
+    return LabelQueue(candidates=candidates)

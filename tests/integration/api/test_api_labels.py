@@ -109,3 +109,12 @@ def test_judge_agreement_is_served(api: Server, runs: list[str]) -> None:
             http.judge_agreement("no-such-*")
         assert [f for f, _ in caught.value.problems] == ["tasks"]
     assert api.client(None).get("/v1/judge/agreement", params={"tasks": "t1"}).status_code == 401
+
+
+def test_the_label_queue_is_served(api: Server, runs: list[str]) -> None:
+    with HttpClient(api.url, api.keys["read"]) as http:
+        assert http.label_queue("t1").candidates == []  # no cascade: nothing asks for people
+        with pytest.raises(NotFound):
+            http.label_queue("nowhere")
+    answer = api.client("read").get("/v1/labels/queue", params={"task_id": "t1"})
+    assert answer.status_code == 200 and answer.json() == {"candidates": []}

@@ -6,7 +6,11 @@ are scripted by model and seed so each run's confidences are known in advance:
 - an "easy" run: the cheap level's three samples all answer 5 (confidence 1): it decides;
 - a "hard" run: the cheap samples answer 5, 3, 1 (confidence 1/3): it goes up, and the top
   level's two samples answer 4 (confidence 1): the top decides;
+- a "doubt" run: the cheap level as for a hard one, the top's samples answer 4 and 2
+  (confidence 1/2): no level is confident, "judge uncertain", the top's median kept;
 - an audited run (the seeded audit share) is judged by the top level whatever the cheap said.
+Those uncertain and audited runs are the label queue; the runs every level judged are the next
+calibration's items.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ samples = 2
 threshold = 0.9
 """
 TASK = Task(id="cascade-queue", category="data_analysis", profile="cascade")
-RUNS = [f"easy-{i}" for i in range(5)] + [f"hard-{i}" for i in range(5)]
+RUNS = [f"easy-{i}" for i in range(5)] + [f"hard-{i}" for i in range(5)] + ["doubt-0", "doubt-1"]
 HARD_SCORES = (5, 3, 1)
 
 
@@ -63,9 +67,11 @@ def answer(request: dict[str, Any]) -> Any:
     with LOCK:
         ASKED[request["model"]] += 1
     prompt = json.dumps(request["messages"])
-    score = 4
+    unsure = "[hard]" in prompt or "[doubt]" in prompt
     if request["model"] == "cheap":
-        score = HARD_SCORES[request["seed"]] if "[hard]" in prompt else 5
+        score = HARD_SCORES[request["seed"]] if unsure else 5
+    else:
+        score = (4, 2)[request["seed"]] if "[doubt]" in prompt else 4
     return schema_instance(request["response_format"]["json_schema"]["schema"], score=score)
 
 
@@ -117,6 +123,7 @@ def test_the_cascade_decides_escalates_and_audits_through_the_queue(
                     sid: queries.tier_results(session, submission_id=sid)["judge"] for sid in RUNS
                 }
             results = {sid: client.get_result(sid) for sid in RUNS}
+            waiting = client.label_queue(TASK.id).candidates
             client.add_labels(
                 [
                     {"submission_id": sid, "labeller": "ann", "scores": {"constructiveness": 4}}
@@ -128,28 +135,41 @@ def test_the_cascade_decides_escalates_and_audits_through_the_queue(
                 by_top = calibration_items(session, tasks=TASK.id, reference="top judge")
             with pytest.raises(InvalidInput) as refused:
                 client.calibrate_cascade(TASK.id, alpha=0.1, delta=0.1)
+            after = client.label_queue(TASK.id)
+            every = client.label_queue(TASK.id, unlabelled_only=False).candidates
         finally:
             app.close()
     assert set(statuses.values()) == {"done"}
     assert {row.deliveries for row in rows.values()} == {1}  # one judge task each
     for sid in RUNS:
         record = rows[sid].metrics["cascade"]
-        hard, audit = sid.startswith("hard"), sid in audited
-        assert record["level"] == (1 if hard else 0), sid
-        assert record["levels_asked"] == (2 if hard or audit else 1), sid
+        kind, audit = sid.split("-")[0], sid in audited
+        up = kind != "easy" or audit  # the top level was asked
+        assert record["level"] == {"easy": 0, "hard": 1, "doubt": None}[kind], sid
+        assert record["levels_asked"] == (2 if up else 1), sid
         assert record["audited"] == audit, sid
-        assert record["model"].startswith("openai:top" if hard or audit else "openai:cheap")
-        assert record["confidence"] == 1.0 and record["threshold"] == 0.9
+        assert record["model"].startswith("openai:top" if up else "openai:cheap")
+        assert record["confidence"] == (0.5 if kind == "doubt" else 1.0), sid
+        assert record["threshold"] == (None if kind == "doubt" else 0.9)
         assert record["calibration"] == "queue-test-calibration" and record["levels"] == 2
         assert [level["level"] for level in record["asked"]] == list(range(record["levels_asked"]))
-        expected = 0.75 if hard or audit else 1.0  # the standing level's median, (s - 1) / 4
+        expected = 0.5 if kind == "doubt" else 0.75 if up else 1.0  # the standing median
         assert results[sid]["scores"]["judge"]["constructiveness"] == expected, sid
-    top_runs = sum(sid.startswith("hard") or sid in audited for sid in RUNS)
+    # The queue for people: the uncertain runs first, then the audited ones; none once labelled.
+    uncertain = [("doubt-0", "judge uncertain"), ("doubt-1", "judge uncertain")]
+    audits = [(sid, "audit") for sid in sorted(audited) if not sid.startswith("doubt")]
+    assert [(c.submission_id, c.reason) for c in waiting] == uncertain + audits
+    assert after.candidates == [] and {tuple(c.labellers) for c in every} == {("ann",)}
+    top_runs = sum(not sid.startswith("easy") or sid in audited for sid in RUNS)
     # The runs every level judged are the calibration items: the cheap level said 5 where the
     # person and the top level said 4 (hard runs: samples 5, 3, 1, confidence 1/3).
-    reached_top = sorted(sid for sid in RUNS if sid.startswith("hard") or sid in audited)
+    reached_top = sorted(sid for sid in RUNS if not sid.startswith("easy") or sid in audited)
     expected_items = [
-        [(1 / 3 if sid.startswith("hard") else 1.0, False), (1.0, True)] for sid in reached_top
+        [
+            (1.0 if sid.startswith("easy") else 1 / 3, False),
+            (0.5 if sid.startswith("doubt") else 1.0, True),  # doubt: 4 and 2, the first seen
+        ]
+        for sid in reached_top
     ]
     assert len(by_people) == len(reached_top)
     for got, want in zip(by_people, expected_items, strict=True):

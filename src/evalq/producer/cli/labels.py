@@ -129,6 +129,28 @@ def list_labels(
     console.print(table)
 
 
+@labels_app.command("queue")
+def queue(
+    task_id: Annotated[str, typer.Argument(help="The task.")],
+    every: Annotated[
+        bool, typer.Option("--all", help="Also the runs somebody labelled already.")
+    ] = False,
+) -> None:
+    """Runs the judge cascade asks people to label: 'judge uncertain' first, then audited."""
+    from evalq.producer.client import Client
+
+    try:
+        found = Client().label_queue(task_id, unlabelled_only=not every).candidates
+    except EvalqError as error:
+        fail(error)
+    if not found:
+        _say(f"no run of {task_id} waits for a label")
+        return
+    for candidate in found:
+        by = f" (labelled by {', '.join(candidate.labellers)})" if candidate.labellers else ""
+        _say(f"{candidate.submission_id}\t{candidate.reason}{by}")
+
+
 @labels_app.command("export")
 def export(
     task_id: Annotated[str | None, typer.Option("--task", help="Only this task's runs.")] = None,

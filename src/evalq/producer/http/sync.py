@@ -11,7 +11,7 @@ import httpx
 
 from evalq.core.errors import InvalidInput
 from evalq.core.judge_validation import JudgeAgreement
-from evalq.core.labels import Label, LabelList, LabelRequest, parse_label
+from evalq.core.labels import Label, LabelList, LabelQueue, LabelRequest, parse_label
 from evalq.core.schemas import Submission, Task
 from evalq.core.webhooks import (
     DeliveryInfo,
@@ -256,6 +256,12 @@ class HttpClient:
         """Stored labels (GET /v1/labels); each filter given narrows the list."""
         call = wire.labels_call(task_id=task_id, submission_id=submission_id, labeller=labeller)
         return LabelList.model_validate(self._send(call)).labels
+
+    def label_queue(self, task_id: str, *, unlabelled_only: bool = True) -> LabelQueue:
+        """Runs the judge cascade asks people to label (GET /v1/labels/queue), as
+        `Client.label_queue`."""
+        call = wire.label_queue_call(task_id, unlabelled_only=unlabelled_only)
+        return LabelQueue.model_validate(self._send(call))
 
     def judge_agreement(self, tasks: str, *, seed: int = 0) -> JudgeAgreement:
         """The judge's agreement with people on ``tasks`` (GET /v1/judge/agreement), as

@@ -204,6 +204,12 @@ def labels_call(*, task_id: str | None, submission_id: str | None, labeller: str
     return Call("GET", "/v1/labels", params=httpx.QueryParams(params))
 
 
+def label_queue_call(task_id: str, *, unlabelled_only: bool) -> Call:
+    """GET /v1/labels/queue."""
+    params = {"task_id": task_id, "unlabelled_only": str(unlabelled_only).lower()}
+    return Call("GET", "/v1/labels/queue", params=httpx.QueryParams(params))
+
+
 def judge_agreement_call(tasks: str, *, seed: int) -> Call:
     """GET /v1/judge/agreement."""
     return Call("GET", "/v1/judge/agreement", params=httpx.QueryParams(tasks=tasks, seed=seed))

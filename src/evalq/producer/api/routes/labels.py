@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 
 from evalq.core.errors import InvalidInput
-from evalq.core.labels import LabelList
+from evalq.core.labels import LabelList, LabelQueue
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import ClientDep, JsonBody, known
 from evalq.producer.api.errors import ERROR_RESPONSES
@@ -50,6 +50,17 @@ def add_labels(data: JsonBody, client: ClientDep) -> LabelList:
     if not well_formed or not isinstance(data["labels"], list):
         raise InvalidInput([("(root)", BODY_RULE)])
     return LabelList(labels=client.add_labels(data["labels"]))
+
+
+@router.get("/queue", dependencies=READ, responses=NOT_FOUND)
+def label_queue(
+    client: ClientDep,
+    task_id: Annotated[str, Query(max_length=128)],
+    unlabelled_only: bool = True,
+) -> LabelQueue:
+    """Runs the judge cascade asks people to label: those it left 'judge uncertain' first, then
+    those drawn for the audit share (docs/judge.md); by default only those nobody labelled."""
+    return client.label_queue(known("task", task_id), unlabelled_only=unlabelled_only)
 
 
 @router.get("", dependencies=READ, responses=NOT_FOUND)
