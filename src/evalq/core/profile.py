@@ -90,6 +90,33 @@ class RubricProfile(Section):
     weights: dict[str, Weight]
 
 
+class CascadeLevel(Section):
+    """One level of a judge cascade: a model, asked ``samples`` times (seeds 0..samples-1)."""
+
+    model: ModelName
+    samples: int = Field(default=3, ge=1, le=20, description="Samples per rubric.")
+    threshold: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Trust the level when its confidence is at least this (from `evalq judge "
+        "calibrate`); None: never trusted, it only escalates.",
+    )
+
+
+class CascadeProfile(Section):
+    """A judge cascade, cheapest level first (docs/judge.md, "Selective judging")."""
+
+    levels: list[CascadeLevel] = Field(min_length=1, max_length=5)
+    calibration: str = Field(
+        min_length=1, max_length=200, description="Which calibration the thresholds came from."
+    )
+    audit_share: float = Field(
+        default=0.05, ge=0, le=1, description="Share of runs always judged by the top level."
+    )
+    audit_seed: int = 0
+
+
 class JudgeProfile(Section):
     """Tier 2 (spec 001): LLM-as-judge rubrics, context length, budget."""
 
@@ -121,6 +148,31 @@ class JudgeProfile(Section):
             "serves), otherwise through pydantic-ai's provider for its prefix, with "
             "EVALQ_JUDGE_API_KEY for the judge model's own provider and the provider's usual "
             "environment variable (e.g. ANTHROPIC_API_KEY) for another. Empty: one judge."
+        ),
+    )
+
+    cascade: CascadeProfile | None = Field(
+        default=None,
+        description="Judge levels asked cheapest first until one is confident enough; replaces "
+        "EVALQ_JUDGE_MODEL and the panel when set (docs/judge.md).",
+    )
+    min_labels: int = Field(
+        default=30,
+        ge=1,
+        le=100_000,
+        description=(
+            "Human labels (run, labeller pairs) a judge model's rubric needs before its scores "
+            "count as validated; below it they are shown as 'not validated' (docs/judge.md)."
+        ),
+    )
+    min_alpha: float = Field(
+        default=0.667,
+        ge=-1,
+        le=1,
+        allow_inf_nan=False,
+        description=(
+            "Lowest judge-human Krippendorff's alpha (ordinal) at which a rubric's judge scores "
+            "count as validated (0.667: Krippendorff's bound for tentative conclusions)."
         ),
     )
 
@@ -332,9 +384,14 @@ class Profile(Section):
 
         ``text.precision`` and ``judge.panel`` joined the profile later: at their defaults (fp32
         and no panel, what every earlier profile computed with) they are left out, so earlier
-        profiles keep their hashes; bf16 or a panel changes the hash.
+        profiles keep their hashes; bf16 or a panel changes the hash. ``judge.min_labels`` and
+        ``judge.min_alpha`` decide only whether the read side calls the judge validated, never a
+        score, so they are never part of it.
         """
         content = self.model_dump(mode="json")
+        del content["judge"]["min_labels"], content["judge"]["min_alpha"]
+        if content["judge"]["cascade"] is None:
+            del content["judge"]["cascade"]
         if content["text"]["precision"] == "fp32":
             del content["text"]["precision"]
         if not content["judge"]["panel"]:

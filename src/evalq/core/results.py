@@ -246,6 +246,49 @@ class Agreement(Record):
     members: int = Field(ge=0, description="Members that scored at least one of those units.")
 
 
+class LevelOutcome(Record):
+    """What one level of a cascade said of a run: its confidence and its samples' 1-5 steps."""
+
+    level: int
+    model: str
+    confidence: float | None
+    steps: dict[str, int | None] = Field(
+        default_factory=dict,
+        description="Rubric -> the most common 1-5 step among the level's samples; None when "
+        "no sample scored it.",
+    )
+
+
+class CascadeRecord(Record):
+    """Which level of a judge cascade decided a run, how sure it was, and by what calibration.
+
+    Attributes:
+        level: the level whose verdict stands (0 = the cheapest); None: "judge uncertain" (no
+            level was confident enough; the top level's scores are kept, and the run is a
+            candidate for a person's label).
+        model: that level's model (the top level's when uncertain).
+        confidence: its confidence: the lowest, over the rubrics it scored, of the share of its
+            samples that gave the most common 1-5 score.
+        threshold: the level's calibrated threshold (None when it has none, or when uncertain).
+        levels_asked: how many levels were asked (each asked level's requests are counted).
+        audited: the run was drawn for the audit share and judged by the top level too; the
+            top level's scores stand, ``level`` still says what the cascade would have decided.
+        calibration: the profile's name for the calibration the thresholds came from.
+        asked: every level asked, in order: the labelled (confidence, agreed) pairs a new
+            calibration is made of (an audited run has every level).
+    """
+
+    level: int | None
+    model: str
+    confidence: float | None
+    threshold: float | None = None
+    levels_asked: int
+    levels: int = Field(default=0, description="Levels the cascade has.")
+    audited: bool = False
+    calibration: str
+    asked: tuple[LevelOutcome, ...] = ()
+
+
 class JudgeResult(Record):
     """Tier 2 (spec 001): the judge's rubric scores, or its errors as data, and what it cost.
 
@@ -278,6 +321,7 @@ class JudgeResult(Record):
     redis_error: str | None = None
     panel: tuple[PanelMember, ...] = Field(default=(), exclude_if=lambda members: not members)
     agreement: Agreement | None = Field(default=None, exclude_if=lambda value: value is None)
+    cascade: CascadeRecord | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @model_validator(mode="before")
     @classmethod

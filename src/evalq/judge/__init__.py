@@ -14,13 +14,21 @@ import redis
 from evalq.core.profile import Profile
 from evalq.core.redact import redactor_for
 from evalq.core.settings import Settings
+from evalq.judge.cascade import JudgeCascade
 from evalq.judge.config import JudgeLimits, limits_from_settings
 from evalq.judge.judge import Judge
 from evalq.judge.panel import JudgePanel
-from evalq.judge.provider import JudgeModelConfig, open_model, panel_configs
+from evalq.judge.provider import (
+    JudgeModelConfig,
+    judge_model_config,
+    level_config,
+    open_model,
+    panel_configs,
+)
 
 __all__ = [
     "Judge",
+    "JudgeCascade",
     "JudgeLimits",
     "JudgeModelConfig",
     "JudgePanel",
@@ -35,11 +43,14 @@ def build_judge(
     redis: redis.Redis | None,
     cache_redis: redis.Redis | None = None,
     limits: JudgeLimits | None = None,
-) -> Judge | JudgePanel | None:
+) -> Judge | JudgePanel | JudgeCascade | None:
     """The judge for ``settings.judge_model`` (and ``judge_base_url``), or None if none is set.
 
     With models in ``profile.judge.panel`` it is a `JudgePanel` of the judge model and those
-    (`evalq.judge.provider.panel_configs` says how each is reached).
+    (`evalq.judge.provider.panel_configs` says how each is reached). With a
+    ``profile.judge.cascade`` it is a `JudgeCascade` of its levels, each model reached as a
+    panel member is, one `Judge` per sample with seeds 0..samples-1 (the judge model switches
+    the tier on; the levels replace it and the panel).
 
     Args:
         settings: ``judge_model``, ``judge_base_url``, ``judge_api_key`` and, where Settings has
@@ -53,6 +64,18 @@ def build_judge(
         A thread-safe `Judge` (or `JudgePanel`), or None when no judge model is configured
         (tier 2 is skipped).
     """
+    cascade = profile.judge.cascade
+    judge_model = judge_model_config(settings)
+    if cascade is not None and judge_model is not None:
+        levels = [
+            [
+                _judge(level_config(judge_model, level.model), _seeded(profile, seed), settings,
+                       redis=redis, cache_redis=cache_redis, limits=limits)
+                for seed in range(level.samples)
+            ]
+            for level in cascade.levels
+        ]  # fmt: skip
+        return JudgeCascade(levels, cascade)
     configs = panel_configs(settings, profile)
     judges = [
         Judge(
@@ -69,3 +92,28 @@ def build_judge(
     if not judges:
         return None
     return judges[0] if len(judges) == 1 else JudgePanel(judges)
+
+
+def _judge(
+    config: JudgeModelConfig,
+    profile: Profile,
+    settings: Settings,
+    *,
+    redis: redis.Redis | None,
+    cache_redis: redis.Redis | None,
+    limits: JudgeLimits | None,
+) -> Judge:
+    return Judge(
+        model_id=config.model_id,
+        model_factory=partial(open_model, config),
+        profile=profile,
+        limits=limits or limits_from_settings(settings),
+        redis=redis,
+        cache_redis=cache_redis,
+        redactor=redactor_for(settings),
+    )
+
+
+def _seeded(profile: Profile, seed: int) -> Profile:
+    """``profile`` with the judge's sampling seed set to ``seed`` (one per cascade sample)."""
+    return profile.model_copy(update={"judge": profile.judge.model_copy(update={"seed": seed})})

@@ -87,10 +87,15 @@ def panel_configs(settings: Settings, profile: Profile) -> list[JudgeModelConfig
         return []
     members = {judge.model_id: judge}
     for model in profile.judge.panel:
-        shares_key = judge.base_url is not None or _provider(model) == _provider(judge.model)
-        member = JudgeModelConfig(model, judge.base_url, judge.api_key if shares_key else None)
+        member = level_config(judge, model)
         members.setdefault(member.model_id, member)
     return list(members.values())
+
+
+def level_config(judge: JudgeModelConfig, model: str) -> JudgeModelConfig:
+    """How a cascade level's ``model`` is reached: as a panel member is (`panel_configs`)."""
+    shares_key = judge.base_url is not None or _provider(model) == _provider(judge.model)
+    return JudgeModelConfig(model, judge.base_url, judge.api_key if shares_key else None)
 
 
 def _provider(model: str) -> str:

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from evalq.core.applicable import remaining_tiers, skipped_tiers
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
+from evalq.core.labels import Label, LabelQueue, LabelRequest, parse_label, parse_labels
 from evalq.core.pricing import quote_submission
 from evalq.core.profile import profile_named
 from evalq.core.receivers import check_receiver
@@ -38,8 +39,10 @@ from evalq.core.webhooks import (
     parse_webhook_request,
 )
 from evalq.producer.submitted import FINAL_STATUSES, Submitted
+from evalq.read.judge_agreement import with_judge_validation
 from evalq.read.submission import submission_result
 from evalq.store import intake, queries, webhooks
+from evalq.store import labels as label_store
 from evalq.store import traces as trace_store
 from evalq.store.baseline_sql import refresh_task_baseline
 from evalq.store.db import session_scope
@@ -48,6 +51,8 @@ from evalq.workers.chords import enqueue_many
 from evalq.workers.policy import REFRESH_ATTEMPTS
 
 if TYPE_CHECKING:  # scipy.stats comes with it: only `compare` needs it, when it runs
+    from evalq.core.judge_validation import JudgeAgreement
+    from evalq.judge.calibration import Calibration
     from evalq.stats.comparison import Correction
 
 FIRST_ATTEMPT = 1
@@ -425,6 +430,104 @@ class Client:
 
         return backfill(self, task_id, since=since, until=until)
 
+    def add_label(self, label: LabelRequest | Mapping[str, Any]) -> Label:
+        """Store one person's label of a run (`evalq.core.labels.LabelRequest`).
+
+        The same labeller labelling the same run again replaces their earlier label.
+
+        Raises:
+            InvalidInput: a bad field (a score outside 1-5, an unknown rubric, an empty
+                label), or ``submission_id`` naming no stored run; nothing is stored.
+        """
+        parsed = parse_label(label)
+        try:
+            return self.add_labels([parsed])[0]
+        except InvalidInput as error:  # named as for one label: submission_id, not [0]....
+            raise InvalidInput(
+                [(field.removeprefix("[0]."), rule) for field, rule in error.problems]
+            ) from None
+
+    def add_labels(self, labels: Iterable[LabelRequest | Mapping[str, Any]]) -> list[Label]:
+        """Store a batch of labels: all of them, or none when one is invalid.
+
+        Raises:
+            InvalidInput: each bad item's problems, named ``[INDEX].field`` (an unknown run on
+                ``[INDEX].submission_id``); nothing is stored.
+        """
+        parsed = parse_labels(labels)
+        with session_scope(self.url) as session:
+            return label_store.add_labels(session, labels=parsed)
+
+    def labels(
+        self,
+        *,
+        task_id: str | None = None,
+        submission_id: str | None = None,
+        labeller: str | None = None,
+    ) -> list[Label]:
+        """Stored labels, by task, run and labeller; each filter given narrows the list.
+
+        Raises:
+            NotFound: ``task_id`` or ``submission_id`` names nothing stored.
+        """
+        with session_scope(self.url) as session:
+            if task_id is not None:
+                queries.get_task(session, task_id=task_id)
+            if submission_id is not None:
+                queries.get_submission_row(session, submission_id=submission_id)
+            return label_store.list_labels(
+                session,
+                task_ids=None if task_id is None else [task_id],
+                submission_id=submission_id,
+                labeller=labeller,
+            )
+
+    def label_queue(self, task_id: str, *, unlabelled_only: bool = True) -> LabelQueue:
+        """The task's runs the judge cascade asks people to label: 'judge uncertain' first,
+        then the audited ones; by default only those nobody labelled yet.
+
+        Raises:
+            NotFound: no such task.
+        """
+        from evalq.read.judge_agreement import label_queue
+
+        with session_scope(self.url) as session:
+            queries.get_task(session, task_id=task_id)
+            return label_queue(session, task_ids=[task_id], unlabelled_only=unlabelled_only)
+
+    def judge_agreement(self, tasks: str, *, seed: int = 0) -> JudgeAgreement:
+        """How well the judge agrees with people's labels on ``tasks`` (an id, ids separated by
+        commas, or globs): per task, rubric and judge model, and pooled when several tasks.
+
+        Raises:
+            InvalidInput: on ``tasks`` when a name or glob matches no task.
+        """
+        from evalq.read.judge_agreement import task_judge_agreement
+
+        with session_scope(self.url) as session:
+            return task_judge_agreement(session, tasks=tasks, settings=self.settings, seed=seed)
+
+    def calibrate_cascade(
+        self, tasks: str, *, alpha: float, delta: float, reference: str = "human"
+    ) -> Calibration:
+        """Calibrate the judge cascade's thresholds on the runs of ``tasks`` every level judged
+        (the audited ones and those that reached the top): against people's labels, or with
+        ``reference="top judge"`` against the top level's verdicts.
+
+        Raises:
+            InvalidInput: on ``tasks`` (no such task), ``reference``, ``alpha`` / ``delta``, or
+                ``labels`` when there are too few labelled items, naming how many are needed.
+        """
+        from evalq.judge.calibration import Judgment, calibrate
+        from evalq.read.judge_agreement import calibration_items
+
+        if reference not in ("human", "top judge"):
+            raise InvalidInput([("reference", "must be 'human' or 'top judge'")])
+        with session_scope(self.url) as session:
+            items = calibration_items(session, tasks=tasks, reference=reference)  # type: ignore[arg-type]
+        judged = [[Judgment(c, a) for c, a in item] for item in items]
+        return calibrate(judged, alpha=alpha, delta=delta, reference=reference)  # type: ignore[arg-type]
+
     def leaderboard(
         self,
         task_id: str,
@@ -457,6 +560,9 @@ class Client:
                 metadata=metadata,
                 settings=self.settings,
                 include_held=include_held,
+            )
+            board = with_judge_validation(
+                board, session, task_ids=[board.task_id], settings=self.settings
             )
             return board.model_dump(mode="json")
 
@@ -492,6 +598,9 @@ class Client:
                 settings=self.settings,
                 include_held=include_held,
             )
+            result = with_judge_validation(
+                result, session, task_ids=result.tasks, settings=self.settings
+            )
             return result.model_dump(mode="json")
 
     def get_result(self, submission_id: str) -> dict[str, Any]:
@@ -502,6 +611,10 @@ class Client:
         """
         with session_scope(self.url) as session:
             found = submission_result(session, submission_id=submission_id, settings=self.settings)
+            if found.scores is not None:  # evaluated: its judge scores are shown
+                found = with_judge_validation(
+                    found, session, task_ids=[found.task_id], settings=self.settings
+                )
             return found.model_dump(mode="json", exclude_unset=True)
 
 

@@ -24,6 +24,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
+from evalq.core.judge_validation import JudgeValidation
 from evalq.core.metadata import KEY_RULE, as_text, valid_key
 from evalq.core.profile import Profile, profile_named
 from evalq.core.results import ScyllaScores
@@ -98,6 +99,12 @@ class CompareReport(Reply):
     )
     variants: VariantsAnalysis | None = Field(
         description="The variant analysis of a single Scylla task compared by variant."
+    )
+    judge_validation: JudgeValidation | None = Field(
+        default=None,
+        description="The judge's agreement with people's labels and whether its scores are "
+        "validated (docs/judge.md); absent when no judge score is shown.",
+        exclude_if=lambda value: value is None,
     )
 
 

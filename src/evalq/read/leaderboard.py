@@ -31,6 +31,7 @@ from pydantic import Field
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
+from evalq.core.judge_validation import JudgeValidation
 from evalq.core.metadata import filter_problems, matches
 from evalq.core.profile import Profile, Recommendation
 from evalq.core.results import CostOfPass, EvaluationStatus, ScyllaScores
@@ -218,6 +219,12 @@ class LeaderboardReport(Reply):
         description="An Arena board whose counted runs come mostly from one agent (more than "
         "half of at least 10): that agent's runs set the baseline every score is measured "
         "against, so near-copies of one run move the others' scores. Null otherwise.",
+    )
+    judge_validation: JudgeValidation | None = Field(
+        default=None,
+        description="The judge's agreement with people's labels and whether its scores are "
+        "validated (docs/judge.md); absent when no judge score is shown.",
+        exclude_if=lambda value: value is None,
     )
 
 

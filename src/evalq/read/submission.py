@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import Field
 from sqlalchemy.orm import Session
 
+from evalq.core.judge_validation import JudgeValidation
 from evalq.core.redact import redact_data
 from evalq.core.results import (
     ArenaScores,
@@ -91,6 +92,12 @@ class SubmissionResult(Reply):
     merged: Merged | None = None
     trace: TraceSummary | None = Field(
         default=None, description="Present when the submission was made from streamed spans."
+    )
+    judge_validation: JudgeValidation | None = Field(
+        default=None,
+        description="The judge's agreement with people's labels and whether its scores are "
+        "validated (docs/judge.md); absent when no judge score is shown.",
+        exclude_if=lambda value: value is None,
     )
 
 

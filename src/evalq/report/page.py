@@ -219,6 +219,7 @@ def render_html(data: ReportData) -> str:
         f"<h1>evalq report: {esc(data.task_id)}</h1>",
         verdict_section(data),
         meta_line(data),
+        judge_line(data),
         "<h2>Leaderboard</h2>",
         '<p class="note">Click a column to sort; hover a row to find it in the plots.</p>',
         leaderboard_table(data),
@@ -243,6 +244,16 @@ def render_html(data: ReportData) -> str:
         f"<title>evalq report: {esc(data.task_id)}</title><style>{STYLE}</style></head>"
         f"<body>\n{body}\n<script>{SCRIPT}</script></body></html>\n"
     )
+
+
+def judge_line(data: ReportData) -> str:
+    """Whether the judge's scores on the page are validated against people; empty without."""
+    validation = data.leaderboard.judge_validation
+    if validation is None:
+        return ""
+    head, *rubrics = validation.lines()
+    items = "".join(f"<li>{esc(line.strip())}</li>" for line in rubrics)
+    return f'<div class="judge-validation"><p class="meta">{esc(head)}</p><ul>{items}</ul></div>'
 
 
 def meta_line(data: ReportData) -> str:

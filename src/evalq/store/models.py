@@ -286,3 +286,19 @@ class TraceRuleRow(Base):
     )
     rule: Mapped[dict[str, Any]]
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class LabelRow(Base):
+    """One person's label of one run (`evalq.core.labels`); one per labeller and run."""
+
+    __tablename__ = "labels"
+
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"), primary_key=True)
+    labeller: Mapped[str] = mapped_column(String(100), primary_key=True)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id"), index=True)
+    scores: Mapped[dict[str, Any]]
+    recommendation: Mapped[str | None] = mapped_column(String(16), default=None)
+    passed: Mapped[bool | None] = mapped_column(default=None)
+    note: Mapped[str | None] = mapped_column(Text, default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

@@ -17,7 +17,7 @@ from evalq.workers.names import TEXT_QUEUE
 if TYPE_CHECKING:
     import redis
 
-    from evalq.judge import Judge, JudgePanel
+    from evalq.judge import Judge, JudgeCascade, JudgePanel
     from evalq.metrics.semantic import SemanticScorer
 
 _lock = threading.Lock()
@@ -37,10 +37,10 @@ def semantic_scorer(profile: Profile) -> SemanticScorer:
         return _scorer(profile.text.model_path, profile.text.max_chunk_tokens)
 
 
-_judges: dict[tuple[str, str], Judge | JudgePanel | None] = {}
+_judges: dict[tuple[str, str], Judge | JudgePanel | JudgeCascade | None] = {}
 
 
-def judge_for(profile: Profile, settings: Settings) -> Judge | JudgePanel | None:
+def judge_for(profile: Profile, settings: Settings) -> Judge | JudgePanel | JudgeCascade | None:
     """The process's judge (or panel) for a profile, or None when no judge model is configured.
 
     Keyed by the profile's hash and the settings, so new settings (tests, reloads) get a new one.
@@ -54,7 +54,7 @@ def judge_for(profile: Profile, settings: Settings) -> Judge | JudgePanel | None
         return _judges[key]
 
 
-def _build_judge(profile: Profile, settings: Settings) -> Judge | JudgePanel | None:
+def _build_judge(profile: Profile, settings: Settings) -> Judge | JudgePanel | JudgeCascade | None:
     from evalq.judge import build_judge
 
     redis_client = _redis_at(settings.broker_url)

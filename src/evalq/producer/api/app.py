@@ -15,6 +15,7 @@ from pydantic.json_schema import models_json_schema
 from starlette.concurrency import run_in_threadpool
 
 from evalq import __version__
+from evalq.core.labels import LabelBatch
 from evalq.core.profile import profile_names
 from evalq.core.redact import install_log_redaction
 from evalq.core.schemas import Submission, Task
@@ -26,6 +27,8 @@ from evalq.producer.api.models import SubmissionBatch
 from evalq.producer.api.routes import (
     compare,
     health,
+    judge,
+    labels,
     submissions,
     tasks,
     trace_rules,
@@ -75,6 +78,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(metrics.router)
     app.include_router(webhooks.router)
     ui.install(app)
+    app.include_router(labels.router)
+    app.include_router(judge.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
@@ -159,6 +164,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
                 (Task, "validation"),
                 (WebhookRequest, "validation"),
                 (BackfillRequest, "validation"),
+                (LabelBatch, "validation"),
             ],
             ref_template="#/components/schemas/{model}",
         )

@@ -17,7 +17,19 @@ from typing import Annotated
 import typer
 
 from evalq import __version__
-from evalq.producer.cli import boards, demo, lists, ops, review, rules, submit, traces, webhooks
+from evalq.producer.cli import (
+    boards,
+    demo,
+    judge,
+    labels,
+    lists,
+    ops,
+    review,
+    rules,
+    submit,
+    traces,
+    webhooks,
+)
 from evalq.producer.cli.api import api as api_command
 from evalq.producer.cli.api import keys_app
 from evalq.producer.cli.compare import compare_command
@@ -40,6 +52,8 @@ app.add_typer(review.review_app, name="review")
 app.add_typer(traces.import_app, name="import")
 app.add_typer(webhooks.webhook_app, name="webhook")
 app.add_typer(rules.rule_app, name="rule")
+app.add_typer(labels.labels_app, name="labels")
+app.add_typer(judge.judge_app, name="judge")
 
 _debug = [False]
 

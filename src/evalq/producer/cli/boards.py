@@ -152,6 +152,9 @@ def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
             )  # fmt: skip
         console.print(variants)
     console.print(leaderboard_table(board, wide=wide))
+    if board.judge_validation is not None:
+        for line in board.judge_validation.lines():
+            console.print(line, markup=False, highlight=False)
     ci = board.confidence_interval
     note = "" if ci.enough_data else " (not enough data)"
     console.print(
@@ -210,6 +213,8 @@ def leaderboard_command(
 ) -> None:
     """Rank a task's evaluated submissions against its current baseline (runs held for review
     are listed last, unranked, unless --include-held)."""
+    from evalq.core.settings import get_settings
+    from evalq.read.judge_agreement import with_judge_validation
     from evalq.read.leaderboard import leaderboard
     from evalq.store.db import session_scope
 
@@ -224,6 +229,9 @@ def leaderboard_command(
                 variant=variant,
                 metadata=wanted,
                 include_held=include_held,
+            )
+            board = with_judge_validation(
+                board, session, task_ids=[task_id], settings=get_settings()
             )
     except EvalqError as error:
         fail(error)
@@ -245,12 +253,18 @@ def report(
 ) -> None:
     """Write a task's report: the kind's verdict, then leaderboard, distributions, intervals,
     cost, variant uplift."""
+    from evalq.core.settings import get_settings
+    from evalq.read.judge_agreement import with_judge_validation
     from evalq.report import render, report_data
     from evalq.store.db import session_scope
 
     try:
         with session_scope() as session:
             data = report_data(session, task_id=task_id, include_held=include_held)
+            board = with_judge_validation(
+                data.leaderboard, session, task_ids=[task_id], settings=get_settings()
+            )
+            data = data.model_copy(update={"leaderboard": board})
         text = render(data, fmt)
     except EvalqError as error:
         fail(error)

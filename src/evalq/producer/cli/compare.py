@@ -210,7 +210,9 @@ def compare_command(
     ] = False,
 ) -> None:
     """Compare groups of submissions over the tasks (or suite scenarios) they share."""
+    from evalq.core.settings import get_settings
     from evalq.read.compare import compare
+    from evalq.read.judge_agreement import with_judge_validation
     from evalq.store.db import session_scope
 
     if correction not in ("holm", "benjamini-hochberg", "none"):
@@ -226,9 +228,15 @@ def compare_command(
                 seed=seed,
                 include_held=include_held,
             )
+            comparison = with_judge_validation(
+                comparison, session, task_ids=comparison.tasks, settings=get_settings()
+            )
     except EvalqError as error:
         fail(error)
     if as_json:
         console.print_json(json.dumps(comparison.model_dump(mode="json")))
     else:
         print_comparison(comparison)
+        if comparison.judge_validation is not None:
+            for line in comparison.judge_validation.lines():
+                console.print(line, markup=False, highlight=False)

@@ -10,6 +10,9 @@ from typing import Any
 
 import httpx
 
+from evalq.core.errors import InvalidInput
+from evalq.core.judge_validation import JudgeAgreement
+from evalq.core.labels import Label, LabelList, LabelQueue, LabelRequest, parse_label
 from evalq.core.schemas import Submission, Task
 from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
 from evalq.core.webhooks import (
@@ -250,6 +253,43 @@ class HttpClient:
         """The webhook's deliveries, newest first, each with its attempts."""
         call = wire.deliveries_call(task_id, webhook_id, limit=limit)
         return DeliveryList.model_validate(self._send(call)).deliveries
+
+    def add_label(self, label: LabelRequest | Mapping[str, Any]) -> Label:
+        """Store one person's label of a run (POST /v1/labels). Errors as `Client.add_label`."""
+        parsed = parse_label(label)
+        try:
+            return (self.add_labels([parsed]))[0]
+        except InvalidInput as error:
+            raise wire.single(error) from None
+
+    def add_labels(self, labels: Iterable[LabelRequest | Mapping[str, Any]]) -> list[Label]:
+        """Store a batch of labels, all or none (POST /v1/labels). Errors as
+        `Client.add_labels`."""
+        answer = self._send(wire.add_labels_call(labels))
+        return LabelList.model_validate(answer).labels
+
+    def labels(
+        self,
+        *,
+        task_id: str | None = None,
+        submission_id: str | None = None,
+        labeller: str | None = None,
+    ) -> list[Label]:
+        """Stored labels (GET /v1/labels); each filter given narrows the list."""
+        call = wire.labels_call(task_id=task_id, submission_id=submission_id, labeller=labeller)
+        return LabelList.model_validate(self._send(call)).labels
+
+    def label_queue(self, task_id: str, *, unlabelled_only: bool = True) -> LabelQueue:
+        """Runs the judge cascade asks people to label (GET /v1/labels/queue), as
+        `Client.label_queue`."""
+        call = wire.label_queue_call(task_id, unlabelled_only=unlabelled_only)
+        return LabelQueue.model_validate(self._send(call))
+
+    def judge_agreement(self, tasks: str, *, seed: int = 0) -> JudgeAgreement:
+        """The judge's agreement with people on ``tasks`` (GET /v1/judge/agreement), as
+        `Client.judge_agreement`."""
+        answer = self._send(wire.judge_agreement_call(tasks, seed=seed))
+        return JudgeAgreement.model_validate(answer)
 
     def accept_review(self, submission_id: str) -> int:
         """Accept a submission flagged for review; returns the baseline version that counts it.

@@ -27,6 +27,7 @@ from evalq.core.errors import (
     Unauthorized,
     UpstreamFailure,
 )
+from evalq.core.labels import LabelRequest, parse_labels
 from evalq.core.metadata import filter_problems
 from evalq.core.schemas import Submission, Task, parse_submission, parse_submissions, parse_task
 from evalq.core.trace_rules import TraceRule, parse_trace_rule
@@ -202,6 +203,35 @@ def deliveries_call(task_id: str, webhook_id: str, *, limit: int) -> Call:
     """GET /v1/tasks/{id}/webhooks/{webhook id}/deliveries."""
     path = f"/v1/tasks/{_segment(task_id)}/webhooks/{_segment(webhook_id)}/deliveries"
     return Call("GET", path, params=httpx.QueryParams({"limit": str(limit)}))
+
+
+def add_labels_call(labels: Iterable[LabelRequest | Mapping[str, Any]]) -> Call:
+    """POST /v1/labels of labels validated here (as `Client.add_labels`)."""
+    body = [label.model_dump(mode="json", exclude_none=True) for label in parse_labels(labels)]
+    return Call("POST", "/v1/labels", json={"labels": body})
+
+
+def labels_call(*, task_id: str | None, submission_id: str | None, labeller: str | None) -> Call:
+    """GET /v1/labels with the filters given."""
+    wanted = {"task_id": task_id, "submission_id": submission_id, "labeller": labeller}
+    params = {name: value for name, value in wanted.items() if value is not None}
+    return Call("GET", "/v1/labels", params=httpx.QueryParams(params))
+
+
+def label_queue_call(task_id: str, *, unlabelled_only: bool) -> Call:
+    """GET /v1/labels/queue."""
+    params = {"task_id": task_id, "unlabelled_only": str(unlabelled_only).lower()}
+    return Call("GET", "/v1/labels/queue", params=httpx.QueryParams(params))
+
+
+def judge_agreement_call(tasks: str, *, seed: int) -> Call:
+    """GET /v1/judge/agreement."""
+    return Call("GET", "/v1/judge/agreement", params=httpx.QueryParams(tasks=tasks, seed=seed))
+
+
+def single(error: InvalidInput) -> InvalidInput:
+    """A one-item batch's problems named as for one item: ``submission_id``, not ``[0]...``."""
+    return InvalidInput([(f.removeprefix("[0]."), rule) for f, rule in error.problems])
 
 
 def accept_review_call(submission_id: str) -> Call:

@@ -12,6 +12,7 @@ from evalq.producer.api.auth import require
 from evalq.producer.api.deps import SettingsDep
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.read.compare import CompareReport, compare
+from evalq.read.judge_agreement import with_judge_validation
 from evalq.stats.comparison import Correction
 from evalq.store.db import session_scope
 
@@ -68,7 +69,7 @@ async def get_compare(
 
     def run() -> CompareReport:
         with session_scope(settings.database_url) as session:
-            return compare(
+            result = compare(
                 session,
                 tasks=tasks,
                 by=by,
@@ -78,6 +79,7 @@ async def get_compare(
                 settings=settings,
                 include_held=include_held,
             )
+            return with_judge_validation(result, session, task_ids=result.tasks, settings=settings)
 
     # Waiting for a turn holds no thread: other requests keep the thread pool.
     slots: asyncio.Semaphore = request.app.state.compare_slots

@@ -16,6 +16,7 @@ from evalq.producer.api.auth import require
 from evalq.producer.api.deps import JsonBody, SessionDep, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message, TaskStored
+from evalq.read.judge_agreement import with_judge_validation
 from evalq.read.leaderboard import LeaderboardReport, leaderboard
 from evalq.read.reports import (
     BaselineReport,
@@ -98,7 +99,7 @@ def get_leaderboard(
     kept. No filter changes what the rows are ranked by. Runs held for review are listed
     after the ranked rows (``held``, rank null) unless ``include_held=true``.
     """
-    return leaderboard(
+    board = leaderboard(
         session,
         task_id=known("task", task_id),
         tool=tool,
@@ -108,6 +109,7 @@ def get_leaderboard(
         settings=settings,
         include_held=include_held,
     )
+    return with_judge_validation(board, session, task_ids=[board.task_id], settings=settings)
 
 
 @router.get("/{task_id}/baseline", dependencies=READ, responses=NOT_FOUND)

@@ -1,0 +1,117 @@
+"""The judge from the command line: `evalq judge agreement TASKS`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from evalq.core.errors import EvalqError
+from evalq.producer.cli.output import console, fail
+
+judge_app = typer.Typer(help="The LLM judge: is it validated against people?", no_args_is_help=True)
+
+
+@judge_app.command("agreement")
+def agreement(
+    tasks: Annotated[str, typer.Argument(help="A task id, ids separated by commas, or globs.")],
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON the API serves.")] = False,
+) -> None:
+    """Judge-human agreement per task, rubric and judge model, with people's own (the ceiling)."""
+    from evalq.producer.client import Client
+
+    try:
+        report = Client().judge_agreement(tasks, seed=seed)
+    except EvalqError as error:
+        fail(error)
+    if as_json:
+        print(report.model_dump_json(indent=2))
+        return
+    if not report.rubrics:
+        console.print("no judge scores on these tasks yet", markup=False)
+        return
+    title = (
+        f"judge vs people (validated: >= {report.min_labels} pairs, alpha >= {report.min_alpha})"
+    )
+    table = Table(title=title)
+    for column in ("task", "rubric", "model", "n", "alpha [95% CI]", "bias", "people", "status"):
+        table.add_column(column)
+    for entry in report.rubrics:
+        alpha = "-" if entry.alpha is None else f"{entry.alpha:.2f}"
+        if entry.alpha_ci is not None:
+            alpha += f" [{entry.alpha_ci[0]:.2f}, {entry.alpha_ci[1]:.2f}]"
+        bias = "-" if entry.bias is None else f"{entry.bias:+.2f}"
+        people = "-" if entry.human_alpha is None else f"{entry.human_alpha:.2f}"
+        people += f" ({entry.human_runs} runs)"
+        status = "validated" if entry.validated else "not validated"
+        cells = (entry.task_id or "(all)", entry.rubric, entry.model, str(entry.pairs))
+        table.add_row(*map(escape, (*cells, alpha, bias, people, status)))
+    console.print(table)
+    for entry in report.not_validated():
+        console.print(f"{entry.rubric} / {entry.model}: {entry.note}", markup=False)
+
+
+@judge_app.command("calibrate")
+def calibrate_command(
+    path: Annotated[
+        Path | None,
+        typer.Argument(
+            help="JSONL: one labelled item per line, "
+            '{"levels": [{"confidence": 0.8, "agreed": true}, ...]}, cheapest level first.'
+        ),
+    ] = None,
+    tasks: Annotated[
+        str | None,
+        typer.Option(
+            "--tasks",
+            help="Instead of a file: the stored runs of these tasks every cascade level judged.",
+        ),
+    ] = None,
+    alpha: Annotated[float, typer.Option(help="Tolerated disagreement (target 1 - alpha).")] = 0.1,
+    delta: Annotated[float, typer.Option(help="Allowed probability that the bound fails.")] = 0.1,
+    reference: Annotated[
+        str, typer.Option(help="'human' (labels) or 'top judge' (the top level's verdicts).")
+    ] = "human",
+) -> None:
+    """Thresholds per judge level so trusted verdicts agree >= 1-alpha w.p. >= 1-delta (JSON)."""
+    from evalq.core.errors import InvalidInput
+    from evalq.core.storable import decode_json
+    from evalq.judge.calibration import Judgment, calibrate
+
+    if reference not in ("human", "top judge"):
+        fail(InvalidInput([("--reference", "must be 'human' or 'top judge'")]))
+    if (path is None) == (tasks is None):
+        fail(InvalidInput([("FILE", "give a file or --tasks, one of them")]))
+    if tasks is not None:
+        from evalq.producer.client import Client
+
+        try:
+            found = Client().calibrate_cascade(tasks, alpha=alpha, delta=delta, reference=reference)
+        except EvalqError as error:
+            fail(error)
+        print(found.model_dump_json(indent=2))
+        return
+    assert path is not None
+    try:
+        items = []
+        for number, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+            if not line.strip():
+                continue
+            data = decode_json(line, where=f"{path.name}:{number}")
+            try:
+                items.append(
+                    [Judgment(float(j["confidence"]), bool(j["agreed"])) for j in data["levels"]]
+                )
+            except (KeyError, TypeError, ValueError):
+                rule = 'must be {"levels": [{"confidence": NUMBER, "agreed": BOOL}, ...]}'
+                raise InvalidInput([(f"{path.name}:{number}", rule)]) from None
+        result = calibrate(items, alpha=alpha, delta=delta, reference=reference)  # type: ignore[arg-type]
+    except OSError as error:
+        fail(InvalidInput([("(file)", f"cannot read: {error.strerror}")]))
+    except EvalqError as error:
+        fail(error)
+    print(result.model_dump_json(indent=2))

@@ -1,0 +1,92 @@
+"""`evalq labels add|import|list|export` through the real script: bad rows named by line, a
+bad file stores nothing, an export imports back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from evalq.core.settings import Settings
+from evalq.producer.client import Client
+from evalq.store.db import session_scope
+from evalq.store.models import LabelRow
+from tests.integration.cli.test_errors import evalq
+
+RUNS = [
+    {"id": f"r{i}", "task_id": "t1", "tool": "a", "model": "m", "usage": {"total_tokens": 9}}
+    for i in (1, 2)
+]
+
+
+def stored(url: str) -> int:
+    with session_scope(url) as session:
+        return int(session.scalar(select(func.count()).select_from(LabelRow)) or 0)
+
+
+def store_with_runs(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'e.db'}"
+    (tmp_path / "tasks.json").write_text(json.dumps([{"id": "t1", "category": "debugging"}]))
+    assert evalq(["task", "put", "tasks.json"], tmp_path, database_url=url).returncode == 0
+    Client(Settings(database_url=url)).submit_many(RUNS)  # stored; not evaluated (no wait)
+    return url
+
+
+def test_add_import_list_export(tmp_path: Path) -> None:
+    url = store_with_runs(tmp_path)
+    added = evalq(
+        ["labels", "add", "r1", "--labeller", "ann", "--score", "constructiveness=4", "--fail"],
+        tmp_path,
+        database_url=url,
+    )
+    assert added.returncode == 0, added.stderr
+    assert "labelled r1 (task t1) as ann" in added.stdout
+    bad = evalq(
+        ["labels", "add", "r1", "--labeller", "ann", "--score", "constructiveness=9"],
+        tmp_path,
+        database_url=url,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("error: scores.constructiveness: Value error, a score is")
+    (tmp_path / "l.csv").write_text(
+        "submission_id,labeller,technical_accuracy,recommendation\n"
+        "r1,bob,3,weak_reject\nr2,bob,5,\n"
+    )
+    imported = evalq(["labels", "import", "l.csv"], tmp_path, database_url=url)
+    assert imported.returncode == 0, imported.stderr
+    assert "stored 2 labels from l.csv" in imported.stdout and stored(url) == 3
+    listed = evalq(["labels", "list", "--task", "t1"], tmp_path, database_url=url)
+    assert listed.returncode == 0 and "weak_reject" in listed.stdout and "fail" in listed.stdout
+    exported = evalq(["labels", "export", "-o", "out.csv"], tmp_path, database_url=url)
+    assert exported.returncode == 0, exported.stderr
+    lines = (tmp_path / "out.csv").read_text().splitlines()
+    assert len(lines) == 4 and lines[1].startswith("r1,ann,,4,,,false,")
+    again = evalq(["labels", "import", "out.csv"], tmp_path, database_url=url)
+    assert again.returncode == 0, again.stderr  # the same labels again: replaced, not added
+    assert stored(url) == 3
+    as_jsonl = evalq(["labels", "export", "--format", "jsonl"], tmp_path, database_url=url)
+    rows = [json.loads(line) for line in as_jsonl.stdout.splitlines()]
+    assert [(r["submission_id"], r["labeller"]) for r in rows] == [
+        ("r1", "ann"),
+        ("r1", "bob"),
+        ("r2", "bob"),
+    ]
+
+
+def test_a_bad_file_names_its_lines_and_stores_nothing(tmp_path: Path) -> None:
+    url = store_with_runs(tmp_path)
+    (tmp_path / "bad.csv").write_text(
+        "submission_id,labeller,constructiveness\nr1,ann,4\nr2,ann,six\n"
+    )
+    bad = evalq(["labels", "import", "bad.csv"], tmp_path, database_url=url)
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("error: bad.csv:3: scores.constructiveness: Value error")
+    (tmp_path / "unknown.jsonl").write_text(
+        '{"submission_id": "r1", "labeller": "ann", "passed": true}\n\n'
+        '{"submission_id": "r9", "labeller": "ann", "passed": true}\n'
+    )
+    unknown = evalq(["labels", "import", "unknown.jsonl"], tmp_path, database_url=url)
+    assert unknown.returncode == 2
+    assert unknown.stderr.startswith("error: unknown.jsonl:3: submission_id: no run 'r9'")
+    assert stored(url) == 0

@@ -1,0 +1,129 @@
+"""A judge cascade of FunctionModel levels with scripted answers: who decides, how sure, what it
+cost, the audit share, failures escalating or recorded (never a 0), and how build_judge builds it.
+
+Without a paper or a trace only constructiveness applies, so each sample answers one rubric;
+a sample answering s for every criterion scores step s."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic_ai.exceptions import ModelHTTPError
+
+from evalq.core.profile import CascadeProfile, load_profile, profile_from_dict
+from evalq.core.settings import Settings
+from evalq.judge import JudgeCascade, build_judge
+from evalq.judge.cascade import is_audited
+from tests.unit.judge.judge_helpers import Scripted, scripted_judge, submission, task
+
+BROKEN = ModelHTTPError(400, "m", {"error": "bad request"})
+
+
+def cascade(
+    cheap: list[Any], top: list[Any], **section: Any
+) -> tuple[JudgeCascade, list[Scripted], list[Scripted]]:
+    """Two levels (cheap, top), one scripted body per sample; thresholds 0.9 and 0.9."""
+    profile = load_profile()
+    spec = CascadeProfile.model_validate(
+        {
+            "levels": [
+                {"model": "cheap", "samples": len(cheap), "threshold": 0.9},
+                {"model": "top", "samples": len(top), "threshold": 0.9},
+            ],
+            "calibration": "cal-1",
+            "audit_share": 0.0,
+        }
+        | section
+    )
+    bodies = [[Scripted(a) for a in cheap], [Scripted(a) for a in top]]
+    levels = [
+        [scripted_judge(body, model_id=name, profile=profile) for body in level]
+        for name, level in zip(("cheap", "top"), bodies, strict=True)
+    ]
+    return JudgeCascade(levels, spec), bodies[0], bodies[1]
+
+
+def judged(judge: JudgeCascade, sid: str = "s1") -> Any:
+    return judge.evaluate(submission(id=sid), task(None), deadline_s=30)
+
+
+def test_a_confident_cheap_level_decides_and_the_top_is_never_asked() -> None:
+    judge, cheap, top = cascade([5, 5, 5], [1, 1, 1])
+    result = judged(judge)
+    assert result.cascade is not None
+    assert (result.cascade.level, result.cascade.model, result.cascade.confidence) == (
+        0,
+        "cheap",
+        1.0,
+    )
+    assert result.cascade.levels_asked == 1 and result.cascade.calibration == "cal-1"
+    assert result.scores["constructiveness"] == 1.0 and not result.failed
+    assert [len(b.calls) for b in cheap] == [1, 1, 1] and [len(b.calls) for b in top] == [0, 0, 0]
+
+
+def test_an_unsure_cheap_level_escalates_and_the_cost_counts_both() -> None:
+    judge, cheap, top = cascade([5, 3, 1], [4, 4, 4])
+    result = judged(judge)
+    assert result.cascade.level == 1 and result.cascade.model == "top"
+    assert result.cascade.confidence == 1.0 and result.cascade.levels_asked == 2
+    assert result.scores["constructiveness"] == 0.75  # the top level's median
+    assert all(len(b.calls) == 1 for b in cheap + top)
+    single = scripted_judge(Scripted(4)).evaluate(submission(), task(None), deadline_s=30)
+    assert single.cost_usd is None or result.cost_usd == 6 * single.cost_usd
+
+
+def test_no_level_confident_is_judge_uncertain_with_the_top_scores_kept() -> None:
+    judge, _, _ = cascade([5, 3, 1], [4, 4, 2])
+    result = judged(judge)
+    assert result.cascade.level is None and result.cascade.threshold is None
+    assert result.cascade.model == "top"
+    assert abs(result.cascade.confidence - 2 / 3) < 1e-9
+    assert result.scores["constructiveness"] == 0.75 and not result.failed
+
+
+def test_a_failing_level_escalates_and_a_failing_top_is_recorded_never_zero() -> None:
+    judge, _, _ = cascade([BROKEN, BROKEN], [3, 3])
+    result = judged(judge)
+    assert result.cascade.level == 1 and result.scores["constructiveness"] == 0.5
+    judge, _, _ = cascade([BROKEN, BROKEN], [BROKEN, BROKEN])
+    failed = judged(judge)
+    assert failed.failed and failed.scores["constructiveness"] is None
+    assert failed.cascade.level is None and failed.errors
+
+
+def test_the_audit_share_sends_runs_to_the_top_level_too() -> None:
+    judge, _, top = cascade([5, 5], [2, 2], audit_share=1.0)
+    result = judged(judge)
+    assert result.cascade.level == 0 and result.cascade.audited
+    assert result.cascade.model == "top" and result.scores["constructiveness"] == 0.25
+    assert all(len(b.calls) == 1 for b in top)
+    drawn = sum(is_audited(f"run-{i}", 0.05, 7) for i in range(20_000))
+    assert 850 < drawn < 1150  # ~5%
+    assert is_audited("run-1", 0.05, 7) == is_audited("run-1", 0.05, 7)  # a redelivery agrees
+
+
+def test_build_judge_builds_one_seeded_judge_per_sample() -> None:
+    profile = profile_from_dict(
+        {
+            "judge": {
+                "cascade": {
+                    "levels": [
+                        {"model": "openai:small", "samples": 3, "threshold": 0.8},
+                        {"model": "openai:large", "samples": 2},
+                    ],
+                    "calibration": "2026-11-24 alpha 0.1 delta 0.1",
+                }
+            }
+        }
+    )
+    assert profile.hash != load_profile().hash
+    settings = Settings(judge_model="openai:small", judge_base_url="http://127.0.0.1:9/v1")
+    judge = build_judge(settings, profile, redis=None)
+    assert isinstance(judge, JudgeCascade)
+    where = "@http://127.0.0.1:9/v1"  # a model on a server is named with it
+    assert [[j.model_id for j in level] for level in judge.levels] == [
+        ["openai:small" + where] * 3,
+        ["openai:large" + where] * 2,
+    ]
+    assert [j.settings.get("seed") for j in judge.levels[0]] == [0, 1, 2]
+    assert build_judge(Settings(), profile, redis=None) is None  # no judge model: no tier 2

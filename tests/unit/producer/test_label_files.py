@@ -1,0 +1,107 @@
+"""Label files: CSV and JSONL read with bad rows named by line, and exports that read back."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from evalq.core.errors import InvalidInput
+from evalq.core.labels import Label
+from evalq.producer.label_files import read_labels, write_labels
+
+HEADER = "submission_id,labeller,technical_accuracy,constructiveness,recommendation,passed,note\n"
+
+
+def test_csv_rows_become_labels_with_their_lines(tmp_path: Path) -> None:
+    path = tmp_path / "l.csv"
+    path.write_text(
+        HEADER + 'r1,ann,4,,accept,,"two\nlines"\n' + "r2,ann,,2,,fail,\n" + "r1,bob,5,5,,,\n"
+    )
+    labels = read_labels(path)
+    assert [line for line, _ in labels] == [2, 4, 5]  # the quoted note spans lines 2-3
+    first = labels[0][1]
+    assert first.scores == {"technical_accuracy": 4} and first.recommendation == "accept"
+    assert first.note == "two\nlines" and first.passed is None
+    assert labels[1][1].passed is False and labels[1][1].scores == {"constructiveness": 2}
+
+
+def test_every_bad_csv_row_is_named_and_nothing_is_returned(tmp_path: Path) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(
+        HEADER
+        + "r1,ann,4,,,,\n"
+        + "r2,ann,7,,,,\n"  # line 3: out of scale
+        + "r3,,3,,,,\n"  # line 4: no labeller
+        + "r1,ann,2,,,,\n"  # line 5: ann labels r1 twice
+        + "r4,ann,3.5,,,maybe,\n"  # line 6: not an integer, not a flag
+    )
+    with pytest.raises(InvalidInput) as caught:
+        read_labels(path)
+    fields = [field for field, _ in caught.value.problems]
+    assert fields == [
+        "bad.csv:3: scores.technical_accuracy",
+        "bad.csv:4: labeller",
+        "bad.csv:5: labeller",
+        "bad.csv:6: scores.technical_accuracy",
+        "bad.csv:6: passed",
+    ]
+    assert "(line 2)" in caught.value.problems[2][1]
+
+
+def test_an_unknown_column_is_named_before_any_row(tmp_path: Path) -> None:
+    path = tmp_path / "l.csv"
+    path.write_text("submission_id,labeller,constructivness\nr1,ann,4\n")
+    with pytest.raises(InvalidInput) as caught:
+        read_labels(path)
+    [(field, rule)] = caught.value.problems
+    assert field == "line 1 (header)" and "'constructivness'" in rule
+
+
+def test_jsonl_lines_are_named_too(tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl"
+    good = '{"submission_id": "r1", "labeller": "ann", "passed": true}'
+    path.write_text(good + "\n\n{not json\n" + '{"submission_id": "r2", "labeller": "ann"}\n')
+    with pytest.raises(InvalidInput) as caught:
+        read_labels(path)
+    assert [f.split(": ")[0] for f, _ in caught.value.problems] == ["l.jsonl:3", "l.jsonl:4"]
+    path.write_text(good + "\n")
+    [(line, label)] = read_labels(path)
+    assert line == 1 and label.passed is True
+
+
+@pytest.mark.parametrize("label_format", ["csv", "jsonl"])
+def test_an_export_reads_back_as_the_same_labels(tmp_path: Path, label_format: str) -> None:
+    at = datetime(2026, 11, 24, tzinfo=UTC)
+    stored = [
+        Label(
+            submission_id="r1",
+            task_id="t",
+            labeller="ann",
+            scores={"technical_accuracy": 2, "planning_rationality": 5},
+            recommendation="reject",
+            passed=True,
+            note='says "no", twice',
+            created_at=at,
+            updated_at=at,
+        ),
+        Label(
+            submission_id="r2",
+            task_id="t",
+            labeller="bob",
+            scores={},
+            recommendation=None,
+            passed=False,
+            note=None,
+            created_at=at,
+            updated_at=at,
+        ),
+    ]
+    path = tmp_path / f"out.{label_format}"
+    path.write_text(write_labels(stored, label_format))  # type: ignore[arg-type]
+    again = [label for _, label in read_labels(path)]
+    wanted = ("submission_id", "labeller", "scores", "recommendation", "passed", "note")
+    assert [label.model_dump(include=set(wanted)) for label in again] == [
+        label.model_dump(include=set(wanted)) for label in stored
+    ]
