@@ -5,6 +5,7 @@ from evalq.store.queries.baselines import (
     add_baseline,
     claim_refresh,
     current_baseline,
+    current_baselines,
     release_refresh,
 )
 from evalq.store.queries.evaluations import (
@@ -12,6 +13,7 @@ from evalq.store.queries.evaluations import (
     get_evaluation,
     save_evaluation,
     task_evaluations,
+    tasks_evaluations,
 )
 from evalq.store.queries.recovery import (
     IdleWork,
@@ -76,6 +78,7 @@ __all__ = [
     "claim_refresh",
     "current_attempts",
     "current_baseline",
+    "current_baselines",
     "final_tier_values",
     "finish_tier",
     "flag_for_review",
@@ -104,6 +107,7 @@ __all__ = [
     "task_evaluations",
     "task_overviews",
     "task_submissions",
+    "tasks_evaluations",
     "tier_outcome",
     "tier_results",
     "unknown_task_rule",

@@ -4,6 +4,8 @@ Every function takes the session as a keyword argument."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -76,3 +78,28 @@ def task_evaluations(
         .order_by(SubmissionRow.id)
     )
     return [(row[0], row[1]) for row in rows]
+
+
+CHUNK = 500
+"""Task ids asked for in one ``IN (...)``: SQLite's bound-parameter limit is 999 on old builds."""
+
+
+def tasks_evaluations(
+    session: Session, *, task_ids: Sequence[str]
+) -> dict[str, list[tuple[SubmissionRow, EvaluationRow]]]:
+    """`task_evaluations` of many tasks, ``{task id: its rows}`` (every id named is a key), in
+    one statement per 500 tasks instead of one per task."""
+    found: dict[str, list[tuple[SubmissionRow, EvaluationRow]]] = {t: [] for t in task_ids}
+    for start in range(0, len(task_ids), CHUNK):
+        rows = session.execute(
+            select(SubmissionRow, EvaluationRow)
+            .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
+            .where(
+                SubmissionRow.task_id.in_(task_ids[start : start + CHUNK]),
+                SubmissionRow.status.in_(EVALUATED),
+            )
+            .order_by(SubmissionRow.task_id, SubmissionRow.id)
+        )
+        for sub_row, evaluation in rows:
+            found[sub_row.task_id].append((sub_row, evaluation))
+    return found
