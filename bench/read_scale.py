@@ -16,8 +16,8 @@ the API would serve it:
 - ``report``: the task's report (`report_data`, rendered as HTML);
 - ``compare``: `compare` on the one task, by model (three models);
 
-and the peak RSS growth of that process over all of them (``ru_maxrss`` at the end minus the
-RSS before the first read). Last line: the ratio N=largest / N=smallest of the first page of the
+and the peak RSS growth of that process over all of them (its ``VmHWM``, reset after the
+warm-up, minus its RSS then). Last line: the ratio N=largest / N=smallest of the first page of the
 board on the first backend (target: close to 1, the page must not grow with the task).
 """
 
@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -196,6 +195,7 @@ def read_all(url: str, repeat: int) -> dict[str, float]:
         warm_up()
     task_id, run_id = TASK_ID, SEED_RUN
     before = rss_kib(os.getpid())
+    Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) starts again from here
     seconds: dict[str, float] = {}
     for name in READS:
         best = float("inf")
@@ -204,12 +204,25 @@ def read_all(url: str, repeat: int) -> dict[str, float]:
             reads[name]()
             best = min(best, time.perf_counter() - start)
         seconds[name] = best
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return seconds | {"rss_growth_kib": float(peak - before)}
+    return seconds | {"rss_growth_kib": float(peak_kib() - before)}
+
+
+def peak_kib() -> int:
+    """This process's peak resident set size in KiB (``VmHWM``) since the last reset."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmHWM in /proc/self/status")
 
 
 def child(args: argparse.Namespace) -> None:
-    apply_env(evalq_env(database_url=args.url, baseline_refresh_debounce_s="3600"))
+    apply_env(
+        evalq_env(
+            database_url=args.url,
+            baseline_refresh_debounce_s="3600",
+            compare_max_submissions="1000000",
+        )
+    )
     print(json.dumps(read_all(args.url, args.repeat)))
 
 
@@ -217,7 +230,8 @@ def run_child(role: str, url: str, size: int, repeat: int) -> str:
     """Run this script as a fresh process in ``role``; its stdout."""
     argv = [sys.executable, __file__, "--child", role, "--url", url, "--size", str(size)]
     argv += ["--repeat", str(repeat)]
-    env = evalq_env(database_url=url)
+    # the compare limit (50,000 rows by default) would refuse the largest task: measure it
+    env = evalq_env(database_url=url, compare_max_submissions="1000000")
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     if done.returncode:
         raise RuntimeError(f"{role} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
@@ -234,6 +248,8 @@ def measure(
         populate(url, size, metrics)
         print(f"# {backend} {size:,} runs stored in {time.perf_counter() - started:.1f} s")
         found: dict[str, float] = json.loads(run_child("read", url, size, repeat).splitlines()[-1])
+        shown = ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in found.items() if k in READS)
+        print(f"# {backend} {size:,}: {shown}, RSS +{found['rss_growth_kib'] / 1024:.1f} MiB")
         return found
     finally:
         drop()

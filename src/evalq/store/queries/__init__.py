@@ -10,6 +10,8 @@ from evalq.store.queries.baselines import (
 )
 from evalq.store.queries.evaluations import (
     EVALUATED,
+    board_facts,
+    evaluations_of,
     get_evaluation,
     save_evaluation,
     task_evaluations,
@@ -75,10 +77,12 @@ __all__ = [
     "add_baseline",
     "add_submission",
     "begin_enqueue",
+    "board_facts",
     "claim_refresh",
     "current_attempts",
     "current_baseline",
     "current_baselines",
+    "evaluations_of",
     "final_tier_values",
     "finish_tier",
     "flag_for_review",

@@ -5,6 +5,7 @@ Every function takes the session as a keyword argument."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -103,3 +104,60 @@ def tasks_evaluations(
         for sub_row, evaluation in rows:
             found[sub_row.task_id].append((sub_row, evaluation))
     return found
+
+
+BOARD_COLUMNS = (
+    SubmissionRow.id,
+    SubmissionRow.task_id,
+    SubmissionRow.created_at,
+    SubmissionRow.run_hash,
+    SubmissionRow.output_hash,
+    SubmissionRow.total_tokens,
+    SubmissionRow.tool_calls,
+    SubmissionRow.iterations,
+    SubmissionRow.execution_time,
+    SubmissionRow.cost_usd,
+    SubmissionRow.tool,
+    SubmissionRow.model,
+    SubmissionRow.variant,
+    SubmissionRow.review,
+    EvaluationRow.status.label("evaluation_status"),
+    SubmissionRow.payload["evidence"].label("evidence"),
+    EvaluationRow.scores[("peerread", "composite")].label("peerread_composite"),
+    EvaluationRow.scores[("peerread", "partial")].label("peerread_partial"),
+    EvaluationRow.scores[("scylla", "composite")].label("scylla_composite"),
+    EvaluationRow.scores[("suite", "passed")].label("suite_passed"),
+    EvaluationRow.scores[("suite", "final_score")].label("suite_final_score"),
+)
+"""What a board ranks by, for every evaluated run of a task: the row's own columns, the
+evidence (for Arena correctness) and the kind scores' few values, never the trace, the output
+or the whole scores document (`board_facts`)."""
+
+
+def board_facts(session: Session, *, task_id: str, metadata: bool = False) -> list[Any]:
+    """Every evaluated submission of a task as the narrow rows of `BOARD_COLUMNS` (plus its
+    ``metadata`` when asked), by submission id: what ranking a board needs, read without
+    decoding any payload but its evidence."""
+    columns: tuple[Any, ...] = BOARD_COLUMNS
+    if metadata:
+        columns += (SubmissionRow.payload["metadata"].label("metadata"),)
+    return list(
+        session.execute(
+            select(*columns)
+            .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
+            .where(SubmissionRow.task_id == task_id, SubmissionRow.status.in_(EVALUATED))
+            .order_by(SubmissionRow.id)
+        )
+    )
+
+
+def evaluations_of(
+    session: Session, *, submission_ids: Sequence[str]
+) -> dict[str, tuple[SubmissionRow, EvaluationRow]]:
+    """The submissions ``submission_ids`` with their evaluations (a page of a board), by id."""
+    rows = session.execute(
+        select(SubmissionRow, EvaluationRow)
+        .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
+        .where(SubmissionRow.id.in_(list(submission_ids)))
+    )
+    return {sub_row.id: (sub_row, evaluation) for sub_row, evaluation in rows}
