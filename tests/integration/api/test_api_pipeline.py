@@ -96,6 +96,26 @@ def test_leaderboard_and_baseline(evaluated: Server) -> None:
     assert cursor["entries"][0]["rank"] == 1
 
 
+def test_a_leaderboard_is_served_in_pages_of_the_whole_board(evaluated: Server) -> None:
+    client = evaluated.client("read")
+    path = f"/v1/tasks/{TASKS[0]}/leaderboard"
+    whole = client.get(path).json()
+    assert (whole["total"], whole["offset"], whole["limit"]) == (12, 0, None)
+    listed = []
+    for offset in range(0, 12, 5):
+        page = client.get(path, params={"limit": 5, "offset": offset}).json()
+        assert (page["total"], page["offset"], page["limit"]) == (12, offset, 5)
+        assert page["confidence_interval"] == whole["confidence_interval"]
+        listed += page["entries"]
+    assert listed == whole["entries"]  # ranks, percentiles and the held run last, as a whole
+    done = client.get(path, params={"status": "done", "limit": 50}).json()
+    assert done["total"] == 12 and {e["status"] for e in done["entries"]} == {"done"}
+    for bad in ({"limit": 0}, {"limit": 1001}, {"offset": -1}, {"status": "failed"}):
+        refused = client.get(path, params=bad)
+        assert refused.status_code == 422, refused.text
+        assert next(iter(bad)) in refused.text
+
+
 def test_leaderboards_carry_rank_intervals_where_rows_can_be_resampled(
     evaluated: Server,
 ) -> None:
