@@ -430,10 +430,11 @@ class _Scorer:
         self.weights = dimension_weights(context.task, context.profile.arena)
         self.correctness: dict[str, float] = {}
 
-    def _correctness(self, evidence: Any) -> float:
-        key = json.dumps(evidence, sort_keys=True)
+    def _correctness(self, evidence: str | None) -> float:
+        """Correctness of a run's evidence (JSON text), validated and scored once per text."""
+        key = evidence or "{}"
         if key not in self.correctness:
-            checked = Evidence.model_validate(evidence or {}, context=STORED)
+            checked = Evidence.model_validate(json.loads(key) or {}, context=STORED)
             self.correctness[key] = correctness_score(self.context.task, checked).score
         return self.correctness[key]
 

@@ -122,16 +122,17 @@ BOARD_COLUMNS = (
     SubmissionRow.variant,
     SubmissionRow.review,
     EvaluationRow.status.label("evaluation_status"),
-    SubmissionRow.payload["evidence"].label("evidence"),
-    EvaluationRow.scores[("peerread", "composite")].label("peerread_composite"),
-    EvaluationRow.scores[("peerread", "partial")].label("peerread_partial"),
-    EvaluationRow.scores[("scylla", "composite")].label("scylla_composite"),
-    EvaluationRow.scores[("suite", "passed")].label("suite_passed"),
-    EvaluationRow.scores[("suite", "final_score")].label("suite_final_score"),
+    SubmissionRow.payload["evidence"].as_string().label("evidence"),
+    EvaluationRow.scores[("peerread", "composite")].as_float().label("peerread_composite"),
+    EvaluationRow.scores[("peerread", "partial")].as_boolean().label("peerread_partial"),
+    EvaluationRow.scores[("scylla", "composite")].as_float().label("scylla_composite"),
+    EvaluationRow.scores[("suite", "passed")].as_boolean().label("suite_passed"),
+    EvaluationRow.scores[("suite", "final_score")].as_float().label("suite_final_score"),
 )
 """What a board ranks by, for every evaluated run of a task: the row's own columns, the
-evidence (for Arena correctness) and the kind scores' few values, never the trace, the output
-or the whole scores document (`board_facts`)."""
+evidence as JSON text (for Arena correctness: decoded once per distinct text) and the kind
+scores' few values as SQL scalars, never the trace, the output or the whole scores document
+(`board_facts`); nothing in a row needs a JSON decode."""
 
 
 def board_facts(session: Session, *, task_id: str, metadata: bool = False) -> list[Any]:
