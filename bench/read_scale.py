@@ -142,7 +142,7 @@ def _paged(leaderboard: Any) -> bool:
     return "limit" in inspect.signature(leaderboard).parameters
 
 
-def read_all(url: str, repeat: int) -> dict[str, float]:
+def read_all(url: str, repeat: int, chosen: list[str]) -> dict[str, float]:
     """Seconds per read (best of ``repeat``) and the peak RSS growth (KiB), in this process."""
     import os
 
@@ -197,7 +197,7 @@ def read_all(url: str, repeat: int) -> dict[str, float]:
     before = rss_kib(os.getpid())
     Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) starts again from here
     seconds: dict[str, float] = {}
-    for name in READS:
+    for name in (r for r in READS if r in chosen):
         best = float("inf")
         for _ in range(repeat):
             start = time.perf_counter()
@@ -223,13 +223,13 @@ def child(args: argparse.Namespace) -> None:
             compare_max_submissions="1000000",
         )
     )
-    print(json.dumps(read_all(args.url, args.repeat)))
+    print(json.dumps(read_all(args.url, args.repeat, args.reads)))
 
 
-def run_child(role: str, url: str, size: int, repeat: int) -> str:
+def run_child(role: str, url: str, size: int, repeat: int, reads: list[str]) -> str:
     """Run this script as a fresh process in ``role``; its stdout."""
     argv = [sys.executable, __file__, "--child", role, "--url", url, "--size", str(size)]
-    argv += ["--repeat", str(repeat)]
+    argv += ["--repeat", str(repeat), "--reads", *reads]
     # the compare limit (50,000 rows by default) would refuse the largest task: measure it
     env = evalq_env(database_url=url, compare_max_submissions="1000000")
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
@@ -239,7 +239,12 @@ def run_child(role: str, url: str, size: int, repeat: int) -> str:
 
 
 def measure(
-    backend: str, size: int, repeat: int, workdir: Path, metrics: dict[str, dict[str, Any]]
+    backend: str,
+    size: int,
+    repeat: int,
+    workdir: Path,
+    metrics: dict[str, dict[str, Any]],
+    reads: list[str],
 ) -> dict[str, float]:
     url, drop = new_database(backend, workdir, size)
     try:
@@ -247,7 +252,9 @@ def measure(
         apply_env(evalq_env(database_url=url, baseline_refresh_debounce_s="3600"))
         populate(url, size, metrics)
         print(f"# {backend} {size:,} runs stored in {time.perf_counter() - started:.1f} s")
-        found: dict[str, float] = json.loads(run_child("read", url, size, repeat).splitlines()[-1])
+        found: dict[str, float] = json.loads(
+            run_child("read", url, size, repeat, reads).splitlines()[-1]
+        )
         shown = ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in found.items() if k in READS)
         print(f"# {backend} {size:,}: {shown}, RSS +{found['rss_growth_kib'] / 1024:.1f} MiB")
         return found
@@ -262,6 +269,9 @@ def main() -> None:
         "--backends", nargs="+", choices=["sqlite", "postgresql"], default=["sqlite", "postgresql"]
     )
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--reads", nargs="+", choices=READS, default=list(READS), help="the reads to time"
+    )
     parser.add_argument("--child", choices=["read"], help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
@@ -279,11 +289,13 @@ def main() -> None:
         drop()
         for backend in args.backends:
             for size in args.sizes:
-                results[backend, size] = measure(backend, size, args.repeat, Path(workdir), metrics)
+                results[backend, size] = measure(
+                    backend, size, args.repeat, Path(workdir), metrics, args.reads
+                )
     small, large = min(args.sizes), max(args.sizes)
     print(f"# seconds per read (ms) by N; ratio N={large:,} / N={small:,}")
     for backend in args.backends:
-        for name in (*READS, "rss_growth_kib"):
+        for name in (*(r for r in READS if r in args.reads), "rss_growth_kib"):
             values = [results[backend, size][name] for size in args.sizes]
             shown = "  ".join(
                 f"{size:>7,}: {v * 1000 if name in READS else v / 1024:>10.1f}"
@@ -293,11 +305,11 @@ def main() -> None:
             growth = values[-1] / values[0] if values[0] else float("inf")
             print(f"{backend:<10} {name:<15} {unit:<4} {shown}   x{growth:.1f}")
     for backend in args.backends:
-        for name in READS:
+        for name in (r for r in READS if r in args.reads):
             figure(f"{backend} {name} N={large:,}", results[backend, large][name] * 1000, "ms")
-    first = args.backends[0]
-    board = results[first, large]["board"] / results[first, small]["board"]
-    ratio(f"{first} board first page N={large:,} / N={small:,} (target ~1)", board)
+    first, read = args.backends[0], next(r for r in READS if r in args.reads)
+    growth = results[first, large][read] / results[first, small][read]
+    ratio(f"{first} {read} N={large:,} / N={small:,} (target ~1 for board, a page)", growth)
 
 
 if __name__ == "__main__":
