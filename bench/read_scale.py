@@ -16,9 +16,9 @@ the API would serve it:
 - ``report``: the task's report (`report_data`, rendered as HTML);
 - ``compare``: `compare` on the one task, by model (three models);
 
-and the peak RSS growth of that process over all of them (its ``VmHWM``, reset after the
-warm-up, minus its RSS then). Last line: the ratio N=largest / N=smallest of the first page of the
-board on the first backend (target: close to 1, the page must not grow with the task).
+and the peak RSS growth of that process during each read (its ``VmHWM``, reset before the
+read, minus its RSS then). Last line: the ratio N=largest / N=smallest of the first read
+timed (by default the board's first page; target close to 1: a page must not grow with N).
 """
 
 from __future__ import annotations
@@ -194,17 +194,20 @@ def read_all(url: str, repeat: int, chosen: list[str]) -> dict[str, float]:
     for warm_up in reads.values():  # imports, caches and connections, on the small task
         warm_up()
     task_id, run_id = TASK_ID, SEED_RUN
-    before = rss_kib(os.getpid())
-    Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) starts again from here
-    seconds: dict[str, float] = {}
+    found: dict[str, float] = {}
+    peak = 0
     for name in (r for r in READS if r in chosen):
+        before = rss_kib(os.getpid())
+        Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) starts again here
         best = float("inf")
         for _ in range(repeat):
             start = time.perf_counter()
             reads[name]()
             best = min(best, time.perf_counter() - start)
-        seconds[name] = best
-    return seconds | {"rss_growth_kib": float(peak_kib() - before)}
+        found[name] = best
+        found[f"{name}_rss_kib"] = float(peak_kib() - before)
+        peak = max(peak, peak_kib() - before)
+    return found | {"rss_growth_kib": float(peak)}
 
 
 def peak_kib() -> int:
@@ -255,8 +258,12 @@ def measure(
         found: dict[str, float] = json.loads(
             run_child("read", url, size, repeat, reads).splitlines()[-1]
         )
-        shown = ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in found.items() if k in READS)
-        print(f"# {backend} {size:,}: {shown}, RSS +{found['rss_growth_kib'] / 1024:.1f} MiB")
+        shown = ", ".join(
+            f"{k} {v * 1000:.1f} ms (RSS +{found[f'{k}_rss_kib'] / 1024:.1f} MiB)"
+            for k, v in found.items()
+            if k in READS
+        )
+        print(f"# {backend} {size:,}: {shown}")
         return found
     finally:
         drop()
@@ -295,7 +302,8 @@ def main() -> None:
     small, large = min(args.sizes), max(args.sizes)
     print(f"# seconds per read (ms) by N; ratio N={large:,} / N={small:,}")
     for backend in args.backends:
-        for name in (*(r for r in READS if r in args.reads), "rss_growth_kib"):
+        chosen = [r for r in READS if r in args.reads]
+        for name in (*chosen, *(f"{r}_rss_kib" for r in chosen)):
             values = [results[backend, size][name] for size in args.sizes]
             shown = "  ".join(
                 f"{size:>7,}: {v * 1000 if name in READS else v / 1024:>10.1f}"
