@@ -469,10 +469,15 @@ class _Scorer:
         return values, dims
 
 
-def _copies(facts: Sequence[Any]) -> dict[str, str]:
-    """`duplicates` of the narrow rows: only rows whose run hash occurs twice can be copies."""
+def _copies(session: Session, facts: Sequence[Any]) -> dict[str, str]:
+    """`duplicates` among the narrow rows: only rows whose run hash occurs twice can be
+    copies, and only theirs are read whole enough to tell which came first."""
     seen = Counter(f.run_hash for f in facts if f.run_hash is not None)
-    return duplicates([queries.run_facts(f) for f in facts if seen.get(f.run_hash, 0) > 1])
+    shared = [f.id for f in facts if seen.get(f.run_hash, 0) > 1]
+    if not shared:
+        return {}
+    rows = queries.fact_rows(session, submission_ids=shared)
+    return duplicates([queries.run_facts(row) for row in rows])
 
 
 def _page(
@@ -487,7 +492,7 @@ def _page(
 ) -> LeaderboardReport:
     """One page of an Arena or PeerRead board: every kept run ranked from its narrow row,
     only the runs listed read and scored in full (the same entries as `board_of`'s)."""
-    copied = _copies(facts)
+    copied = _copies(session, facts)
     kept = [f for f in facts if f.id not in copied and filters.keep(f)]
     rows = [f for f in kept if include_held or not is_held(f.review)]
     held = sorted((f for f in kept if not include_held and is_held(f.review)), key=lambda f: f.id)

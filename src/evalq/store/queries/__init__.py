@@ -26,6 +26,7 @@ from evalq.store.queries.recovery import (
 )
 from evalq.store.queries.review import (
     accept_review,
+    fact_rows,
     flag_for_review,
     flagged_submissions,
     run_facts,
@@ -83,6 +84,7 @@ __all__ = [
     "current_baseline",
     "current_baselines",
     "evaluations_of",
+    "fact_rows",
     "final_tier_values",
     "finish_tier",
     "flag_for_review",
