@@ -9,7 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
+from evalq.core.errors import InvalidInput
 from evalq.producer.client import Client
+from evalq.producer.http import HttpClient
 from evalq.read.compare import compare
 from evalq.read.leaderboard import leaderboard
 from evalq.read.reports import baseline_report, suite_report, variant_report
@@ -114,6 +116,12 @@ def test_a_leaderboard_is_served_in_pages_of_the_whole_board(evaluated: Server) 
         refused = client.get(path, params=bad)
         assert refused.status_code == 422, refused.text
         assert next(iter(bad)) in refused.text
+    with HttpClient(evaluated.url, evaluated.keys["read"]) as http:  # the client's door
+        page = http.leaderboard(TASKS[0], limit=5, offset=5, status="done")
+        assert page["entries"] == [e for e in whole["entries"] if e["status"] == "done"][5:10]
+        with pytest.raises(InvalidInput) as refused:
+            http.leaderboard(TASKS[0], limit=0)
+        assert [name for name, _ in refused.value.problems] == ["limit"]
 
 
 def test_leaderboards_carry_rank_intervals_where_rows_can_be_resampled(
