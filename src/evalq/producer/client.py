@@ -537,12 +537,19 @@ class Client:
         variant: str | None = None,
         metadata: Mapping[str, str] | None = None,
         include_held: bool = False,
+        status: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> dict[str, Any]:
         """The task's leaderboard as GET /v1/tasks/{id}/leaderboard serves it (its JSON body).
 
         ``metadata`` keeps the rows whose metadata holds every ``key: value`` (compared as
         strings); like the other filters it selects rows and never changes the ranking. Runs
         held for review are listed last, unranked, unless ``include_held``.
+
+        ``status`` keeps the done or the degraded evaluations; ``limit`` lists at most that many
+        entries from ``offset`` (ranks and figures stay the whole board's; ``total`` counts
+        them).
 
         Raises:
             NotFound: no such task.
@@ -560,6 +567,9 @@ class Client:
                 metadata=metadata,
                 settings=self.settings,
                 include_held=include_held,
+                status=status,
+                limit=limit,
+                offset=offset,
             )
             board = with_judge_validation(
                 board, session, task_ids=[board.task_id], settings=self.settings

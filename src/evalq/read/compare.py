@@ -30,10 +30,10 @@ from evalq.core.profile import Profile, profile_named
 from evalq.core.results import ScyllaScores
 from evalq.core.schemas import STORED, Task, TaskKind
 from evalq.core.settings import Settings, get_settings
-from evalq.read.baseline import current_baseline
+from evalq.read.baseline import current_baselines
 from evalq.read.reply import Reply
 from evalq.read.variants import VariantsAnalysis, variants_analysis
-from evalq.read.view import ScoredRow, TaskContext, TaskView, view_of
+from evalq.read.view import ScoredRow, TaskContext, TaskView, view_from
 from evalq.scoring.kinds import KindRule, kind_of, ranking_value
 from evalq.scoring.suite.scenario import scenario_passed, scenario_score
 from evalq.scoring.variants import natural_order
@@ -394,15 +394,12 @@ def compare(
             what = f"{found:,} variants to compare (every variant when values are omitted)"
             rule = _limit(what, "compare_max_groups", settings.compare_max_groups)
             raise InvalidInput([("values", f"{rule}; name the variants to compare")])
+    # every task's baseline and evaluations read together: a fixed number of statements (one
+    # per 500 tasks), not two per task
+    baselines = current_baselines(session, profiles={t: plan.profiles[t] for t in task_ids})
+    evaluated = queries.tasks_evaluations(session, task_ids=task_ids)
     views = [
-        view_of(
-            session,
-            TaskContext(
-                plan.tasks[t],
-                plan.profiles[t],
-                current_baseline(session, task_id=t, profile=plan.profiles[t]),
-            ),
-        )
+        view_from(TaskContext(plan.tasks[t], plan.profiles[t], baselines[t]), evaluated[t])
         for t in task_ids
     ]
     return _compared(

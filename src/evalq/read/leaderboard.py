@@ -24,8 +24,13 @@ intervals overlap are listed as not separable from each other.
 
 from __future__ import annotations
 
+import json
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dc_field
+from typing import Any
 
 from pydantic import Field
 from sqlalchemy.orm import Session
@@ -35,8 +40,9 @@ from evalq.core.judge_validation import JudgeValidation
 from evalq.core.metadata import filter_problems, matches
 from evalq.core.profile import Profile, Recommendation
 from evalq.core.results import CostOfPass, EvaluationStatus, ScyllaScores
-from evalq.core.schemas import TaskKind
+from evalq.core.schemas import STORED, Evidence, TaskKind
 from evalq.core.settings import Settings
+from evalq.core.weights import weighted_mean
 from evalq.read.rank_uncertainty import (
     SINGLE_RUN,
     SINGLE_SUBMISSION,
@@ -47,15 +53,23 @@ from evalq.read.rank_uncertainty import (
     variant_uncertainty,
 )
 from evalq.read.reply import Reply
-from evalq.read.view import ScoredRow, TaskView, task_view
-from evalq.scoring.kinds import KindRule, ranking_value, sort_key
-from evalq.scoring.review import dominant_agent
+from evalq.read.view import ScoredRow, TaskContext, TaskView, is_held, task_context, task_view
+from evalq.scoring.arena.correctness import correctness_score
+from evalq.scoring.arena.cost import cost_score
+from evalq.scoring.arena.efficiency import efficiency_score
+from evalq.scoring.arena.overall import dimension_weights
+from evalq.scoring.arena.run import ArenaRun
+from evalq.scoring.arena.scale import clamp_score
+from evalq.scoring.arena.speed import speed_score
+from evalq.scoring.kinds import KindRule, RankedValues, kind_of, ranking_value, sort_key
+from evalq.scoring.review import dominant_agent, duplicates
 from evalq.scoring.variants import compare_variants
 from evalq.stats import rank_interval
 from evalq.stats.confidence import confidence_interval
 from evalq.stats.rank_interval import RankUncertainty as DrawnRanks
 from evalq.stats.rank_interval import competition_ranks_of
 from evalq.stats.ranking import competition_ranks
+from evalq.store import queries
 from evalq.store.models import Review
 
 CATEGORIES = ("efficiency", "speed", "cost", "correctness")
@@ -226,6 +240,15 @@ class LeaderboardReport(Reply):
         "validated (docs/judge.md); absent when no judge score is shown.",
         exclude_if=lambda value: value is None,
     )
+    total: int | None = Field(
+        default=None,
+        description="How many entries the board has (ranked and held) with the filters given; "
+        "entries holds those from offset, at most limit of them.",
+    )
+    offset: int = Field(default=0, description="Entries skipped before the first one listed.")
+    limit: int | None = Field(
+        default=None, description="Most entries listed (the page size); null: every entry."
+    )
 
 
 def leaderboard(
@@ -239,6 +262,9 @@ def leaderboard(
     settings: Settings | None = None,
     rank_intervals: bool = True,
     include_held: bool = False,
+    status: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
 ) -> LeaderboardReport:
     """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3) by the score
     its kind is about.
@@ -250,18 +276,45 @@ def leaderboard(
     rank intervals (the costly part) for readers that only want the scores.
 
     Runs held for review are listed after the ranked rows, unranked and out of every figure
-    computed over the board; ``include_held=True`` ranks them among the others.
+    computed over the board; ``include_held=True`` ranks them among the others. ``status``
+    keeps the ``done`` or the ``degraded`` evaluations only.
+
+    ``limit`` lists at most that many entries from ``offset`` (in the board's order; ranks,
+    percentiles and the interval are still the whole board's): an Arena or PeerRead board then
+    ranks every run from its narrow row (`queries.board_facts`: its figures, evidence and kind
+    scores, no trace or output) and scores in full only the runs listed, so a page costs a
+    fraction of the whole board. A Scylla or suite board (whose per-variant board and rank
+    intervals need every run's scores) is computed whole and cut.
 
     Raises:
         NotFound: no such task.
-        InvalidInput: a metadata filter names a key no metadata can have (on ``metadata.KEY``).
+        InvalidInput: a metadata filter names a key no metadata can have (on ``metadata.KEY``),
+            ``status`` is not done or degraded, ``limit`` is not from 1 to 1,000, or
+            ``offset`` is negative.
     """
     wanted = dict(metadata or {})
     problems = filter_problems(wanted)
+    if limit is not None and not 1 <= limit <= MAX_LIMIT:
+        problems.append(("limit", f"from 1 to {MAX_LIMIT:,}"))
+    if offset < 0:
+        problems.append(("offset", "0 or more"))
+    if status is not None and status not in queries.EVALUATED:
+        problems.append(("status", f"one of {', '.join(queries.EVALUATED)} (a board's runs)"))
     if problems:
         raise InvalidInput(problems)
+    filters = Filters(tool, model, variant, wanted, status)
+    if limit is not None:
+        context = task_context(session, task_id=task_id, settings=settings)
+        facts = queries.board_facts(session, task_id=task_id, metadata=bool(wanted))
+        rule = kind_of(
+            context.task,
+            has_variants=any(f.variant is not None for f in facts),
+            has_scenarios=any(f.suite_passed is not None for f in facts),
+        )
+        if rule.kind in ("arena", "peerread"):
+            return _page(session, context, rule, facts, filters, include_held, limit, offset)
     view = task_view(session, task_id=task_id, settings=settings)
-    return board_of(
+    board = board_of(
         view,
         tool=tool,
         model=model,
@@ -269,6 +322,13 @@ def leaderboard(
         metadata=wanted,
         rank_intervals=rank_intervals,
         include_held=include_held,
+        status=status,
+    )
+    if limit is None and offset == 0:
+        return board
+    end = None if limit is None else offset + limit
+    return board.model_copy(
+        update={"entries": board.entries[offset:end], "offset": offset, "limit": limit}
     )
 
 
@@ -281,6 +341,7 @@ def board_of(
     metadata: Mapping[str, str] | None = None,
     rank_intervals: bool = True,
     include_held: bool = False,
+    status: str | None = None,
 ) -> LeaderboardReport:
     """The leaderboard of a task already loaded (`task_view`); the arguments as `leaderboard`'s
     (``metadata`` already checked)."""
@@ -292,6 +353,7 @@ def board_of(
         if not (tool and r.submission.tool != tool)
         and not (model and r.submission.model != model)
         and not (variant and r.submission.variant != variant)
+        and not (status and r.evaluation.status != status)
         and matches(r.metadata, wanted)
     ]
     rows = [r for r in kept if include_held or not r.held]
@@ -342,16 +404,178 @@ def board_of(
         else none_drawn(level, "rank intervals not computed for this read"),
         include_held=include_held,
         duplicate_of=dict(sorted(view.duplicate_of.items())),
-        baseline_note=_baseline_note(view),
+        baseline_note=_baseline_note(
+            rule.kind, [(r.submission.tool, r.submission.model) for r in every if not r.held]
+        ),
+        total=len(entries),
     )
 
 
-def _baseline_note(view: TaskView) -> str | None:
-    """`evalq.scoring.review.dominant_agent` over the runs the task's baseline counts (copies
-    and held runs left out, whatever the board's filters)."""
-    if view.rule.kind != "arena":
+MAX_LIMIT = 1_000
+"""Most entries one page of a board may list."""
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which runs a board keeps: each field given must match (``metadata`` as `matches`)."""
+
+    tool: str | None = None
+    model: str | None = None
+    variant: str | None = None
+    metadata: Mapping[str, str] = dc_field(default_factory=dict)
+    status: str | None = None
+
+    def keep(self, fact: Any) -> bool:
+        """Whether a row of `queries.board_facts` passes every filter."""
+        return (
+            not (self.tool and fact.tool != self.tool)
+            and not (self.model and fact.model != self.model)
+            and not (self.variant and fact.variant != self.variant)
+            and not (self.status and fact.evaluation_status != self.status)
+            and (not self.metadata or matches(fact.metadata or {}, self.metadata))
+        )
+
+
+class _Scorer:
+    """A board's ranking values from narrow rows: the Arena dimensions against the context's
+    baseline, computed by the same functions as `score_arena_run` (correctness once per
+    distinct evidence), and the kind scores as stored."""
+
+    def __init__(self, context: TaskContext) -> None:
+        self.context = context
+        self.weights = dimension_weights(context.task, context.profile.arena)
+        self.correctness: dict[str, float] = {}
+
+    def _correctness(self, evidence: str | None) -> float:
+        """Correctness of a run's evidence (JSON text), validated and scored once per text."""
+        key = evidence or "{}"
+        if key not in self.correctness:
+            checked = Evidence.model_validate(json.loads(key) or {}, context=STORED)
+            self.correctness[key] = correctness_score(self.context.task, checked).score
+        return self.correctness[key]
+
+    def values(self, fact: Any) -> tuple[RankedValues, tuple[float, ...]]:
+        """The row's ranked values and its four Arena dimension scores (CATEGORIES' order)."""
+        run = ArenaRun(
+            submission_id=fact.id,
+            task_id=fact.task_id,
+            total_tokens=fact.total_tokens,
+            tool_calls=fact.tool_calls,
+            iterations=fact.iterations,
+            execution_time=fact.execution_time or None,
+            cost_usd=fact.cost_usd,
+        )
+        baseline, profile = self.context.current.baseline, self.context.profile.arena
+        dims = (
+            efficiency_score(run, baseline, profile).score,
+            speed_score(run, baseline, profile).score,
+            cost_score(run, baseline, profile).score,
+            self._correctness(fact.evidence),
+        )
+        mean = weighted_mean(dict(zip(CATEGORIES, dims, strict=True)), self.weights).value
+        assert mean is not None  # dimension_weights guarantees a positive weight
+        values = RankedValues(
+            partial=fact.evaluation_status == "degraded" or bool(fact.peerread_partial),
+            arena_unadjusted=clamp_score(mean),
+            peerread_composite=fact.peerread_composite,
+            scylla_composite=fact.scylla_composite,
+            suite_passed=fact.suite_passed,
+            suite_final_score=fact.suite_final_score,
+        )
+        return values, dims
+
+
+def _copies(session: Session, facts: Sequence[Any]) -> dict[str, str]:
+    """`duplicates` among the narrow rows: only rows whose run hash occurs twice can be
+    copies, and only theirs are read whole enough to tell which came first."""
+    seen = Counter(f.run_hash for f in facts if f.run_hash is not None)
+    shared = [f.id for f in facts if seen.get(f.run_hash, 0) > 1]
+    if not shared:
+        return {}
+    rows = queries.fact_rows(session, submission_ids=shared)
+    return duplicates([queries.run_facts(row) for row in rows])
+
+
+def _page(
+    session: Session,
+    context: TaskContext,
+    rule: KindRule,
+    facts: Sequence[Any],
+    filters: Filters,
+    include_held: bool,
+    limit: int,
+    offset: int,
+) -> LeaderboardReport:
+    """One page of an Arena or PeerRead board: every kept run ranked from its narrow row,
+    only the runs listed read and scored in full (the same entries as `board_of`'s)."""
+    copied = _copies(session, facts)
+    kept = [f for f in facts if f.id not in copied and filters.keep(f)]
+    rows = [f for f in kept if include_held or not is_held(f.review)]
+    held = sorted((f for f in kept if not include_held and is_held(f.review)), key=lambda f: f.id)
+    scorer = _Scorer(context)
+    scored = [scorer.values(f) for f in rows]
+    keys = [sort_key(rule, values) for values, _ in scored]
+    ranks = competition_ranks_of(keys)
+    by_category = {
+        name: competition_ranks([dims[k] for _, dims in scored], ndigits=2)
+        for k, name in enumerate(CATEGORIES)
+    }
+    order = sorted(range(len(rows)), key=lambda i: (ranks[i], rows[i].id))
+    listing: list[tuple[str, int | None]] = [(rows[i].id, i) for i in order]
+    listing += [(f.id, None) for f in held]
+    page = listing[offset : offset + limit]
+    loaded = queries.evaluations_of(session, submission_ids=[sid for sid, _ in page])
+    ordered = sorted(keys)
+    entries = []
+    for sid, i in page:
+        row = context.scored(*loaded[sid])
+        if i is None:
+            entries.append(_entry(row, rule, None, None, {}, 0))
+        else:
+            entries.append(
+                _entry(row, rule, ranks[i], _percentile(keys[i], ordered), by_category, i)
+            )
+    shown = [
+        round(value, 4)
+        for value in (ranking_value(rule, values) for values, _ in scored)
+        if value is not None
+    ]
+    level = context.profile.arena.confidence_level
+    interval = confidence_interval(shown, level, bounds=rule.scale)
+    return LeaderboardReport(
+        task_id=context.task.id,
+        kind=rule.kind,
+        ranking_key=rule.ranking_key,
+        baseline_version=context.current.version,
+        baseline_is_default=context.current.baseline.is_default,
+        entries=entries,
+        variants=None,
+        confidence_interval=ConfidenceInterval(
+            of=rule.ranking_key,
+            low=round(interval.low, 4),
+            high=round(interval.high, 4),
+            mean=None if interval.mean is None else round(interval.mean, 4),
+            enough_data=interval.enough_data,
+            level=level,
+        ),
+        rank_uncertainty=method_of(rule.kind, None, level),
+        include_held=include_held,
+        duplicate_of=dict(sorted(copied.items())),
+        baseline_note=_baseline_note(
+            rule.kind,
+            [(f.tool, f.model) for f in facts if f.id not in copied and not is_held(f.review)],
+        ),
+        total=len(listing),
+        offset=offset,
+        limit=limit,
+    )
+
+
+def _baseline_note(kind: str, counted: Sequence[tuple[str, str]]) -> str | None:
+    """`evalq.scoring.review.dominant_agent` over the ``(tool, model)`` of the runs the task's
+    baseline counts (copies and held runs left out, whatever the board's filters)."""
+    if kind != "arena":
         return None
-    counted = [(r.submission.tool, r.submission.model) for r in view.rows if not r.held]
     dominance = dominant_agent(counted)
     return None if dominance is None else dominance.note()
 

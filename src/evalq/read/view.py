@@ -14,6 +14,7 @@ rows are scored (`evalq.scoring`), which the store does not do.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,10 +154,15 @@ def task_view(session: Session, *, task_id: str, settings: Settings | None = Non
 
 def view_of(session: Session, context: TaskContext) -> TaskView:
     """The task's evaluated submissions read in one query and scored against ``context``."""
-    rows = [
-        context.scored(sub_row, evaluation)
-        for sub_row, evaluation in queries.task_evaluations(session, task_id=context.task.id)
-    ]
+    return view_from(context, queries.task_evaluations(session, task_id=context.task.id))
+
+
+def view_from(
+    context: TaskContext, evaluated: Sequence[tuple[SubmissionRow, EvaluationRow]]
+) -> TaskView:
+    """The view of a task whose evaluated submissions were already read (``evaluated``, as
+    `queries.task_evaluations` returns them), scored against ``context``."""
+    rows = [context.scored(sub_row, evaluation) for sub_row, evaluation in evaluated]
     rule = kind_of(
         context.task,
         has_variants=any(r.submission.variant is not None for r in rows),

@@ -9,7 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
+from evalq.core.errors import InvalidInput
 from evalq.producer.client import Client
+from evalq.producer.http import HttpClient
 from evalq.read.compare import compare
 from evalq.read.leaderboard import leaderboard
 from evalq.read.reports import baseline_report, suite_report, variant_report
@@ -94,6 +96,32 @@ def test_leaderboard_and_baseline(evaluated: Server) -> None:
     cursor = client.get(f"/v1/tasks/{TASKS[0]}/leaderboard", params={"tool": "cursor"}).json()
     assert {e["tool"] for e in cursor["entries"]} == {"cursor"}
     assert cursor["entries"][0]["rank"] == 1
+
+
+def test_a_leaderboard_is_served_in_pages_of_the_whole_board(evaluated: Server) -> None:
+    client = evaluated.client("read")
+    path = f"/v1/tasks/{TASKS[0]}/leaderboard"
+    whole = client.get(path).json()
+    assert (whole["total"], whole["offset"], whole["limit"]) == (12, 0, None)
+    listed = []
+    for offset in range(0, 12, 5):
+        page = client.get(path, params={"limit": 5, "offset": offset}).json()
+        assert (page["total"], page["offset"], page["limit"]) == (12, offset, 5)
+        assert page["confidence_interval"] == whole["confidence_interval"]
+        listed += page["entries"]
+    assert listed == whole["entries"]  # ranks, percentiles and the held run last, as a whole
+    done = client.get(path, params={"status": "done", "limit": 50}).json()
+    assert done["total"] == 12 and {e["status"] for e in done["entries"]} == {"done"}
+    for bad in ({"limit": 0}, {"limit": 1001}, {"offset": -1}, {"status": "failed"}):
+        refused = client.get(path, params=bad)
+        assert refused.status_code == 422, refused.text
+        assert next(iter(bad)) in refused.text
+    with HttpClient(evaluated.url, evaluated.keys["read"]) as http:  # the client's door
+        page = http.leaderboard(TASKS[0], limit=5, offset=5, status="done")
+        assert page["entries"] == [e for e in whole["entries"] if e["status"] == "done"][5:10]
+        with pytest.raises(InvalidInput) as refused:
+            http.leaderboard(TASKS[0], limit=0)
+        assert [name for name, _ in refused.value.problems] == ["limit"]
 
 
 def test_leaderboards_carry_rank_intervals_where_rows_can_be_resampled(

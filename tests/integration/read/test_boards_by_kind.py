@@ -89,6 +89,17 @@ def test_leaderboard_json_keeps_its_rows_and_names_what_it_ranks_by(
     assert all("flags" in e and "review" in e for e in rows.values())
 
 
+def test_leaderboard_json_is_the_board_as_read_in_process_written_plainly(
+    store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # written by pydantic's serialiser, not rich's pretty-printer (issue 27): the same values
+    configure(monkeypatch, database_url=store)
+    task_id = "scylla-token-bucket"
+    result = CliRunner().invoke(app, ["leaderboard", task_id, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == board(store, task_id).model_dump(mode="json")
+
+
 @pytest.mark.parametrize(
     ("task_id", "scale"),
     [

@@ -100,6 +100,17 @@ def test_copies_leave_every_arena_board_as_it_was(store: str, copied: str) -> No
     assert len(named) == 10 and len(set(named.values())) == 1
 
 
+def test_pages_of_a_board_with_copies_name_them_and_leave_them_out(copied: str) -> None:
+    # a page ranks from narrow rows; it finds the same copies as the whole board
+    task_id = "arena-frontend-dark-mode"
+    with session_scope(copied) as session:
+        whole = leaderboard(session, task_id=task_id)
+        pages = [leaderboard(session, task_id=task_id, limit=4, offset=o) for o in range(0, 16, 4)]
+    assert [e for p in pages for e in p.entries] == whole.entries
+    assert all(p.duplicate_of == whole.duplicate_of for p in pages)
+    assert len(whole.duplicate_of) == 10 and pages[0].total == len(whole.entries)
+
+
 def test_copies_leave_the_comparison_as_it_was_and_are_counted(store: str, copied: str) -> None:
     before, after = difference(store), difference(copied)
     assert after["means"] == before["means"]

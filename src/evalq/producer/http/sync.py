@@ -171,11 +171,18 @@ class HttpClient:
         variant: str | None = None,
         metadata: Mapping[str, str] | None = None,
         include_held: bool = False,
+        status: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> dict[str, Any]:
         """The task's leaderboard (GET /v1/tasks/{id}/leaderboard) as its JSON body.
 
         ``metadata`` keeps the rows whose metadata holds every ``key: value`` (compared as
         strings); like the other filters it selects rows and never changes the ranking.
+
+        ``status`` keeps the done or the degraded evaluations; ``limit`` lists at most that many
+        entries from ``offset`` (ranks and figures stay the whole board's; ``total`` counts
+        them).
         """
         call = wire.leaderboard_call(
             task_id,
@@ -184,6 +191,9 @@ class HttpClient:
             variant=variant,
             metadata=metadata,
             include_held=include_held,
+            status=status,
+            limit=limit,
+            offset=offset,
         )
         board: dict[str, Any] = self._send(call)
         return board

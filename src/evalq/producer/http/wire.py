@@ -133,8 +133,11 @@ def leaderboard_call(
     variant: str | None,
     metadata: Mapping[str, str] | None,
     include_held: bool = False,
+    status: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
 ) -> Call:
-    """GET /v1/tasks/{id}/leaderboard with its filters (``metadata.KEY=VALUE`` each)."""
+    """GET /v1/tasks/{id}/leaderboard with its filters (``metadata.KEY=VALUE`` each) and page."""
     wanted = dict(metadata or {})
     problems = filter_problems(wanted)
     if problems:
@@ -143,6 +146,9 @@ def leaderboard_call(
     params |= {"variant": variant} if variant else {}
     params |= {f"metadata.{key}": value for key, value in wanted.items()}
     params |= {"include_held": "true"} if include_held else {}
+    params |= {"status": status} if status else {}
+    params |= {"limit": str(limit)} if limit is not None else {}
+    params |= {"offset": str(offset)} if offset else {}
     path = f"/v1/tasks/{_segment(task_id)}/leaderboard"
     return Call("GET", path, params=httpx.QueryParams(params))
 

@@ -5,13 +5,17 @@ from evalq.store.queries.baselines import (
     add_baseline,
     claim_refresh,
     current_baseline,
+    current_baselines,
     release_refresh,
 )
 from evalq.store.queries.evaluations import (
     EVALUATED,
+    board_facts,
+    evaluations_of,
     get_evaluation,
     save_evaluation,
     task_evaluations,
+    tasks_evaluations,
 )
 from evalq.store.queries.recovery import (
     IdleWork,
@@ -23,6 +27,7 @@ from evalq.store.queries.recovery import (
 from evalq.store.queries.review import (
     FACT_COLUMNS,
     accept_review,
+    fact_rows,
     flag_for_review,
     flagged_submissions,
     run_facts,
@@ -74,9 +79,13 @@ __all__ = [
     "add_baseline",
     "add_submission",
     "begin_enqueue",
+    "board_facts",
     "claim_refresh",
     "current_attempts",
     "current_baseline",
+    "current_baselines",
+    "evaluations_of",
+    "fact_rows",
     "final_tier_values",
     "finish_tier",
     "flag_for_review",
@@ -104,6 +113,7 @@ __all__ = [
     "task_evaluations",
     "task_overviews",
     "task_submissions",
+    "tasks_evaluations",
     "tier_outcome",
     "tier_results",
     "unknown_task_rule",

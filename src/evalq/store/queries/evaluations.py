@@ -4,6 +4,9 @@ Every function takes the session as a keyword argument."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -76,3 +79,85 @@ def task_evaluations(
         .order_by(SubmissionRow.id)
     )
     return [(row[0], row[1]) for row in rows]
+
+
+CHUNK = 500
+"""Task ids asked for in one ``IN (...)``: SQLite's bound-parameter limit is 999 on old builds."""
+
+
+def tasks_evaluations(
+    session: Session, *, task_ids: Sequence[str]
+) -> dict[str, list[tuple[SubmissionRow, EvaluationRow]]]:
+    """`task_evaluations` of many tasks, ``{task id: its rows}`` (every id named is a key), in
+    one statement per 500 tasks instead of one per task."""
+    found: dict[str, list[tuple[SubmissionRow, EvaluationRow]]] = {t: [] for t in task_ids}
+    for start in range(0, len(task_ids), CHUNK):
+        rows = session.execute(
+            select(SubmissionRow, EvaluationRow)
+            .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
+            .where(
+                SubmissionRow.task_id.in_(task_ids[start : start + CHUNK]),
+                SubmissionRow.status.in_(EVALUATED),
+            )
+            .order_by(SubmissionRow.task_id, SubmissionRow.id)
+        )
+        for sub_row, evaluation in rows:
+            found[sub_row.task_id].append((sub_row, evaluation))
+    return found
+
+
+BOARD_COLUMNS = (
+    SubmissionRow.id,
+    SubmissionRow.task_id,
+    SubmissionRow.run_hash,
+    SubmissionRow.total_tokens,
+    SubmissionRow.tool_calls,
+    SubmissionRow.iterations,
+    SubmissionRow.execution_time,
+    SubmissionRow.cost_usd,
+    SubmissionRow.tool,
+    SubmissionRow.model,
+    SubmissionRow.variant,
+    SubmissionRow.review,
+    EvaluationRow.status.label("evaluation_status"),
+    SubmissionRow.payload["evidence"].as_string().label("evidence"),
+    EvaluationRow.scores[("peerread", "composite")].as_float().label("peerread_composite"),
+    EvaluationRow.scores[("peerread", "partial")].as_boolean().label("peerread_partial"),
+    EvaluationRow.scores[("scylla", "composite")].as_float().label("scylla_composite"),
+    EvaluationRow.scores[("suite", "passed")].as_boolean().label("suite_passed"),
+    EvaluationRow.scores[("suite", "final_score")].as_float().label("suite_final_score"),
+)
+"""What a board ranks by, for every evaluated run of a task: the row's own columns, the
+evidence as JSON text (for Arena correctness: decoded once per distinct text) and the kind
+scores' few values as SQL scalars, never the trace, the output or the whole scores document
+(`board_facts`); nothing in a row needs a JSON decode, nor a date parsed (30 us a row on
+SQLite: `fact_rows` reads ``created_at`` of the few rows that may be copies)."""
+
+
+def board_facts(session: Session, *, task_id: str, metadata: bool = False) -> list[Any]:
+    """Every evaluated submission of a task as the narrow rows of `BOARD_COLUMNS` (plus its
+    ``metadata`` when asked), by submission id: what ranking a board needs, read without
+    decoding any payload but its evidence."""
+    columns: tuple[Any, ...] = BOARD_COLUMNS
+    if metadata:
+        columns += (SubmissionRow.payload["metadata"].label("metadata"),)
+    return list(
+        session.execute(
+            select(*columns)
+            .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
+            .where(SubmissionRow.task_id == task_id, SubmissionRow.status.in_(EVALUATED))
+            .order_by(SubmissionRow.id)
+        )
+    )
+
+
+def evaluations_of(
+    session: Session, *, submission_ids: Sequence[str]
+) -> dict[str, tuple[SubmissionRow, EvaluationRow]]:
+    """The submissions ``submission_ids`` with their evaluations (a page of a board), by id."""
+    rows = session.execute(
+        select(SubmissionRow, EvaluationRow)
+        .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
+        .where(SubmissionRow.id.in_(list(submission_ids)))
+    )
+    return {sub_row.id: (sub_row, evaluation) for sub_row, evaluation in rows}

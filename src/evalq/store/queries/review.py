@@ -4,6 +4,7 @@ Every function takes the session as a keyword argument."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import select, update
@@ -13,6 +14,7 @@ from evalq.core.errors import InvalidInput
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.review import RunFacts
 from evalq.store.models import SubmissionRow, utcnow
+from evalq.store.queries.evaluations import CHUNK
 from evalq.store.queries.submissions import get_submission_row
 
 
@@ -90,3 +92,13 @@ def run_facts(row: Any) -> RunFacts:
         run_hash=row.run_hash,
         output_hash=row.output_hash,
     )
+
+
+def fact_rows(session: Session, *, submission_ids: Sequence[str]) -> list[Any]:
+    """The rows of `FACT_COLUMNS` (what `run_facts` reads) of ``submission_ids``, in one
+    statement per 500 ids."""
+    found: list[Any] = []
+    for start in range(0, len(submission_ids), CHUNK):
+        chunk = list(submission_ids[start : start + CHUNK])
+        found += session.execute(select(*FACT_COLUMNS).where(SubmissionRow.id.in_(chunk)))
+    return found

@@ -6,7 +6,7 @@ A task id is one path segment (no converter that spans '/'): ``PUT /v1/tasks/0/b
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
@@ -90,6 +90,19 @@ def get_leaderboard(
             "and left out of every statistic."
         ),
     ] = False,
+    status: Annotated[
+        Literal["done", "degraded"] | None,
+        Query(description="Only the done (complete) or the degraded (partial) evaluations."),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        Query(
+            description="List at most this many entries (1 to 1,000), from offset, in the "
+            "board's order; ranks, percentiles and the interval stay the whole board's. "
+            "Omitted: every entry (the whole board, as before pagination)."
+        ),
+    ] = None,
+    offset: Annotated[int, Query(description="Entries to skip before the first listed.")] = 0,
 ) -> LeaderboardReport:
     """Every evaluated submission ranked by what the task's kind is about (ranks 1, 1, 3).
 
@@ -97,7 +110,9 @@ def get_leaderboard(
     submissions (``metadata.KEY=VALUE``: exact matches on the submission's metadata); ranks,
     percentiles and the confidence interval of the mean ranking value are computed among those
     kept. No filter changes what the rows are ranked by. Runs held for review are listed
-    after the ranked rows (``held``, rank null) unless ``include_held=true``.
+    after the ranked rows (``held``, rank null) unless ``include_held=true``. ``limit`` and
+    ``offset`` page the entries (``total`` says how many there are); a page of an Arena or
+    PeerRead board scores in full only the runs it lists.
     """
     board = leaderboard(
         session,
@@ -108,6 +123,9 @@ def get_leaderboard(
         metadata=metadata_filters(request),
         settings=settings,
         include_held=include_held,
+        status=status,
+        limit=limit,
+        offset=offset,
     )
     return with_judge_validation(board, session, task_ids=[board.task_id], settings=settings)
 
