@@ -237,7 +237,7 @@ def leaderboard_command(
         fail(error)
     if as_json:
         # pydantic's serialiser writes it: rich's print_json re-parses and highlights every
-        # token (4 s of a 1,000-row board, issue 27)
+        # token (4 s of a 1,000-row board; bench/read_scale.py)
         sys.stdout.write(board.model_dump_json(indent=2) + "\n")
     else:
         print_leaderboard(board, wide=wide)
