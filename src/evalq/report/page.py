@@ -156,7 +156,8 @@ def tier_section(data: ReportData) -> str:
     if not notes:
         return ""
     items = "".join(f"<li>{esc(n)}</li>" for n in notes)
-    return f'<div id="tier-notes" class="note"><p>Tiers that did not run:</p><ul>{items}</ul></div>'
+    head = "Tiers that did not run and inputs not reported, and what that means for the score:"
+    return f'<div id="tier-notes" class="note"><p>{head}</p><ul>{items}</ul></div>'
 
 
 def breakdown(entries: Sequence[LeaderboardEntry]) -> str:

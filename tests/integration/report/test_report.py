@@ -205,7 +205,7 @@ def expected_marks(data: dict[str, Any]) -> dict[str, int]:
     costed = [e for e in entries if data["runs"][e["submission_id"]]["cost_usd"] is not None]
     marks = {
         # five dimensions, ten bins each, and the ranking score's ten for a non-Arena kind
-        "histogram bars": (5 if data["kind"] == "arena" else 6) * 10,
+        "histogram bars": (5 if data["leaderboard"]["kind"] == "arena" else 6) * 10,
         "breakdown bars": 4 * len(entries),
         "intervals": 5,
         "points": len(costed),
