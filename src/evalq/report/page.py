@@ -265,7 +265,9 @@ def render_html(data: ReportData) -> str:
         '<p class="note">Click a column to sort; hover a row to find it in the plots.</p>',
         leaderboard_table(data),
         ranking_distribution(data),
-        "<h2>Score distributions</h2>",
+        "<h2>Score distributions</h2>"
+        if data.kind == "arena"
+        else "<h2>Arena score distributions (shown for reference; they do not rank this task)</h2>",
         distributions(data),
         "<h2>Per-dimension breakdown</h2>",
         breakdown(data.entries),
