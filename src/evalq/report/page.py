@@ -152,7 +152,7 @@ def ranking_distribution(data: ReportData) -> str:
 
 def tier_section(data: ReportData) -> str:
     """The tiers that did not run for some runs, and what that means for the score."""
-    notes = tier_notes(data.entries)
+    notes = tier_notes(data.entries, data.tier_gaps)
     if not notes:
         return ""
     items = "".join(f"<li>{esc(n)}</li>" for n in notes)

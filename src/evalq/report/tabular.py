@@ -77,6 +77,6 @@ def render_json(data: ReportData) -> str:
     lead = {
         "kind": data.kind,
         "ranking_key": data.leaderboard.ranking_key,
-        "tier_notes": tier_notes(data.entries),
+        "tier_notes": tier_notes(data.entries, data.tier_gaps),
     }
     return json.dumps(lead | data.model_dump(mode="json"), indent=2, allow_nan=False) + "\n"

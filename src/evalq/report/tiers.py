@@ -1,14 +1,17 @@
 """What a report says first for every kind: the score that ranks, and the tiers that did not run.
 
-The notes read only what the leaderboard entries already carry (``peerread_note``,
-``partial``, ``not_reported``), so the page, the CSV and the JSON say the same thing.
+The notes read the tiers each stored evaluation names as missing (`TierGap`) and what the
+leaderboard entries carry (``peerread_note``, ``partial``, ``not_reported``), so the page, the
+CSV and the JSON say the same thing.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from evalq.read.leaderboard import LeaderboardEntry
+from evalq.read.report_data import TierGap
 
 KIND_COLUMNS: dict[str, tuple[str, ...]] = {
     "scylla": ("scylla_composite", "scylla_grade"),
@@ -18,11 +21,23 @@ KIND_COLUMNS: dict[str, tuple[str, ...]] = {
 """A kind's own columns (`LeaderboardEntry` fields), written right after the ranking score."""
 
 
-def tier_notes(entries: list[LeaderboardEntry]) -> list[str]:
-    """One sentence per tier that did not run (or failed) for some of ``entries``, with what
-    that means for the score; empty when every tier ran for every entry."""
+def gap_note(gap: TierGap, total: int) -> str:
+    """One missing tier over a task's runs, and what that means for the score."""
+    why = f": {gap.reason}" if gap.reason else ""
+    head = (
+        f"no judge ran for {gap.runs} of {total} run(s){why}"
+        if gap.tier == "judge"
+        else f"tier {gap.tier} {gap.status} for {gap.runs} of {total} run(s){why}"
+    )
+    return f"{head}; the score of those runs is computed without its figures."
+
+
+def tier_notes(entries: list[LeaderboardEntry], gaps: Sequence[TierGap] = ()) -> list[str]:
+    """One sentence per tier that did not run (or failed) for some of ``entries`` (``gaps``, as
+    stored) and per input not reported, with what that means for the score; empty when every
+    tier ran for every entry."""
     total = len(entries)
-    notes = []
+    notes = [gap_note(gap, total) for gap in gaps]
     unjudged = [e.peerread_note for e in entries if e.peerread_note]
     if unjudged:
         note = Counter(unjudged).most_common(1)[0][0]

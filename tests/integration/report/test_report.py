@@ -480,9 +480,8 @@ def test_the_report_and_exports_say_which_tier_did_not_run(
     )
     entries = data["leaderboard"]["entries"]
     assert all(e["peerread_note"] for e in entries)
-    judge_note = next(n for n in data["tier_notes"] if "no judge ran" in n)
+    judge_note = next(n for n in data["tier_notes"] if "ranked on the other tiers alone" in n)
     assert judge_note.startswith(f"{len(entries)} of {len(entries)} run(s): no judge ran")
-    assert "ranked on the other tiers alone" in judge_note  # what it means for the score
     section = re.search(r'<div id="tier-notes" class="note">(.*?)</div>', page, re.S)
     assert section is not None
     assert html.escape(judge_note) in section.group(1)
@@ -490,4 +489,31 @@ def test_the_report_and_exports_say_which_tier_did_not_run(
     assert all("no judge ran" in r["tier_notes"] for r in rows)
 
     arena = json.loads(report(examples_store, ARENA, tmp_path / "a.json", "json"))
-    assert not any("no judge ran" in n for n in arena["tier_notes"])  # PeerRead's note only
+    assert not any("tiers alone" in n for n in arena["tier_notes"])  # PeerRead's note only
+
+
+@pytest.mark.parametrize("task_id", list(KINDS))
+def test_every_kind_says_the_judge_tier_was_skipped_and_why(
+    examples_store: str, task_id: str, tmp_path: Path
+) -> None:
+    """The demo configures no judge: each stored evaluation names the judge tier as skipped,
+    and the report of every kind says so (once, counted over its runs), page and JSON alike."""
+    data = json.loads(report(examples_store, task_id, tmp_path / "r.json", "json"))
+    page = report(examples_store, task_id, tmp_path / "r.html")
+    runs = len(data["leaderboard"]["entries"])
+    judge = [g for g in data["tier_gaps"] if g["tier"] == "judge"]
+    assert judge == [
+        {
+            "tier": "judge",
+            "status": "skipped",
+            "reason": "no judge configured (EVALQ_JUDGE_MODEL unset)",
+            "runs": runs,
+        }
+    ]
+    note = (
+        f"no judge ran for {runs} of {runs} run(s): no judge configured (EVALQ_JUDGE_MODEL "
+        "unset); the score of those runs is computed without its figures."
+    )
+    assert [n for n in data["tier_notes"] if "judge ran for" in n] == [note]
+    section = re.search(r'<div id="tier-notes" class="note">(.*?)</div>', page, re.S)
+    assert section is not None and html.escape(note) in section.group(1)
