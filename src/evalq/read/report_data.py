@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, get_args
@@ -57,6 +58,29 @@ class SuiteGate(Reply):
     warnings: list[str]
 
 
+class TierGap(Reply):
+    """A tier that produced no metrics for some of a task's listed runs, and why."""
+
+    tier: str
+    status: str = Field(description="absent, skipped or failed (as `missing_tiers` stores it).")
+    reason: str | None = Field(description="Why it was skipped; null when absent or failed.")
+    runs: int = Field(description="How many of the board's runs it is missing for.")
+
+
+def tier_gaps(rows: Sequence[ScoredRow], listed: set[str]) -> list[TierGap]:
+    """The tiers missing from the stored evaluations of the ``listed`` runs, by tier, status
+    and reason, most frequent first within a tier."""
+    counts: Counter[tuple[str, str, str | None]] = Counter()
+    for row in rows:
+        if row.submission.id in listed:
+            for tier, missing in (row.evaluation.missing_tiers or {}).items():
+                counts[(tier, missing.get("status", "absent"), missing.get("reason"))] += 1
+    return [
+        TierGap(tier=tier, status=status, reason=reason, runs=runs)
+        for (tier, status, reason), runs in sorted(counts.items(), key=lambda i: (i[0][0], -i[1]))
+    ]
+
+
 class ReportData(Reply):
     """A task's report: the leaderboard, the per-dimension intervals, costs, and variants.
 
@@ -96,6 +120,10 @@ class ReportData(Reply):
     comparison: CompareReport | None
     recommendations: dict[str, int] | None
     comparison_note: str | None = Field(default=None, exclude=True)
+    tier_gaps: list[TierGap] = Field(
+        default_factory=list,
+        description="The tiers that did not run (or failed) for some of the listed runs.",
+    )
 
     @property
     def steps(self) -> dict[str, VariantStep]:
@@ -213,6 +241,7 @@ def report_data(
         },
         suite_gates=suite_gates(view.rows),
         recommendations=recommendations(ranked(board)) if board.kind == "peerread" else None,
+        tier_gaps=tier_gaps(view.rows, {e.submission_id for e in board.entries}),
         **task_comparison(view, board, settings),
     )
 

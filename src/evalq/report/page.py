@@ -26,6 +26,7 @@ from evalq.report.svg import (
     scatter,
     signed_bars,
 )
+from evalq.report.tiers import tier_notes
 from evalq.report.verdict import verdict_section
 from evalq.stats.statistics import Statistics
 
@@ -118,6 +119,45 @@ def distributions(data: ReportData) -> str:
         )
         figures.append(f"<figure><figcaption>{esc(interval.dimension)}</figcaption>{plot}</figure>")
     return f'<div class="grid">{"".join(figures)}</div>'
+
+
+def ranking_distribution(data: ReportData) -> str:
+    """A histogram of the score a non-Arena kind ranks by (empty for Arena, whose overall is
+    the first of the distributions): ten bins over [0, 1], or [0, 100] for larger scores."""
+    if data.kind == "arena":
+        return ""
+    key = data.leaderboard.ranking_key
+    values = [e.ranking_value for e in data.ranked if e.ranking_value is not None]
+    hi = 1.0 if all(0.0 <= v <= 1.0 for v in values) else 100.0
+    ci = data.leaderboard.confidence_interval
+    band = None
+    if ci.enough_data and ci.mean is not None:
+        band = (ci.mean, ci.low, ci.high)
+    plot = histogram(
+        values,
+        title=f"{key} distribution (the score that ranks this {data.kind} task)",
+        x_label=f"{key} (0 to {hi:g})",
+        hi=hi,
+        band=band,
+        band_label=f"{ci.level:.0%} confidence interval of the mean",
+    )
+    unranked = len(data.ranked) - len(values)
+    note = f'<p class="note">{unranked} ranked run(s) have no {esc(key)}.</p>' if unranked else ""
+    return (
+        f"<h2>Ranking score: {esc(key)}</h2>"
+        f'<figure id="ranking-distribution"><figcaption>{esc(key)}</figcaption>{plot}</figure>'
+        + note
+    )
+
+
+def tier_section(data: ReportData) -> str:
+    """The tiers that did not run for some runs, and what that means for the score."""
+    notes = tier_notes(data.entries, data.tier_gaps)
+    if not notes:
+        return ""
+    items = "".join(f"<li>{esc(n)}</li>" for n in notes)
+    head = "Tiers that did not run and inputs not reported, and what that means for the score:"
+    return f'<div id="tier-notes" class="note"><p>{head}</p><ul>{items}</ul></div>'
 
 
 def breakdown(entries: Sequence[LeaderboardEntry]) -> str:
@@ -220,10 +260,14 @@ def render_html(data: ReportData) -> str:
         verdict_section(data),
         meta_line(data),
         judge_line(data),
+        tier_section(data),
         "<h2>Leaderboard</h2>",
         '<p class="note">Click a column to sort; hover a row to find it in the plots.</p>',
         leaderboard_table(data),
-        "<h2>Score distributions</h2>",
+        ranking_distribution(data),
+        "<h2>Score distributions</h2>"
+        if data.kind == "arena"
+        else "<h2>Arena score distributions (shown for reference; they do not rank this task)</h2>",
         distributions(data),
         "<h2>Per-dimension breakdown</h2>",
         breakdown(data.entries),

@@ -7,7 +7,10 @@ import io
 import json
 
 from evalq.read.report_data import ReportData
+from evalq.report.tiers import KIND_COLUMNS, entry_tier_note, tier_notes
 
+LEAD_COLUMNS = ("rank", "submission_id", "ranking_key", "ranking_value")
+"""Every kind's CSV starts with these, then the kind's own columns (`KIND_COLUMNS`)."""
 CSV_COLUMNS = (
     "rank",
     "submission_id",
@@ -30,17 +33,31 @@ CSV_COLUMNS = (
     "rank_low",
     "rank_high",
     "not_separable_from",
+    "tier_notes",
 )
+"""The columns every kind shares, after the leading and the kind's own ones."""
+
+
+def csv_columns(kind: str) -> tuple[str, ...]:
+    """The CSV header of a ``kind``: the ranking score, the kind's own columns, then the rest."""
+    lead = (*LEAD_COLUMNS, *KIND_COLUMNS.get(kind, ()))
+    return (*lead, *(column for column in CSV_COLUMNS if column not in lead))
 
 
 def render_csv(data: ReportData) -> str:
-    """One row per entry in leaderboard order; list fields joined by ``;``, None as empty."""
+    """One row per entry in leaderboard order; list fields joined by ``;``, None as empty.
+
+    Each row leads with the kind's ranking key and value and the kind's own columns; the
+    ``tier_notes`` column says which tier did not run for that row and what it means.
+    """
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    columns = csv_columns(data.kind)
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     for entry in data.entries:
         run = data.runs.get(entry.submission_id)
-        row = {name: getattr(entry, name, None) for name in CSV_COLUMNS}
+        row = {name: getattr(entry, name, None) for name in columns}
+        row["ranking_key"] = data.leaderboard.ranking_key
         row["cost_usd"] = None if run is None else run.cost_usd
         row["execution_time"] = None if run is None else run.execution_time
         row["not_reported"] = ";".join(entry.not_reported)
@@ -49,10 +66,17 @@ def render_csv(data: ReportData) -> str:
         row["rank_low"] = None if interval is None else interval.low
         row["rank_high"] = None if interval is None else interval.high
         row["not_separable_from"] = ";".join(entry.not_separable_from)
+        row["tier_notes"] = entry_tier_note(entry)
         writer.writerow(row)
     return out.getvalue()
 
 
 def render_json(data: ReportData) -> str:
-    """The whole report (`ReportData`) as indented JSON."""
-    return json.dumps(data.model_dump(mode="json"), indent=2, allow_nan=False) + "\n"
+    """The whole report (`ReportData`) as indented JSON, led by what the kind ranks by and the
+    tiers that did not run (``tier_notes``), as the page and the CSV lead with them."""
+    lead = {
+        "kind": data.kind,
+        "ranking_key": data.leaderboard.ranking_key,
+        "tier_notes": tier_notes(data.entries, data.tier_gaps),
+    }
+    return json.dumps(lead | data.model_dump(mode="json"), indent=2, allow_nan=False) + "\n"

@@ -204,7 +204,8 @@ def expected_marks(data: dict[str, Any]) -> dict[str, int]:
     entries = data["leaderboard"]["entries"]
     costed = [e for e in entries if data["runs"][e["submission_id"]]["cost_usd"] is not None]
     marks = {
-        "histogram bars": 5 * 10,  # five dimensions, ten bins each
+        # five dimensions, ten bins each, and the ranking score's ten for a non-Arena kind
+        "histogram bars": (5 if data["leaderboard"]["kind"] == "arena" else 6) * 10,
         "breakdown bars": 4 * len(entries),
         "intervals": 5,
         "points": len(costed),
@@ -401,3 +402,118 @@ def test_rank_intervals_are_on_the_page_with_their_note_and_in_the_csv(
     ]
     assert rows[0]["not_separable_from"] == ""
     assert rows[1]["not_separable_from"] == ";".join(entries[1]["not_separable_from"])
+
+
+KIND_OWN = {
+    ARENA: (),
+    SCYLLA: ("scylla_composite", "scylla_grade"),
+    SUITE: ("suite_passed", "suite_final_score"),
+    PEERREAD: ("peerread", "recommendation"),
+}
+
+
+def csv_text(value: object) -> str:
+    """How `csv` writes a JSON value (None as empty)."""
+    return "" if value is None else str(value)
+
+
+@pytest.mark.parametrize("task_id", list(KINDS))
+def test_the_csv_leads_with_the_kinds_ranking_score_and_own_columns(
+    examples_store: str, task_id: str, tmp_path: Path
+) -> None:
+    data = json.loads(report(examples_store, task_id, tmp_path / "r.json", "json"))
+    text = report(examples_store, task_id, tmp_path / "r.csv", "csv")
+    header = text.splitlines()[0].split(",")
+    lead = ["rank", "submission_id", "ranking_key", "ranking_value", *KIND_OWN[task_id]]
+    assert header[: len(lead)] == lead
+    assert len(header) == len(set(header))  # a kind's own column is not repeated after
+    assert {"overall", "correctness", "tool", "tier_notes"} <= set(header[len(lead) :])
+    rows = list(csv.DictReader(io.StringIO(text)))
+    entries = data["leaderboard"]["entries"]
+    assert [r["submission_id"] for r in rows] == [e["submission_id"] for e in entries]
+    assert {r["ranking_key"] for r in rows} == {data["leaderboard"]["ranking_key"]}
+    for row, entry in zip(rows, entries, strict=True):
+        assert row["ranking_value"] == csv_text(entry["ranking_value"])
+        for column in KIND_OWN[task_id]:
+            assert row[column] == csv_text(entry[column])
+    if task_id != ARENA:  # the kind's own score is filled, not an empty Arena-shaped column
+        assert all(r[KIND_OWN[task_id][0]] for r in rows)
+    # the JSON export leads with the same: the kind, what ranks, the tiers that did not run
+    assert list(data)[:3] == ["kind", "ranking_key", "tier_notes"]
+
+
+@pytest.mark.parametrize("task_id", list(KINDS))
+def test_a_non_arena_report_plots_the_score_that_ranks(
+    examples_store: str, task_id: str, tmp_path: Path
+) -> None:
+    """No browser needed: the plot's bars (counted in Chromium above) hold every ranked value."""
+    page = report(examples_store, task_id, tmp_path / "r.html")
+    data = json.loads(report(examples_store, task_id, tmp_path / "r.json", "json"))
+    figure = re.search(r'<figure id="ranking-distribution">(.*?)</figure>', page, re.S)
+    if task_id == ARENA:  # Arena ranks by overall, already the first distribution
+        assert figure is None and "<h2>Score distributions</h2>" in page
+        return
+    assert "<h2>Arena score distributions (shown for reference; they do not rank" in page
+    assert figure is not None
+    key = data["leaderboard"]["ranking_key"]
+    assert f"<h2>Ranking score: {key}</h2>" in page
+    counts = [int(c) for c in re.findall(r'class="bar" data-count="(\d+)"', figure.group(1))]
+    values = [
+        e["ranking_value"]
+        for e in data["leaderboard"]["entries"]
+        if e["rank"] is not None and e["ranking_value"] is not None
+    ]
+    assert len(counts) == 10 and sum(counts) == len(values) > 0
+    hi = 1.0 if all(0 <= v <= 1 for v in values) else 100.0
+    best = max(values)
+    assert counts[min(9, int(best / hi * 10))] >= 1  # the best run's bin is not empty
+
+
+def test_the_report_and_exports_say_which_tier_did_not_run(
+    examples_store: str, tmp_path: Path
+) -> None:
+    """The demo runs no judge: PeerRead's composite had none, and every export says so."""
+    page = report(examples_store, PEERREAD, tmp_path / "p.html")
+    data = json.loads(report(examples_store, PEERREAD, tmp_path / "p.json", "json"))
+    rows = list(
+        csv.DictReader(io.StringIO(report(examples_store, PEERREAD, tmp_path / "p.csv", "csv")))
+    )
+    entries = data["leaderboard"]["entries"]
+    assert all(e["peerread_note"] for e in entries)
+    judge_note = next(n for n in data["tier_notes"] if "ranked on the other tiers alone" in n)
+    assert judge_note.startswith(f"{len(entries)} of {len(entries)} run(s): no judge ran")
+    section = re.search(r'<div id="tier-notes" class="note">(.*?)</div>', page, re.S)
+    assert section is not None
+    assert html.escape(judge_note) in section.group(1)
+    assert page.index('id="tier-notes"') < page.index('id="leaderboard"')  # before the board
+    assert all("no judge ran" in r["tier_notes"] for r in rows)
+
+    arena = json.loads(report(examples_store, ARENA, tmp_path / "a.json", "json"))
+    assert not any("tiers alone" in n for n in arena["tier_notes"])  # PeerRead's note only
+
+
+@pytest.mark.parametrize("task_id", list(KINDS))
+def test_every_kind_says_the_judge_tier_was_skipped_and_why(
+    examples_store: str, task_id: str, tmp_path: Path
+) -> None:
+    """The demo configures no judge: each stored evaluation names the judge tier as skipped,
+    and the report of every kind says so (once, counted over its runs), page and JSON alike."""
+    data = json.loads(report(examples_store, task_id, tmp_path / "r.json", "json"))
+    page = report(examples_store, task_id, tmp_path / "r.html")
+    runs = len(data["leaderboard"]["entries"])
+    judge = [g for g in data["tier_gaps"] if g["tier"] == "judge"]
+    assert judge == [
+        {
+            "tier": "judge",
+            "status": "skipped",
+            "reason": "no judge configured (EVALQ_JUDGE_MODEL unset)",
+            "runs": runs,
+        }
+    ]
+    note = (
+        f"no judge ran for {runs} of {runs} run(s): no judge configured (EVALQ_JUDGE_MODEL "
+        "unset); the score of those runs is computed without its figures."
+    )
+    assert [n for n in data["tier_notes"] if "judge ran for" in n] == [note]
+    section = re.search(r'<div id="tier-notes" class="note">(.*?)</div>', page, re.S)
+    assert section is not None and html.escape(note) in section.group(1)
