@@ -1,7 +1,7 @@
 """A judge cascade whose cheapest level is a real local model, through the real queue.
 
 Level 0 is Gemma 3 270M (GGUF) served by llama.cpp (`serve_local_model`), asked ``k = 2``
-times at temperature 1 (seeds 0 and 1); the top level is a scripted judge that always answers
+times at temperature 0.3 (seeds 0 and 1); the top level is a scripted judge that always answers
 4, asked once. Every level is reached on ``judge_base_url`` (a cascade has one base URL), so
 that URL is the OpenAI stub acting as a router: requests for model ``gguf`` are forwarded
 unchanged to the llama.cpp server and its answer is passed back verbatim (its token counts
@@ -14,8 +14,10 @@ the test knows what the local model said without predicting it, and asserts that
   samples agree), and otherwise goes up to the top level, which decides with its 4;
 - the top level was asked exactly for the runs the GGUF level was unsure of.
 
-What a 270M model thinks of a review is not asserted. Skipped when the local-judge extra is
-missing (as `test_local_model.py`).
+What a 270M model thinks of a review is not asserted, nor which runs escalate (llama.cpp's
+parallel slots make seeded samples vary between runs); at temperature 0.3 both outcomes showed
+up in 2 of 3 measured runs (at 0.1 the samples always agreed, at 0.5 and 1.0 never). Skipped when
+the local-judge extra is missing (as `test_local_model.py`).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ pytestmark = pytest.mark.integration
 SAMPLES = 2
 PROFILE = f"""
 [judge]
-temperature = 1.0
+temperature = 0.3
 
 [judge.cascade]
 calibration = "gguf-queue-test"
@@ -148,7 +150,7 @@ def run(sid: str) -> dict[str, object]:
     }
 
 
-# 3 runs x 2 GGUF samples (~300-400 generated tokens each): ~1-2 min on two idle cores.
+# 3 runs x 2 GGUF samples (~220-370 generated tokens each): ~40 s on two shared cores.
 @pytest.mark.timeout(1500)
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)  # the store is not the subject
 def test_a_local_gguf_level_decides_or_escalates_through_the_queue(
@@ -216,6 +218,10 @@ def test_a_local_gguf_level_decides_or_escalates_through_the_queue(
             assert record["level"] == 0 and record["levels_asked"] == 1, sid
             assert record["confidence"] == 1.0 and record["threshold"] == 1.0
             assert record["model"].startswith("openai:gguf")
+            # The local model's scores stand: their median lies on the step both samples gave.
+            [step] = {step_of(router.gguf_answers[(sid, seed)]) for seed in range(SAMPLES)}
+            score = results[sid]["scores"]["judge"]["constructiveness"]
+            assert nearest_step(on_label_scale(score)) == step, sid
         else:  # unsure: escalated, and the scripted top level decides with its 4
             unsure.add(sid)
             assert record["level"] == 1 and record["levels_asked"] == 2, sid
