@@ -16,7 +16,7 @@ the test knows what the local model said without predicting it, and asserts that
 
 What a 270M model thinks of a review is not asserted, nor which runs escalate (llama.cpp's
 parallel slots make seeded samples vary between runs); at temperature 0.3 both outcomes showed
-up in 2 of 3 measured runs (at 0.1 the samples always agreed, at 0.5 and 1.0 never). Skipped when
+up in 3 of 4 measured runs (at 0.1 the samples always agreed, at 0.5 and 1.0 never). Skipped when
 the local-judge extra is missing (as `test_local_model.py`).
 """
 
@@ -150,7 +150,7 @@ def run(sid: str) -> dict[str, object]:
     }
 
 
-# 3 runs x 2 GGUF samples (~220-370 generated tokens each): ~40 s on two shared cores.
+# 3 runs x 2 GGUF samples (~220-370 generated tokens each): 40 s to 6 min on two shared cores.
 @pytest.mark.timeout(1500)
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)  # the store is not the subject
 def test_a_local_gguf_level_decides_or_escalates_through_the_queue(
