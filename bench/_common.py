@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the benchmarks share tests/support with the test suite
     sys.path.insert(0, str(ROOT))
 BIN = Path(sys.executable).parent
-REDIS = "redis://127.0.0.1:6379"
+REDIS = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379").rstrip("/")
+"""The Redis server the benchmarks use (the test suite passes its own)."""
 BENCH_DBS = (11, 12, 13)  # the only Redis databases a benchmark may flush
 
 

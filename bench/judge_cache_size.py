@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 import redis
-from _common import parse_args, ratio
+from _common import parse_args, ratio, redis_url
 
 from evalq.judge.cache import JudgmentCache, index_key
 from evalq.judge.rubrics import RUBRICS
@@ -54,7 +54,7 @@ def main() -> None:
     parser.add_argument("--db", type=int, default=13)
     parser.add_argument("--entries", type=int, default=2000)
     args = parse_args(parser, quick={"entries": 100})
-    client = redis.Redis(host="127.0.0.1", port=6379, db=args.db)
+    client = redis.Redis.from_url(redis_url(args.db))
     typical_value, typical = bytes_per_entry(client, args.entries, 150)
     longest_value, longest = bytes_per_entry(client, args.entries, 400)
     print(f"typical verdict ({typical_value} B of JSON): {typical:.0f} B per cached judgment")

@@ -1,5 +1,25 @@
 """Fixtures shared by every test live in the conftest files below this one; helpers tests
-import live in tests/support/ (services.py says where Redis and PostgreSQL are)."""
+import live in tests/support/ (services.py says where Redis and PostgreSQL are).
+
+Two rules of the whole suite live here (README, "Development"):
+
+- **Which backends.** A case parametrized over the store's backend runs on PostgreSQL as well as
+  SQLite only where the database matters: modules marked ``both_databases`` (the store, the
+  queue's merges and recovery, intake, review decisions; the drills use PostgreSQL only).
+  Elsewhere its PostgreSQL variant is deselected; ``--both-databases`` runs every variant.
+- **Which worker.** Under pytest-xdist a module runs on one worker, so its module-scoped servers
+  start once; the fault drills share one worker, one after another; the cases of the modules in
+  ``SPREAD`` go one by one (`scope_of`; xdist's own ``--dist loadgroup`` marks have no effect
+  with pytest 9.2, which ignores the node id xdist 3.8 rewrites); the ``LONGEST`` start first.
+  Tests marked ``exclusive`` (they restart a shared service) live in tests/drills/ and run alone,
+  after the rest (Makefile).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
 
 # Re-exported while the suites that import them from here move to tests.support.services.
 from tests.support.services import (
@@ -13,3 +33,82 @@ from tests.support.services import (
 )
 
 __all__ = ["PG_ADMIN_URL", "PG_HOST", "PG_PORT", "REDIS_HOST", "REDIS_PORT", "need", "reachable"]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--both-databases",
+        action="store_true",
+        help="run every backend-parametrized case on PostgreSQL too, not only both_databases ones",
+    )
+
+
+def on_postgresql_only_by_choice(item: pytest.Item) -> bool:
+    """True for the PostgreSQL variant of a case whose module does not need both databases."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or "postgresql" not in callspec.params.values():
+        return False
+    return item.get_closest_marker("both_databases") is None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("exclusive") and not item.nodeid.startswith("tests/drills/"):
+            raise pytest.UsageError(f"{item.nodeid}: exclusive tests live in tests/drills/")
+    first = sorted(items, key=lambda item: starts_first(item.nodeid))  # stable: else as collected
+    items[:] = first
+    if config.getoption("--both-databases"):
+        return
+    dropped = [item for item in items if on_postgresql_only_by_choice(item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        kept = set(map(id, dropped))
+        items[:] = [item for item in items if id(item) not in kept]
+
+
+LONGEST = (
+    "tests/integration/judge/test_judge_cascade_gguf.py",  # a local LLM: 1-10 min of CPU
+    "tests/drills/",  # one chain of ~5 min
+    "tests/integration/judge/test_local_model.py",
+)
+"""Started before the rest, in this order, so that no long test starts last (the run takes at
+least as long as its longest chain; `--durations` shows which they are)."""
+
+
+def starts_first(nodeid: str) -> int:
+    """The position of ``nodeid``'s module in `LONGEST`, or after them all."""
+    for position, prefix in enumerate(LONGEST):
+        if nodeid.startswith(prefix):
+            return position
+    return len(LONGEST)
+
+
+SPREAD = ("tests/integration/test_benchmarks.py",)
+"""Modules whose cases spread over the workers one by one (each is a subprocess of its own)."""
+
+
+def scope_of(nodeid: str) -> str:
+    """The unit of work an xdist worker takes whole: the drills together, a SPREAD case alone,
+    otherwise its module (so a module-scoped server or store is made once)."""
+    module = nodeid.split("::", 1)[0]
+    if module.startswith("tests/drills/"):
+        return "tests/drills/"
+    return nodeid if module in SPREAD else module
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Schedule by `scope_of`, in collection order (`LONGEST` first).
+
+    Only for ``-n N`` alone (xdist's default ``--dist load``); another ``--dist`` is xdist's.
+    """
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SuiteScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return scope_of(nodeid)
+
+    config.option.loadscopereorder = False
+    return SuiteScheduling(config, log)

@@ -34,6 +34,7 @@ def pg_ctl(action: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.exclusive  # restarts the shared PostgreSQL: make test runs it alone
 @pytest.mark.timeout(900)
 def test_postgres_restart_mid_batch_retries_and_loses_nothing(
     env: dict[str, str], store_url: str, pool: harness.Workers

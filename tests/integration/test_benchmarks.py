@@ -2,8 +2,9 @@
 with its ratio line, so a refactor cannot silently break one (bench/README.md, "Quick mode").
 
 The figures of a quick run are not asserted (a few iterations on a shared machine mean
-nothing); a new benchmark is picked up by its file name. They use Redis databases 12 and 13
-(flushed), throwaway SQLite stores, the real BERTScore model, and their own workers.
+nothing); a new benchmark is picked up by its file name. They use Redis databases 11-13
+(flushed) of the worker's Redis server (tests/support/services.py), throwaway SQLite stores,
+the real BERTScore model, and their own workers.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.services import REDIS_HOST, REDIS_PORT, need
+from tests.support.services import REDIS_HOST, REDIS_PORT, REDIS_URL, need
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHES = sorted(path.name for path in (ROOT / "bench").glob("*.py") if path.name[0] != "_")
@@ -41,7 +42,7 @@ def test_the_benchmark_runs_in_its_quick_mode(bench: str) -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "bench" / bench), "--quick"],
         cwd=ROOT,
-        env=env | {"HF_HUB_OFFLINE": "1"},
+        env=env | {"HF_HUB_OFFLINE": "1", "BENCH_REDIS_URL": REDIS_URL},
         capture_output=True,
         text=True,
         timeout=QUICK_RUN_S,

@@ -1,17 +1,32 @@
-"""Where the real services the tests use are, and what to do when one is not there."""
+"""Where the real services the tests use are, and what to do when one is not there.
+
+A plain `pytest` uses the shared Redis on 127.0.0.1:6379, its databases picked by the
+``EVALQ_TEST_*_REDIS_DB`` variables. Under pytest-xdist (`make test`) every worker process starts
+a `redis-server` of its own on a free port the first time this module is imported, so workers
+never flush each other's databases, whatever numbers the tests use; ``EVALQ_TEST_REDIS_PORT``
+names a server to use instead. PostgreSQL is shared: every test creates databases of its own
+(tests/support/databases.py).
+"""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import socket
+import subprocess
+import tempfile
+import time
 
 import pytest
 
-REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
+REDIS_HOST = "127.0.0.1"
 PG_HOST, PG_PORT = "127.0.0.1", 5432
 PG_ADMIN_URL = os.environ.get(
     "EVALQ_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+"""This pytest-xdist worker's id (``gw0``, ...), or empty outside xdist."""
 
 
 def reachable(host: str, port: int) -> bool:
@@ -31,3 +46,45 @@ def need(host: str, port: int, what: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(message + " (CI=true: .ci/run must start it)")
     pytest.skip(message)
+
+
+def _worker_redis() -> int:
+    """Start this xdist worker's own `redis-server` (no persistence) and return its port.
+
+    It is stopped when the worker exits; its directory is a fresh temporary one.
+    """
+    binary = shutil.which("redis-server")
+    if binary is None:  # `need` then skips or fails the tests that use Redis
+        return 6379
+    with socket.socket() as sock:
+        sock.bind((REDIS_HOST, 0))
+        port = int(sock.getsockname()[1])
+    directory = tempfile.mkdtemp(prefix=f"evalq-redis-{WORKER}-")
+    argv = [binary, "--port", str(port), "--bind", REDIS_HOST, "--save", "", "--appendonly", "no"]
+    process = subprocess.Popen(
+        [*argv, "--dir", directory, "--databases", "16"], stdout=subprocess.DEVNULL
+    )
+
+    def stop() -> None:
+        process.terminate()
+        process.wait(10)
+        shutil.rmtree(directory, ignore_errors=True)
+
+    atexit.register(stop)
+    deadline = time.monotonic() + 10
+    while not reachable(REDIS_HOST, port):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"redis-server for xdist worker {WORKER} did not start on {port}")
+        time.sleep(0.02)
+    return port
+
+
+if "EVALQ_TEST_REDIS_PORT" in os.environ:
+    REDIS_PORT = int(os.environ["EVALQ_TEST_REDIS_PORT"])
+elif WORKER:
+    REDIS_PORT = _worker_redis()
+    os.environ["EVALQ_TEST_REDIS_PORT"] = str(REDIS_PORT)  # for the benchmarks it starts
+else:
+    REDIS_PORT = 6379
+REDIS_URL = f"redis://{REDIS_HOST}:{REDIS_PORT}"
+"""The test Redis server, without a database number."""

@@ -12,10 +12,10 @@ import json
 from evalq.core.schemas import Task, parse_submission
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.producer.client import Client
-from evalq.store.db import upgrade
 from evalq.tasks.merge import refresh_baseline
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
+from tests.support.databases import migrate_store
 
 TASK_ID = "arena-frontend-dark-mode"
 
@@ -23,7 +23,7 @@ TASK_ID = "arena-frontend-dark-mode"
 def evaluate_small_board(url: str) -> int:
     """Store and evaluate the board at ``url`` (EVALQ_DATABASE_URL must name it and no
     EVALQ_BROKER_URL be set); how many submissions it holds."""
-    upgrade(url)
+    migrate_store(url)
     tasks = json.loads((EXAMPLES / "tasks.json").read_text())
     definition = next(task for task in tasks if task["id"] == TASK_ID)
     definition.pop("reference_outputs", None)

@@ -16,6 +16,7 @@ import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -244,8 +245,13 @@ def _cache_key(text: str, precision: Precision) -> str:
     return f"{precision}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
 
 
+@lru_cache(maxsize=2)
 def _load(model_path: str) -> tuple[Any, Any]:
-    """Tokenizer and model from a local directory, in eval mode, without progress output."""
+    """Tokenizer and model from a local directory, in eval mode, without progress output.
+
+    Loaded once per process and path: scorers with other chunk or cache sizes share the weights
+    (they only run the model in inference mode; the bf16 copy is each scorer's own).
+    """
     from transformers import AutoModel, AutoTokenizer
     from transformers.utils import logging as hf_logging
 

@@ -22,7 +22,6 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import mannwhitneyu, rankdata, wilcoxon
 
 from evalq.stats.bootstrap import quantile
 
@@ -206,6 +205,8 @@ def signed_rank_sum(differences: Sequence[float]) -> float:
     nonzero = np.asarray([d for d in differences if d != 0], dtype=float)
     if not len(nonzero):
         return 0.0
+    from scipy.stats import rankdata  # scipy.stats costs 1.3 s to import: only when needed
+
     return float(np.sign(nonzero) @ rankdata(np.abs(nonzero)))
 
 
@@ -215,6 +216,8 @@ def _exact_tied(nonzero: Sequence[float]) -> tuple[float, float]:
     Every one of the ``2**n`` sign assignments of the mid-ranks is equally likely under the
     null hypothesis; the p-value is the share whose ``|R+ - E|`` is at least the observed.
     """
+    from scipy.stats import rankdata  # scipy.stats costs 1.3 s to import: only when needed
+
     ranks = rankdata(np.abs(np.asarray(nonzero, dtype=float)))
     n = len(ranks)
     observed = float(ranks[np.asarray(nonzero) > 0].sum())
@@ -256,6 +259,8 @@ def wilcoxon_signed_rank(a: Sequence[float], b: Sequence[float]) -> Significance
         statistic, p_value = _exact_tied(nonzero)
         return Significance("wilcoxon-signed-rank", True, statistic, p_value, "exact", len(diffs))
     exact = len(nonzero) <= 50 and not tied
+    from scipy.stats import wilcoxon  # scipy.stats costs 1.3 s to import: only when needed
+
     result = wilcoxon(
         nonzero,
         zero_method="wilcox",
@@ -405,6 +410,8 @@ def mann_whitney_u(x: Sequence[float], y: Sequence[float]) -> Significance:
     if not x or not y:
         raise ValueError("mann_whitney_u: both samples need at least one value")
     exact = min(len(x), len(y)) <= 8 and len(set(x) | set(y)) == len(x) + len(y)
+    from scipy.stats import mannwhitneyu  # scipy.stats costs 1.3 s to import: only when needed
+
     result = mannwhitneyu(x, y, alternative="two-sided", method="exact" if exact else "asymptotic")
     return Significance(
         test="mann-whitney-u (unpaired)",

@@ -14,6 +14,8 @@ from evalq.store.models import SubmissionRow
 from tests.support.settings import configure
 from tests.support.stored_runs import submission_columns
 
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
+
 
 def run(
     sid: str, task_id: str, tool: str = "aider", model: str = "gpt-4o", *, outlier: bool = True

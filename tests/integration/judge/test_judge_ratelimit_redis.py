@@ -12,6 +12,8 @@ import redis
 
 from evalq.judge.ratelimit import SharedRateLimit
 from evalq.judge.retry import DeadlineReached
+from tests.integration.judge.conftest import JUDGE_REDIS_DB
+from tests.support.services import REDIS_HOST, REDIS_PORT
 
 pytestmark = pytest.mark.integration
 
@@ -28,7 +30,7 @@ def test_concurrent_takers_on_separate_connections_share_one_bucket(
     # 40 takers, each on its own connection (as separate workers would be), rpm = 10:
     # exactly 10 are granted at once (refill in the test's ~1 s is 10/60 per s -> < 1 more)
     def take(_: int) -> float:
-        own = redis.Redis(host="127.0.0.1", port=6379, db=15)
+        own = redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=JUDGE_REDIS_DB)
         try:
             return limiter(own, prefix, 10, 0).try_take(1)
         finally:

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 from celery import Celery
+from tests.support.databases import migrate_store
 from tests.support.monitor import evalq_env
 from tests.support.processes import start, stop, wait_until
 from tests.support.settings import configure, pipeline_settings
 
-from evalq.store.db import upgrade
 from evalq.workers.app import make_app
 from evalq.workers.depths import queue_depths
 from evalq.workers.names import MERGE_QUEUE
@@ -20,7 +20,7 @@ def test_beat_sends_the_recovery_sweep_to_the_merge_queue(
     redis10_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db_url = f"sqlite:///{tmp_path / 'evalq.db'}"
-    upgrade(db_url)
+    migrate_store(db_url)
     settings = pipeline_settings(db_url, redis10_url, recover_every_s="1")
     configure(monkeypatch, **settings)
     app: Celery = make_app()

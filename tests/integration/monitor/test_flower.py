@@ -10,14 +10,13 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.support.databases import private_redis
+from tests.support.databases import migrate_store, private_redis
 from tests.support.monitor import MONITOR_REDIS_DB, evalq_env
 from tests.support.pipeline import TASK, submission
 from tests.support.processes import free_port, start, stop, wait_for_http, wait_until
 from tests.support.settings import configure, pipeline_settings
 
 from evalq.producer.client import Client
-from evalq.store.db import upgrade
 from evalq.workers.names import QUEUES, ROUTES, TIER_TASKS
 
 pytestmark = pytest.mark.slow  # two subprocesses and a model load: about a minute
@@ -46,7 +45,7 @@ def monitored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Monitored]:
     """
     tmp_path = tmp_path_factory.mktemp("flower")
     db_url = f"sqlite:///{tmp_path / 'evalq.db'}"
-    upgrade(db_url)
+    migrate_store(db_url)
     processes: list[subprocess.Popen[bytes]] = []
     with (
         private_redis(MONITOR_REDIS_DB) as redis_url,

@@ -19,6 +19,8 @@ from evalq.store.db import engine_for, session_scope
 from evalq.store.models import SubmissionRow, TierResultRow
 from evalq.workers.names import QUEUES
 
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
+
 TASK = {"id": "t1", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
 STEPS = [{"tool": "read_file", "started_at": 1.0, "ended_at": 1.5, "agent": "aider"}]
 

@@ -22,6 +22,8 @@ from evalq.producer.client import Client
 from evalq.store.db import session_scope
 from evalq.store.models import SubmissionRow
 
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
+
 TASK = {"id": "t1", "category": "debugging"}
 
 

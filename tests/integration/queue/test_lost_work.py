@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 
+import pytest
 import redis
 from tests.support.pipeline import Pipeline, submission
 
@@ -17,6 +18,8 @@ from evalq.tasks.recover import recover
 from evalq.workers import heartbeat, queued, unacked
 from evalq.workers.embedded import embedded_worker
 from evalq.workers.names import GRAPH_QUEUE, QUEUES, TEXT_QUEUE, TIER_TASKS
+
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
 
 LONG = timedelta(seconds=1800)  # the shipped EVALQ_STUCK_AFTER_S: nothing here is that old
 

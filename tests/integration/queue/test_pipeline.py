@@ -6,6 +6,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 import redis
 from sqlalchemy import func, select
 from tests.support.pipeline import TASK, Pipeline, submission
@@ -16,6 +17,8 @@ from evalq.store.models import EvaluationRow, TierResultRow
 from evalq.tasks.recover import recover
 from evalq.workers.embedded import embedded_worker
 from evalq.workers.names import MERGE_TASK, TIER_TASKS
+
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
 
 
 def evaluations(url: str) -> int:

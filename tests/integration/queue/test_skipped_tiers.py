@@ -19,6 +19,8 @@ from evalq.store.db import session_scope
 from evalq.store.models import TierResultRow
 from evalq.workers.names import QUEUES
 
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
+
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def client(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Client]:

@@ -29,6 +29,8 @@ from evalq.store.db import session_scope
 from evalq.store.models import WebhookRow
 from evalq.workers.embedded import embedded_worker
 
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
+
 ALLOW_PRIVATE = {"webhook_allow_private": "true"}
 TOKEN = "tok-4f1c9a7e2b"
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from tests.support.databases import migrate_store
 from tests.support.settings import configure
 
 from evalq.core.schemas import Submission
 from evalq.producer.cli import EXAMPLES
 from evalq.producer.client import Client
 from evalq.producer.files import read_jsonl, read_tasks
-from evalq.store.db import upgrade
 from evalq.tasks.merge import refresh_baseline
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
@@ -21,7 +21,7 @@ from evalq.workers.embedded import embedded_worker
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Every bundled example evaluated in-process (memory transport, SQLite), as `evalq demo`."""
     url = f"sqlite:///{tmp_path_factory.mktemp('kinds') / 'evalq.db'}"
-    upgrade(url)
+    migrate_store(url)
     submissions: list[Submission] = []
     for path in sorted(EXAMPLES.glob("*.jsonl")):
         good, bad = read_jsonl(path)

@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 from sqlalchemy import insert, select
 from tests.integration.read.test_select_counts import selects
+from tests.support.databases import migrate_store
 from tests.support.settings import configure
 
 from evalq.core.schemas import STORED, Task
 from evalq.read.compare import compare
 from evalq.read.leaderboard import leaderboard
 from evalq.store import queries
-from evalq.store.db import session_scope, upgrade
+from evalq.store.db import session_scope
 from evalq.store.models import EvaluationRow, SubmissionRow, TaskRow
 from evalq.tasks.merge import refresh_baseline
 
@@ -27,7 +28,7 @@ def copied_store(source: str, path: Path, tasks: int) -> str:
     """A new store with ``tasks`` copies of ``source``'s task, each holding two evaluated runs
     (one per model, different token counts) with the scores of one of its real evaluations."""
     url = f"sqlite:///{path}"
-    upgrade(url)
+    migrate_store(url)
     with session_scope(source) as session:
         task_row = session.get(TaskRow, SOURCE)
         assert task_row is not None

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.databases import migrate_store
 from tests.support.settings import configure
 
 from evalq.core.schemas import Submission
@@ -19,7 +20,7 @@ from evalq.producer.cli import EXAMPLES
 from evalq.producer.client import Client
 from evalq.producer.files import read_jsonl, read_tasks
 from evalq.read.leaderboard import leaderboard
-from evalq.store.db import session_scope, upgrade
+from evalq.store.db import session_scope
 from evalq.store.models import SubmissionRow
 from evalq.tasks.merge import refresh_baseline
 from evalq.workers.bootstrap import worker_app
@@ -39,7 +40,7 @@ def arena_examples() -> tuple[list[Any], list[Submission]]:
 
 
 def evaluate_one_by_one(url: str, tasks: list[Any], submissions: list[Submission]) -> None:
-    upgrade(url)
+    migrate_store(url)
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.delenv("EVALQ_BROKER_URL", raising=False)
         monkeypatch.delenv("EVALQ_JUDGE_MODEL", raising=False)

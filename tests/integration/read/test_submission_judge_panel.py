@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.databases import migrate_store
 from tests.unit.judge.judge_helpers import submission
 
 from evalq.core.results import Agreement, JudgeResult, PanelMember, RubricResult, TierOutcome
 from evalq.core.schemas import Task
 from evalq.read.submission import SubmissionResult, submission_result
 from evalq.store import queries
-from evalq.store.db import session_scope, upgrade
+from evalq.store.db import session_scope
 
 
 def judge_outcome(*, panel: bool) -> TierOutcome:
@@ -27,7 +28,7 @@ def judge_outcome(*, panel: bool) -> TierOutcome:
 
 def test_the_submission_detail_shows_the_panel_and_its_agreement(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'evalq.db'}"
-    upgrade(url)
+    migrate_store(url)
     with session_scope(url) as session:
         queries.put_task(session, task=Task(id="t1", category="data_analysis"))
         for sid, panel in (("single", False), ("panel", True)):

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.databases import private_redis
+from tests.support.databases import migrate_store, private_redis
 from tests.support.monitor import MONITOR_REDIS_DB
 from tests.support.settings import configure, pipeline_settings
 from tests.support.tools import required_program
@@ -32,7 +32,6 @@ from evalq.producer.cli import EXAMPLES
 from evalq.producer.cli import app as cli
 from evalq.producer.client import Client
 from evalq.producer.files import read_jsonl, read_tasks
-from evalq.store.db import upgrade
 from evalq.tasks.merge import refresh_baseline
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
@@ -154,7 +153,7 @@ def examples_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Every bundled example evaluated by the pipeline, plus one run with hostile names."""
     tmp = tmp_path_factory.mktemp("report")
     db_url = f"sqlite:///{tmp / 'evalq.db'}"
-    upgrade(db_url)
+    migrate_store(db_url)
     tasks = read_tasks(EXAMPLES / "tasks.json")
     submissions: list[Submission] = []
     for path in sorted(EXAMPLES.glob("*.jsonl")):

@@ -19,6 +19,8 @@ from evalq.store.db import engine_for, session_scope
 from evalq.store.models import BaselineRow, SubmissionRow
 from evalq.tasks.merge import refresh_baseline
 
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
+
 STATUSES = ("done", "degraded", "queued", "running", "failed")
 
 

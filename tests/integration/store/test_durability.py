@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from tests.support.databases import fresh_database
 
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
+
 PROBE = """
 import sys
 from evalq.store.db import commit_durability, relax_durability, session_scope

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from alembic import command
 from alembic.script import ScriptDirectory
 
 from evalq.store.db import engine_for, head_revisions, is_current, migrations_config, session_scope
+
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
 
 
 def test_the_head_read_from_the_files_is_alembic_s() -> None:

@@ -20,6 +20,8 @@ from evalq.store import queries
 from evalq.store.db import engine_for, migrations_config, session_scope
 from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow, utcnow
 
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
+
 TASK = Task(id="t1", category="debugging")
 GRAPH_OK = TierOutcome(
     tier="graph", status="ok", result=GraphResult(path_convergence=0.5, central_agent="a")

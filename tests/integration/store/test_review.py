@@ -18,6 +18,8 @@ from evalq.store.baseline_sql import sql_baseline
 from evalq.store.db import engine_for, migrations_config, session_scope
 from evalq.store.models import EvaluationRow, SubmissionRow
 
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
+
 PROFILE = profile_named("default").arena.model_copy(update={"min_submissions": 1})
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import insert, select, update
 
 from evalq.core.profile import profile_named
@@ -15,6 +16,8 @@ from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.models import SubmissionRow
 from evalq.store.review_sql import settle_reviews
+
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
 
 STATUSES = ("done", "done", "degraded", "queued", "failed")
 START = datetime(2026, 11, 24, tzinfo=UTC)

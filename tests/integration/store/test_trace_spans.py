@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from datetime import timedelta
 
+import pytest
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from tests.support.otel_runs import trace_id_of, two_agent_run
 
@@ -12,6 +13,8 @@ from evalq.store import traces
 from evalq.store.db import session_scope
 from evalq.store.models import TraceRow
 from evalq.traces.spans_in import incoming_spans, request_of
+
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
 
 HOUR = timedelta(hours=1)
 NOW = timedelta(0)

@@ -48,15 +48,17 @@ SENTENCES = [
     "Section four repeats material from the introduction and could be shortened.",
     "The comparison with prior work omits two closely related methods from last year.",
 ]
-LONG = " ".join(SENTENCES * 30)  # ~1,600 words of real review prose, far beyond 512 tokens
+LONG = " ".join(SENTENCES * 30)  # 1,620 tokens of real review prose: four 512-token chunks
+JUST_OVER_ONE_CHUNK = " ".join(SENTENCES * 10)  # 540 tokens: two chunks, the least that chunks
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def scorer() -> Iterator[SemanticScorer]:
+    """The default scorer; the model's weights are loaded once per process (`semantic._load`)."""
     yield SemanticScorer()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def small() -> Iterator[SemanticScorer]:
     """Same model, tiny chunks and cache, to exercise chunking and eviction cheaply."""
     yield SemanticScorer(max_chunk_tokens=16, cache_tokens=2, batch_size=2)
@@ -198,7 +200,9 @@ def test_distinct_candidates_do_not_evict_references() -> None:
 
 
 def test_bf16_stays_within_the_tolerance_of_fp32(scorer: SemanticScorer) -> None:
-    pairs = [*PAIRS, (REVIEW, PARAPHRASE), (LONG, SENTENCES[0]), (SENTENCES[1], LONG)]
+    long = JUST_OVER_ONE_CHUNK  # chunked inputs too, on the fewest tokens that chunk
+    pairs = [*PAIRS, (REVIEW, PARAPHRASE), (long, SENTENCES[0]), (SENTENCES[1], long)]
+    assert scorer.candidate(long).chunks == 2
     fp32 = [scorer.score(text, [reference])[0] for text, reference in pairs]
     bf16 = [scorer.score(text, [reference], precision="bf16")[0] for text, reference in pairs]
     assert max(abs(a - b) for a, b in zip(fp32, bf16, strict=True)) <= 0.005

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from evalq.store.db import session_scope, upgrade
+from evalq.store.db import session_scope
 from evalq.store.keys import create_key, revoke_key
 from evalq.ui.session import MAX_AGE_S, csrf_ok, sign_in, viewer_of
+from tests.support.databases import migrate_store
 
 NOW = 1_800_000_000.0
 
@@ -18,7 +19,7 @@ NOW = 1_800_000_000.0
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[str]:
     url = f"sqlite:///{tmp_path / 'evalq.db'}"
-    upgrade(url)
+    migrate_store(url)
     yield url
 
 
