@@ -47,7 +47,7 @@ test: install  ## what CI runs: lint, types, every test (fault drills included)
 	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy src
 	$(PYTEST_PARALLEL) -m "not exclusive"
-	$(BIN)/pytest -m exclusive tests/drills  # restarts the shared PostgreSQL: alone, last
+	$(BIN)/pytest -m exclusive  # alone, last: a PostgreSQL restart, local LLMs (tests/conftest.py)
 
 test-fast: install  ## the same without the slow fault drills
 	$(PYTEST_PARALLEL) -m "not slow and not exclusive"

@@ -282,7 +282,7 @@ def main() -> None:
     parser.add_argument("--child", choices=["read"], help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
-    args = parse_args(parser, quick={"sizes": [1_000, 3_000]})
+    args = parse_args(parser, quick={"sizes": [300, 1_000]})  # both backends, every read
     if args.child:
         child(args)
         return

@@ -45,7 +45,7 @@ from evalq.workers.embedded import embedded_worker
 from tests.support.openai_stub import OpenAIStub, schema_instance
 from tests.support.settings import configure
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.exclusive]  # a local LLM: the cores to itself
 
 SAMPLES = 2
 PROFILE = f"""

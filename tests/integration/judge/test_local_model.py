@@ -21,7 +21,7 @@ from evalq.judge import JudgeLimits, build_judge
 from evalq.judge.local import serve_local_model
 from evalq.judge.provider import judge_model_config, open_model
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.exclusive]  # a local LLM: the cores to itself
 
 REVIEWS = [
     "The paper proposes a sparse attention scheme for long documents. The method is clearly "
