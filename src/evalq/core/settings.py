@@ -130,6 +130,12 @@ class Settings(BaseSettings):
         description="A finished trace that names no task and that no task's rule took is kept "
         "this long (for a backfill), then dropped by the trace sweep.",
     )
+    trace_backfill_max_traces: int = Field(
+        default=10_000,
+        ge=1,
+        description="Most untaken traces one backfill may examine; a time range holding more "
+        "is refused (422) before any is taken, so it is backfilled in shorter ranges.",
+    )
     trace_max_spans: int = Field(
         default=10_000,
         ge=1,

@@ -10,9 +10,19 @@ takes. docs/traces.md, "Online evaluation rules".
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from evalq.core.errors import InvalidInput
 from evalq.core.schemas import problems_of
@@ -55,6 +65,70 @@ class TraceRuleOf(BaseModel):
 
     task_id: str
     rule: TraceRule
+
+
+EARLIEST_BOUND = datetime(1678, 1, 1, tzinfo=UTC)
+LATEST_BOUND = datetime(2262, 1, 1, tzinfo=UTC)
+"""A backfill's bounds lie in [EARLIEST_BOUND, LATEST_BOUND]: span times are stored as int64
+nanoseconds since 1970 (about 1677-09-21 to 2262-04-11), rounded inwards to whole years."""
+BOUND_RULE = (
+    "must be from 1678-01-01T00:00:00Z to 2262-01-01T00:00:00Z "
+    "(span times are stored as int64 nanoseconds since 1970)"
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _storable_bound(moment: datetime) -> datetime:
+    """The bound in UTC (a time without an offset is UTC, as the store's times are), or a
+    validation error when no stored span time can be compared with it."""
+    aware = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+    if not EARLIEST_BOUND <= aware <= LATEST_BOUND:  # compared first: 0001-01-01+01:00 has no UTC
+        raise PydanticCustomError("backfill_bound", BOUND_RULE)
+    return aware.astimezone(UTC)
+
+
+Bound = Annotated[datetime, AfterValidator(_storable_bound)]
+
+
+class BackfillRequest(BaseModel):
+    """The time range of a backfill: the untaken traces whose first span started in
+    [since, until). A bound without a UTC offset is UTC; both lie from 1678 to 2262, the
+    times int64 nanoseconds hold."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    since: Bound
+    until: Bound
+
+    @field_validator("until")
+    @classmethod
+    def _after_since(cls, until: datetime, info: ValidationInfo) -> datetime:
+        since = info.data.get("since")
+        if since is not None and until <= since:
+            raise PydanticCustomError("backfill_order", "must be after since")
+        return until
+
+    @property
+    def start_ns(self) -> int:
+        """``since`` in nanoseconds since 1970, exactly (no float rounding)."""
+        return _nanoseconds(self.since)
+
+    @property
+    def end_ns(self) -> int:
+        """``until`` in nanoseconds since 1970."""
+        return _nanoseconds(self.until)
+
+
+def parse_backfill(data: Any) -> BackfillRequest:
+    """A valid backfill range, or `InvalidInput` naming ``since`` / ``until`` and the rule."""
+    try:
+        return BackfillRequest.model_validate(data)
+    except ValidationError as error:
+        raise InvalidInput(problems_of(error)) from None
+
+
+def _nanoseconds(moment: datetime) -> int:
+    return (moment - _EPOCH) // timedelta(microseconds=1) * 1000
 
 
 class Backfilled(BaseModel):

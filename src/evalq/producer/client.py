@@ -425,7 +425,14 @@ class Client:
 
     def backfill_traces(self, task_id: str, *, since: datetime, until: datetime) -> Backfilled:
         """Apply the task's rule to the stored untaken traces that started in [since, until):
-        each one it takes becomes a submission of the task (evaluated as any other)."""
+        each one it takes becomes a submission of the task (evaluated as any other).
+
+        Raises:
+            InvalidInput: a bound before 1678 or after 2262 (span times are int64
+                nanoseconds), ``until`` not after ``since``, or a range holding more untaken
+                traces than ``trace_backfill_max_traces``; nothing is taken.
+            NotFound: no such task, or it has no trace rule.
+        """
         from evalq.producer.trace_sweep import backfill
 
         return backfill(self, task_id, since=since, until=until)

@@ -6,7 +6,8 @@ nothing when one is bad. The columns of a CSV file (a header row first) are ``su
 ``planning_rationality``: 1-5, empty for none), ``recommendation``, ``passed`` (true/false,
 pass/fail, yes/no, 1/0) and ``note``. A JSONL file holds one label object per line. What
 `write_labels` exports reads back as it is (its extra columns ``task_id``, ``created_at`` and
-``updated_at`` are ignored on import).
+``updated_at`` are ignored on import; a cell the export quoted so that a spreadsheet shows it
+as text, not as a formula, is unquoted: `evalq.core.csv_cells`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from evalq.core.csv_cells import read_cell, write_csv
 from evalq.core.errors import MAX_PROBLEMS, InvalidInput
 from evalq.core.labels import TWICE_RULE, Label, LabelRequest, parse_label
 from evalq.core.schemas import RUBRIC_NAMES
@@ -112,7 +114,9 @@ def _from_cells(row: dict[str | Any, Any]) -> dict[str, Any] | InvalidInput:
     """A CSV row as a label object: empty cells left out, scores and ``passed`` typed."""
     if None in row:  # more cells than the header has columns
         return InvalidInput([("(row)", "has more cells than the header has columns")])
-    cells = {k: v for k, v in row.items() if v not in (None, "") and k not in EXPORTED_ONLY}
+    cells = {
+        k: read_cell(v) for k, v in row.items() if v not in (None, "") and k not in EXPORTED_ONLY
+    }
     scores = {name: cells.pop(name) for name in RUBRIC_NAMES if name in cells}
     data: dict[str, Any] = dict(cells)
     if scores:
@@ -127,15 +131,18 @@ def _from_cells(row: dict[str | Any, Any]) -> dict[str, Any] | InvalidInput:
 
 
 def write_labels(labels: Sequence[Label], label_format: LabelFormat) -> str:
-    """The labels as a CSV file (the import's columns plus ``task_id`` and the times) or JSONL."""
+    """The labels as a CSV file (the import's columns plus ``task_id`` and the times) or JSONL.
+
+    CSV string cells that a spreadsheet would read as formulas are quoted (`write_csv`), and
+    `read_labels` unquotes them: the file reads back as the same labels. JSONL is exact.
+    """
     if label_format == "jsonl":
         return "".join(label.model_dump_json() + "\n" for label in labels)
-    out = io.StringIO(newline="")
-    writer = csv.DictWriter(out, fieldnames=[*COLUMNS, *EXPORTED_ONLY], lineterminator="\n")
-    writer.writeheader()
-    for label in labels:
-        cells: dict[str, Any] = label.model_dump(mode="json", exclude={"scores"})
-        cells |= {name: label.scores.get(name, "") for name in RUBRIC_NAMES}
-        cells["passed"] = "" if label.passed is None else str(label.passed).lower()
-        writer.writerow({k: "" if v is None else v for k, v in cells.items()})
-    return out.getvalue()
+    return write_csv([*COLUMNS, *EXPORTED_ONLY], (_cells(label) for label in labels))
+
+
+def _cells(label: Label) -> dict[str, object]:
+    cells: dict[str, object] = label.model_dump(mode="json", exclude={"scores"})
+    cells |= {name: label.scores.get(name) for name in RUBRIC_NAMES}
+    cells["passed"] = None if label.passed is None else str(label.passed).lower()
+    return cells

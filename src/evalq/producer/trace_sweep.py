@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 
 from evalq.core.errors import Conflict, InvalidInput, NotFound
 from evalq.core.settings import Settings
-from evalq.core.trace_rules import Backfilled, TraceRuleOf, sampled
+from evalq.core.trace_rules import Backfilled, TraceRuleOf, parse_backfill, sampled
 from evalq.producer.client import Client
 from evalq.store import queries
 from evalq.store import traces as stored
@@ -118,20 +118,27 @@ def backfill(client: Client, task_id: str, *, since: datetime, until: datetime) 
     """Apply the task's rule to the untaken traces that started in [since, until).
 
     Each trace the rule matches and samples is claimed (one backfill or sweep wins it) and made
-    a submission of the task, as the sweep would have made it.
+    a submission of the task, as the sweep would have made it. A range holding more untaken
+    traces than ``trace_backfill_max_traces`` is refused whole rather than done in part: a
+    backfill either examines every trace of its range or none.
 
     Raises:
         NotFound: the task does not exist, or has no trace rule.
-        InvalidInput: ``until`` is not after ``since``.
+        InvalidInput: a bound outside the stored times (`parse_backfill`), ``until`` not after
+            ``since``, or a range of more traces than the setting allows.
     """
-    if until <= since:
-        raise InvalidInput([("until", "must be after since")])
+    window = parse_backfill({"since": since, "until": until})
+    most = client.settings.trace_backfill_max_traces
     with session_scope(client.url) as session:
         queries.get_task(session, task_id=task_id)
         rule = stored.get_rule(session, task_id=task_id)
         if rule is None:
             raise NotFound(f"task {task_id!r} has no trace rule")
-        candidates = stored.untaken_traces(session, start_ns=_ns(since), end_ns=_ns(until))
+        candidates = stored.untaken_traces(
+            session, start_ns=window.start_ns, end_ns=window.end_ns, limit=most + 1
+        )
+    if len(candidates) > most:
+        raise InvalidInput([("until", _too_many(most))])
     taken: list[str] = []
     for trace_id in candidates:
         if not sampled(trace_id, rule.sample_rate):
@@ -153,5 +160,8 @@ def backfill(client: Client, task_id: str, *, since: datetime, until: datetime) 
     return Backfilled(task_id=task_id, examined=len(candidates), taken=taken)
 
 
-def _ns(moment: datetime) -> int:
-    return int(moment.timestamp() * 1e9)
+def _too_many(most: int) -> str:
+    return (
+        f"the range holds more than {most:,} untaken traces; at most {most:,} per backfill "
+        "(trace_backfill_max_traces, EVALQ_TRACE_BACKFILL_MAX_TRACES): backfill shorter ranges"
+    )

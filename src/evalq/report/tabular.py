@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
+from collections.abc import Sequence
 
+from evalq.core.csv_cells import write_csv
+from evalq.read.leaderboard import LeaderboardEntry
 from evalq.read.report_data import ReportData
 from evalq.report.tiers import KIND_COLUMNS, entry_tier_note, tier_notes
 
@@ -48,27 +49,27 @@ def render_csv(data: ReportData) -> str:
     """One row per entry in leaderboard order; list fields joined by ``;``, None as empty.
 
     Each row leads with the kind's ranking key and value and the kind's own columns; the
-    ``tier_notes`` column says which tier did not run for that row and what it means.
+    ``tier_notes`` column says which tier did not run for that row and what it means. Strings
+    that a spreadsheet would read as formulas are quoted (`evalq.core.csv_cells`).
     """
-    out = io.StringIO()
     columns = csv_columns(data.kind)
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    for entry in data.entries:
-        run = data.runs.get(entry.submission_id)
-        row = {name: getattr(entry, name, None) for name in columns}
-        row["ranking_key"] = data.leaderboard.ranking_key
-        row["cost_usd"] = None if run is None else run.cost_usd
-        row["execution_time"] = None if run is None else run.execution_time
-        row["not_reported"] = ";".join(entry.not_reported)
-        row["flags"] = ";".join(entry.flags)
-        interval = entry.rank_interval
-        row["rank_low"] = None if interval is None else interval.low
-        row["rank_high"] = None if interval is None else interval.high
-        row["not_separable_from"] = ";".join(entry.not_separable_from)
-        row["tier_notes"] = entry_tier_note(entry)
-        writer.writerow(row)
-    return out.getvalue()
+    return write_csv(columns, (_row(data, entry, columns) for entry in data.entries))
+
+
+def _row(data: ReportData, entry: LeaderboardEntry, columns: Sequence[str]) -> dict[str, object]:
+    run = data.runs.get(entry.submission_id)
+    row = {name: getattr(entry, name, None) for name in columns}
+    row["ranking_key"] = data.leaderboard.ranking_key
+    row["cost_usd"] = None if run is None else run.cost_usd
+    row["execution_time"] = None if run is None else run.execution_time
+    row["not_reported"] = ";".join(entry.not_reported)
+    row["flags"] = ";".join(entry.flags)
+    interval = entry.rank_interval
+    row["rank_low"] = None if interval is None else interval.low
+    row["rank_high"] = None if interval is None else interval.high
+    row["not_separable_from"] = ";".join(entry.not_separable_from)
+    row["tier_notes"] = entry_tier_note(entry)
+    return row
 
 
 def render_json(data: ReportData) -> str:

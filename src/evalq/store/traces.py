@@ -268,8 +268,9 @@ def claim_untaken(session: Session, *, trace_id: str) -> bool:
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
-def untaken_traces(session: Session, *, start_ns: int, end_ns: int) -> list[str]:
-    """Untaken traces whose first span started in [start_ns, end_ns), oldest first."""
+def untaken_traces(session: Session, *, start_ns: int, end_ns: int, limit: int) -> list[str]:
+    """Untaken traces whose first span started in [start_ns, end_ns), oldest first; at most
+    ``limit`` of them."""
     query = (
         select(TraceRow.trace_id)
         .where(
@@ -278,6 +279,7 @@ def untaken_traces(session: Session, *, start_ns: int, end_ns: int) -> list[str]
             TraceRow.start_ns < end_ns,
         )
         .order_by(TraceRow.start_ns, TraceRow.trace_id)
+        .limit(limit)
     )
     return list(session.scalars(query))
 

@@ -24,11 +24,15 @@ from tests.integration.api.conftest import TASK, Server
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 START = datetime(2026, 11, 20, 12, tzinfo=UTC)
+BACKFILL_MAX = 100
+API_SETTINGS = {"trace_backfill_max_traces": str(BACKFILL_MAX)}
 
 
-def runs(service: str, count: int, *, salt: str) -> tuple[ExportTraceServiceRequest, list[str]]:
+def runs(
+    service: str, count: int, *, salt: str, start: datetime = START
+) -> tuple[ExportTraceServiceRequest, list[str]]:
     """``count`` two-span runs (an agent and one chat) of ``service``, naming no task, started a
-    minute apart from START; the request and their trace ids."""
+    minute apart from ``start``; the request and their trace ids."""
     body = ExportTraceServiceRequest()
     resource = body.resource_spans.add()
     for key, value in (("service.name", service), ("evalq.tool", "online")):
@@ -39,11 +43,11 @@ def runs(service: str, count: int, *, salt: str) -> tuple[ExportTraceServiceRequ
     for number in range(count):
         trace_id = hashlib.md5(f"{salt}{number}".encode()).digest()
         ids.append(trace_id.hex())
-        start = int((START + timedelta(minutes=number)).timestamp() * 1e9)
+        began = int((start + timedelta(minutes=number)).timestamp() * 1e9)
         root = spans.add(trace_id=trace_id, span_id=b"\1" * 8, name="invoke_agent helper")
-        root.start_time_unix_nano, root.end_time_unix_nano = start, start + 2 * 10**9
+        root.start_time_unix_nano, root.end_time_unix_nano = began, began + 2 * 10**9
         chat = spans.add(trace_id=trace_id, span_id=b"\2" * 8, parent_span_id=b"\1" * 8)
-        chat.name, chat.start_time_unix_nano, chat.end_time_unix_nano = "chat", start, start + 10**9
+        chat.name, chat.start_time_unix_nano, chat.end_time_unix_nano = "chat", began, began + 10**9
         for key, value in (("gen_ai.operation.name", "chat"), ("gen_ai.request.model", "gpt-4o")):
             pair = chat.attributes.add(key=key)
             pair.value.string_value = value
@@ -144,6 +148,73 @@ def test_bad_rules_are_refused_at_every_door_and_nothing_is_stored(api: Server) 
     assert result.exit_code == 2
     assert "sample_rate" in result.output
     assert client.get("/v1/tasks/t1/trace-rule").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "field"),
+    [
+        ("2026-11-20T00:00:00Z", "2300-01-01T00:00:00Z", "until"),
+        ("1600-01-01T00:00:00Z", "2026-11-20T00:00:00Z", "since"),
+        ("1677-09-21T00:12:43+00:00", "2026-11-20T00:00:00+01:00", "since"),
+    ],
+)
+def test_a_bound_past_int64_nanoseconds_is_a_422_on_the_field_at_every_door(
+    api: Server, since: str, until: str, field: str
+) -> None:
+    client = api.client()
+    rule = {"service_name": "none such"}  # with no rule, a backfill is a 404 before any query
+    assert client.put("/v1/tasks/t1/trace-rule", json=rule).status_code == 200
+    body = {"since": since, "until": until}
+    refused = client.post("/v1/tasks/t1/trace-rule/backfill", json=body)
+    assert refused.status_code == 422, refused.text
+    [problem] = refused.json()["detail"]
+    assert problem["field"] == field
+    assert "from 1678-01-01T00:00:00Z to 2262-01-01T00:00:00Z" in problem["rule"]
+    window = {name: datetime.fromisoformat(text) for name, text in body.items()}
+    with HttpClient(api.url, api.keys["rw"]) as http, pytest.raises(InvalidInput) as caught:
+        http.backfill_traces("t1", **window)
+    assert [name for name, _ in caught.value.problems] == [field]
+    with pytest.raises(InvalidInput) as caught:
+        Client().backfill_traces("t1", **window)
+    assert [name for name, _ in caught.value.problems] == [field]
+    result = CliRunner().invoke(cli, ["rule", "backfill", "t1", "--since", since, "--until", until])
+    assert result.exit_code == 2, result.output
+    assert f"--{field}: must be from 1678-01-01T00:00:00Z" in result.output
+    assert client.get("/v1/tasks/t1/trace-rule").status_code == 200  # the server lives on
+    assert client.delete("/v1/tasks/t1/trace-rule").status_code == 200
+
+
+def test_a_range_of_more_traces_than_the_setting_is_refused_whole(api: Server) -> None:
+    start = START - timedelta(days=30)  # apart from the other tests' runs
+    body, ids = runs("bulk", BACKFILL_MAX + 1, salt="bulk", start=start)
+    send(api, body)
+    sweep()
+    assert statuses(api, ids) == {"untaken": BACKFILL_MAX + 1}
+    client = api.client()
+    assert client.put("/v1/tasks/bulk", json=TASK | {"id": "bulk"}).status_code in (200, 201)
+    assert client.put("/v1/tasks/bulk/trace-rule", json={"service_name": "bulk"}).status_code == 200
+    day = {"since": start.isoformat(), "until": (start + timedelta(days=1)).isoformat()}
+    refused = client.post("/v1/tasks/bulk/trace-rule/backfill", json=day)
+    assert refused.status_code == 422, refused.text
+    [problem] = refused.json()["detail"]
+    assert problem["field"] == "until"
+    assert f"more than {BACKFILL_MAX} untaken traces" in problem["rule"]
+    assert "EVALQ_TRACE_BACKFILL_MAX_TRACES" in problem["rule"]
+    with pytest.raises(InvalidInput, match="EVALQ_TRACE_BACKFILL_MAX_TRACES"):
+        Client().backfill_traces("bulk", since=start, until=start + timedelta(days=1))
+    assert statuses(api, ids) == {"untaken": BACKFILL_MAX + 1}  # nothing was taken
+    assert submissions_of(api, "bulk") == set()
+
+    # As many as the setting allows, then the rest: every trace taken once.
+    with HttpClient(api.url, api.keys["rw"]) as http:
+        first = http.backfill_traces(
+            "bulk", since=start, until=start + timedelta(minutes=BACKFILL_MAX)
+        )
+        rest = http.backfill_traces(
+            "bulk", since=start + timedelta(minutes=BACKFILL_MAX), until=start + timedelta(days=1)
+        )
+    assert (first.examined, len(first.taken), rest.examined, len(rest.taken)) == (100, 100, 1, 1)
+    assert submissions_of(api, "bulk") == {f"otlp-{t}" for t in ids}
 
 
 def test_the_cli_sets_shows_backfills_and_removes_a_rule(api: Server) -> None:

@@ -3,6 +3,7 @@ bad file stores nothing, an export imports back."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -90,3 +91,25 @@ def test_a_bad_file_names_its_lines_and_stores_nothing(tmp_path: Path) -> None:
     assert unknown.returncode == 2
     assert unknown.stderr.startswith("error: unknown.jsonl:3: submission_id: no run 'r9'")
     assert stored(url) == 0
+
+
+def test_a_formula_in_a_note_is_quoted_in_the_csv_and_imports_back_unchanged(
+    tmp_path: Path,
+) -> None:
+    url = store_with_runs(tmp_path)
+    notes = {"r1": '=HYPERLINK("http://evil.example","open")', "r2": "'=quoted on purpose"}
+    client = Client(Settings(database_url=url))
+    for run, note in notes.items():  # as any write key could store them
+        client.add_label({"submission_id": run, "labeller": "ann", "note": note, "passed": True})
+    exported = evalq(["labels", "export", "-o", "out.csv"], tmp_path, database_url=url)
+    assert exported.returncode == 0, exported.stderr
+    with (tmp_path / "out.csv").open(newline="") as file:
+        cells = {row["submission_id"]: row["note"] for row in csv.DictReader(file)}
+    assert cells == {"r1": "'" + notes["r1"], "r2": "''=quoted on purpose"}
+    again = evalq(["labels", "import", "out.csv"], tmp_path, database_url=url)
+    assert again.returncode == 0, again.stderr
+    assert {label.submission_id: label.note for label in client.labels()} == notes
+    as_jsonl = evalq(["labels", "export", "--format", "jsonl"], tmp_path, database_url=url)
+    assert [json.loads(line)["note"] for line in as_jsonl.stdout.splitlines()] == list(
+        notes.values()
+    )

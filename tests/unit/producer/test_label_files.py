@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -105,3 +108,49 @@ def test_an_export_reads_back_as_the_same_labels(tmp_path: Path, label_format: s
     assert [label.model_dump(include=set(wanted)) for label in again] == [
         label.model_dump(include=set(wanted)) for label in stored
     ]
+
+
+def test_a_csv_export_quotes_formulas_for_spreadsheets_and_reads_back_exactly(
+    tmp_path: Path,
+) -> None:
+    at = datetime(2026, 11, 24, tzinfo=UTC)
+    notes = [
+        '=HYPERLINK("http://evil.example","open")',
+        "-1+2",
+        "@SUM(1+1)",
+        "'=already quoted by its writer",
+        "'tis fine",
+        "fine\r=cmd|' /C calc'!A0",  # a bare CR would start a record with the formula
+    ]
+    stored = [
+        Label(
+            submission_id=f"r{number}",
+            task_id="t",
+            labeller="ann",
+            scores={"technical_accuracy": 2},
+            recommendation=None,
+            passed=None,
+            note=note,
+            created_at=at,
+            updated_at=at,
+        )
+        for number, note in enumerate(notes)
+    ]
+    text = write_labels(stored, "csv")
+    cells = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert [c["note"] for c in cells] == [
+        "'" + notes[0],
+        "'" + notes[1],
+        "'" + notes[2],
+        "''=already quoted by its writer",
+        "'tis fine",
+        notes[5],
+    ]
+    assert {c["technical_accuracy"] for c in cells} == {"2"}  # a number, not quoted
+    path = tmp_path / "out.csv"
+    path.write_bytes(text.encode())
+    again = [label for _, label in read_labels(path)]
+    assert [label.note for label in again] == notes
+    assert [label.scores for label in again] == [{"technical_accuracy": 2}] * len(notes)
+    as_jsonl = [json.loads(line) for line in write_labels(stored, "jsonl").splitlines()]
+    assert [row["note"] for row in as_jsonl] == notes  # JSON is exact

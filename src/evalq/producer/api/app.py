@@ -20,6 +20,7 @@ from evalq.core.profile import profile_names
 from evalq.core.redact import install_log_redaction
 from evalq.core.schemas import Submission, Task
 from evalq.core.settings import Settings, get_settings
+from evalq.core.trace_rules import BackfillRequest
 from evalq.core.webhooks import WebhookRequest
 from evalq.producer.api import errors, metrics
 from evalq.producer.api.body import BodyLimit
@@ -35,7 +36,6 @@ from evalq.producer.api.routes import (
     traces,
     webhooks,
 )
-from evalq.producer.api.routes.trace_rules import BackfillRequest
 from evalq.producer.client import Client
 from evalq.ui import mount as ui
 

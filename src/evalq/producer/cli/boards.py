@@ -270,5 +270,5 @@ def report(
         text = render(data, fmt)
     except EvalqError as error:
         fail(error)
-    output.write_text(text, encoding="utf-8")
+    output.write_text(text, encoding="utf-8", newline="")  # CSV lines end \r\n already
     console.print(f"wrote {output} ({len(data.entries)} submissions)", highlight=False)

@@ -172,7 +172,7 @@ def export(
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        output.write_text(text, encoding="utf-8", newline="")  # CSV lines end \r\n already
 
 
 def _say(text: str) -> None:

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from evalq.core.errors import EvalqError, InvalidInput
+from evalq.core.trace_rules import BackfillRequest, parse_backfill
 from evalq.producer.cli.output import console, fail
 
 rule_app = typer.Typer(
@@ -90,8 +91,8 @@ def backfill(
     from evalq.producer.client import Client
 
     try:
-        window = _moment("since", since), _moment("until", until)
-        done = Client().backfill_traces(task_id, since=window[0], until=window[1])
+        window = _window(_moment("since", since), _moment("until", until))
+        done = Client().backfill_traces(task_id, since=window.since, until=window.until)
     except EvalqError as error:
         fail(error)
     _say(f"{len(done.taken)} of {done.examined} stored traces taken by task {task_id}")
@@ -118,6 +119,14 @@ def _moment(name: str, text: str) -> datetime:
     if moment.tzinfo is None:
         raise InvalidInput([(f"--{name}", "give a UTC offset (e.g. 2026-11-24T10:00:00+00:00)")])
     return moment
+
+
+def _window(since: datetime, until: datetime) -> BackfillRequest:
+    """The range checked by the rule every door shares, its problems named as the options."""
+    try:
+        return parse_backfill({"since": since, "until": until})
+    except InvalidInput as error:
+        raise InvalidInput([(f"--{field}", rule) for field, rule in error.problems]) from None
 
 
 def _say(text: str) -> None:

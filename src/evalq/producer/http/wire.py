@@ -30,7 +30,7 @@ from evalq.core.errors import (
 from evalq.core.labels import LabelRequest, parse_labels
 from evalq.core.metadata import filter_problems
 from evalq.core.schemas import Submission, Task, parse_submission, parse_submissions, parse_task
-from evalq.core.trace_rules import TraceRule, parse_trace_rule
+from evalq.core.trace_rules import TraceRule, parse_backfill, parse_trace_rule
 from evalq.core.webhooks import parse_webhook_request
 from evalq.producer.submitted import Submitted
 
@@ -198,10 +198,9 @@ def trace_rule_call(task_id: str, method: str = "GET") -> Call:
 
 
 def backfill_call(task_id: str, *, since: datetime, until: datetime) -> Call:
-    """POST /v1/tasks/{id}/trace-rule/backfill of a time range."""
-    if until <= since:
-        raise InvalidInput([("until", "must be after since")])
-    body = {"since": since.isoformat(), "until": until.isoformat()}
+    """POST /v1/tasks/{id}/trace-rule/backfill of a time range validated here (as `Client`)."""
+    window = parse_backfill({"since": since, "until": until})
+    body = window.model_dump(mode="json")
     return Call("POST", f"/v1/tasks/{_segment(task_id)}/trace-rule/backfill", json=body)
 
 

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel, ConfigDict, ValidationError
 
-from evalq.core.errors import InvalidInput
-from evalq.core.schemas import problems_of
-from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
+from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf, parse_backfill
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import ClientDep, JsonBody, known
 from evalq.producer.api.errors import ERROR_RESPONSES
@@ -31,15 +27,6 @@ BODY_REFUSALS: dict[int | str, dict[str, Any]] = {
 
 def _json_body(schema: dict[str, Any]) -> dict[str, Any]:
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
-
-
-class BackfillRequest(BaseModel):
-    """The time range of a backfill: traces whose first span started in [since, until)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    since: datetime
-    until: datetime
 
 
 @router.put(
@@ -74,8 +61,5 @@ def delete_trace_rule(task_id: str, client: ClientDep) -> Message:
 )
 def backfill_traces(task_id: str, data: JsonBody, client: ClientDep) -> Backfilled:
     """Apply the task's rule to the stored untaken traces of a time range."""
-    try:
-        window = BackfillRequest.model_validate(data)
-    except ValidationError as error:
-        raise InvalidInput(problems_of(error)) from None
+    window = parse_backfill(data)
     return client.backfill_traces(known("task", task_id), since=window.since, until=window.until)
