@@ -11,6 +11,7 @@ import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 WIDTH = 720
 PALETTE = (  # Tableau 10
@@ -326,19 +327,43 @@ def scatter(
     return _svg(height, title, body, "scatter")
 
 
-def signed_bars(items: Sequence[tuple[str, float | None]], *, title: str, x_label: str) -> str:
-    """Bars left or right of zero (``rect.bar``); a None value is written "undefined"."""
-    row_h, top, left = 28.0, 12.0, 120.0
+LABEL_PX = 6.6
+"""Width of one character of a row label, for the margin the labels need (12 px sans-serif)."""
+
+
+def signed_bars(
+    items: Sequence[tuple[str, float | None]],
+    *,
+    title: str,
+    x_label: str,
+    unit: Literal["fraction", "points"] = "fraction",
+) -> str:
+    """Bars left or right of zero (``rect.bar``); a None value is written "undefined".
+
+    Args:
+        items: (row label, value) pairs, drawn top to bottom.
+        title: The plot's accessible title.
+        x_label: The axis label.
+        unit: ``fraction``: a value is a relative change, printed as a percentage (0.1 is
+            "+10.0%"); ``points``: a difference on the score's own scale, printed as a signed
+            number (7.17 is "+7.17").
+    """
+    row_h, top = 28.0, 12.0
+    longest = max((len(label) for label, _ in items), default=0)
+    fits = min(longest, int((WIDTH / 2 - 16) / LABEL_PX))  # label characters: up to half the plot
+    left = max(120.0, 16 + LABEL_PX * fits)
     height = top + row_h * len(items) + 44
     values = [v for _, v in items if v is not None]
     reach = max([abs(v) for v in values] + [0.05]) * 1.15
     x = Scale(-reach, reach, left, WIDTH - 20)
+    shown = "{:+.1%}" if unit == "fraction" else "{:+.2f}"
     body: list[str] = []
     for i, (label, value) in enumerate(items):
         y = top + i * row_h
+        short = label if len(label) <= fits else "\u2026" + label[-(fits - 1) :]
         body.append(
             f'<text class="row-label" x="{num(left - 8)}" y="{num(y + row_h / 2 + 4)}" '
-            f'text-anchor="end">{esc(label)}</text>'
+            f'text-anchor="end"><title>{esc(label)}</title>{esc(short)}</text>'
         )
         if value is None:
             body.append(
@@ -348,13 +373,14 @@ def signed_bars(items: Sequence[tuple[str, float | None]], *, title: str, x_labe
             continue
         x0, x1 = sorted((x(0), x(value)))
         sign = "up" if value >= 0 else "down"
+        printed = shown.format(value)
         body.append(
             f'<rect class="bar {sign}" x="{num(x0)}" y="{num(y + 5)}" '
             f'width="{num(max(1.0, x1 - x0))}" height="{num(row_h - 10)}">'
-            f"<title>{esc(f'{label}: {value:+.1%}')}</title></rect>"
+            f"<title>{esc(f'{label}: {printed}')}</title></rect>"
             f'<text class="value" x="{num(x1 + 4 if value >= 0 else x0 - 4)}" '
             f'y="{num(y + row_h / 2 + 4)}" text-anchor="{"start" if value >= 0 else "end"}">'
-            f"{esc(f'{value:+.1%}')}</text>"
+            f"{esc(printed)}</text>"
         )
     zero = x(0)
     body.append(

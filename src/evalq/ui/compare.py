@@ -26,22 +26,27 @@ Text = Annotated[str, Query(max_length=1000)]
 
 
 def difference_plot(report: CompareReport) -> str:
-    """Each unit's difference (other - reference) for the first other group, as signed bars."""
-    if len(report.groups) < 2:
-        return ""
-    other = report.groups[1]
-    items: list[tuple[str, float | None]] = [
-        (unit.unit, unit.values[other] - unit.values[report.reference])
-        for unit in report.units
-        if other in unit.values and report.reference in unit.values
-    ]
-    if not items:
-        return ""
-    return signed_bars(
-        items[:40],
-        title=f"{other} - {report.reference} per {report.unit}",
-        x_label=f"{report.score}: {other} minus {report.reference}",
-    )
+    """Each unit's difference (group - reference) in the score's points, one plot per group
+    compared with the reference, as signed bars (at most 40 units each)."""
+    plots = []
+    for other in report.groups:
+        if other == report.reference:
+            continue
+        items: list[tuple[str, float | None]] = [
+            (unit.unit, unit.values[other] - unit.values[report.reference])
+            for unit in report.units
+            if other in unit.values and report.reference in unit.values
+        ]
+        if items:
+            plots.append(
+                signed_bars(
+                    items[:40],
+                    title=f"{other} - {report.reference} per {report.unit}",
+                    x_label=f"{report.score}: {other} minus {report.reference}",
+                    unit="points",
+                )
+            )
+    return "".join(plots)
 
 
 @router.get("/ui/compare", response_class=HTMLResponse)

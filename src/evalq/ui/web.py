@@ -6,6 +6,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
 from urllib.parse import quote, urlencode
 
@@ -35,6 +36,14 @@ def _number(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+def _when(value: datetime | None) -> str:
+    """A stored time as people read it: to the second, in UTC, named so (``-`` for None)."""
+    if value is None:
+        return "-"
+    aware = value if value.tzinfo else value.replace(tzinfo=UTC)  # the store keeps UTC
+    return aware.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def _url(path: str, **query: Any) -> str:
     """``path`` with the query parameters that are set (empty ones left out)."""
     kept = {k: v for k, v in query.items() if v not in (None, "", False)}
@@ -48,6 +57,7 @@ templates = Environment(
     lstrip_blocks=True,
 )
 templates.filters["num"] = _number
+templates.filters["when"] = _when
 templates.filters["q"] = lambda value: quote(str(value), safe="")
 templates.globals["url"] = _url
 templates.globals["version"] = __version__

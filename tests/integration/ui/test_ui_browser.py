@@ -264,6 +264,11 @@ def test_each_kind_has_its_board_ranked_by_its_own_score_verdict_first(
         board = client.leaderboard(task_id)
     ids = page.locator("#board tbody tr").evaluate_all("rows => rows.map(r => r.dataset.run)")
     assert ids == [e["submission_id"] for e in board["entries"]]  # the API's order, held runs last
+    meta = page.locator("p.meta").first.inner_text()
+    # only an Arena board ranks against a baseline (a Scylla board said "Arena figures against
+    # baseline v1")
+    assert ("baseline v" in meta) == (board["kind"] == "arena"), meta
+    assert "Arena figures" not in meta
     shoot(page, f"board-{board['kind']}")
     watched.clean()
     page.context.close()
