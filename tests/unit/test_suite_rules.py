@@ -95,7 +95,7 @@ def test_this_process_redis_answers() -> None:
         (Path(os.environ["EVALQ_SUITE_PROBE"]) / (WORKER or "main")).write_text(str(REDIS_PORT))
 
 
-def test_a_worker_takes_a_module_whole_the_drills_as_two_chains_and_benchmarks_one_by_one() -> None:
+def test_a_worker_takes_a_module_whole_the_drills_together_and_benchmarks_one_by_one() -> None:
     from tests.conftest import scope_of
 
     api = "tests/integration/api/test_api_auth.py"
@@ -103,6 +103,6 @@ def test_a_worker_takes_a_module_whole_the_drills_as_two_chains_and_benchmarks_o
     kill, lost = "tests/drills/test_kill9.py::test_x", "tests/drills/test_lost_worker.py::test_y"
     flush = "tests/drills/test_broker_flush.py::test_z"
     restart = "tests/drills/test_broker_restart.py::test_w"
-    assert scope_of(kill) == scope_of(lost) != scope_of(flush) == scope_of(restart)  # two chains
+    assert scope_of(kill) == scope_of(lost) == scope_of(flush) == scope_of(restart)  # one chain
     bench = "tests/integration/test_benchmarks.py::test_the_benchmark_runs_in_its_quick_mode"
     assert scope_of(f"{bench}[memory.py]") != scope_of(f"{bench}[ingest.py]")

@@ -36,11 +36,13 @@ def _number(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
-def _when(value: datetime | None) -> str:
-    """A stored time as people read it: to the second, in UTC, named so (``-`` for None)."""
-    if value is None:
+def _when(value: datetime | str | None) -> str:
+    """A stored time (or its ISO 8601 text, as the read side serves it) as people read it: to
+    the second, in UTC, named so (``-`` for None)."""
+    if value is None or value == "":
         return "-"
-    aware = value if value.tzinfo else value.replace(tzinfo=UTC)  # the store keeps UTC
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)  # the store keeps UTC
     return aware.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 

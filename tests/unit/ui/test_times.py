@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from evalq.ui.web import templates
 
 
-def shown(value: datetime | None) -> str:
+def shown(value: datetime | str | None) -> str:
     return templates.from_string("{{ t|when }}").render(t=value)
 
 
@@ -21,3 +21,9 @@ def test_an_aware_time_is_turned_into_utc_and_none_is_a_dash() -> None:
     assert shown(datetime(2026, 11, 24, 11, 31, 7, tzinfo=cet)) == "2026-11-24 10:31:07 UTC"
     assert shown(datetime(2026, 11, 24, 10, 31, 7, tzinfo=UTC)) == "2026-11-24 10:31:07 UTC"
     assert shown(None) == "-"
+
+
+def test_the_iso_text_the_read_side_serves_prints_the_same() -> None:
+    assert shown("2026-11-24T10:31:07.483920+00:00") == "2026-11-24 10:31:07 UTC"
+    assert shown("2026-11-24T10:31:07.483920") == "2026-11-24 10:31:07 UTC"
+    assert shown("") == "-"
