@@ -11,6 +11,7 @@ Set EVALQ_UI_SCREENSHOTS=DIR to keep a PNG of each page there (docs/ui/ is made 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -497,23 +498,26 @@ def test_server_sent_events_say_when_a_board_changes(server: Server, browser: Br
 def test_polling_an_unchanged_page_costs_a_304(server: Server, browser: Browser) -> None:
     watched = signed_in(browser, server)
     cookies = {c["name"]: c["value"] for c in watched.page.context.cookies()}
+    # what is checked is the ETag and the status, not the time: a first render of a board is
+    # computed whole at read time (seconds on a busy machine), past httpx's 5 s default
+    get = functools.partial(httpx.get, timeout=120)
     for path in ("/", f"/ui/tasks/{SUITE}", "/ui/runs/hostile-1", "/ui/review"):
-        first = httpx.get(server.url + path, cookies=cookies)
+        first = get(server.url + path, cookies=cookies)
         etag = first.headers["etag"]
         assert f'content="{etag}"' in first.text.replace("&#34;", '"')
-        again = httpx.get(server.url + path, cookies=cookies, headers={"If-None-Match": etag})
+        again = get(server.url + path, cookies=cookies, headers={"If-None-Match": etag})
         assert again.status_code == 304, path
         assert again.content == b""
         polled = {"If-None-Match": etag, "X-Evalq-Live": "1"}  # answered before routing
-        fast = httpx.get(server.url + path, cookies=cookies, headers=polled)
+        fast = get(server.url + path, cookies=cookies, headers=polled)
         assert fast.status_code == 304 and fast.headers["etag"] == etag, path
         assert fast.headers["content-security-policy"] == CSP
-        stale = httpx.get(
+        stale = get(
             server.url + path, cookies=cookies, headers=polled | {"If-None-Match": 'W/"old"'}
         )
         assert stale.status_code == 200 and stale.headers["etag"] == etag
-        assert httpx.get(server.url + path, headers=polled).status_code == 401  # no session
-    poll = httpx.get(f"{server.url}/", headers={"X-Evalq-Live": "1"})
+        assert get(server.url + path, headers=polled).status_code == 401  # no session
+    poll = get(f"{server.url}/", headers={"X-Evalq-Live": "1"})
     assert poll.status_code == 401  # a poll after sign-out: no redirect to follow
     watched.page.context.close()
 
