@@ -25,7 +25,8 @@ def fresh_database(backend: str, directory: Path, *, prefix: str = "evalq_test_"
 
     The migrations run once per test process (`migrated_template`); each store is a copy of
     that template: the SQLite file copied, the PostgreSQL database created from it. Same
-    schema, same isolation, ~1,000x less time than migrating each store.
+    schema, same isolation (issue 32 measured 1.44 s to migrate a SQLite store against ~0.001 s to
+    copy one, and 2.79 s against 0.34 s on PostgreSQL).
 
     Args:
         backend: ``sqlite`` (a file ``evalq.db`` in ``directory``) or ``postgresql`` (a new
