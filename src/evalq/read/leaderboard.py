@@ -24,15 +24,11 @@ intervals overlap are listed as not separable from each other.
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_left, bisect_right
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from dataclasses import field as dc_field
-from typing import Any
+from dataclasses import replace
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
@@ -40,9 +36,9 @@ from evalq.core.judge_validation import JudgeValidation
 from evalq.core.metadata import filter_problems, matches
 from evalq.core.profile import Profile, Recommendation
 from evalq.core.results import CostOfPass, EvaluationStatus, ScyllaScores
-from evalq.core.schemas import STORED, Evidence, TaskKind
+from evalq.core.schemas import TaskKind
 from evalq.core.settings import Settings
-from evalq.core.weights import weighted_mean
+from evalq.read import standings
 from evalq.read.rank_uncertainty import (
     SINGLE_RUN,
     SINGLE_SUBMISSION,
@@ -53,24 +49,19 @@ from evalq.read.rank_uncertainty import (
     variant_uncertainty,
 )
 from evalq.read.reply import Reply
+from evalq.read.standings import problem_of
 from evalq.read.view import ScoredRow, TaskContext, TaskView, is_held, task_context, task_view
-from evalq.scoring.arena.correctness import correctness_score
-from evalq.scoring.arena.cost import cost_score
-from evalq.scoring.arena.efficiency import efficiency_score
-from evalq.scoring.arena.overall import dimension_weights
-from evalq.scoring.arena.run import ArenaRun
-from evalq.scoring.arena.scale import clamp_score
-from evalq.scoring.arena.speed import speed_score
-from evalq.scoring.kinds import KindRule, RankedValues, kind_of, ranking_value, sort_key
-from evalq.scoring.review import dominant_agent, duplicates
+from evalq.scoring.kinds import KindRule, kind_of, ranking_value, sort_key
+from evalq.scoring.review import dominant_agent, dominant_of, duplicates
 from evalq.scoring.variants import compare_variants
 from evalq.stats import rank_interval
-from evalq.stats.confidence import confidence_interval
+from evalq.stats.confidence import confidence_interval, interval_from_moments
 from evalq.stats.rank_interval import RankUncertainty as DrawnRanks
 from evalq.stats.rank_interval import competition_ranks_of
 from evalq.stats.ranking import competition_ranks
 from evalq.store import queries
-from evalq.store.models import Review
+from evalq.store import standings as table
+from evalq.store.models import EvaluationRow, Review, SubmissionRow
 
 CATEGORIES = ("efficiency", "speed", "cost", "correctness")
 HELD = "held for review: not ranked until a person accepts it (evalq review accept)"
@@ -152,6 +143,12 @@ class LeaderboardEntry(Reply):
     rank_interval: RankInterval | None = Field(description=RANK_INTERVAL)
     rank_interval_note: str | None = Field(description="Why there is no rank interval.")
     not_separable_from: list[str] = Field(description="Submission ids. " + NOT_SEPARABLE)
+    problem: str | None = Field(
+        default=None,
+        description="Why this stored run cannot be read under today's schema (it is listed "
+        "last, unscored, instead of failing the board); absent when it reads.",
+        exclude_if=lambda value: value is None,
+    )
 
 
 class VariantRank(Reply):
@@ -302,17 +299,14 @@ def leaderboard(
         problems.append(("status", f"one of {', '.join(queries.EVALUATED)} (a board's runs)"))
     if problems:
         raise InvalidInput(problems)
-    filters = Filters(tool, model, variant, wanted, status)
-    if limit is not None:
+    if limit is not None and not wanted:
         context = task_context(session, task_id=task_id, settings=settings)
-        facts = queries.board_facts(session, task_id=task_id, metadata=bool(wanted))
-        rule = kind_of(
-            context.task,
-            has_variants=any(f.variant is not None for f in facts),
-            has_scenarios=any(f.suite_passed is not None for f in facts),
-        )
+        standings.sync(session, context)
+        has_variants, has_scenarios = table.kind_evidence(session, task_id=task_id)
+        rule = kind_of(context.task, has_variants=has_variants, has_scenarios=has_scenarios)
         if rule.kind in ("arena", "peerread"):
-            return _page(session, context, rule, facts, filters, include_held, limit, offset)
+            kept = table.Kept(task_id, tool, model, variant, status)
+            return paged(session, context, rule, kept, include_held, limit, offset)[0]
     view = task_view(session, task_id=task_id, settings=settings)
     board = board_of(
         view,
@@ -415,133 +409,52 @@ MAX_LIMIT = 1_000
 """Most entries one page of a board may list."""
 
 
-@dataclass(frozen=True)
-class Filters:
-    """Which runs a board keeps: each field given must match (``metadata`` as `matches`)."""
-
-    tool: str | None = None
-    model: str | None = None
-    variant: str | None = None
-    metadata: Mapping[str, str] = dc_field(default_factory=dict)
-    status: str | None = None
-
-    def keep(self, fact: Any) -> bool:
-        """Whether a row of `queries.board_facts` passes every filter."""
-        return (
-            not (self.tool and fact.tool != self.tool)
-            and not (self.model and fact.model != self.model)
-            and not (self.variant and fact.variant != self.variant)
-            and not (self.status and fact.evaluation_status != self.status)
-            and (not self.metadata or matches(fact.metadata or {}, self.metadata))
-        )
-
-
-class _Scorer:
-    """A board's ranking values from narrow rows: the Arena dimensions against the context's
-    baseline, computed by the same functions as `score_arena_run` (correctness once per
-    distinct evidence), and the kind scores as stored."""
-
-    def __init__(self, context: TaskContext) -> None:
-        self.context = context
-        self.weights = dimension_weights(context.task, context.profile.arena)
-        self.correctness: dict[str, float] = {}
-
-    def _correctness(self, evidence: str | None) -> float:
-        """Correctness of a run's evidence (JSON text), validated and scored once per text."""
-        key = evidence or "{}"
-        if key not in self.correctness:
-            checked = Evidence.model_validate(json.loads(key) or {}, context=STORED)
-            self.correctness[key] = correctness_score(self.context.task, checked).score
-        return self.correctness[key]
-
-    def values(self, fact: Any) -> tuple[RankedValues, tuple[float, ...]]:
-        """The row's ranked values and its four Arena dimension scores (CATEGORIES' order)."""
-        run = ArenaRun(
-            submission_id=fact.id,
-            task_id=fact.task_id,
-            total_tokens=fact.total_tokens,
-            tool_calls=fact.tool_calls,
-            iterations=fact.iterations,
-            execution_time=fact.execution_time or None,
-            cost_usd=fact.cost_usd,
-        )
-        baseline, profile = self.context.current.baseline, self.context.profile.arena
-        dims = (
-            efficiency_score(run, baseline, profile).score,
-            speed_score(run, baseline, profile).score,
-            cost_score(run, baseline, profile).score,
-            self._correctness(fact.evidence),
-        )
-        mean = weighted_mean(dict(zip(CATEGORIES, dims, strict=True)), self.weights).value
-        assert mean is not None  # dimension_weights guarantees a positive weight
-        values = RankedValues(
-            partial=fact.evaluation_status == "degraded" or bool(fact.peerread_partial),
-            arena_unadjusted=clamp_score(mean),
-            peerread_composite=fact.peerread_composite,
-            scylla_composite=fact.scylla_composite,
-            suite_passed=fact.suite_passed,
-            suite_final_score=fact.suite_final_score,
-        )
-        return values, dims
-
-
-def _copies(session: Session, facts: Sequence[Any]) -> dict[str, str]:
-    """`duplicates` among the narrow rows: only rows whose run hash occurs twice can be
-    copies, and only theirs are read whole enough to tell which came first."""
-    seen = Counter(f.run_hash for f in facts if f.run_hash is not None)
-    shared = [f.id for f in facts if seen.get(f.run_hash, 0) > 1]
-    if not shared:
-        return {}
-    rows = queries.fact_rows(session, submission_ids=shared)
-    return duplicates([queries.run_facts(row) for row in rows])
-
-
-def _page(
+def paged(
     session: Session,
     context: TaskContext,
     rule: KindRule,
-    facts: Sequence[Any],
-    filters: Filters,
+    kept: table.Kept,
     include_held: bool,
     limit: int,
     offset: int,
-) -> LeaderboardReport:
-    """One page of an Arena or PeerRead board: every kept run ranked from its narrow row,
-    only the runs listed read and scored in full (the same entries as `board_of`'s)."""
-    copied = _copies(session, facts)
-    kept = [f for f in facts if f.id not in copied and filters.keep(f)]
-    rows = [f for f in kept if include_held or not is_held(f.review)]
-    held = sorted((f for f in kept if not include_held and is_held(f.review)), key=lambda f: f.id)
-    scorer = _Scorer(context)
-    scored = [scorer.values(f) for f in rows]
-    keys = [sort_key(rule, values) for values, _ in scored]
-    ranks = competition_ranks_of(keys)
-    by_category = {
-        name: competition_ranks([dims[k] for _, dims in scored], ndigits=2)
-        for k, name in enumerate(CATEGORIES)
-    }
-    order = sorted(range(len(rows)), key=lambda i: (ranks[i], rows[i].id))
-    listing: list[tuple[str, int | None]] = [(rows[i].id, i) for i in order]
-    listing += [(f.id, None) for f in held]
-    page = listing[offset : offset + limit]
-    loaded = queries.evaluations_of(session, submission_ids=[sid for sid, _ in page])
-    ordered = sorted(keys)
-    entries = []
-    for sid, i in page:
-        row = context.scored(*loaded[sid])
-        if i is None:
-            entries.append(_entry(row, rule, None, None, {}, 0))
-        else:
-            entries.append(
-                _entry(row, rule, ranks[i], _percentile(keys[i], ordered), by_category, i)
+) -> tuple[LeaderboardReport, table.Summary]:
+    """One page of an Arena or PeerRead board, ranked in the database from the task's
+    standings (`evalq.read.standings`): a bounded number of statements whatever the task's
+    size, and only the runs listed read and scored in full (the same entries as `board_of`'s)."""
+    copied = duplicates(
+        [
+            queries.run_facts(row)
+            for row in queries.fact_rows(
+                session, submission_ids=table.repeated_runs(session, task_id=context.task.id)
             )
-    shown = [
-        round(value, 4)
-        for value in (ranking_value(rule, values) for values, _ in scored)
-        if value is not None
+        ]
+    )
+    kept = replace(kept, copies=frozenset(copied))
+    summary = table.summary(session, rule, kept, include_held=include_held, copies=kept.copies)
+    placed = (
+        table.ranked_page(
+            session, rule, kept, include_held=include_held, limit=limit, offset=offset
+        )
+        if offset < summary.ranked
+        else []
+    )
+    held_ids: list[str] = []
+    if len(placed) < limit and summary.held:
+        start = max(0, offset - summary.ranked)
+        held_ids = table.held_page(session, kept, limit=limit - len(placed), offset=start)
+    loaded = queries.evaluations_of(
+        session, submission_ids=[p.submission_id for p in placed] + held_ids
+    )
+    n = summary.ranked
+    entries = [
+        _listed(context, rule, loaded[p.submission_id], p.rank, _percentile_of(p, n), p.categories)
+        for p in placed
     ]
+    entries += [_listed(context, rule, loaded[sid], None, None, None) for sid in held_ids]
     level = context.profile.arena.confidence_level
-    interval = confidence_interval(shown, level, bounds=rule.scale)
+    interval = interval_from_moments(
+        summary.values, summary.mean, summary.squares, level, bounds=rule.scale
+    )
     return LeaderboardReport(
         task_id=context.task.id,
         kind=rule.kind,
@@ -561,14 +474,96 @@ def _page(
         rank_uncertainty=method_of(rule.kind, None, level),
         include_held=include_held,
         duplicate_of=dict(sorted(copied.items())),
-        baseline_note=_baseline_note(
-            rule.kind,
-            [(f.tool, f.model) for f in facts if f.id not in copied and not is_held(f.review)],
-        ),
-        total=len(listing),
+        baseline_note=_baseline_note_of(rule.kind, summary.agents),
+        total=summary.ranked + summary.held,
         offset=offset,
         limit=limit,
+    ), summary
+
+
+def _percentile_of(placed: table.Placed, n: int) -> float:
+    """`_percentile` from the row's rank and ties among ``n`` ranked rows."""
+    if n <= 1:
+        return 100.0
+    below = n - (placed.rank - 1) - placed.tied
+    return round(100.0 * (below + (placed.tied - 1) / 2) / (n - 1), 1)
+
+
+def _listed(
+    context: TaskContext,
+    rule: KindRule,
+    loaded: tuple[SubmissionRow, EvaluationRow],
+    rank: int | None,
+    percentile: float | None,
+    categories: tuple[int, ...] | None,
+) -> LeaderboardEntry:
+    """A listed row's entry; a stored run that no longer validates is listed with its problem."""
+    by_category = (
+        {}
+        if categories is None
+        else {name: [rank_of] for name, rank_of in zip(CATEGORIES, categories, strict=True)}
     )
+    try:
+        row = context.scored(*loaded)
+    except (ValidationError, InvalidInput, ValueError, TypeError, KeyError) as broken:
+        return _problem_entry(
+            loaded[0], loaded[1], rank, percentile, by_category, problem_of(broken)
+        )
+    return _entry(row, rule, rank, percentile, by_category, 0)
+
+
+def _problem_entry(
+    sub_row: SubmissionRow,
+    evaluation: EvaluationRow,
+    rank: int | None,
+    percentile: float | None,
+    by_category: dict[str, list[int]],
+    problem: str,
+) -> LeaderboardEntry:
+    """The entry of a run that cannot be read under today's schema: named, marked, no scores."""
+    return LeaderboardEntry(
+        rank=rank,
+        submission_id=sub_row.id,
+        tool=sub_row.tool,
+        model=sub_row.model,
+        variant=sub_row.variant,
+        status="degraded" if evaluation.status == "degraded" else "done",
+        ranking_value=None,
+        partial=False,
+        not_reported=[],
+        review=sub_row.review,
+        held=is_held(sub_row.review),
+        flags=[],
+        warnings=[],
+        overall=0.0,
+        overall_adjusted=0.0,
+        efficiency=0.0,
+        speed=0.0,
+        cost=0.0,
+        correctness=0.0,
+        category_ranks=None
+        if rank is None
+        else CategoryRanks.model_validate({k: v[0] for k, v in by_category.items()}),
+        percentile=percentile,
+        peerread=None,
+        recommendation=None,
+        scylla_composite=None,
+        scylla_grade=None,
+        suite_passed=None,
+        suite_final_score=None,
+        rank_interval=None,
+        rank_interval_note=HELD if rank is None else SINGLE_SUBMISSION,
+        not_separable_from=[],
+        problem=problem,
+    )
+
+
+def _baseline_note_of(kind: str, agents: Mapping[tuple[str, str], int]) -> str | None:
+    """`_baseline_note` from the number of counted runs of each ``(tool, model)``."""
+    if kind != "arena":
+        return None
+    dominance = dominant_of(agents)
+    return None if dominance is None else dominance.note()
 
 
 def _baseline_note(kind: str, counted: Sequence[tuple[str, str]]) -> str | None:

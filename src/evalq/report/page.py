@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from evalq.core.judge_validation import JudgeValidation
 from evalq.read.leaderboard import CATEGORIES, LeaderboardEntry
 from evalq.read.report_data import ReportData
 from evalq.read.variants import VariantsAnalysis
@@ -292,7 +293,12 @@ def render_html(data: ReportData) -> str:
 
 def judge_line(data: ReportData) -> str:
     """Whether the judge's scores on the page are validated against people; empty without."""
-    validation = data.leaderboard.judge_validation
+    return validation_block(data.leaderboard.judge_validation)
+
+
+def validation_block(validation: JudgeValidation | None) -> str:
+    """The judge's validation against people, one item per rubric and model; empty without
+    (the report, the UI's board and compare pages)."""
     if validation is None:
         return ""
     head, *rubrics = validation.lines()

@@ -126,10 +126,28 @@ def histogram(
     ``band`` = (mean, low, high) draws the mean as a line over a shaded confidence band; a
     legend above the plot names the bars, the line and the band (``band_label``).
     """
-    height, top, bottom, left = 262.0, 38.0, 218.0, 56.0
     counts = [0] * bins
     for v in values:
         counts[min(bins - 1, max(0, int((v - lo) / (hi - lo) * bins)))] += 1
+    return binned_histogram(
+        counts, title=title, x_label=x_label, lo=lo, hi=hi, band=band, band_label=band_label
+    )
+
+
+def binned_histogram(
+    counts: Sequence[int],
+    *,
+    title: str,
+    x_label: str,
+    lo: float = 0.0,
+    hi: float = 100.0,
+    band: tuple[float, float, float] | None = None,
+    band_label: str = "confidence interval of the mean",
+) -> str:
+    """`histogram` of counts already binned (``len(counts)`` equal bins over [lo, hi]), as a
+    database counts them without returning the values."""
+    bins = len(counts)
+    height, top, bottom, left = 262.0, 38.0, 218.0, 56.0
     x = Scale(lo, hi, left, WIDTH - 20)
     y = Scale(0, max(1, max(counts)), bottom, top)
     counts_ticks = [t for t in nice_ticks(0, max(1, max(counts)), 4) if t == int(t)]

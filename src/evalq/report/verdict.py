@@ -10,9 +10,10 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from evalq.read.leaderboard import variant_caveats
+from evalq.read.board_page import Verdict
+from evalq.read.leaderboard import LeaderboardEntry, variant_caveats
 from evalq.read.report_data import ReportData, SuiteGate
 from evalq.read.variants import VariantStep
 from evalq.report.ranks import interval_cell, rank_label, rank_note
@@ -137,7 +138,13 @@ def _resamples(data: ReportData) -> int:
 
 def peerread_verdict(data: ReportData) -> str:
     """How many submissions the PeerRead composite recommends each way, as counts and shares."""
-    counts = data.recommendations or {}
+    unjudged = sum(1 for e in data.entries if e.peerread_note)
+    return recommendation_verdict(data.recommendations or {}, unjudged, len(data.entries))
+
+
+def recommendation_verdict(counts: Mapping[str, int], unjudged: int, of: int) -> str:
+    """`peerread_verdict` from the counts per recommendation and how many of ``of`` composites
+    no judge scored."""
     total = sum(counts.values()) or 1
     rows = [
         f'<tr data-recommendation="{esc(label)}"><td>{esc(label)}</td><td class=num>{count}</td>'
@@ -149,9 +156,8 @@ def peerread_verdict(data: ReportData) -> str:
         title="PeerRead recommendation distribution",
         x_label="submissions (count)",
     )
-    unjudged = sum(1 for e in data.entries if e.peerread_note)
     caveat = (
-        f"<p class=note>{unjudged} of {len(data.entries)} composites had no judge: "
+        f"<p class=note>{unjudged} of {of} composites had no judge: "
         f"{esc(NOT_JUDGED)} (tier 1 rewards on-topic text; docs/scoring.md).</p>"
         if unjudged
         else ""
@@ -166,18 +172,22 @@ def peerread_verdict(data: ReportData) -> str:
 def arena_verdict(data: ReportData) -> str:
     """The top of the board, ranked by the Arena overall (before the difficulty factor); runs
     held for review are never in it (they are listed apart in the leaderboard below)."""
+    return board_verdict(data.ranked[:BOARD_ROWS], len(data.ranked), data.leaderboard.baseline_note)
+
+
+def board_verdict(top: Sequence[LeaderboardEntry], ranked: int, baseline_note: str | None) -> str:
+    """`arena_verdict` from the board's first ranked rows and how many it ranks."""
     rows = [
         f'<tr data-sid="{esc(e.submission_id)}"><td class="num">{rank_label(e)}</td>'
         f'<td class="wrap">{esc(e.submission_id)}</td><td class="wrap">{esc(e.tool)}</td>'
         f'<td class="wrap">{esc(e.model)}</td>{_num(e.overall, "{:.2f}")}'
         f"{_num(e.percentile, '{:.1f}')}<td>{esc(e.status)}</td></tr>"
-        for e in data.ranked[:BOARD_ROWS]
+        for e in top[:BOARD_ROWS]
     ]
-    more = len(data.ranked) - BOARD_ROWS
+    more = ranked - BOARD_ROWS
     note = f'<p class="note">{more} more in the leaderboard below.</p>' if more > 0 else ""
-    baseline = data.leaderboard.baseline_note
-    if baseline:
-        note += f'<p class="note caveats">Read with care: {esc(baseline)}.</p>'
+    if baseline_note:
+        note += f'<p class="note caveats">Read with care: {esc(baseline_note)}.</p>'
     heads = ("rank", "submission", "tool", "model", "overall", "percentile", "status")
     return _table("arena-board", heads, rows) + note
 
@@ -193,11 +203,33 @@ VERDICTS: dict[str, tuple[str, Callable[[ReportData], str]]] = {
 def held_note(data: ReportData) -> str:
     """The runs held for review, named apart from the verdict they are not part of (else "")."""
     held = [e.submission_id for e in data.entries if e.rank is None]
-    if not held:
+    return held_names(held, len(held))
+
+
+def held_names(named: Sequence[str], total: int) -> str:
+    """`held_note` of ``total`` held runs, ``named`` of them by id (the rest counted)."""
+    if not total:
         return ""
+    more = f" and {total - len(named)} more" if total > len(named) else ""
     return (
         '<p class="note held">Held for review, left out of this verdict until a person accepts '
-        f"them (evalq review accept): {esc(', '.join(held))}.</p>"
+        f"them (evalq review accept): {esc(', '.join(named))}{more}.</p>"
+    )
+
+
+def standings_verdict(kind: str, verdict: Verdict) -> str:
+    """The verdict section of an Arena or PeerRead board from its database summary."""
+    if kind == "peerread":
+        title = VERDICTS["peerread"][0]
+        body = recommendation_verdict(
+            verdict.recommendations or {}, verdict.unjudged, verdict.ranked
+        )
+    else:
+        title = VERDICTS["arena"][0]
+        body = board_verdict(verdict.top, verdict.ranked, verdict.baseline_note)
+    return (
+        f'<section id="verdict" data-kind="{esc(kind)}"><h2>{esc(title)}</h2>'
+        f"{body}{held_names(verdict.held, verdict.held_total)}</section>"
     )
 
 

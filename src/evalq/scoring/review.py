@@ -16,7 +16,7 @@ evaluated runs, so the answer does not depend on the order in which their merges
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -138,12 +138,18 @@ def dominant_agent(agents: Sequence[tuple[str, str]]) -> Dominance | None:
     per run), if there are at least `DOMINANT_MIN_RUNS` of them. Near-copies of one run (its
     output again, its usage changed a little) cannot be told from an agent's own repeated runs,
     so they are not held; their weight in the baseline is what is said."""
-    if len(agents) < DOMINANT_MIN_RUNS:
-        return None
     counts: dict[tuple[str, str], int] = {}
     for agent in agents:
         counts[agent] = counts.get(agent, 0) + 1
-    (tool, model), runs = max(counts.items(), key=lambda item: (item[1], item[0]))
-    if runs <= DOMINANT_SHARE * len(agents):
+    return dominant_of(counts)
+
+
+def dominant_of(counts: Mapping[tuple[str, str], int]) -> Dominance | None:
+    """`dominant_agent` from the number of counted runs of each ``(tool, model)``."""
+    total = sum(counts.values())
+    if total < DOMINANT_MIN_RUNS:
         return None
-    return Dominance(tool, model, runs, len(agents))
+    (tool, model), runs = max(counts.items(), key=lambda item: (item[1], item[0]))
+    if runs <= DOMINANT_SHARE * total:
+        return None
+    return Dominance(tool, model, runs, total)

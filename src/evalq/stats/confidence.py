@@ -70,8 +70,40 @@ def confidence_interval(
     if n < MIN_SCORES:
         return ConfidenceInterval(low_bound, high_bound, None, enough_data=False)
     mean = statistics.fmean(scores)
+    return _interval(n, mean, statistics.stdev(scores), level, bounds)
+
+
+def interval_from_moments(
+    n: int,
+    mean: float | None,
+    squares: float,
+    level: float = 0.95,
+    *,
+    bounds: tuple[float, float] = (0.0, 100.0),
+) -> ConfidenceInterval:
+    """`confidence_interval` of ``n`` scores given by their mean and the sum of their squared
+    deviations from it (what a database aggregates without returning the scores).
+
+    Raises:
+        InvalidInput: ``level`` outside (0, 1), or bounds reversed.
+    """
+    low_bound, high_bound = bounds
+    if not 0.0 < level < 1.0:
+        raise InvalidInput([("level", "must be strictly between 0 and 1")])
+    if not low_bound <= high_bound:
+        raise InvalidInput([("bounds", "low must not exceed high")])
+    if n < MIN_SCORES or mean is None:
+        return ConfidenceInterval(low_bound, high_bound, None, enough_data=False)
+    return _interval(n, mean, math.sqrt(max(0.0, squares) / (n - 1)), level, bounds)
+
+
+def _interval(
+    n: int, mean: float, stdev: float, level: float, bounds: tuple[float, float]
+) -> ConfidenceInterval:
+    """``mean +- t * stdev / sqrt(n)``, clamped to ``bounds``."""
+    low_bound, high_bound = bounds
     t_value = student_t_quantile(0.5 + level / 2.0, n - 1)
-    margin = t_value * statistics.stdev(scores) / math.sqrt(n)
+    margin = t_value * stdev / math.sqrt(n)
     low = min(high_bound, max(low_bound, mean - margin))
     high = max(low_bound, min(high_bound, mean + margin))
     return ConfidenceInterval(low, high, mean, enough_data=True)

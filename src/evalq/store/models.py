@@ -168,6 +168,47 @@ for _column in ("total_tokens", "tool_calls", "iterations", "execution_time", "c
     )
 
 
+class StandingRow(Base):
+    """What a board ranks one evaluated submission by, stored when it changes (migration 0011).
+
+    Written at merge and, when the task's Arena baseline, profile or definition moves, again by
+    the refresh (`evalq.read.standings`): a board ranks a page in the database from these
+    columns (window functions) instead of re-scoring every run at each read. Keys are rounded
+    as the board compares them (the kind's value to 4 digits, the Arena categories to 2), so
+    SQL ties are the displayed ties.
+    """
+
+    __tablename__ = "standings"
+
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"), primary_key=True)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id"))
+    # What the Arena columns were scored against ("<baseline version>:<profile hash>"), and
+    # the task definition's hash (correctness reads it): a row whose basis is not the task's
+    # current one is scored again before a board reads it.
+    basis: Mapped[str] = mapped_column(String(80))
+    task_hash: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16))  # done / degraded
+    partial: Mapped[bool] = mapped_column(default=False)
+    # Why the stored run or evaluation no longer validates (it ranks last, marked); None: fine.
+    problem: Mapped[str | None] = mapped_column(String(500), default=None)
+    correctness: Mapped[float] = mapped_column(Float, default=0.0)  # unrounded, for rescoring
+    arena_key: Mapped[float | None] = mapped_column(Float, default=None)
+    efficiency_key: Mapped[float] = mapped_column(Float, default=0.0)
+    speed_key: Mapped[float] = mapped_column(Float, default=0.0)
+    cost_key: Mapped[float] = mapped_column(Float, default=0.0)
+    correctness_key: Mapped[float] = mapped_column(Float, default=0.0)
+    peerread_key: Mapped[float | None] = mapped_column(Float, default=None)
+    scylla_key: Mapped[float | None] = mapped_column(Float, default=None)
+    suite_passed: Mapped[bool | None] = mapped_column(default=None)
+    suite_key: Mapped[float | None] = mapped_column(Float, default=None)
+    recommendation: Mapped[str | None] = mapped_column(String(16), default=None)
+    unjudged: Mapped[bool] = mapped_column(default=False)
+
+
+# A board reads its task's rows; the freshness check counts those on the current basis.
+Index("ix_standings_task_basis", StandingRow.task_id, StandingRow.basis, StandingRow.task_hash)
+
+
 class ApiKeyRow(Base):
     """One API key: its name, its scopes, and the SHA-256 digest of the secret."""
 

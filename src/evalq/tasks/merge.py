@@ -10,7 +10,9 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from evalq.core.schemas import TIERS
 from evalq.core.settings import get_settings
+from evalq.read import standings
 from evalq.read.baseline import current_baseline
+from evalq.read.view import TaskContext, task_context
 from evalq.scoring.evaluation import evaluate_submission
 from evalq.store import queries
 from evalq.store.baseline_sql import refresh_task_baseline
@@ -80,6 +82,12 @@ def _merge(self: CeleryTask, submission_id: str) -> dict[str, str]:
         )
         error = None if result.error is None else result.error.model_dump(mode="json")
         queries.set_status(session, submission_id=submission_id, status=result.status, error=error)
+        # The board's read model, in the same transaction as the evaluation it is read from.
+        standings.write(
+            session,
+            TaskContext(task, job.profile, current),
+            *queries.evaluations_of(session, submission_ids=[submission_id])[submission_id],
+        )
         if result.scores.review.flags:
             # Too good to be true: kept out of the task's baseline until a person accepts it.
             queries.flag_for_review(session, submission_id=submission_id)
@@ -129,4 +137,9 @@ def _store_baseline(task_id: str) -> int:
     """Compute the task's baseline; store it as a new version unless it equals the newest."""
     with session_scope() as session:
         # Order statistics read in the database: O(1) rows instead of every submission.
-        return refresh_task_baseline(session, task_id=task_id, settings=get_settings())
+        settings = get_settings()
+        version = refresh_task_baseline(session, task_id=task_id, settings=settings)
+        # Every run's standing scored against the new snapshot, in the transaction that
+        # stores it: no board ranks against a baseline its rows were not scored on.
+        standings.sync(session, task_context(session, task_id=task_id, settings=settings))
+        return version

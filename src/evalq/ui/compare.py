@@ -16,6 +16,8 @@ from markupsafe import Markup
 
 from evalq.core.errors import InvalidInput, NotFound
 from evalq.read.compare import CompareReport, compare
+from evalq.read.judge_agreement import with_judge_validation
+from evalq.report.page import validation_block
 from evalq.report.svg import signed_bars
 from evalq.store.db import session_scope
 from evalq.ui.diff import OutputDiff, output_diff
@@ -94,7 +96,7 @@ async def compare_page(
 
     def run() -> CompareReport:
         with session_scope(settings.database_url) as session:
-            return compare(
+            found = compare(
                 session,
                 tasks=tasks.strip(),
                 by=by.strip(),
@@ -102,6 +104,8 @@ async def compare_page(
                 settings=settings,
                 include_held=include_held,
             )
+            # as GET /v1/compare serves it: the judge's agreement with people beside its scores
+            return with_judge_validation(found, session, task_ids=found.tasks, settings=settings)
 
     slots: asyncio.Semaphore = request.app.state.compare_slots
     try:
@@ -128,4 +132,14 @@ async def compare_page(
             problems=[("tasks", str(missing))],
         )
     plot = Markup(difference_plot(report))
-    return render(request, "compare.html", viewer, form=form, report=report, problems=[], plot=plot)
+    judge = Markup(validation_block(report.judge_validation))
+    return render(
+        request,
+        "compare.html",
+        viewer,
+        form=form,
+        report=report,
+        problems=[],
+        plot=plot,
+        judge=judge,
+    )

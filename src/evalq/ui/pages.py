@@ -18,15 +18,15 @@ from sqlalchemy.orm import Session
 from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.results import EvaluationScores
 from evalq.core.status import FINAL_STATUSES, STATUSES
+from evalq.read.board_page import BoardPage, board_page
 from evalq.read.health import evaluation_health
-from evalq.read.leaderboard import LeaderboardEntry, LeaderboardReport, leaderboard
-from evalq.read.report_data import ReportData, report_data
-from evalq.report.svg import histogram
-from evalq.report.verdict import verdict_section
+from evalq.report.page import validation_block
+from evalq.report.svg import binned_histogram
+from evalq.report.verdict import standings_verdict, verdict_section
 from evalq.store import queries
 from evalq.store.models import EvaluationRow
 from evalq.ui.run import run_page
-from evalq.ui.web import ViewerDep, live, memo, render, settings_of
+from evalq.ui.web import ViewerDep, live, render, settings_of
 
 router = APIRouter(include_in_schema=False)
 PAGE_SIZE = 50
@@ -87,25 +87,33 @@ def _metadata_filter(text: str) -> dict[str, str]:
     return {key.strip(): value.strip()}
 
 
-def _plot(entries: list[LeaderboardEntry], ranking_key: str, band: tuple[float, ...]) -> str:
-    """A histogram of the ranking values shown (0-1 or 0-100 as the score is)."""
-    values = [e.ranking_value for e in entries if e.ranking_value is not None]
-    if not values:
+def _plot(page: BoardPage) -> str:
+    """A histogram of the kept rows' ranking values (0-1 or 0-100 as the score is), binned by
+    the database, with the board's confidence band."""
+    if not sum(page.bins):
         return ""
-    hi = 1.0 if max(values) <= 1.0 else 100.0
-    mean, low, high = band
-    return histogram(
-        values,
-        title=f"{ranking_key} of the rows shown",
-        x_label=ranking_key,
-        lo=0.0,
+    ci, key = page.board.confidence_interval, page.board.ranking_key
+    lo, hi = page.scale
+    return binned_histogram(
+        page.bins,
+        title=f"{key} of the rows kept",
+        x_label=key,
+        lo=lo,
         hi=hi,
-        band=None if math.isnan(mean) else (mean, low, high),
+        band=None if ci.mean is None else (ci.mean, ci.low, ci.high),
     )
 
 
+def _verdict(page: BoardPage) -> str:
+    """The verdict section: from the standings' summary (Arena, PeerRead), else the report."""
+    if page.verdict is not None:
+        return standings_verdict(page.board.kind, page.verdict)
+    assert page.report is not None
+    return verdict_section(page.report)
+
+
 @router.get("/ui/tasks/{task_id}", response_class=HTMLResponse)
-def board_page(
+def board_view(
     request: Request,
     viewer: ViewerDep,
     task_id: str,
@@ -118,34 +126,13 @@ def board_page(
     page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
     per: Annotated[int, Query(ge=5, le=200)] = PAGE_SIZE,
 ) -> Response:
-    """A task's board: the kind's verdict first, then the ranked rows, filtered and paged."""
+    """A task's board: the kind's verdict first, then the ranked rows, filtered and paged; the
+    page reads what it lists (`evalq.read.board_page`), whatever the task's size."""
     settings = settings_of(request)
     filters: dict[str, object] = {"tool": tool, "model": model, "variant": variant}
     filters |= {"status": status}
     filters |= {"metadata": metadata, "include_held": include_held}
     filters |= {"per": per if per != PAGE_SIZE else None}
-
-    def read_board(
-        session: Session, wanted: dict[str, str]
-    ) -> tuple[ReportData, LeaderboardReport, list[tuple[str, str]]]:
-        """The task's report, its board as filtered, and why a filter could not apply."""
-        data = report_data(session, task_id=task_id, settings=settings)
-        if not any([tool, model, variant, wanted, include_held]):
-            return data, data.leaderboard, []
-        try:
-            board = leaderboard(
-                session,
-                task_id=task_id,
-                tool=tool or None,
-                model=model or None,
-                variant=variant or None,
-                metadata=wanted,
-                settings=settings,
-                include_held=include_held,
-            )
-        except InvalidInput as bad:  # a metadata key no metadata can have
-            return data, data.leaderboard, bad.problems
-        return data, board, []
 
     def board(session: Session) -> HTMLResponse:
         problems: list[tuple[str, str]] = []
@@ -156,42 +143,48 @@ def board_page(
         except InvalidInput as bad:
             problems += bad.problems
             wanted = {}
-        read = (task_id, tool, model, variant, tuple(sorted(wanted.items())), include_held)
+        offset = (page - 1) * per
         try:
-            data, board, refused = memo.get(
-                (*read, request.state.etag), lambda: read_board(session, wanted)
-            )
+            try:
+                shown = board_page(
+                    session,
+                    task_id=task_id,
+                    tool=tool or None,
+                    model=model or None,
+                    variant=variant or None,
+                    metadata=wanted,
+                    include_held=include_held,
+                    status=status if status in FINAL_STATUSES else None,
+                    limit=per,
+                    offset=offset,
+                    settings=settings,
+                )
+            except InvalidInput as bad:  # a metadata key no metadata can have
+                problems += bad.problems
+                shown = board_page(
+                    session, task_id=task_id, limit=per, offset=offset, settings=settings
+                )
         except NotFound:
             return not_found(request, viewer, f"task {task_id!r}")
-        problems += refused
-        entries = [e for e in board.entries if not status or e.status == status]
-        pages = max(1, math.ceil(len(entries) / per))
-        shown = entries[(page - 1) * per : page * per]
-        ci = board.confidence_interval
-        band = (math.nan if ci.mean is None else ci.mean, ci.low, ci.high)
-        every = data.leaderboard.entries
+        total = shown.board.total or 0
         return render(
             request,
             "board.html",
             viewer,
             status=422 if problems else 200,
-            data=data,
-            board=board,
-            verdict=Markup(verdict_section(data)),
-            plot=Markup(_plot(entries, board.ranking_key, band)),
-            entries=shown,
-            total=len(entries),
+            board=shown.board,
+            verdict=Markup(_verdict(shown)),
+            judge=Markup(validation_block(shown.board.judge_validation)),
+            plot=Markup(_plot(shown)),
+            entries=shown.board.entries,
+            total=total,
             first=(page - 1) * per + 1,
             page=page,
-            pages=pages,
+            pages=max(1, math.ceil(total / per)),
             filters=filters,
             problems=problems,
             statuses=FINAL_STATUSES,
-            choices={
-                "tool": sorted({e.tool for e in every}),
-                "model": sorted({e.model for e in every}),
-                "variant": sorted({e.variant for e in every if e.variant}),
-            },
+            choices=shown.choices,
         )
 
     return live(request, viewer, board)

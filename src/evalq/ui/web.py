@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
@@ -167,34 +166,3 @@ def live(request: Request, viewer: Viewer, page: Callable[[Session], HTMLRespons
     if etag is not None:
         response.headers["ETag"] = etag
     return response
-
-
-class Memo:
-    """The last few computed reads, keyed by what they read and the page's version (ETag).
-
-    When an evaluation moves a board, every open page of it polls within 5 s and gets the new
-    page: the board is computed once for all of them (and for every page of its pagination),
-    not once per viewer. A key holds the live version, so a change is never served stale.
-    """
-
-    def __init__(self, size: int = 4) -> None:
-        self.size = size
-        self._values: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
-        """The value stored under ``key``, computed (outside the lock) when there is none."""
-        with self._lock:
-            if key in self._values:
-                self._values.move_to_end(key)
-                found: T = self._values[key]
-                return found
-        value = compute()
-        with self._lock:
-            self._values[key] = value
-            while len(self._values) > self.size:
-                self._values.popitem(last=False)
-        return value
-
-
-memo = Memo()

@@ -131,3 +131,26 @@ def test_every_view_of_judge_scores_says_whether_they_are_validated(
     assert written.exit_code == 0, written.output
     html = page.read_text()
     assert "judge scores: not validated" in html and "validated: alpha 1.00 over 8" in html
+
+
+def test_the_ui_board_and_compare_pages_say_it_as_the_api_does(client: Client) -> None:
+    from fastapi.testclient import TestClient
+
+    from evalq.producer.api.app import create_app
+    from evalq.store.keys import create_key
+
+    with session_scope(client.url) as session:
+        key = create_key(session, name="reader", scopes=["read"])
+    settings = client.settings.model_copy(update={"auth_required": True})
+    with TestClient(create_app(settings), base_url="https://testserver") as browser:
+        signed = browser.post("/ui/login", data={"api_key": key}, follow_redirects=False)
+        assert signed.status_code == 303, signed.text
+        board = browser.get("/ui/tasks/few")
+        assert board.status_code == 200, board.text
+        assert "judge scores: not validated against people&#x27;s labels" in board.text
+        assert "constructiveness / a: alpha 1.00" in board.text
+        compared = browser.get(
+            "/ui/compare", params={"tasks": "few,enough", "by": "model", "values": ["m0", "m1"]}
+        )
+        assert compared.status_code == 200, compared.text
+        assert "judge scores: not validated against people&#x27;s labels" in compared.text

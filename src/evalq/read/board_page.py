@@ -1,0 +1,141 @@
+"""What the UI's board page shows, bounded by what it shows (issue 33).
+
+An Arena or PeerRead board is read from its standings (`evalq.read.standings`): the page of
+rows asked for, the top of the unfiltered board and its figures for the verdict, the runs held
+for review (named, at most `HELD_NAMED`), the filter choices and a histogram of the kept rows'
+ranking values, each from the database; nothing decodes a run it does not list. A Scylla or
+suite verdict needs every run (its per-variant board, its gates), so those kinds still read the
+task's report (`report_data`) and cut the page from it. Every board carries the judge's
+validation, as the API's leaderboard does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from pydantic import Field
+from sqlalchemy.orm import Session
+
+from evalq.core.settings import Settings, get_settings
+from evalq.read import standings
+from evalq.read.judge_agreement import with_judge_validation
+from evalq.read.leaderboard import LeaderboardEntry, LeaderboardReport, leaderboard, paged
+from evalq.read.reply import Reply
+from evalq.read.report_data import RECOMMENDATIONS, ReportData, report_data
+from evalq.read.view import task_context
+from evalq.scoring.kinds import kind_of
+from evalq.store import standings as table
+
+VERDICT_ROWS = 10
+"""Rows of the Arena board in the verdict (the page lists the rest)."""
+HELD_NAMED = 20
+"""Runs held for review named under the verdict; the others are counted."""
+BINS = 10
+"""Bins of the page's histogram."""
+
+
+class Verdict(Reply):
+    """What an Arena or PeerRead verdict says of the whole, unfiltered board."""
+
+    top: list[LeaderboardEntry] = Field(description="Its first ranked rows (VERDICT_ROWS).")
+    ranked: int = Field(description="How many rows it ranks.")
+    baseline_note: str | None
+    recommendations: dict[str, int] | None = Field(
+        description="PeerRead: ranked rows per recommendation; null for the Arena."
+    )
+    unjudged: int = Field(description="PeerRead: ranked composites no judge scored.")
+    held: list[str] = Field(description=f"Runs held for review, by id (at most {HELD_NAMED}).")
+    held_total: int
+
+
+class BoardPage(Reply):
+    """One page of a task's board as the UI shows it."""
+
+    board: LeaderboardReport = Field(description="The page of the filtered board.")
+    verdict: Verdict | None = Field(
+        description="The Arena or PeerRead verdict; null for a Scylla or suite task, whose "
+        "verdict is drawn from `report`."
+    )
+    report: ReportData | None = Field(
+        default=None, description="A Scylla or suite task's report (its verdict's data)."
+    )
+    choices: dict[str, list[str]] = Field(description="Filter values: tool, model, variant.")
+    bins: list[int] = Field(description=f"Kept rows per {BINS} equal bins of the value's scale.")
+    scale: tuple[float, float]
+
+
+def board_page(
+    session: Session,
+    *,
+    task_id: str,
+    tool: str | None = None,
+    model: str | None = None,
+    variant: str | None = None,
+    metadata: Mapping[str, str] | None = None,
+    include_held: bool = False,
+    status: str | None = None,
+    limit: int,
+    offset: int = 0,
+    settings: Settings | None = None,
+) -> BoardPage:
+    """The board page of a task: ``limit`` rows from ``offset`` with the filters given.
+
+    Raises:
+        NotFound: no such task.
+        InvalidInput: a filter or the page is refused (as `leaderboard`).
+    """
+    settings = settings or get_settings()
+    context = task_context(session, task_id=task_id, settings=settings)
+    standings.sync(session, context)
+    has_variants, has_scenarios = table.kind_evidence(session, task_id=task_id)
+    rule = kind_of(context.task, has_variants=has_variants, has_scenarios=has_scenarios)
+    board = leaderboard(
+        session,
+        task_id=task_id,
+        tool=tool,
+        model=model,
+        variant=variant,
+        status=status,
+        metadata=metadata,
+        include_held=include_held,
+        limit=limit,
+        offset=offset,
+        settings=settings,
+    )
+    board = with_judge_validation(board, session, task_ids=[task_id], settings=settings)
+    kept = table.Kept(task_id, tool, model, variant, status, frozenset(board.duplicate_of))
+    choices = table.choices(session, task_id=task_id)
+    bins = table.bins(session, rule, kept, include_held=include_held, scale=rule.scale, n=BINS)
+    if rule.kind not in ("arena", "peerread"):
+        data = report_data(session, task_id=task_id, settings=settings)
+        return BoardPage(
+            board=board, verdict=None, report=data, choices=choices, bins=bins, scale=rule.scale
+        )
+    whole = replace(kept, tool=None, model=None, variant=None, status=None)
+    top, summary = paged(session, context, rule, whole, False, VERDICT_ROWS, 0)
+    held = table.held_page(session, whole, limit=HELD_NAMED, offset=0)
+    return BoardPage(
+        board=board,
+        verdict=Verdict(
+            top=[e for e in top.entries if e.rank is not None],
+            ranked=summary.ranked,
+            baseline_note=top.baseline_note,
+            recommendations=_recommendations(summary.recommendations)
+            if rule.kind == "peerread"
+            else None,
+            unjudged=summary.unjudged,
+            held=held,
+            held_total=summary.held,
+        ),
+        choices=choices,
+        bins=bins,
+        scale=rule.scale,
+    )
+
+
+def _recommendations(counts: Mapping[str, int]) -> dict[str, int]:
+    """Every label in `RECOMMENDATIONS`' order, "none" only when some composite is missing
+    (as `evalq.read.report_data.recommendations` lists them)."""
+    found = dict.fromkeys(RECOMMENDATIONS, 0) | dict(counts)
+    return {k: v for k, v in found.items() if v or k != "none"}

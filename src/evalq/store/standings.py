@@ -1,0 +1,399 @@
+"""The standings table (`StandingRow`): written by `evalq.read.standings`, ranked here in SQL.
+
+A board page is two statements over the task's standings joined to their submissions (for the
+filters, the review state and the copy mark): a summary (`summary`: counts, the moments of the
+ranking value, the agents the baseline counts) and the page itself (`ranked_page`), whose
+ranks, ties, and category ranks are window functions over every kept row, so only the rows
+listed leave the database. The order is `evalq.scoring.kinds.sort_key`'s, column by column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Table, and_, bindparam, case, delete, func, or_, select, true
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+
+from evalq.scoring.kinds import KindRule
+from evalq.store.models import EvaluationRow, StandingRow, SubmissionRow
+from evalq.store.queries import EVALUATED
+
+S, R = SubmissionRow, StandingRow
+CATEGORY_KEYS = ("efficiency_key", "speed_key", "cost_key", "correctness_key")
+_TABLE: Table = StandingRow.__table__  # type: ignore[assignment]
+
+
+def upsert(session: Session, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``rows`` or replace the stored ones with the same submission (one statement)."""
+    if not rows:
+        return
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(_TABLE).values(list(rows))
+    columns = [c for c in rows[0] if c != "submission_id"]
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=["submission_id"],
+            set_={c: statement.excluded[c] for c in columns},
+        )
+    )
+
+
+def update(session: Session, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Rewrite the given columns of existing rows (each names its ``submission_id``)."""
+    if rows:
+        session.execute(
+            _TABLE.update().where(_TABLE.c.submission_id == bindparam("sid")),
+            [
+                {"sid": r["submission_id"], **{k: v for k, v in r.items() if k != "submission_id"}}
+                for r in rows
+            ],
+        )
+
+
+def remove(session: Session, *, submission_ids: Sequence[str]) -> None:
+    """Drop the rows of these submissions (their evaluation failed, or is gone)."""
+    for start in range(0, len(submission_ids), 500):
+        chunk = list(submission_ids[start : start + 500])
+        session.execute(delete(StandingRow).where(StandingRow.submission_id.in_(chunk)))
+
+
+def _evaluated(task_id: str) -> ColumnElement[bool]:
+    return and_(S.task_id == task_id, S.status.in_(EVALUATED))
+
+
+def is_current(session: Session, *, task_id: str, basis: str, task_hash: str) -> bool:
+    """Whether every evaluated run of the task has a row on this basis, and no other row is
+    stored (one statement of three index counts)."""
+    evaluated = (
+        select(func.count())
+        .select_from(S)
+        .join(EvaluationRow, EvaluationRow.submission_id == S.id)
+        .where(_evaluated(task_id))
+    )
+    current = select(func.count()).where(
+        R.task_id == task_id, R.basis == basis, R.task_hash == task_hash
+    )
+    total = select(func.count()).where(R.task_id == task_id)
+    counts = session.execute(
+        select(evaluated.scalar_subquery(), current.scalar_subquery(), total.scalar_subquery())
+    ).one()
+    return bool(counts[0] == counts[1] == counts[2])
+
+
+def bases(session: Session, *, task_id: str) -> dict[str, tuple[str, str]]:
+    """Submission id -> (basis, task hash) of every stored row of the task."""
+    rows = session.execute(
+        select(R.submission_id, R.basis, R.task_hash).where(R.task_id == task_id)
+    )
+    return {sid: (basis, task_hash) for sid, basis, task_hash in rows}
+
+
+def evaluated_ids(session: Session, *, task_id: str) -> list[str]:
+    """The ids of the task's evaluated (done or degraded) submissions that have an evaluation."""
+    return list(
+        session.scalars(
+            select(S.id)
+            .join(EvaluationRow, EvaluationRow.submission_id == S.id)
+            .where(_evaluated(task_id))
+        )
+    )
+
+
+def evaluations_of(
+    session: Session, *, submission_ids: Sequence[str]
+) -> dict[str, tuple[SubmissionRow, EvaluationRow]]:
+    """The submissions with their evaluations, by id."""
+    rows = session.execute(
+        select(S, EvaluationRow)
+        .join(EvaluationRow, EvaluationRow.submission_id == S.id)
+        .where(S.id.in_(list(submission_ids)))
+    )
+    return {sub_row.id: (sub_row, evaluation) for sub_row, evaluation in rows}
+
+
+def usage_of(session: Session, submission_ids: Sequence[str]) -> list[Any]:
+    """What a baseline move rescores from: usage columns, stored correctness and problem."""
+    return list(
+        session.execute(
+            select(
+                S.id,
+                S.task_id,
+                S.total_tokens,
+                S.tool_calls,
+                S.iterations,
+                S.execution_time,
+                S.cost_usd,
+                R.correctness,
+                R.problem,
+            )
+            .join(R, R.submission_id == S.id)
+            .where(S.id.in_(list(submission_ids)))
+        )
+    )
+
+
+@dataclass(frozen=True)
+class Kept:
+    """Which of a task's standings a board keeps (each field given must match)."""
+
+    task_id: str
+    tool: str | None = None
+    model: str | None = None
+    variant: str | None = None
+    status: str | None = None
+    copies: frozenset[str] = frozenset()
+    """Ids to leave out: the copies of earlier runs."""
+
+    def where(self) -> list[ColumnElement[bool]]:
+        """The conditions, on the standings joined to their submissions."""
+        found: list[ColumnElement[bool]] = [R.task_id == self.task_id]
+        found += [S.tool == self.tool] if self.tool else []
+        found += [S.model == self.model] if self.model else []
+        found += [S.variant == self.variant] if self.variant else []
+        found += [R.status == self.status] if self.status else []
+        if self.copies:
+            found.append(R.submission_id.not_in(sorted(self.copies)))
+        return found
+
+
+def held() -> ColumnElement[bool]:
+    """A run held for review (`evalq.read.view.is_held`)."""
+    return and_(S.review.is_not(None), S.review == "flagged")
+
+
+def not_held() -> ColumnElement[bool]:
+    return or_(S.review.is_(None), S.review != "flagged")
+
+
+def order_of(rule: KindRule) -> tuple[list[Any], list[Any]]:
+    """`sort_key` of the kind as ORDER BY terms, and the same terms to group ties by."""
+    if rule.kind == "suite":
+        gate = case((R.suite_passed == true(), 0), else_=1)
+        parts = [R.suite_passed.is_(None), R.partial, gate, R.suite_key.is_(None), R.suite_key]
+        return [*parts[:4], R.suite_key.desc()], parts
+    value = {"peerread": R.peerread_key, "scylla": R.scylla_key}.get(rule.kind, R.arena_key)
+    parts = [value.is_(None), R.partial, value]
+    return [value.is_(None), R.partial, value.desc()], parts
+
+
+def value_of(rule: KindRule) -> Any:
+    """The column of the kind's ranking value (as rounded for ranking)."""
+    return {
+        "peerread": R.peerread_key,
+        "scylla": R.scylla_key,
+        "suite": R.suite_key,
+    }.get(rule.kind, R.arena_key)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a board says about all its kept rows."""
+
+    ranked: int
+    held: int
+    values: int
+    mean: float | None
+    squares: float
+    """Sum of squared deviations of the ranking values from their mean."""
+    agents: dict[tuple[str, str], int]
+    """(tool, model) -> runs the task's baseline counts (not held, not copies; no filter)."""
+    recommendations: dict[str, int]
+    unjudged: int
+
+
+def summary(
+    session: Session, rule: KindRule, kept: Kept, *, include_held: bool, copies: frozenset[str]
+) -> Summary:
+    """Counts and moments of the board (three statements, each one aggregate)."""
+    joined = select().select_from(R).join(S, S.id == R.submission_id)
+    where = kept.where()
+    ranked_where = where if include_held else [*where, not_held()]
+    value = value_of(rule)
+    counted_value = value if include_held else case((not_held(), value))
+    n, held_n, values, mean = session.execute(
+        joined.add_columns(
+            func.count(),
+            func.sum(case((held(), 1), else_=0)),
+            func.count(counted_value),
+            func.avg(counted_value),
+        ).where(*where)
+    ).one()
+    squares = 0.0
+    if mean is not None:
+        squares = float(
+            session.scalar(
+                joined.add_columns(func.sum((value - mean) * (value - mean))).where(
+                    *ranked_where, value.is_not(None)
+                )
+            )
+            or 0.0
+        )
+    held_n = 0 if include_held else int(held_n or 0)
+    counted = [R.task_id == kept.task_id, not_held()]
+    if copies:
+        counted.append(R.submission_id.not_in(sorted(copies)))
+    agents = {
+        (tool, model): count
+        for tool, model, count in session.execute(
+            joined.add_columns(S.tool, S.model, func.count())
+            .where(*counted)
+            .group_by(S.tool, S.model)
+        )
+    }
+    recommendations: dict[str, int] = {}
+    unjudged = 0
+    if rule.kind == "peerread":
+        for label, unjudged_n, count in session.execute(
+            joined.add_columns(
+                R.recommendation, func.sum(case((R.unjudged, 1), else_=0)), func.count()
+            )
+            .where(*ranked_where)
+            .group_by(R.recommendation)
+        ):
+            recommendations[label or "none"] = count
+            unjudged += int(unjudged_n or 0)
+    return Summary(
+        ranked=int(n) - held_n,
+        held=held_n,
+        values=int(values or 0),
+        mean=None if mean is None else float(mean),
+        squares=squares,
+        agents=agents,
+        recommendations=recommendations,
+        unjudged=unjudged,
+    )
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A listed row with what the window functions said of it among the kept rows."""
+
+    submission_id: str
+    rank: int
+    tied: int
+    categories: tuple[int, int, int, int]
+
+
+def ranked_page(
+    session: Session,
+    rule: KindRule,
+    kept: Kept,
+    *,
+    include_held: bool,
+    limit: int,
+    offset: int,
+) -> list[Placed]:
+    """The ranked rows from ``offset`` (at most ``limit``), by rank then id, each with its
+    competition rank, how many rows tie with it, and its four Arena category ranks."""
+    order, parts = order_of(rule)
+    where = kept.where() if include_held else [*kept.where(), not_held()]
+    inner = (
+        select(
+            R.submission_id.label("sid"),
+            func.rank().over(order_by=order).label("rank"),
+            func.count().over(partition_by=parts).label("tied"),
+            *(
+                func.rank().over(order_by=getattr(R, key).desc()).label(key)
+                for key in CATEGORY_KEYS
+            ),
+        )
+        .join(S, S.id == R.submission_id)
+        .where(*where)
+        .subquery()
+    )
+    rows = session.execute(
+        select(inner).order_by(inner.c.rank, inner.c.sid).limit(limit).offset(offset)
+    )
+    return [
+        Placed(
+            row.sid,
+            int(row.rank),
+            int(row.tied),
+            tuple(int(getattr(row, key)) for key in CATEGORY_KEYS),  # type: ignore[arg-type]
+        )
+        for row in rows
+    ]
+
+
+def held_page(session: Session, kept: Kept, *, limit: int, offset: int) -> list[str]:
+    """The ids of the held rows from ``offset`` (at most ``limit``), by id."""
+    return list(
+        session.scalars(
+            select(R.submission_id)
+            .join(S, S.id == R.submission_id)
+            .where(*kept.where(), held())
+            .order_by(R.submission_id)
+            .limit(limit)
+            .offset(offset)
+        )
+    )
+
+
+def repeated_runs(session: Session, *, task_id: str) -> list[str]:
+    """The ids of the task's evaluated runs whose content (run hash) was sent more than once:
+    the only ones that can be copies (an index-only grouping)."""
+    repeated = (
+        select(S.run_hash)
+        .where(_evaluated(task_id), S.run_hash.is_not(None))
+        .group_by(S.run_hash)
+        .having(func.count() > 1)
+    )
+    return list(session.scalars(select(S.id).where(_evaluated(task_id), S.run_hash.in_(repeated))))
+
+
+def kind_evidence(session: Session, *, task_id: str) -> tuple[bool, bool]:
+    """Whether any evaluated run of the task names a variant, and whether any carries a suite
+    gate: what a task without a ``kind`` derives its kind from (`evalq.scoring.kinds`)."""
+    variants = select(S.id).where(_evaluated(task_id), S.variant.is_not(None)).exists()
+    scenarios = (
+        select(R.submission_id).where(R.task_id == task_id, R.suite_passed.is_not(None)).exists()
+    )
+    found = session.execute(select(variants, scenarios)).one()
+    return bool(found[0]), bool(found[1])
+
+
+def choices(session: Session, *, task_id: str) -> dict[str, list[str]]:
+    """The tools, models and variants of the task's evaluated runs (a board's filter values)."""
+    found: dict[str, list[str]] = {}
+    for name in ("tool", "model", "variant"):
+        column = getattr(S, name)
+        found[name] = list(
+            session.scalars(
+                select(column)
+                .where(_evaluated(task_id), column.is_not(None))
+                .distinct()
+                .order_by(column)
+            )
+        )
+    return found
+
+
+def bins(
+    session: Session,
+    rule: KindRule,
+    kept: Kept,
+    *,
+    include_held: bool,
+    scale: tuple[float, float],
+    n: int,
+) -> list[int]:
+    """How many ranked rows' values fall in each of ``n`` equal bins of ``scale`` (the last
+    bin closed), counted in one aggregate."""
+    value = value_of(rule)
+    lo, hi = scale
+    step = (hi - lo) / n
+    where = kept.where() if include_held else [*kept.where(), not_held()]
+    edges = [
+        func.sum(case((and_(value >= lo + i * step, value < lo + (i + 1) * step), 1), else_=0))
+        for i in range(n - 1)
+    ]
+    edges.append(func.sum(case((value >= lo + (n - 1) * step, 1), else_=0)))
+    row = session.execute(
+        select(*edges).select_from(R).join(S, S.id == R.submission_id).where(*where)
+    ).one()
+    return [int(count or 0) for count in row]

@@ -1,0 +1,236 @@
+"""Boards ranked in the database from the stored standings (issue 33) equal the boards the pure
+scoring functions compute from every run (`board_of` over a `task_view`), on random tasks of the
+kinds that page in SQL, on SQLite and PostgreSQL; a page costs a fixed number of statements
+whatever the task's size; and a run stored under an older schema is listed, marked, not a 500."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from sqlalchemy import event, func, select, update
+
+from evalq.core.profile import profile_named
+from evalq.core.schemas import Submission, Task, parse_submission
+from evalq.producer.cli.demo import EXAMPLES
+from evalq.read import standings
+from evalq.read.leaderboard import board_of, leaderboard
+from evalq.read.view import task_context, task_view
+from evalq.scoring.arena import compute_baseline
+from evalq.scoring.evaluation import evaluate_submission
+from evalq.store import queries
+from evalq.store.baseline_sql import refresh_task_baseline
+from evalq.store.db import session_scope
+from evalq.store.models import EvaluationRow, StandingRow, SubmissionRow
+
+pytestmark = pytest.mark.both_databases  # the database ranks here (tests/conftest.py)
+
+RECOMMENDATIONS = ("accept", "weak_accept", "weak_reject", "reject")
+FILTERS: list[dict[str, Any]] = [
+    {},
+    {"model": "o3"},
+    {"tool": "aider", "status": "done"},
+    {"status": "degraded"},
+    {"include_held": True},
+]
+
+
+def example(kind: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A bundled task definition of ``kind`` and one of its submissions (JSON)."""
+    line = json.loads((EXAMPLES / f"{kind}.jsonl").read_text().splitlines()[0])
+    tasks = {t["id"]: t for t in json.loads((EXAMPLES / "tasks.json").read_text())}
+    return tasks[line["task_id"]], line
+
+
+def store_task(
+    url: str, kind: str, task_id: str, rng: random.Random, size: int, start: int = 0
+) -> None:
+    """A task of ``kind`` with ``size`` evaluated runs: random usage, statuses, composites
+    (PeerRead) and reviews, a few exact copies, and some ties."""
+    definition, line = example(kind)
+    task = Task.model_validate({**definition, "id": task_id})
+    profile = profile_named(task.profile)
+    line = {k: v for k, v in line.items() if k != "trace"} | {"task_id": task_id}
+    with session_scope(url) as session:
+        queries.put_task(session, task=task)
+        made: list[Submission] = []
+        for index in range(start, start + size):
+            if made and rng.random() < 0.1:  # a copy of an earlier run under a new id
+                copied = rng.choice(made).model_dump(mode="json")
+                submission = parse_submission(copied | {"id": f"{task_id}-{index:04d}"})
+            else:
+                tokens = rng.choice([500, 1_000, rng.randint(100, 90_000)])
+                usage = {
+                    "input_tokens": tokens - tokens // 4,
+                    "output_tokens": tokens // 4,
+                    "total_tokens": tokens,
+                    "tool_calls": rng.randint(0, 30),
+                    "iterations": rng.randint(1, 6),
+                    "execution_time": rng.choice([None, 12.5, rng.uniform(0.5, 300)]),
+                }
+                submission = parse_submission(
+                    line
+                    | {
+                        "id": f"{task_id}-{index:04d}",
+                        "tool": rng.choice(["aider", "codex", "cline"]),
+                        "model": rng.choice(["gpt-4o", "o3"]),
+                        "usage": line.get("usage", {}) | usage,
+                    }
+                )
+            made.append(submission)
+            cost = rng.choice([None, 0.02, rng.uniform(0.001, 2.0)])
+            queries.add_submission(session, submission=submission, cost_usd=cost)
+            result = evaluate_submission(
+                submission, task, {}, compute_baseline([], profile.arena), profile, cost_usd=cost
+            )
+            scores = result.scores.model_dump(mode="json")
+            status = rng.choice(["done", "done", "degraded"])
+            if scores.get("peerread") is not None:
+                scores["peerread"] |= {
+                    "composite": rng.choice([None, 0.5, round(rng.random(), 6)]),
+                    "recommendation": rng.choice(RECOMMENDATIONS),
+                    "partial": rng.random() < 0.2,
+                }
+            session.add(
+                EvaluationRow(
+                    submission_id=submission.id,
+                    task_id=task_id,
+                    status=status,
+                    scores=scores,
+                    missing_tiers={},
+                    baseline_version=0,
+                    profile_hash=profile.hash,
+                )
+            )
+            review = rng.choice([None, None, None, "flagged", "accepted"])
+            session.execute(
+                update(SubmissionRow)
+                .where(SubmissionRow.id == submission.id)
+                .values(status=status, review=review)
+            )
+    with session_scope(url) as session:
+        refresh_task_baseline(session, task_id=task_id)
+
+
+def paged(url: str, task_id: str, size: int, **filters: Any) -> list[Any]:
+    found: list[Any] = []
+    offset = 0
+    while True:
+        with session_scope(url) as session:
+            page = leaderboard(session, task_id=task_id, limit=size, offset=offset, **filters)
+        found.append(page)
+        offset += size
+        if offset >= (page.total or 0):
+            return found
+
+
+@pytest.mark.parametrize("kind", ["arena", "peerread"])
+def test_database_ranks_equal_the_pure_board_on_random_tasks(db_url: str, kind: str) -> None:
+    rng = random.Random(33)
+    for case, size in enumerate([1, 2, 7, 40]):
+        task_id = f"{kind}-{case}"
+        store_task(db_url, kind, task_id, rng, size)
+        for filters in FILTERS:
+            with session_scope(db_url) as session:
+                whole = board_of(
+                    task_view(session, task_id=task_id),
+                    **{k: v for k, v in filters.items()},
+                )
+            pages = paged(db_url, task_id, 3, **filters)
+            listed = [e for p in pages for e in p.entries]
+            assert listed == whole.entries, (task_id, filters)
+            first = pages[0]
+            assert first.total == len(whole.entries)
+            assert first.duplicate_of == whole.duplicate_of
+            assert first.baseline_note == whole.baseline_note
+            assert first.kind == whole.kind == kind
+            ci, expected = first.confidence_interval, whole.confidence_interval
+            assert (ci.enough_data, ci.level, ci.of) == (
+                expected.enough_data,
+                expected.level,
+                expected.of,
+            )
+            for bound in ("low", "high", "mean"):
+                assert getattr(ci, bound) == pytest.approx(getattr(expected, bound), abs=2e-4)
+
+
+def test_a_moved_baseline_rescores_the_standings_as_a_fresh_build(db_url: str) -> None:
+    store_task(db_url, "arena", "moved", random.Random(4), 30)
+    with session_scope(db_url) as session:
+        context = task_context(session, task_id="moved")
+        assert standings.sync(session, context) == 30  # none yet: built from the stored runs
+        assert standings.sync(session, context) == 0  # current: nothing written
+    # more runs move the baseline (store_task refreshes it): the 30 rows are rescored from
+    # their columns, the 20 new ones built from their stored runs
+    store_task(db_url, "arena", "moved", random.Random(6), 20, start=30)
+    with session_scope(db_url) as session:
+        context = task_context(session, task_id="moved")
+        assert context.current.version > 1
+        assert standings.sync(session, context) == 50
+        kept = rows_of(session, "moved")
+        session.execute(StandingRow.__table__.delete().where(StandingRow.task_id == "moved"))
+        assert standings.sync(session, context) == 50  # all built from the stored runs
+        assert rows_of(session, "moved") == kept
+
+
+def rows_of(session: Any, task_id: str) -> list[tuple[Any, ...]]:
+    columns = [c for c in StandingRow.__table__.columns]
+    return [
+        tuple(row)
+        for row in session.execute(
+            select(*columns).where(StandingRow.task_id == task_id).order_by(*columns[:1])
+        )
+    ]
+
+
+def count_statements(url: str, task_id: str, **read: Any) -> int:
+    statements: list[str] = []
+    with session_scope(url) as session:
+        engine = session.get_bind()
+
+        def seen(*args: Any) -> None:
+            statements.append(args[2])
+
+        event.listen(engine, "before_cursor_execute", seen)
+        try:
+            leaderboard(session, task_id=task_id, limit=3, **read)
+        finally:
+            event.remove(engine, "before_cursor_execute", seen)
+    return len(statements)
+
+
+def test_a_page_costs_the_same_statements_whatever_the_task_size(db_url: str) -> None:
+    rng = random.Random(8)
+    store_task(db_url, "arena", "small", rng, 50)
+    store_task(db_url, "arena", "large", rng, 400)
+    for task_id in ("small", "large"):  # the first read builds the standings
+        count_statements(db_url, task_id)
+    # held runs ranked, so a page never needs the held rows' statement (data, not size)
+    for read in ({}, {"offset": 2}, {"model": "o3"}, {"status": "done"}):
+        read |= {"include_held": True}
+        small = count_statements(db_url, "small", **read)
+        assert small == count_statements(db_url, "large", **read) <= 13, read
+
+
+def test_a_run_stored_under_an_older_schema_is_listed_marked_not_a_500(db_url: str) -> None:
+    store_task(db_url, "arena", "old", random.Random(5), 8)
+    with session_scope(db_url) as session:
+        victim = session.scalar(
+            select(func.min(SubmissionRow.id)).where(SubmissionRow.task_id == "old")
+        )
+        # a payload written before a field became required, and a scores document of an
+        # older shape: neither validates today
+        session.execute(
+            update(SubmissionRow).where(SubmissionRow.id == victim).values(payload={"id": victim})
+        )
+        session.execute(StandingRow.__table__.delete().where(StandingRow.submission_id == victim))
+    with session_scope(db_url) as session:
+        board = leaderboard(session, task_id="old", limit=50, include_held=True)
+    marked = [e for e in board.entries if e.problem]
+    assert [e.submission_id for e in marked] == [victim]
+    assert "older schema" in (marked[0].problem or "")
+    assert marked[0].ranking_value is None
+    assert board.entries[-1].submission_id == victim  # no value: ranked last
+    assert board.total == 8
