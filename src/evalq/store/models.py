@@ -251,6 +251,8 @@ class TraceRow(Base):
     # One submission per trace: set once, by the sweep that claimed the trace.
     submission_id: Mapped[str | None] = mapped_column(String(128), default=None, unique=True)
     error: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    # The name of the API key whose spans opened the trace: only that key adds spans to it.
+    owner: Mapped[str | None] = mapped_column(String(100), default=None)
 
 
 Index("ix_traces_status_last_span_at", TraceRow.status, TraceRow.last_span_at)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, func, or_, select, tuple_, update
+from sqlalchemy import case, delete, func, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -40,9 +40,12 @@ def store_spans(
     spans: list[IncomingSpan],
     defaults: Mapping[str, str],
     max_spans: int,
+    owner: str | None = None,
 ) -> Stored:
     """Store the new spans of one trace (`store_request` for one trace)."""
-    found = store_request(session, traces={trace_id: spans}, defaults=defaults, max_spans=max_spans)
+    found = store_request(
+        session, traces={trace_id: spans}, defaults=defaults, max_spans=max_spans, owner=owner
+    )
     return found[trace_id]
 
 
@@ -52,9 +55,16 @@ def store_request(
     traces: Mapping[str, list[IncomingSpan]],
     defaults: Mapping[str, str],
     max_spans: int,
+    owner: str | None = None,
 ) -> dict[str, Stored]:
     """Store the new spans of each trace of one request (a span already stored is not stored
     again), in a fixed number of statements whatever the number of traces.
+
+    A trace belongs to the API key (``owner``, its name) whose request opened it: spans of it
+    from another key are refused with the reason, and that request changes nothing of the
+    trace (not its defaults, nor when it last had a span). A trace opened without a key (``evalq
+    import otlp``) or before owners were stored is taken by the first key that sends to it; a
+    request without a key (the operator's own import) may add to any trace.
 
     The traces' rows are written first, in trace id order, which locks them until the commit:
     concurrent requests for one trace take turns (and never deadlock), so the counts and the
@@ -67,7 +77,7 @@ def store_request(
         return {}
     now = utcnow()
     ids = sorted(traces)
-    _upsert_traces(session, trace_ids=ids, defaults=defaults, now=now)
+    _upsert_traces(session, trace_ids=ids, defaults=defaults, now=now, owner=owner)
     rows = {
         row.trace_id: row
         for row in session.scalars(
@@ -91,6 +101,11 @@ def store_request(
     for trace_id in ids:
         row = rows[trace_id]
         new = [s for s in traces[trace_id] if (trace_id, s.span_id) not in known]
+        if owner is not None and row.owner not in (None, owner):
+            answer[trace_id] = Stored(0, 0, [foreign(trace_id)] * len(traces[trace_id]))
+            continue
+        if owner is not None and row.owner is None:
+            row.owner = owner
         answer[trace_id] = _take(session, row, new, max_spans=max_spans)
         if answer[trace_id].stored or answer[trace_id].late:
             late = bool(answer[trace_id].late)
@@ -100,6 +115,14 @@ def store_request(
         insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
         session.execute(insert(TraceSpanRow).on_conflict_do_nothing(), inserts)
     return answer
+
+
+def foreign(trace_id: str) -> str:
+    """Why a span from a key other than the trace's owner is refused."""
+    return (
+        f"trace {trace_id}: opened by another API key; only the key that sent its first spans "
+        "adds spans to it"
+    )
 
 
 def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans: int) -> Stored:
@@ -134,7 +157,12 @@ def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans
 
 
 def _upsert_traces(
-    session: Session, *, trace_ids: list[str], defaults: Mapping[str, str], now: datetime
+    session: Session,
+    *,
+    trace_ids: list[str],
+    defaults: Mapping[str, str],
+    now: datetime,
+    owner: str | None,
 ) -> None:
     values: list[dict[str, Any]] = [
         {
@@ -147,6 +175,7 @@ def _upsert_traces(
             "end_marked": False,
             "created_at": now,
             "last_span_at": now,
+            "owner": owner,
         }
         for trace_id in trace_ids
     ]
@@ -156,6 +185,15 @@ def _upsert_traces(
     update_: dict[str, Any] = {"last_span_at": statement.excluded.last_span_at}
     if defaults:
         update_["defaults"] = statement.excluded.defaults
+    # Another key's request leaves the row as it is (it still locks it: requests take turns).
+    mine = TraceRow.owner.is_(None) | statement.excluded.owner.is_(None)
+    mine |= TraceRow.owner == statement.excluded.owner
+    update_["defaults"] = case(
+        (mine, update_.get("defaults", TraceRow.defaults)), else_=TraceRow.defaults
+    )
+    update_["last_span_at"] = case(
+        (mine, statement.excluded.last_span_at), else_=TraceRow.last_span_at
+    )
     session.execute(
         statement.on_conflict_do_update(index_elements=["trace_id"], set_=update_), values
     )

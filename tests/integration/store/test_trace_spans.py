@@ -125,3 +125,38 @@ def test_a_trace_over_its_bound_is_refused_whole(db_url: str) -> None:
     assert due(db_url, quiet=NOW) == []
     again = store(db_url, spans[:1], max_spans=8)
     assert again.rejected and again.rejected[0].startswith(rule)
+
+
+def test_a_trace_belongs_to_the_key_that_opened_it(db_url: str) -> None:
+    """Spans of another key are refused and change nothing (not the defaults, not the end);
+    a trace opened without a key is taken by the first key that sends to it."""
+    spans = two_agent_run()
+    trace_id = trace_id_of(spans)
+    children = [s for s in spans if s.parent is not None]
+    root = [s for s in spans if s.parent is None]
+
+    def send(part: list, owner: str | None, **defaults: str) -> traces.Stored:  # type: ignore[type-arg]
+        [(_, items)] = incoming_spans(encode_spans(part)).traces.items()
+        with session_scope(db_url) as session:
+            return traces.store_spans(
+                session,
+                trace_id=trace_id,
+                spans=items,
+                defaults=defaults,
+                max_spans=100,
+                owner=owner,
+            )
+
+    assert send(children[:4], None) == traces.Stored(4, 0, [])  # `evalq import otlp`: no key
+    assert send(children[4:], "alice", model="m") == traces.Stored(4, 0, [])  # alice takes it
+    assert send(root, "mallory", model="forged") == traces.Stored(0, 0, [traces.foreign(trace_id)])
+    with session_scope(db_url) as session:
+        row = session.get(TraceRow, trace_id)
+        assert row is not None
+        assert (row.owner, row.span_count, row.has_root, row.defaults) == (
+            "alice",
+            8,
+            False,
+            {"model": "m"},
+        )
+    assert send(root, "alice") == traces.Stored(1, 0, [])
