@@ -17,6 +17,7 @@ from sqlalchemy import case, delete, func, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from evalq.core.schemas import MAX_TRACE_EDGES
 from evalq.core.trace_rules import TraceRule, TraceRuleOf
 from evalq.store.models import TraceRow, TraceRuleRow, TraceSpanRow, utcnow
 
@@ -68,10 +69,11 @@ def store_request(
 
     The traces' rows are written first, in trace id order, which locks them until the commit:
     concurrent requests for one trace take turns (and never deadlock), so the counts and the
-    bound are exact. Spans of a trace already claimed are stored as late. A trace that would
-    pass ``max_spans`` is refused whole: it is marked ``refused`` with the reason, its stored
-    spans are dropped, and every later span of it is refused with the same reason (never
-    evaluated on part of its spans).
+    bound are exact. Spans of a trace already claimed are stored as late. A trace that can
+    never become a run (it would pass ``max_spans``, or hold more tool calls than a run's trace
+    has edges, ``MAX_TRACE_EDGES + 1``) is refused whole: it is marked ``refused`` with the
+    reason, its stored spans are dropped, and every later span of it is refused with the same
+    reason (never evaluated on part of its spans).
     """
     if not traces:
         return {}
@@ -133,11 +135,20 @@ def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans
     if not new:
         return Stored(0, 0, [])
     late = row.status != "open"
+    tools = row.tool_spans + sum(span.tool for span in new)
+    message = None
     if row.span_count + row.late_spans + len(new) > max_spans:
         message = (
             f"trace {row.trace_id}: holds more than {max_spans} spans (EVALQ_TRACE_MAX_SPANS); "
             "the trace is refused whole, and so are its later spans"
         )
+    elif not late and tools > MAX_TRACE_EDGES + 1:
+        message = (
+            f"trace {row.trace_id}: holds {tools} tool calls, so at least {tools - 1} edges; a "
+            f"run's trace has at most {MAX_TRACE_EDGES} (transitions + messages), so it can "
+            "never be evaluated: the trace is refused whole, and so are its later spans"
+        )
+    if message is not None:
         if not late:
             session.execute(delete(TraceSpanRow).where(TraceSpanRow.trace_id == row.trace_id))
             row.status, row.error, row.span_count = "refused", {"message": message}, 0
@@ -148,6 +159,7 @@ def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans
         row.late_spans += len(new)
         return Stored(0, len(new), [])
     row.span_count += len(new)
+    row.tool_spans = tools
     starts = [s.start_ns for s in new] + ([row.start_ns] if row.start_ns is not None else [])
     ends = [s.end_ns for s in new] + ([row.end_ns] if row.end_ns is not None else [])
     row.start_ns, row.end_ns = min(starts), max(ends)
@@ -176,6 +188,7 @@ def _upsert_traces(
             "created_at": now,
             "last_span_at": now,
             "owner": owner,
+            "tool_spans": 0,
         }
         for trace_id in trace_ids
     ]
@@ -274,6 +287,25 @@ def fail(session: Session, *, trace_id: str, problems: list[tuple[str, str]]) ->
             error={"problems": [{"field": f, "rule": r} for f, r in problems[:20]]},
         )
     )
+
+
+def reason(row: TraceRow) -> str | None:
+    """Why a refused or failed trace is not a run, in words (None for the others)."""
+    error = row.error or {}
+    if "message" in error:
+        return str(error["message"])
+    problems = error.get("problems") or []
+    return "; ".join(f"{p['field']}: {p['rule']}" for p in problems) or None
+
+
+def trace_of_id(session: Session, *, submission_id: str) -> TraceRow | None:
+    """The trace a submission id names or was made from (``otlp-<trace id>``), if any."""
+    from evalq.traces.convert import ID_PREFIX  # protobuf is loaded only where it is needed
+
+    found = trace_of_submission(session, submission_id=submission_id)
+    if found is None and submission_id.startswith(ID_PREFIX):
+        found = session.get(TraceRow, submission_id.removeprefix(ID_PREFIX)[:32].lower())
+    return found
 
 
 def trace_of_submission(session: Session, *, submission_id: str) -> TraceRow | None:

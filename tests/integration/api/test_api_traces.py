@@ -300,7 +300,9 @@ def test_a_trace_over_its_bound_is_refused_whole_with_the_reason(traced: Server)
     assert answer.partial_success.error_message.startswith(rule)
     state = traced.client().get(f"/v1/traces/{trace_id}").json()
     assert (state["status"], state["spans"]) == ("refused", 0)
-    assert state["error"]["message"].startswith(rule)
+    assert state["error"]["message"].startswith(rule) and state["reason"].startswith(rule)
+    metrics = traced.client().get("/metrics").text
+    assert 'evalq_traces{status="refused"} 1.0' in metrics
     later = export(traced, first[:1])  # already stored once, but the trace is refused now
     assert later.partial_success.rejected_spans == 1
 

@@ -136,8 +136,11 @@ class TraceState(BaseModel):
     trace_id: str
     status: TraceStatus = Field(
         description="open: spans arriving; finalising: being made a submission; finalised; "
-        "refused: over EVALQ_TRACE_MAX_SPANS; failed: cannot be a submission (error says why)."
+        "refused at the door: it can never be a run (over EVALQ_TRACE_MAX_SPANS, or more tool "
+        "calls than a run's trace has edges); failed: found unable to be a submission when "
+        "finalised; untaken: no rule took it. reason says why."
     )
+    reason: str | None = Field(description="Why a refused or failed trace is not a run.")
     service_name: str | None
     spans: int = Field(description="Spans stored before the trace was finalised.")
     late_spans: int = Field(description="Spans that arrived after it was finalised.")
@@ -158,6 +161,7 @@ class TraceState(BaseModel):
             has_root=row.has_root,
             end_marked=row.end_marked,
             submission_id=row.submission_id,
+            reason=stored.reason(row),
             error=row.error,
         )
 
