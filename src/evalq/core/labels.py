@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from evalq.core.errors import MAX_PROBLEMS, InvalidInput
 from evalq.core.profile import Recommendation
@@ -41,7 +41,7 @@ def _score(value: object) -> object:
     return value
 
 
-HumanScore = Annotated[int, BeforeValidator(_score), Field(ge=1, le=5)]
+HumanScore = Annotated[int, Field(ge=1, le=5), BeforeValidator(_score)]
 Labeller = Annotated[
     str,
     Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._@:\-]*$"),
@@ -51,8 +51,24 @@ Labeller = Annotated[
 Note = Annotated[str, Field(max_length=MAX_NOTE_CHARS), Storable]
 
 
+NOT_EMPTY: dict[str, Any] = {
+    "anyOf": [
+        {"required": ["scores"], "properties": {"scores": {"minProperties": 1}}},
+        {
+            "required": ["recommendation"],
+            "properties": {"recommendation": {"not": {"type": "null"}}},
+        },
+        {"required": ["passed"], "properties": {"passed": {"type": "boolean"}}},
+    ]
+}
+"""`EMPTY_RULE` in the OpenAPI document."""
+
+
 class LabelRequest(Strict):
-    """One person's judgment of one run (the body's items of ``POST /v1/labels``)."""
+    """One person's judgment of one run (the body's items of ``POST /v1/labels``): at least one
+    of scores, recommendation, passed."""
+
+    model_config = ConfigDict(json_schema_extra=NOT_EMPTY)
 
     submission_id: SubmissionId = Field(description="The run labelled; it must exist.")
     labeller: Labeller = Field(description="Who labelled it (e.g. an e-mail address).")

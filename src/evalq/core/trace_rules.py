@@ -56,6 +56,7 @@ class TraceRule(BaseModel):
         default=1.0,
         ge=0,
         le=1,
+        strict=True,  # false is not a rate of 0
         description="Share of the matching traces taken, decided from the trace id.",
     )
 
@@ -75,6 +76,7 @@ BOUND_RULE = (
     "must be from 1678-01-01T00:00:00Z to 2262-01-01T00:00:00Z "
     "(span times are stored as int64 nanoseconds since 1970)"
 )
+ORDER_RULE = "must not be before since (until == since is an empty range)"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -87,13 +89,24 @@ def _storable_bound(moment: datetime) -> datetime:
     return aware.astimezone(UTC)
 
 
-Bound = Annotated[datetime, AfterValidator(_storable_bound)]
+BOUND_YEARS = r"^(1679|16[89]\d|1[7-9]\d\d|2[01]\d\d|22[0-5]\d|226[01])-"
+Bound = Annotated[
+    datetime,
+    AfterValidator(_storable_bound),
+    # The years 1679-2261, so no UTC offset takes a bound the schema allows out of range.
+    Field(
+        description="From 1678-01-01T00:00:00Z to 2262-01-01T00:00:00Z (span times are int64 "
+        "nanoseconds since 1970).",
+        json_schema_extra={"pattern": BOUND_YEARS},
+    ),
+]
 
 
 class BackfillRequest(BaseModel):
     """The time range of a backfill: the untaken traces whose first span started in
     [since, until). A bound without a UTC offset is UTC; both lie from 1678 to 2262, the
-    times int64 nanoseconds hold."""
+    times int64 nanoseconds hold. ``until == since`` is an empty range (nothing is taken);
+    ``until`` before ``since`` is refused, naming ``until``."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -102,10 +115,10 @@ class BackfillRequest(BaseModel):
 
     @field_validator("until")
     @classmethod
-    def _after_since(cls, until: datetime, info: ValidationInfo) -> datetime:
+    def _not_before_since(cls, until: datetime, info: ValidationInfo) -> datetime:
         since = info.data.get("since")
-        if since is not None and until <= since:
-            raise PydanticCustomError("backfill_order", "must be after since")
+        if since is not None and until < since:
+            raise PydanticCustomError("backfill_order", ORDER_RULE)
         return until
 
     @property

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
 from evalq.core.judge_validation import JudgeValidation
-from evalq.core.metadata import KEY_RULE, as_text, valid_key
+from evalq.core.metadata import KEY_RULE, MAX_KEY_CHARS, as_text, valid_key
 from evalq.core.profile import Profile, profile_named
 from evalq.core.results import ScyllaScores
 from evalq.core.schemas import STORED, Task, TaskKind
@@ -50,6 +50,12 @@ COPY = "copy of an earlier run"
 MAX_RESAMPLES = 100_000
 """Most bootstrap resamples one comparison may ask for (the default is 2,000)."""
 BY_RULE = "one of model, tool, variant, or metadata.KEY"
+BY_PATTERN = (
+    f"^({'|'.join(FIELDS)}|metadata\\.[A-Za-z0-9_][A-Za-z0-9_.\\-]{{0,{MAX_KEY_CHARS - 1}}})$"
+)
+"""`BY_RULE` and the metadata key rule as one pattern, for the OpenAPI document."""
+TASKS_PATTERN = r"^[^,]*[^,\s][^,]*(,[^,]*[^,\s][^,]*)*$"
+"""What `resolve_tasks` can match: comma-separated names, none of them empty or blank."""
 CHUNK = 500
 """Task ids asked for in one IN (...) (SQLite's limit on bound parameters)."""
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from evalq.store.models import SubmissionRow, TierResultRow
+from evalq.store.models import SubmissionRow, TierResultRow, TraceRow
 
 
 @dataclass(frozen=True)
@@ -44,12 +44,14 @@ class EvaluationHealth:
         tier_failures: (tier, error type) -> tier results stored as failed.
         judge: the judge's retries, 429s and cost.
         oldest_queued_at: when the longest-waiting queued submission arrived; None if none.
+        traces_by_status: streamed traces per status (open ... refused, failed).
     """
 
     by_status: dict[str, int]
     tier_failures: dict[tuple[str, str], int]
     judge: JudgeTotals
     oldest_queued_at: datetime | None
+    traces_by_status: dict[str, int]
 
     def oldest_queued_age_s(self, now: datetime) -> float:
         """Seconds the oldest queued submission has waited; 0 when nothing is queued."""
@@ -59,12 +61,13 @@ class EvaluationHealth:
 
 
 def evaluation_health(session: Session) -> EvaluationHealth:
-    """Read the figures of `EvaluationHealth` from the store, four aggregate queries."""
+    """Read the figures of `EvaluationHealth` from the store, five aggregate queries."""
     return EvaluationHealth(
         by_status=_by_status(session),
         tier_failures=_tier_failures(session),
         judge=_judge_totals(session),
         oldest_queued_at=_oldest_queued_at(session),
+        traces_by_status=_traces_by_status(session),
     )
 
 
@@ -72,6 +75,11 @@ def _by_status(session: Session) -> dict[str, int]:
     rows = session.execute(
         select(SubmissionRow.status, func.count()).group_by(SubmissionRow.status)
     )
+    return {status: int(count) for status, count in rows}
+
+
+def _traces_by_status(session: Session) -> dict[str, int]:
+    rows = session.execute(select(TraceRow.status, func.count()).group_by(TraceRow.status))
     return {status: int(count) for status, count in rows}
 
 

@@ -292,6 +292,10 @@ class TraceRow(Base):
     # One submission per trace: set once, by the sweep that claimed the trace.
     submission_id: Mapped[str | None] = mapped_column(String(128), default=None, unique=True)
     error: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    # The name of the API key whose spans opened the trace: only that key adds spans to it.
+    owner: Mapped[str | None] = mapped_column(String(100), default=None)
+    # Tool spans stored: each is a step of the run, so past MAX_TRACE_EDGES + 1 it can never be one.
+    tool_spans: Mapped[int] = mapped_column(default=0)
 
 
 Index("ix_traces_status_last_span_at", TraceRow.status, TraceRow.last_span_at)

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, func, or_, select, tuple_, update
+from sqlalchemy import case, delete, func, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from evalq.core.schemas import MAX_TRACE_EDGES
 from evalq.core.trace_rules import TraceRule, TraceRuleOf
 from evalq.store.models import TraceRow, TraceRuleRow, TraceSpanRow, utcnow
 
@@ -40,9 +41,12 @@ def store_spans(
     spans: list[IncomingSpan],
     defaults: Mapping[str, str],
     max_spans: int,
+    owner: str | None = None,
 ) -> Stored:
     """Store the new spans of one trace (`store_request` for one trace)."""
-    found = store_request(session, traces={trace_id: spans}, defaults=defaults, max_spans=max_spans)
+    found = store_request(
+        session, traces={trace_id: spans}, defaults=defaults, max_spans=max_spans, owner=owner
+    )
     return found[trace_id]
 
 
@@ -52,22 +56,30 @@ def store_request(
     traces: Mapping[str, list[IncomingSpan]],
     defaults: Mapping[str, str],
     max_spans: int,
+    owner: str | None = None,
 ) -> dict[str, Stored]:
     """Store the new spans of each trace of one request (a span already stored is not stored
     again), in a fixed number of statements whatever the number of traces.
 
+    A trace belongs to the API key (``owner``, its name) whose request opened it: spans of it
+    from another key are refused with the reason, and that request changes nothing of the
+    trace (not its defaults, nor when it last had a span). A trace opened without a key (``evalq
+    import otlp``) or before owners were stored is taken by the first key that sends to it; a
+    request without a key (the operator's own import) may add to any trace.
+
     The traces' rows are written first, in trace id order, which locks them until the commit:
     concurrent requests for one trace take turns (and never deadlock), so the counts and the
-    bound are exact. Spans of a trace already claimed are stored as late. A trace that would
-    pass ``max_spans`` is refused whole: it is marked ``refused`` with the reason, its stored
-    spans are dropped, and every later span of it is refused with the same reason (never
-    evaluated on part of its spans).
+    bound are exact. Spans of a trace already claimed are stored as late. A trace that can
+    never become a run (it would pass ``max_spans``, or hold more tool calls than a run's trace
+    has edges, ``MAX_TRACE_EDGES + 1``) is refused whole: it is marked ``refused`` with the
+    reason, its stored spans are dropped, and every later span of it is refused with the same
+    reason (never evaluated on part of its spans).
     """
     if not traces:
         return {}
     now = utcnow()
     ids = sorted(traces)
-    _upsert_traces(session, trace_ids=ids, defaults=defaults, now=now)
+    _upsert_traces(session, trace_ids=ids, defaults=defaults, now=now, owner=owner)
     rows = {
         row.trace_id: row
         for row in session.scalars(
@@ -91,6 +103,11 @@ def store_request(
     for trace_id in ids:
         row = rows[trace_id]
         new = [s for s in traces[trace_id] if (trace_id, s.span_id) not in known]
+        if owner is not None and row.owner not in (None, owner):
+            answer[trace_id] = Stored(0, 0, [foreign(trace_id)] * len(traces[trace_id]))
+            continue
+        if owner is not None and row.owner is None:
+            row.owner = owner
         answer[trace_id] = _take(session, row, new, max_spans=max_spans)
         if answer[trace_id].stored or answer[trace_id].late:
             late = bool(answer[trace_id].late)
@@ -102,6 +119,14 @@ def store_request(
     return answer
 
 
+def foreign(trace_id: str) -> str:
+    """Why a span from a key other than the trace's owner is refused."""
+    return (
+        f"trace {trace_id}: opened by another API key; only the key that sent its first spans "
+        "adds spans to it"
+    )
+
+
 def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans: int) -> Stored:
     """Count ``new`` spans on the trace's row, or refuse them (and the trace) over the bound."""
     if row.status == "refused":
@@ -110,11 +135,20 @@ def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans
     if not new:
         return Stored(0, 0, [])
     late = row.status != "open"
+    tools = row.tool_spans + sum(span.tool for span in new)
+    message = None
     if row.span_count + row.late_spans + len(new) > max_spans:
         message = (
             f"trace {row.trace_id}: holds more than {max_spans} spans (EVALQ_TRACE_MAX_SPANS); "
             "the trace is refused whole, and so are its later spans"
         )
+    elif not late and tools > MAX_TRACE_EDGES + 1:
+        message = (
+            f"trace {row.trace_id}: holds {tools} tool calls, so at least {tools - 1} edges; a "
+            f"run's trace has at most {MAX_TRACE_EDGES} (transitions + messages), so it can "
+            "never be evaluated: the trace is refused whole, and so are its later spans"
+        )
+    if message is not None:
         if not late:
             session.execute(delete(TraceSpanRow).where(TraceSpanRow.trace_id == row.trace_id))
             row.status, row.error, row.span_count = "refused", {"message": message}, 0
@@ -125,6 +159,7 @@ def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans
         row.late_spans += len(new)
         return Stored(0, len(new), [])
     row.span_count += len(new)
+    row.tool_spans = tools
     starts = [s.start_ns for s in new] + ([row.start_ns] if row.start_ns is not None else [])
     ends = [s.end_ns for s in new] + ([row.end_ns] if row.end_ns is not None else [])
     row.start_ns, row.end_ns = min(starts), max(ends)
@@ -134,7 +169,12 @@ def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans
 
 
 def _upsert_traces(
-    session: Session, *, trace_ids: list[str], defaults: Mapping[str, str], now: datetime
+    session: Session,
+    *,
+    trace_ids: list[str],
+    defaults: Mapping[str, str],
+    now: datetime,
+    owner: str | None,
 ) -> None:
     values: list[dict[str, Any]] = [
         {
@@ -147,6 +187,8 @@ def _upsert_traces(
             "end_marked": False,
             "created_at": now,
             "last_span_at": now,
+            "owner": owner,
+            "tool_spans": 0,
         }
         for trace_id in trace_ids
     ]
@@ -156,6 +198,15 @@ def _upsert_traces(
     update_: dict[str, Any] = {"last_span_at": statement.excluded.last_span_at}
     if defaults:
         update_["defaults"] = statement.excluded.defaults
+    # Another key's request leaves the row as it is (it still locks it: requests take turns).
+    mine = TraceRow.owner.is_(None) | statement.excluded.owner.is_(None)
+    mine |= TraceRow.owner == statement.excluded.owner
+    update_["defaults"] = case(
+        (mine, update_.get("defaults", TraceRow.defaults)), else_=TraceRow.defaults
+    )
+    update_["last_span_at"] = case(
+        (mine, statement.excluded.last_span_at), else_=TraceRow.last_span_at
+    )
     session.execute(
         statement.on_conflict_do_update(index_elements=["trace_id"], set_=update_), values
     )
@@ -236,6 +287,25 @@ def fail(session: Session, *, trace_id: str, problems: list[tuple[str, str]]) ->
             error={"problems": [{"field": f, "rule": r} for f, r in problems[:20]]},
         )
     )
+
+
+def reason(row: TraceRow) -> str | None:
+    """Why a refused or failed trace is not a run, in words (None for the others)."""
+    error = row.error or {}
+    if "message" in error:
+        return str(error["message"])
+    problems = error.get("problems") or []
+    return "; ".join(f"{p['field']}: {p['rule']}" for p in problems) or None
+
+
+def trace_of_id(session: Session, *, submission_id: str) -> TraceRow | None:
+    """The trace a submission id names or was made from (``otlp-<trace id>``), if any."""
+    from evalq.traces.convert import ID_PREFIX  # protobuf is loaded only where it is needed
+
+    found = trace_of_submission(session, submission_id=submission_id)
+    if found is None and submission_id.startswith(ID_PREFIX):
+        found = session.get(TraceRow, submission_id.removeprefix(ID_PREFIX)[:32].lower())
+    return found
 
 
 def trace_of_submission(session: Session, *, submission_id: str) -> TraceRow | None:

@@ -20,6 +20,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
 from evalq.core.storable import printable
 from evalq.traces import names
 from evalq.traces.otlp import attributes_of
+from evalq.traces.tree import kind_of_attributes
 
 EARLIEST_NS = 946_684_800 * 10**9
 """2000-01-01T00:00:00Z: an earlier span time is a clock that was never set (or a unit slip)."""
@@ -34,6 +35,7 @@ class IncomingSpan:
     Attributes:
         data: a serialized ``ResourceSpans`` holding the span's resource, scope and the span.
         end_marker: the span carries ``evalq.trace.end`` = true (the run says it is over).
+        tool: the span is a tool call (one step of the submission's trace).
     """
 
     trace_id: str
@@ -44,6 +46,7 @@ class IncomingSpan:
     service_name: str | None
     end_marker: bool
     data: bytes
+    tool: bool = False
 
 
 @dataclass
@@ -103,6 +106,7 @@ def incoming_spans(
                     scope=scope_spans.scope, schema_url=scope_spans.schema_url
                 )
                 scope.spans.append(span)
+                own = attributes_of(span.attributes)
                 found.traces[key[0]].append(
                     IncomingSpan(
                         trace_id=key[0],
@@ -111,8 +115,9 @@ def incoming_spans(
                         start_ns=span.start_time_unix_nano,
                         end_ns=span.end_time_unix_nano,
                         service_name=service if isinstance(service, str) else None,
-                        end_marker=_marks_end(span),
+                        end_marker=own.get(names.EVALQ_TRACE_END) is True,
                         data=one.SerializeToString(),
+                        tool=kind_of_attributes(own) == "tool",
                     )
                 )
     return found
@@ -138,10 +143,6 @@ def refusal(span: ProtoSpan, now_ns: int) -> str | None:
     if end < start:
         return f"{label}.endTimeUnixNano: ends before it starts ({end} < {start})"
     return None
-
-
-def _marks_end(span: ProtoSpan) -> bool:
-    return attributes_of(span.attributes).get(names.EVALQ_TRACE_END) is True
 
 
 def request_of(stored: list[bytes]) -> ExportTraceServiceRequest:

@@ -9,7 +9,7 @@ invoke_agent).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -27,10 +27,15 @@ OPENINFERENCE_KINDS: dict[str, SpanKind] = {
 
 def kind_of(span: Span) -> SpanKind:
     """What the span records, by whichever convention it follows."""
-    openinference = span.attributes.get(names.OI_SPAN_KIND)
+    return kind_of_attributes(span.attributes)
+
+
+def kind_of_attributes(attributes: Mapping[str, Any]) -> SpanKind:
+    """`kind_of` from a span's own attributes (all it reads: a span's kind is known alone)."""
+    openinference = attributes.get(names.OI_SPAN_KIND)
     if isinstance(openinference, str):
         return OPENINFERENCE_KINDS.get(openinference.upper(), "other")
-    operation = span.attributes.get(names.GEN_AI_OPERATION_NAME)
+    operation = attributes.get(names.GEN_AI_OPERATION_NAME)
     if operation in names.GEN_AI_LLM_OPERATIONS:
         return "llm"
     if operation == names.GEN_AI_TOOL_OPERATION:

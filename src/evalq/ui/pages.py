@@ -23,7 +23,7 @@ from evalq.read.health import evaluation_health
 from evalq.report.page import validation_block
 from evalq.report.svg import binned_histogram
 from evalq.report.verdict import standings_verdict, verdict_section
-from evalq.store import queries
+from evalq.store import queries, traces
 from evalq.store.models import EvaluationRow
 from evalq.ui.run import run_page
 from evalq.ui.web import ViewerDep, live, render, settings_of
@@ -34,9 +34,11 @@ PAGE_SIZE = 50
 Text = Annotated[str, Query(max_length=200)]
 
 
-def not_found(request: Request, viewer: ViewerDep, what: str) -> HTMLResponse:
-    """The 404 page naming what is missing."""
-    return render(request, "missing.html", viewer, status=404, what=what)
+def not_found(
+    request: Request, viewer: ViewerDep, what: str, *, note: str | None = None
+) -> HTMLResponse:
+    """The 404 page naming what is missing (and ``note``: why, when it is known)."""
+    return render(request, "missing.html", viewer, status=404, what=what, note=note)
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -199,7 +201,12 @@ def run_view(request: Request, viewer: ViewerDep, submission_id: str) -> Respons
         try:
             found = run_page(session, submission_id=submission_id, settings=settings)
         except NotFound:
-            return not_found(request, viewer, f"submission {submission_id!r}")
+            trace = traces.trace_of_id(session, submission_id=submission_id)
+            note = None
+            if trace is not None and trace.status in ("refused", "failed"):
+                why = traces.reason(trace) or "no reason was stored"
+                note = f"Its trace {trace.trace_id} was {trace.status}: {why}"
+            return not_found(request, viewer, f"submission {submission_id!r}", note=note)
         return render(request, "run.html", viewer, run=found, r=found.result)
 
     return live(request, viewer, page)

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from evalq.core.errors import InvalidInput, NotFound
-from evalq.core.trace_rules import sampled
+from evalq.core.trace_rules import ORDER_RULE, sampled
 from evalq.producer.cli import app as cli
 from evalq.producer.client import Client
 from evalq.producer.http import HttpClient
@@ -139,7 +139,7 @@ def test_bad_rules_are_refused_at_every_door_and_nothing_is_stored(api: Server) 
         json={"since": "2026-11-21T00:00:00Z", "until": "2026-11-20T00:00:00Z"},
     )
     assert backwards.status_code == 422, backwards.text
-    assert backwards.json()["detail"] == [{"field": "until", "rule": "must be after since"}]
+    assert backwards.json()["detail"] == [{"field": "until", "rule": ORDER_RULE}]
     with HttpClient(api.url, api.keys["rw"]) as http:
         with pytest.raises(InvalidInput) as caught:
             http.put_trace_rule("t1", {"sample_rate": -0.1})

@@ -300,7 +300,9 @@ def test_a_trace_over_its_bound_is_refused_whole_with_the_reason(traced: Server)
     assert answer.partial_success.error_message.startswith(rule)
     state = traced.client().get(f"/v1/traces/{trace_id}").json()
     assert (state["status"], state["spans"]) == ("refused", 0)
-    assert state["error"]["message"].startswith(rule)
+    assert state["error"]["message"].startswith(rule) and state["reason"].startswith(rule)
+    metrics = traced.client().get("/metrics").text
+    assert 'evalq_traces{status="refused"} 1.0' in metrics
     later = export(traced, first[:1])  # already stored once, but the trace is refused now
     assert later.partial_success.rejected_spans == 1
 
@@ -368,3 +370,30 @@ def test_other_bodies_are_415_413_or_422(traced: Server) -> None:
     assert trailing.status_code == 422, trailing.text
     reader = traced.client("read").post("/v1/traces", json=json.loads("{}"))
     assert reader.status_code == 403
+
+
+def test_a_trace_takes_spans_only_from_the_key_that_opened_it(traced: Server) -> None:
+    """Another write key that knows an open trace id cannot end it or add to it."""
+    spans = two_agent_run()
+    trace_id = trace_id_of(spans)
+    root = [s for s in spans if s.parent is None]
+    assert not export(traced, [s for s in spans if s.parent is not None]).HasField(
+        "partial_success"
+    )
+    posted = traced.client("write").post(
+        "/v1/traces",
+        content=as_protobuf(root),
+        headers=PROTOBUF,
+        params={"task_id": "t1", "model": "forged"},
+    )
+    answer = ExportTraceServiceResponse.FromString(posted.content)
+    assert answer.partial_success.rejected_spans == 1
+    assert answer.partial_success.error_message == (
+        f"trace {trace_id}: opened by another API key; only the key that sent its first spans "
+        "adds spans to it"
+    )
+    state = traced.client().get(f"/v1/traces/{trace_id}").json()
+    assert (state["status"], state["spans"], state["has_root"]) == ("open", 8, False)
+    assert not export(traced, root).HasField("partial_success")  # the owner's root is taken
+    state = traced.client().get(f"/v1/traces/{trace_id}").json()
+    assert (state["spans"], state["has_root"]) == (9, True)

@@ -9,10 +9,11 @@ import pytest
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from tests.support.otel_runs import trace_id_of, two_agent_run
 
+from evalq.core.schemas import MAX_TRACE_EDGES
 from evalq.store import traces
 from evalq.store.db import session_scope
 from evalq.store.models import TraceRow
-from evalq.traces.spans_in import incoming_spans, request_of
+from evalq.traces.spans_in import IncomingSpan, incoming_spans, request_of
 
 pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
 
@@ -125,3 +126,77 @@ def test_a_trace_over_its_bound_is_refused_whole(db_url: str) -> None:
     assert due(db_url, quiet=NOW) == []
     again = store(db_url, spans[:1], max_spans=8)
     assert again.rejected and again.rejected[0].startswith(rule)
+
+
+def test_a_trace_belongs_to_the_key_that_opened_it(db_url: str) -> None:
+    """Spans of another key are refused and change nothing (not the defaults, not the end);
+    a trace opened without a key is taken by the first key that sends to it."""
+    spans = two_agent_run()
+    trace_id = trace_id_of(spans)
+    children = [s for s in spans if s.parent is not None]
+    root = [s for s in spans if s.parent is None]
+
+    def send(part: list, owner: str | None, **defaults: str) -> traces.Stored:  # type: ignore[type-arg]
+        [(_, items)] = incoming_spans(encode_spans(part)).traces.items()
+        with session_scope(db_url) as session:
+            return traces.store_spans(
+                session,
+                trace_id=trace_id,
+                spans=items,
+                defaults=defaults,
+                max_spans=100,
+                owner=owner,
+            )
+
+    assert send(children[:4], None) == traces.Stored(4, 0, [])  # `evalq import otlp`: no key
+    assert send(children[4:], "alice", model="m") == traces.Stored(4, 0, [])  # alice takes it
+    assert send(root, "mallory", model="forged") == traces.Stored(0, 0, [traces.foreign(trace_id)])
+    with session_scope(db_url) as session:
+        row = session.get(TraceRow, trace_id)
+        assert row is not None
+        assert (row.owner, row.span_count, row.has_root, row.defaults) == (
+            "alice",
+            8,
+            False,
+            {"model": "m"},
+        )
+    assert send(root, "alice") == traces.Stored(1, 0, [])
+
+
+def test_a_trace_with_more_tool_calls_than_a_run_has_edges_is_refused_at_the_door(
+    db_url: str,
+) -> None:
+    """A tool call is a step: 5,002 of them make 5,001 edges at least, over the submission's
+    5,000, so the trace could only end `failed`; it is refused at once (EVALQ_TRACE_MAX_SPANS
+    being higher), and so are its later spans."""
+    trace_id = "ab" * 16
+
+    def span(number: int, *, tool: bool = True) -> IncomingSpan:
+        return IncomingSpan(
+            trace_id=trace_id,
+            span_id=f"{number:016x}",
+            parent_id=None if number == 1 else f"{1:016x}",
+            start_ns=1_800_000_000_000_000_000 + number,
+            end_ns=1_800_000_000_000_000_001 + number,
+            service_name="agent",
+            end_marker=False,
+            data=b"",
+            tool=tool,
+        )
+
+    first = [span(1, tool=False)] + [span(n) for n in range(2, MAX_TRACE_EDGES + 4)]
+    with session_scope(db_url) as session:
+        kept = traces.store_spans(
+            session, trace_id=trace_id, spans=first[:-1], defaults={}, max_spans=20_000
+        )
+    assert kept == traces.Stored(MAX_TRACE_EDGES + 2, 0, [])  # 5,001 tool calls: 5,000 edges
+    with session_scope(db_url) as session:
+        refused = traces.store_spans(
+            session, trace_id=trace_id, spans=first[-1:], defaults={}, max_spans=20_000
+        )
+    rule = f"trace {trace_id}: holds {MAX_TRACE_EDGES + 2} tool calls, so at least "
+    assert refused.stored == 0 and refused.rejected[0].startswith(rule)
+    with session_scope(db_url) as session:
+        row = session.get(TraceRow, trace_id)
+        assert row is not None and (row.status, row.span_count) == ("refused", 0)
+        assert traces.reason(row) == refused.rejected[0]

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from sqlalchemy.exc import OperationalError as DatabaseError
+from starlette.routing import Match
 
 from evalq.core.errors import (
     MAX_PROBLEMS,
@@ -80,9 +81,29 @@ def _unavailable(_: Request, error: Exception) -> JSONResponse:
     return message(f"the {what} is unavailable; retry later", 503)
 
 
+METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
+
+
+def _method_not_allowed(request: Request, _: Exception) -> JSONResponse:
+    """A 405 whose ``Allow`` names every method some route serves at the path (Starlette's
+    names only those of the first route that matched the path, or none)."""
+    routes = request.app.router.routes
+    allowed = [
+        method
+        for method in METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes
+        )
+    ]
+    answer = message("Method Not Allowed", 405)
+    answer.headers["Allow"] = ", ".join(allowed)
+    return answer
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers that turn evalq's errors into HTTP answers."""
     app.add_exception_handler(RequestValidationError, _request_validation)
+    app.add_exception_handler(405, _method_not_allowed)
     app.add_exception_handler(InvalidInput, _invalid)
     app.add_exception_handler(NotFound, lambda _, e: message(str(e), 404))
     app.add_exception_handler(Conflict, lambda _, e: message(str(e), 409))

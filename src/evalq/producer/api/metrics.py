@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import get_args
 from urllib.parse import urlencode, urlsplit
 
 from fastapi import APIRouter, Depends, Response
@@ -29,6 +30,7 @@ from evalq.producer.api.deps import SettingsDep
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.read.health import EvaluationHealth, evaluation_health
 from evalq.store.db import session_scope
+from evalq.store.models import TraceStatus
 from evalq.workers.depths import redis_queue_depths
 
 router = APIRouter(tags=["health"])
@@ -80,6 +82,15 @@ def store_series(
     yield CounterMetricFamily(
         "evalq_judge_cost_usd", "Dollars of the priced judgments.", value=judge.cost_usd
     )
+    traces = GaugeMetricFamily(
+        "evalq_traces",
+        "Streamed traces per status; refused and failed ones can never be runs "
+        "(GET /v1/traces/{id} says why).",
+        labels=["status"],
+    )
+    for status in sorted(set(get_args(TraceStatus)) | set(health.traces_by_status)):
+        traces.add_metric([status], health.traces_by_status.get(status, 0))
+    yield traces
     yield GaugeMetricFamily(
         "evalq_oldest_queued_age_seconds",
         "Seconds the longest-waiting queued submission has waited (0: none queued).",

@@ -8,10 +8,11 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
+from evalq.core.metadata import KEY_RULE, MAX_KEY_CHARS
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import SettingsDep
 from evalq.producer.api.errors import ERROR_RESPONSES
-from evalq.read.compare import CompareReport, compare
+from evalq.read.compare import BY_PATTERN, BY_RULE, TASKS_PATTERN, CompareReport, compare
 from evalq.read.judge_agreement import with_judge_validation
 from evalq.stats.comparison import Correction
 from evalq.store.db import session_scope
@@ -28,10 +29,19 @@ async def get_compare(
         Query(
             min_length=1,
             max_length=1000,
-            description="A task id, ids separated by commas, or globs (arena-*).",
+            description="A task id, ids separated by commas, or globs (arena-*); no name "
+            "empty, each names at least one task.",
+            json_schema_extra={"pattern": TASKS_PATTERN},
         ),
     ],
-    by: Annotated[str, Query(max_length=200, description="model, tool, variant or metadata.KEY.")],
+    by: Annotated[
+        str,
+        Query(
+            max_length=len("metadata.") + MAX_KEY_CHARS,
+            description=f"{BY_RULE} (a metadata key: {KEY_RULE}).",
+            json_schema_extra={"pattern": BY_PATTERN},
+        ),
+    ],
     values: Annotated[
         list[str],
         Query(

@@ -10,6 +10,7 @@ from evalq.core.judge_validation import JudgeAgreement
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import ClientDep
 from evalq.producer.api.errors import ERROR_RESPONSES
+from evalq.read.compare import TASKS_PATTERN
 
 router = APIRouter(prefix="/v1/judge", tags=["judge"])
 
@@ -22,7 +23,9 @@ def get_judge_agreement(
         Query(
             min_length=1,
             max_length=1000,
-            description="A task id, ids separated by commas, or globs (peerread-*).",
+            description="A task id, ids separated by commas, or globs (peerread-*); no name "
+            "empty, each names at least one task.",
+            json_schema_extra={"pattern": TASKS_PATTERN},
         ),
     ],
     seed: Annotated[int, Query(ge=0, le=2**32 - 1, description="Seed of the bootstrap.")] = 0,

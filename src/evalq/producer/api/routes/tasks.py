@@ -17,7 +17,7 @@ from evalq.producer.api.deps import JsonBody, SessionDep, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message, TaskStored
 from evalq.read.judge_agreement import with_judge_validation
-from evalq.read.leaderboard import LeaderboardReport, leaderboard
+from evalq.read.leaderboard import MAX_LIMIT, LeaderboardReport, leaderboard
 from evalq.read.reports import (
     BaselineReport,
     SuiteReport,
@@ -97,12 +97,14 @@ def get_leaderboard(
     limit: Annotated[
         int | None,
         Query(
+            ge=1,
+            le=MAX_LIMIT,
             description="List at most this many entries (1 to 1,000), from offset, in the "
             "board's order; ranks, percentiles and the interval stay the whole board's. "
-            "Omitted: every entry (the whole board, as before pagination)."
+            "Omitted: every entry (the whole board, as before pagination).",
         ),
     ] = None,
-    offset: Annotated[int, Query(description="Entries to skip before the first listed.")] = 0,
+    offset: Annotated[int, Query(ge=0, description="Entries to skip before the first listed.")] = 0,
 ) -> LeaderboardReport:
     """Every evaluated submission ranked by what the task's kind is about (ranks 1, 1, 3).
 

@@ -24,6 +24,7 @@ from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message
 from evalq.store import traces as stored
 from evalq.store.db import session_scope
+from evalq.store.keys import ApiKey
 from evalq.store.models import TraceRow, TraceStatus
 from evalq.traces.spans_in import incoming_spans
 
@@ -69,7 +70,6 @@ OTLP_RESPONSE: dict[str, Any] = {
     "",
     status_code=200,
     summary="Send OpenTelemetry spans: stored per trace, one submission per finished trace",
-    dependencies=[Depends(require("write"))],
     openapi_extra={"requestBody": OTLP_BODY},
     response_class=Response,
     responses={
@@ -83,6 +83,7 @@ def export_traces(
     request: Request,
     body: OtlpBody,
     settings: SettingsDep,
+    key: Annotated[ApiKey, Depends(require("write"))],
     task_id: Annotated[str | None, Query(description="For traces without evalq.task_id.")] = None,
     tool: Annotated[str | None, Query(description="For traces without evalq.tool.")] = None,
     model: Annotated[str | None, Query(description="For traces without evalq.model.")] = None,
@@ -91,7 +92,8 @@ def export_traces(
     """Store every readable span of the body under its trace; answer what was refused.
 
     A span is refused (and counted in ``partialSuccess``) when its ids are malformed, its times
-    absurd, or its trace is over EVALQ_TRACE_MAX_SPANS (then the whole trace is refused); the
+    absurd, its trace is over EVALQ_TRACE_MAX_SPANS (then the whole trace is refused), or its
+    trace was opened by another API key (a trace belongs to the key that sent its first spans); the
     other spans of the request are stored all the same, before the answer. A span already
     stored (a retried export) is not stored again. Only a body that cannot be read at all is a
     4xx. The query parameters fill what a trace's own ``evalq.*`` attributes do not give.
@@ -102,7 +104,11 @@ def export_traces(
     reasons = list(incoming.rejected)
     with session_scope(settings.database_url) as session:
         stored_by_trace = stored.store_request(
-            session, traces=incoming.traces, defaults=defaults, max_spans=settings.trace_max_spans
+            session,
+            traces=incoming.traces,
+            defaults=defaults,
+            max_spans=settings.trace_max_spans,
+            owner=key.name,
         )
     for outcome in stored_by_trace.values():
         reasons += outcome.rejected
@@ -130,8 +136,11 @@ class TraceState(BaseModel):
     trace_id: str
     status: TraceStatus = Field(
         description="open: spans arriving; finalising: being made a submission; finalised; "
-        "refused: over EVALQ_TRACE_MAX_SPANS; failed: cannot be a submission (error says why)."
+        "refused at the door: it can never be a run (over EVALQ_TRACE_MAX_SPANS, or more tool "
+        "calls than a run's trace has edges); failed: found unable to be a submission when "
+        "finalised; untaken: no rule took it. reason says why."
     )
+    reason: str | None = Field(description="Why a refused or failed trace is not a run.")
     service_name: str | None
     spans: int = Field(description="Spans stored before the trace was finalised.")
     late_spans: int = Field(description="Spans that arrived after it was finalised.")
@@ -152,6 +161,7 @@ class TraceState(BaseModel):
             has_root=row.has_root,
             end_marked=row.end_marked,
             submission_id=row.submission_id,
+            reason=stored.reason(row),
             error=row.error,
         )
 
