@@ -29,10 +29,11 @@ _PORT = (  # 1-65535
 )
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _USERINFO = r"(?:[A-Za-z0-9._~%!$&'()*+,;=-]+(?::[A-Za-z0-9._~%!$&'()*+,;=-]*)?@)?"
-URL_PATTERN = (
-    rf"^[Hh][Tt][Tt][Pp][Ss]?://{_USERINFO}{_LABEL}(?:\.{_LABEL})*{_PORT}"
-    r"(?:[/?][!-\"$-~]*)?$"
-)
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+# A host is a dotted IPv4 address or names whose last label starts with a letter: a numeric
+# last label that is not a valid address ("0.0.0.00") is one no HTTP client can send to.
+_HOST = rf"(?:{_OCTET}(?:\.{_OCTET}){{3}}|(?:{_LABEL}\.)*[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)"
+URL_PATTERN = rf"^[Hh][Tt][Tt][Pp][Ss]?://{_USERINFO}{_HOST}{_PORT}" r"(?:[/?][!-\"$-~]*)?$"
 """`URL_RULE` in the OpenAPI document, a little narrower (no IPv6 literal, printable ASCII
 after the host): every URL it matches is one `is_http_url` accepts (tests/unit/core)."""
 

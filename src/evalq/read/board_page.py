@@ -1,4 +1,4 @@
-"""What the UI's board page shows, bounded by what it shows (issue 33).
+"""What the UI's board page shows, bounded by what it shows.
 
 An Arena or PeerRead board is read from its standings (`evalq.read.standings`): the page of
 rows asked for, the top of the unfiltered board and its figures for the verdict, the runs held

@@ -46,3 +46,10 @@ def test_the_by_pattern_is_the_by_rule(by: str) -> None:
 )
 def test_the_tasks_pattern_refuses_empty_names(tasks: str, allowed: bool) -> None:
     assert (re.fullmatch(TASKS_PATTERN, tasks) is not None) is allowed
+
+
+@pytest.mark.parametrize("url", ["HTTP://0.0.0.00", "http://1.2.3", "http://256.1.1.1/"])
+def test_the_url_pattern_refuses_a_numeric_host_that_is_no_address(url: str) -> None:
+    # a little narrower than the code, never wider: "0.0.0.00" is one httpx cannot send to
+    assert re.fullmatch(URL_PATTERN, url) is None
+    assert url != "HTTP://0.0.0.00" or not is_http_url(url)
