@@ -1,272 +1,378 @@
-"""The read side at scale: one task with N evaluated runs, each read's time and the RSS it takes.
+"""What a reader waits for: every page and read of a real `evalq api`, tasks of 1k-100k runs.
 
     python bench/read_scale.py [--sizes 1000 10000 100000] [--backends sqlite postgresql]
-                               [--repeat 1] [--quick]
+                               [--repeat 5] [--kinds arena peerread scylla suite] [--quick]
 
-For each backend and size a fresh store gets one task with N evaluated runs, bulk-inserted as
-`merge_scale.py` does (realistic payloads with a trace; the scores of one real merge of the
-task, copied to every row; a real baseline refresh after the load). A second process, started
-fresh for each store, then times the reads in process, each one's reply serialised to JSON as
-the API would serve it:
+The bundled examples are merged for real once (`evalq demo`, `_clone_store.py`); for each
+backend one store then grows size by size: at each size every example task (three Arena,
+PeerRead, Scylla, a suite) gets a new task of that many runs cloned from its merged runs (new
+ids, scaled usage, jittered scores, the tier rows and traces copied), so at 100k the store holds
+~6 x 111k runs. One `evalq api` per backend (signed in as the UI is, and with a ``read`` key)
+is timed over HTTP after each size, ``--repeat`` requests per read, p50 / p95:
 
-- ``board``: the leaderboard's first page (``limit=50``) when the read side pages, else the
-  whole board (all there was before pagination); ``board_all``: the whole board;
-- ``run_list``: a task's 50 most recently updated runs (`queries.task_submissions`);
-- ``run_detail``: one run's result (`read.submission.submission_result`);
-- ``report``: the task's report (`report_data`, rendered as HTML);
-- ``compare``: `compare` on the one task, by model (three models);
+- "first": the first visit after a run of the task changed (a new clone stored with its tier
+  rows and merged for real by `merge_tiers`, in this process, before each request);
+- "again": the same request again, nothing changed (what a second viewer gets).
 
-and the peak RSS growth of that process during each read (its ``VmHWM``, reset before the
-read, minus its RSS then). Last line: the ratio N=largest / N=smallest of the first read
-timed (by default the board's first page; target close to 1: a page must not grow with N).
+Reads, on the new task of each size: the UI board ``/ui/tasks/ID`` (page 1 and the last page)
+and ``GET /v1/tasks/ID/leaderboard?limit=50`` (offset 0 and the last 50), per kind; then on
+the Arena task: the tasks page ``/``, ``/ui/review``, ``/metrics``, UI compare and
+``GET /v1/compare`` (two models), a run page ``/ui/runs/ID``; ``evalq report TASK`` (HTML, the
+CLI as a process: its time, size and peak RSS); ``GET /v1/submissions/ID`` alone and while UI
+board first visits run one after another, and that ratio; the API process's RSS after each
+size. A request that fails or takes more than ``--timeout`` seconds is shown as such.
+
+One table per backend, sizes side by side, each p95 also as a ratio to 300 ms (issue 33's
+goal); no figure is asserted. Last line: the worst p95 / 300 ms at the largest size.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import math
+import os
 import random
-import subprocess
+import signal
 import sys
 import tempfile
+import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from _common import ROOT, apply_env, evalq_env, figure, parse_args, ratio, rss_kib
-from merge_scale import (
-    TASK_ID,
-    new_database,
-    store_running,
-    submission,
-    task_definition,
-    tier_metrics,
+import httpx
+from _clone_store import (
+    Example,
+    add_clones,
+    clone_run_id,
+    merged_examples,
+    read_examples,
+    store_clones,
 )
+from _common import apply_env, evalq_env, parse_args, ratio, redis_url, rss_kib
+from tests.support.processes import EVALQ, free_port, start, stop, wait_for_http
 
-MODELS = ["claude-sonnet-4", "gpt-4o", "gemini-2.5-pro"]
-READS = ("board", "board_all", "run_list", "run_detail", "report", "compare")
-SEED_RUN = "seed-000000"
-SAMPLE_OUTPUT = "Sparse attention; the baselines are weak."
-WARM_TASK, WARM_RUNS = "bench-warm", 30
-"""A small task every read runs on once before the timed reads (imports, caches, connections)."""
-
-
-def populate(url: str, size: int, metrics: dict[str, dict[str, Any]]) -> None:
-    """One task with ``size`` evaluated runs: the seed merged for real, the rest its copies."""
-    from sqlalchemy import insert
-
-    from evalq.core.schemas import Submission, Task, run_digests
-    from evalq.store import queries
-    from evalq.store.db import session_scope
-    from evalq.store.models import EvaluationRow, SubmissionRow
-    from evalq.tasks.merge import merge_tiers, refresh_baseline
-    from evalq.workers.bootstrap import worker_app
-
-    app = worker_app()  # memory:// broker: the refresh the merge schedules goes nowhere
-    app.set_current()
-    rng = random.Random(size)
-    sample = submission("sample", random.Random(0), SAMPLE_OUTPUT)
-    template = Submission.model_validate(sample).model_dump(mode="json")
-    # a short output and distinct usage per row: no run is a copy of another
-    outputs = [f"Review {i}: sparse attention; the baselines are weak." for i in range(size)]
-
-    def row(sid: str, status: str, output: str, task_id: str = TASK_ID) -> dict[str, Any]:
-        raw = submission(sid, rng, output) | {"task_id": task_id}
-        # validated once; each row is the stored shape with its own id, output and usage
-        payload = template | {k: raw[k] for k in ("id", "task_id", "tool", "model", "output")}
-        payload["usage"] = template["usage"] | raw["usage"]
-        usage = payload["usage"]
-        run_hash, output_hash = run_digests(payload)
-        return {
-            "id": sid,
-            "task_id": task_id,
-            "content_hash": uuid.uuid4().hex * 2,
-            "run_hash": run_hash,
-            "output_hash": output_hash,
-            "payload": payload,
-            "status": status,
-            "tool": payload["tool"],
-            "model": payload["model"],
-            "total_tokens": usage["total_tokens"],
-            "tool_calls": usage["tool_calls"],
-            "iterations": usage["iterations"],
-            "execution_time": usage["execution_time"],
-            "cost_usd": usage["cost_usd"],
-        }
-
-    with session_scope(url) as session:
-        queries.put_task(session, task=Task.model_validate(task_definition()))
-    [seed] = store_running(url, [row(SEED_RUN, "running", outputs[0])], metrics)
-    merge_tiers(None, seed)
-    with session_scope(url) as session:
-        scores = session.get(EvaluationRow, seed).scores
-    warm = [row(f"warm-{i:06d}", "done", outputs[i], WARM_TASK) for i in range(WARM_RUNS)]
-    with session_scope(url) as session:
-        queries.put_task(session, task=Task.model_validate(task_definition() | {"id": WARM_TASK}))
-    for start in range(1, size, 5_000):
-        rows = [
-            row(f"old-{i:06d}", "done", outputs[i]) for i in range(start, min(size, start + 5_000))
-        ]
-        rows += warm if start == 1 else []
-        evaluations = [
-            {
-                "submission_id": r["id"],
-                "task_id": r["task_id"],
-                "status": "done",
-                "scores": scores,
-                "missing_tiers": {},
-                "baseline_version": 1,
-                "profile_hash": "0" * 64,
-            }
-            for r in rows
-        ]
-        with session_scope(url) as session:
-            session.execute(insert(SubmissionRow), rows)
-            session.execute(insert(EvaluationRow), evaluations)
-    refresh_baseline(TASK_ID)
-    if url.startswith("postgresql"):
-        from sqlalchemy import text
-
-        from evalq.store.db import engine_for
-
-        with engine_for(url).connect() as connection:  # what autovacuum does in steady state
-            connection.execution_options(isolation_level="AUTOCOMMIT")
-            connection.execute(text("VACUUM ANALYZE"))
-    app.close()
+GOAL_S = 0.3
+"""Issue 33's goal: 300 ms p95 for every page and read."""
+PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+PORTS = range(8391, 8400)
+KINDS = ("arena", "peerread", "scylla", "suite")
+COMPARED = ("claude-sonnet-4", "gpt-4o")
+DB = 12
 
 
-def _paged(leaderboard: Any) -> bool:
-    import inspect
+@dataclass
+class Timing:
+    """Seconds of each answered request, and what went wrong with the others."""
 
-    return "limit" in inspect.signature(leaderboard).parameters
+    seconds: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    note: str = ""
 
+    def p(self, q: float) -> float:
+        """The ``q`` quantile of the answered requests (nearest rank)."""
+        ordered = sorted(self.seconds)
+        return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
-def read_all(url: str, repeat: int, chosen: list[str]) -> dict[str, float]:
-    """Seconds per read (best of ``repeat``) and the peak RSS growth (KiB), in this process."""
-    import os
-
-    from evalq.read.compare import compare
-    from evalq.read.leaderboard import leaderboard
-    from evalq.read.report_data import report_data
-    from evalq.read.submission import submission_result
-    from evalq.report import render
-    from evalq.store import queries
-    from evalq.store.db import session_scope
-
-    paged = _paged(leaderboard)
-
-    task_id, run_id = WARM_TASK, "warm-000000"
-
-    def board(limit: int | None) -> str:
-        with session_scope(url) as session:
-            if paged:
-                found = leaderboard(session, task_id=task_id, limit=limit)  # type: ignore[call-arg]
-            else:
-                found = leaderboard(session, task_id=task_id)
-            return found.model_dump_json()
-
-    def run_list() -> object:
-        with session_scope(url) as session:
-            return [r.id for r in queries.task_submissions(session, task_id=task_id, limit=50)]
-
-    def run_detail() -> str:
-        with session_scope(url) as session:
-            return submission_result(session, submission_id=run_id).model_dump_json()
-
-    def report() -> str:
-        with session_scope(url) as session:
-            return render(report_data(session, task_id=task_id), "html")
-
-    def compared() -> str:
-        with session_scope(url) as session:
-            found = compare(session, tasks=task_id, by="model", values=MODELS)
-            return found.model_dump_json()
-
-    reads = {
-        "board": lambda: board(50),
-        "board_all": lambda: board(None),
-        "run_list": run_list,
-        "run_detail": run_detail,
-        "report": report,
-        "compare": compared,
-    }
-    for warm_up in reads.values():  # imports, caches and connections, on the small task
-        warm_up()
-    task_id, run_id = TASK_ID, SEED_RUN
-    found: dict[str, float] = {}
-    peak = 0
-    for name in (r for r in READS if r in chosen):
-        before = rss_kib(os.getpid())
-        Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) starts again here
-        best = float("inf")
-        for _ in range(repeat):
-            start = time.perf_counter()
-            reads[name]()
-            best = min(best, time.perf_counter() - start)
-        found[name] = best
-        found[f"{name}_rss_kib"] = float(peak_kib() - before)
-        peak = max(peak, peak_kib() - before)
-    return found | {"rss_growth_kib": float(peak)}
+    def cell(self) -> str:
+        if not self.seconds:
+            return self.failures[0] if self.failures else "-"
+        p50, p95 = self.p(0.5), self.p(0.95)
+        text = f"{shown(p50)} / {shown(p95)} ({p95 / GOAL_S:.1f}x)"
+        if self.failures:
+            text += f" {len(self.failures)} {self.failures[0]}"
+        return text + (f" {self.note}" if self.note else "")
 
 
-def peak_kib() -> int:
-    """This process's peak resident set size in KiB (``VmHWM``) since the last reset."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    raise RuntimeError("no VmHWM in /proc/self/status")
+def shown(seconds: float) -> str:
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds:.2f} s" if seconds < 10 else f"{seconds:.1f} s"
 
 
-def child(args: argparse.Namespace) -> None:
-    apply_env(
-        evalq_env(
-            database_url=args.url,
-            baseline_refresh_debounce_s="3600",
-            compare_max_submissions="1000000",
+@dataclass
+class Store:
+    """One backend's store as it grows: its URL, the examples and the runs merged so far."""
+
+    url: str
+    examples: list[Example]
+    merged: dict[str, int] = field(default_factory=dict)
+    rng: random.Random = field(default_factory=lambda: random.Random(33))
+
+    def change(self, example: Example, task_id: str) -> None:
+        """A new run of ``task_id``: a clone stored running with its tier rows, then merged."""
+        from evalq.tasks.merge import merge_tiers
+
+        index = 10_000_000 + self.merged.get(task_id, 0)
+        self.merged[task_id] = self.merged.get(task_id, 0) + 1
+        [sid] = store_clones(
+            self.url, example, task_id, range(index, index + 1), self.rng, status="running"
         )
-    )
-    print(json.dumps(read_all(args.url, args.repeat, args.reads)))
+        merge_tiers(None, sid)
 
 
-def run_child(role: str, url: str, size: int, repeat: int, reads: list[str]) -> str:
-    """Run this script as a fresh process in ``role``; its stdout."""
-    argv = [sys.executable, __file__, "--child", role, "--url", url, "--size", str(size)]
-    argv += ["--repeat", str(repeat), "--reads", *reads]
-    # the compare limit (50,000 rows by default) would refuse the largest task: measure it
-    env = evalq_env(database_url=url, compare_max_submissions="1000000")
-    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    if done.returncode:
-        raise RuntimeError(f"{role} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
-    return done.stdout
+@contextmanager
+def new_store(backend: str, workdir: Path) -> Iterator[str]:
+    """A migrated empty store (SQLite file, or a ``bench_rs_`` PostgreSQL database), removed
+    afterwards."""
+    from sqlalchemy import create_engine, text
 
+    from evalq.store.db import engine_for, upgrade
 
-def measure(
-    backend: str,
-    size: int,
-    repeat: int,
-    workdir: Path,
-    metrics: dict[str, dict[str, Any]],
-    reads: list[str],
-) -> dict[str, float]:
-    url, drop = new_database(backend, workdir, size)
+    if backend == "sqlite":
+        url = f"sqlite:///{workdir / f'read_scale_{uuid.uuid4().hex[:6]}.db'}"
+        upgrade(url)
+        try:
+            yield url
+        finally:
+            engine_for(url).dispose()
+        return
+    name = f"bench_rs_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    url = PG_ADMIN.rsplit("/", 1)[0] + f"/{name}"
     try:
-        started = time.perf_counter()
-        apply_env(evalq_env(database_url=url, baseline_refresh_debounce_s="3600"))
-        populate(url, size, metrics)
-        print(f"# {backend} {size:,} runs stored in {time.perf_counter() - started:.1f} s")
-        found: dict[str, float] = json.loads(
-            run_child("read", url, size, repeat, reads).splitlines()[-1]
-        )
-        shown = ", ".join(
-            f"{k} {v * 1000:.1f} ms (RSS +{found[f'{k}_rss_kib'] / 1024:.1f} MiB)"
-            for k, v in found.items()
-            if k in READS
-        )
-        print(f"# {backend} {size:,}: {shown}")
-        return found
+        upgrade(url)
+        yield url
     finally:
-        drop()
+        engine_for(url).dispose()
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@contextmanager
+def running_api(url: str, workdir: Path, timeout: float) -> Iterator[tuple[httpx.Client, int]]:
+    """`evalq api` on ``url``; a client signed in to the UI and holding a ``read`` key, and the
+    API's pid."""
+    from evalq.store.db import session_scope
+    from evalq.store.keys import create_key
+
+    with session_scope(url) as session:
+        key = create_key(session, name=f"bench-{uuid.uuid4().hex[:6]}", scopes=["read"])
+    port = next((p for p in PORTS if port_free(p)), None) or free_port()
+    base = f"http://127.0.0.1:{port}"
+    settings = {"database_url": url, "broker_url": redis_url(DB), "result_backend": redis_url(DB)}
+    argv = ["api", "--port", str(port), "--log-level", "warning"]
+    process = start(argv, evalq_env(**settings), workdir / f"api_{port}.log")
+    try:
+        wait_for_http(f"{base}/healthz", process, timeout=120, what="evalq api")
+        signed = httpx.post(f"{base}/ui/login", data={"api_key": key, "next": "/"})
+        if not signed.cookies:
+            raise RuntimeError(f"sign-in failed: {signed.status_code} {signed.text[:300]}")
+        headers = {"Authorization": f"Bearer {key}"}
+        with httpx.Client(
+            base_url=base, headers=headers, cookies=signed.cookies, timeout=timeout
+        ) as client:
+            yield client, process.pid
+    finally:
+        stop(process)
+
+
+def port_free(port: int) -> bool:
+    import socket
+
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) != 0
+
+
+def get(client: httpx.Client, path: str) -> float | str:
+    """Seconds to read ``path`` whole, or what went wrong (``HTTP 500``, ``timeout``)."""
+    started = time.perf_counter()
+    try:
+        answer = client.get(path)
+    except httpx.TimeoutException:
+        return "timeout"
+    except httpx.HTTPError as error:
+        return f"error {type(error).__name__}"
+    if not answer.is_success:
+        return f"HTTP {answer.status_code}"
+    return time.perf_counter() - started
+
+
+def timed(
+    client: httpx.Client, path: str, repeat: int, before: Callable[[], None] | None
+) -> Timing:
+    """``repeat`` reads of ``path``, ``before()`` ahead of each one when given."""
+    timing = Timing()
+    for _ in range(repeat):
+        if before:
+            before()
+        found = get(client, path)
+        if isinstance(found, str):
+            timing.failures.append(found)
+            if found == "timeout":  # the server may still be at it: do not pile up more
+                break
+        else:
+            timing.seconds.append(found)
+    return timing
+
+
+def report_timing(url: str, task_id: str, repeat: int, workdir: Path, timeout: float) -> Timing:
+    """``evalq report TASK`` (HTML) as a process, ``repeat`` times: seconds, size, peak RSS."""
+    import subprocess
+
+    timing, peak, size = Timing(), 0, 0
+    output = workdir / "report.html"
+    for _ in range(repeat):
+        started = time.perf_counter()
+        with (workdir / "report.log").open("wb") as log:
+            process = subprocess.Popen(
+                [EVALQ, "report", task_id, "-o", str(output)],
+                env=evalq_env(database_url=url),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            killer = threading.Timer(timeout, process.kill)
+            killer.start()
+            _, status, usage = os.wait4(process.pid, 0)
+            killer.cancel()
+            process.returncode = os.waitstatus_to_exitcode(status)
+        elapsed = time.perf_counter() - started
+        if process.returncode:
+            timing.failures.append("timeout" if elapsed >= timeout else "failed")
+            break
+        timing.seconds.append(elapsed)
+        peak, size = max(peak, usage.ru_maxrss), output.stat().st_size
+    if timing.seconds:
+        timing.note = f"[{size / 1e6:.1f} MB, {peak / 1024:.0f} MiB]"
+    return timing
+
+
+def cheap_during_heavy(
+    client: httpx.Client, cheap: str, heavy: str, repeat: int, change: Callable[[], None]
+) -> tuple[Timing, Timing]:
+    """``cheap`` read alone, then while ``heavy`` first visits run back to back in a thread."""
+    alone = timed(client, cheap, repeat, None)
+    done = threading.Event()
+
+    def load() -> None:
+        while not done.is_set():
+            change()
+            get(client, heavy)
+
+    loader = threading.Thread(target=load)
+    loader.start()
+    time.sleep(0.2)  # the first heavy read is under way
+    try:
+        during = timed(client, cheap, repeat, None)
+    finally:
+        done.set()
+        loader.join()
+    return alone, during
+
+
+def measure_size(
+    store: Store,
+    client: httpx.Client,
+    pid: int,
+    size: int,
+    options: argparse.Namespace,
+    workdir: Path,
+) -> dict[str, Timing | str]:
+    """Every read on the tasks of ``size`` runs; its cells by row name."""
+    started = time.perf_counter()
+    created = add_clones(store.url, store.examples, size)
+    found: dict[str, Timing | str] = {"store: built in": shown(time.perf_counter() - started)}
+    found["store: runs in the store"] = f"{store_runs(store.url):,}"
+    print(f"# {found['store: runs in the store']} runs, built in {found['store: built in']}")
+    chosen = {kind: example_of(store.examples, kind) for kind in options.kinds}
+    tasks = {kind: created[example.task["id"]] for kind, example in chosen.items()}
+
+    def change(kind: str) -> Callable[[], None]:
+        return lambda: store.change(chosen[kind], tasks[kind])
+
+    last_page, last_offset = max(1, math.ceil(size / 50)), max(0, size - 50)
+    reads: list[tuple[str, str, str]] = []
+    for kind, task in tasks.items():
+        board = f"/v1/tasks/{task}/leaderboard?limit=50"
+        reads += [
+            (f"UI board {kind}, page 1", f"/ui/tasks/{task}", kind),
+            (f"UI board {kind}, last page", f"/ui/tasks/{task}?page={last_page}", kind),
+            (f"API board {kind}, limit 50", board, kind),
+            (f"API board {kind}, last 50", f"{board}&offset={last_offset}", kind),
+        ]
+    home = "arena" if "arena" in tasks else next(iter(tasks))
+    arena = tasks[home]
+    pair = "&".join(f"values={m}" for m in COMPARED)
+    traced = "peerread" if "peerread" in tasks else home  # its runs have traces and tier rows
+    reads += [
+        ("tasks page /", "/", home),
+        ("/ui/review", "/ui/review", home),
+        ("/metrics", "/metrics", home),
+        ("UI compare, 2 models", f"/ui/compare?tasks={arena}&by=model&{pair}", home),
+        ("GET /v1/compare, 2 models", f"/v1/compare?tasks={arena}&by=model&{pair}", home),
+        ("run page /ui/runs/ID", f"/ui/runs/{clone_run_id(tasks[traced], 0)}", traced),
+    ]
+    for name, path, kind in reads:
+        if not any(part in name for part in options.reads):
+            continue
+        first = found[f"{name}: first"] = timed(client, path, options.repeat, change(kind))
+        again = found[f"{name}: again"] = timed(client, path, options.repeat, None)
+        print(f"  {name}: first {first.cell()}, again {again.cell()}", flush=True)
+    if "report" in options.reads:
+        found["evalq report TASK (CLI process)"] = report_timing(
+            store.url, arena, options.repeat, workdir, options.timeout
+        )
+    cheap = f"/v1/submissions/{clone_run_id(arena, 1)}"
+    alone, during = cheap_during_heavy(
+        client, cheap, f"/ui/tasks/{arena}", options.repeat, change(home)
+    )
+    found["GET /v1/submissions/ID alone"] = alone
+    found["GET /v1/submissions/ID, UI boards meanwhile"] = during
+    if alone.seconds and during.seconds:
+        found["cheap read: during / alone (p50)"] = f"{during.p(0.5) / alone.p(0.5):.1f}x"
+    status = Path(f"/proc/{pid}/status").read_text()
+    peak = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM"))
+    found["API RSS after the reads (peak)"] = f"{rss_kib(pid) / 1024:.0f} MiB ({peak / 1024:.0f})"
+    return found
+
+
+def example_of(examples: list[Example], kind: str) -> Example:
+    """The example task of ``kind`` with the most runs."""
+    return max((e for e in examples if e.kind == kind), key=lambda e: len(e.runs))
+
+
+def store_runs(url: str) -> int:
+    from sqlalchemy import func, select
+
+    from evalq.store.db import session_scope
+    from evalq.store.models import SubmissionRow
+
+    with session_scope(url) as session:
+        return int(session.scalar(select(func.count()).select_from(SubmissionRow)) or 0)
+
+
+def print_table(backend: str, sizes: list[int], results: dict[int, dict[str, Timing | str]]):
+    rows = list(dict.fromkeys(name for size in sizes for name in results[size]))
+    cells = {
+        (name, size): (lambda c: c if isinstance(c, str) else c.cell())(
+            results[size].get(name, "-")
+        )
+        for name in rows
+        for size in sizes
+    }
+    widths = {s: max(len(f"{s:,} runs/task"), *(len(cells[n, s]) for n in rows)) + 2 for s in sizes}
+    label = max(map(len, rows)) + 2
+    print(f"\n## {backend}: p50 / p95 (p95 / 300 ms)")
+    print(f"{'read':<{label}}" + "".join(f"{f'{s:,} runs/task':>{widths[s]}}" for s in sizes))
+    for name in rows:
+        print(f"{name:<{label}}" + "".join(f"{cells[name, s]:>{widths[s]}}" for s in sizes))
+
+
+def worst(results: dict[int, dict[str, Timing | str]]) -> tuple[str, float]:
+    """The row with the largest p95 (a failed read counts as infinite)."""
+    figures = {
+        name: (cell.p(0.95) if cell.seconds else math.inf)
+        for name, cell in results.items()
+        if isinstance(cell, Timing) and "alone" not in name and "meanwhile" not in name
+    }
+    name = max(figures, key=lambda n: figures[n])
+    return name, figures[name] / GOAL_S
 
 
 def main() -> None:
@@ -275,49 +381,50 @@ def main() -> None:
     parser.add_argument(
         "--backends", nargs="+", choices=["sqlite", "postgresql"], default=["sqlite", "postgresql"]
     )
-    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=5, help="requests per read")
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
     parser.add_argument(
-        "--reads", nargs="+", choices=READS, default=list(READS), help="the reads to time"
+        "--reads",
+        nargs="+",
+        default=["board", "tasks", "review", "metrics", "compare", "run", "report"],
+        help="the reads to time: rows whose name contains one of these words (and the cheap "
+        "read, always)",
     )
-    parser.add_argument("--child", choices=["read"], help=argparse.SUPPRESS)
-    parser.add_argument("--url", help=argparse.SUPPRESS)
-    parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
-    args = parse_args(parser, quick={"sizes": [300, 1_000]})  # both backends, every read
-    if args.child:
-        child(args)
-        return
-    results: dict[tuple[str, int], dict[str, float]] = {}
-    with tempfile.TemporaryDirectory(prefix="evalq-bench-") as workdir:
-        # real tier-1 and tier-3 metrics of one run (the model loads once, here)
-        url, drop = new_database("sqlite", Path(workdir), 0)
-        apply_env(evalq_env(database_url=url))
-        sample = submission("sample", random.Random(0), SAMPLE_OUTPUT)
-        metrics = tier_metrics(url, sample)
-        drop()
-        for backend in args.backends:
-            for size in args.sizes:
-                results[backend, size] = measure(
-                    backend, size, args.repeat, Path(workdir), metrics, args.reads
-                )
-    small, large = min(args.sizes), max(args.sizes)
-    print(f"# seconds per read (ms) by N; ratio N={large:,} / N={small:,}")
-    for backend in args.backends:
-        chosen = [r for r in READS if r in args.reads]
-        for name in (*chosen, *(f"{r}_rss_kib" for r in chosen)):
-            values = [results[backend, size][name] for size in args.sizes]
-            shown = "  ".join(
-                f"{size:>7,}: {v * 1000 if name in READS else v / 1024:>10.1f}"
-                for size, v in zip(args.sizes, values, strict=True)
-            )
-            unit = "ms" if name in READS else "MiB"
-            growth = values[-1] / values[0] if values[0] else float("inf")
-            print(f"{backend:<10} {name:<15} {unit:<4} {shown}   x{growth:.1f}")
-    for backend in args.backends:
-        for name in (r for r in READS if r in args.reads):
-            figure(f"{backend} {name} N={large:,}", results[backend, large][name] * 1000, "ms")
-    first, read = args.backends[0], next(r for r in READS if r in args.reads)
-    growth = results[first, large][read] / results[first, small][read]
-    ratio(f"{first} {read} N={large:,} / N={small:,} (target ~1 for board, a page)", growth)
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per request")
+    # quick: no suite board (its rank intervals cost ~15 s at 50 runs; issue 33)
+    quick = {"sizes": [50, 150], "backends": ["sqlite"], "repeat": 2}
+    options = parse_args(parser, quick=quick | {"kinds": ["arena", "peerread", "scylla"]})
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the API on the way out
+    from evalq.workers.bootstrap import worker_app
+
+    results: dict[str, dict[int, dict[str, Timing | str]]] = {}
+    with tempfile.TemporaryDirectory(prefix="evalq-bench-") as directory:
+        workdir = Path(directory)
+        started = time.perf_counter()
+        examples = read_examples(merged_examples(workdir))
+        merged = ", ".join(f"{e.task['id']} ({e.kind}, {len(e.runs)})" for e in examples)
+        print(f"# examples merged by evalq demo in {time.perf_counter() - started:.1f} s: {merged}")
+        for backend in options.backends:
+            with new_store(backend, workdir) as url:
+                # this process merges the "first visit" runs: memory:// broker, no debounce
+                apply_env(evalq_env(database_url=url, baseline_refresh_debounce_s="3600"))
+                app = worker_app()
+                app.set_current()
+                store = Store(url, examples)
+                results[backend] = {}
+                with running_api(url, workdir, options.timeout) as (client, pid):
+                    for size in options.sizes:
+                        print(f"# {backend}, {size:,} runs per task", flush=True)
+                        results[backend][size] = measure_size(
+                            store, client, pid, size, options, workdir
+                        )
+                app.close()
+    for backend in options.backends:
+        print_table(backend, options.sizes, results[backend])
+    largest = max(options.sizes)
+    backend = options.backends[0]
+    name, value = worst(results[backend][largest])
+    ratio(f"{backend} worst p95 / 300 ms at {largest:,} runs per task ({name})", value)
 
 
 if __name__ == "__main__":
