@@ -4,15 +4,17 @@ An Arena or PeerRead board is read from its standings (`evalq.read.standings`): 
 rows asked for, the top of the unfiltered board and its figures for the verdict, the runs held
 for review (named, at most `HELD_NAMED`), the filter choices and a histogram of the kept rows'
 ranking values, each from the database; nothing decodes a run it does not list. A Scylla or
-suite verdict needs every run (its per-variant board, its gates), so those kinds still read the
-task's report (`report_data`) and cut the page from it. Every board carries the judge's
-validation, as the API's leaderboard does.
+suite verdict needs every run (its per-variant board and steps, its rank intervals): those are
+the task's stored whole-board figures (`evalq.read.leaderboard.board_figures`), computed by the
+refresh after a batch of merges and reused while the task holds still; the suite gates shown
+are the page's runs'. Every board carries the judge's validation, as the API's leaderboard does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from pydantic import Field
 from sqlalchemy.orm import Session
@@ -20,11 +22,18 @@ from sqlalchemy.orm import Session
 from evalq.core.settings import Settings, get_settings
 from evalq.read import standings
 from evalq.read.judge_agreement import with_judge_validation
-from evalq.read.leaderboard import LeaderboardEntry, LeaderboardReport, leaderboard, paged
+from evalq.read.leaderboard import (
+    LeaderboardEntry,
+    LeaderboardReport,
+    board_figures,
+    leaderboard,
+    paged,
+)
 from evalq.read.reply import Reply
-from evalq.read.report_data import RECOMMENDATIONS, ReportData, report_data
-from evalq.read.view import task_context
+from evalq.read.report_data import RECOMMENDATIONS, ReportData, suite_gates
+from evalq.read.view import TaskContext, task_context
 from evalq.scoring.kinds import kind_of
+from evalq.store import queries
 from evalq.store import standings as table
 
 VERDICT_ROWS = 10
@@ -108,7 +117,7 @@ def board_page(
     choices = table.choices(session, task_id=task_id)
     bins = table.bins(session, rule, kept, include_held=include_held, scale=rule.scale, n=BINS)
     if rule.kind not in ("arena", "peerread"):
-        data = report_data(session, task_id=task_id, settings=settings)
+        data = _figures_report(session, context, board)
         return BoardPage(
             board=board, verdict=None, report=data, choices=choices, bins=bins, scale=rule.scale
         )
@@ -139,3 +148,31 @@ def _recommendations(counts: Mapping[str, int]) -> dict[str, int]:
     (as `evalq.read.report_data.recommendations` lists them)."""
     found = dict.fromkeys(RECOMMENDATIONS, 0) | dict(counts)
     return {k: v for k, v in found.items() if v or k != "none"}
+
+
+def _figures_report(session: Session, context: TaskContext, board: LeaderboardReport) -> ReportData:
+    """What a Scylla or suite verdict reads, from the task's stored whole-board figures (the
+    variant board and each variant's step over the baseline variant) and the page's own runs
+    (their suite gates): no run beyond the page is decoded while the task holds still."""
+    figures = board_figures(session, context)
+    listed = [e.submission_id for e in board.entries if e.problem is None]
+    loaded = queries.evaluations_of(session, submission_ids=listed)
+    rows = [context.scored(*loaded[sid]) for sid in listed if sid in loaded]
+    steps = [] if figures.analysis is None else figures.analysis.over_baseline
+    return ReportData(
+        task_id=context.task.id,
+        generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        confidence_level=context.profile.arena.confidence_level,
+        leaderboard=board.model_copy(
+            update={"variants": figures.variants, "rank_uncertainty": figures.rank_uncertainty}
+        ),
+        runs={},
+        intervals=[],
+        variants=figures.analysis,
+        uplift_intervals={
+            t.target: t.uplift["composite"] for t in steps if "composite" in t.uplift
+        },
+        suite_gates=suite_gates(rows),
+        comparison=None,
+        recommendations=None,
+    )

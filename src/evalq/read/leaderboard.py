@@ -50,10 +50,20 @@ from evalq.read.rank_uncertainty import (
 )
 from evalq.read.reply import Reply
 from evalq.read.standings import problem_of
-from evalq.read.view import ScoredRow, TaskContext, TaskView, is_held, task_context, task_view
+from evalq.read.variants import VariantsAnalysis, variant_runs, variants_analysis
+from evalq.read.view import (
+    ScoredRow,
+    TaskContext,
+    TaskView,
+    is_held,
+    task_context,
+    task_view,
+    view_of,
+)
 from evalq.scoring.kinds import KindRule, kind_of, ranking_value, sort_key
 from evalq.scoring.review import dominant_agent, dominant_of, duplicates
 from evalq.scoring.variants import compare_variants
+from evalq.scoring.worth import analyse_variants
 from evalq.stats import rank_interval
 from evalq.stats.confidence import confidence_interval, interval_from_moments
 from evalq.stats.rank_interval import RankUncertainty as DrawnRanks
@@ -62,6 +72,7 @@ from evalq.stats.ranking import competition_ranks
 from evalq.store import queries
 from evalq.store import standings as table
 from evalq.store.models import EvaluationRow, Review, SubmissionRow
+from evalq.store.versions import task_version
 
 CATEGORIES = ("efficiency", "speed", "cost", "correctness")
 HELD = "held for review: not ranked until a person accepts it (evalq review accept)"
@@ -304,9 +315,14 @@ def leaderboard(
         standings.sync(session, context)
         has_variants, has_scenarios = table.kind_evidence(session, task_id=task_id)
         rule = kind_of(context.task, has_variants=has_variants, has_scenarios=has_scenarios)
+        kept = table.Kept(task_id, tool, model, variant, status)
         if rule.kind in ("arena", "peerread"):
-            kept = table.Kept(task_id, tool, model, variant, status)
             return paged(session, context, rule, kept, include_held, limit, offset)[0]
+        if rank_intervals and not (tool or model or variant or status or include_held):
+            # the whole-task figures (variant board, rank intervals) as stored at this version
+            figures = board_figures(session, context)
+            page, _ = paged(session, context, rule, kept, False, limit, offset)
+            return figures.applied(page)
     view = task_view(session, task_id=task_id, settings=settings)
     board = board_of(
         view,
@@ -479,6 +495,92 @@ def paged(
         offset=offset,
         limit=limit,
     ), summary
+
+
+class EntryInterval(Reply):
+    """A suite entry's rank interval as its whole board drew it."""
+
+    rank_interval: RankInterval | None
+    rank_interval_note: str | None
+    not_separable_from: list[str]
+
+
+class BoardFigures(Reply):
+    """What a Scylla or suite board computes from every run of the unfiltered board (held
+    runs out): kept (`evalq.store.standings.store_figures`) while the task holds still."""
+
+    variants: list[VariantRank] | None
+    rank_uncertainty: RankUncertainty
+    intervals: dict[str, EntryInterval] = Field(description="Suite entries, by submission id.")
+    analysis: VariantsAnalysis | None = Field(
+        default=None, description="Scylla: each variant's step over the baseline variant."
+    )
+
+    def applied(self, page: LeaderboardReport) -> LeaderboardReport:
+        """``page`` (ranked in the database) with these figures, as `board_of` lists it."""
+        entries = [
+            entry.model_copy(
+                update={
+                    "rank_interval": found.rank_interval,
+                    "rank_interval_note": found.rank_interval_note,
+                    "not_separable_from": found.not_separable_from,
+                }
+            )
+            if (found := self.intervals.get(entry.submission_id)) is not None
+            else entry
+            for entry in page.entries
+        ]
+        return page.model_copy(
+            update={
+                "entries": entries,
+                "variants": self.variants,
+                "rank_uncertainty": self.rank_uncertainty,
+            }
+        )
+
+
+def board_figures(session: Session, context: TaskContext) -> BoardFigures:
+    """The task's whole-board figures: as stored when the task has not moved since (its runs,
+    reviews, baseline, definition and profile), else computed from every run and stored."""
+    basis, task_hash = standings.basis_of(context)
+    version = f"{task_version(session, task_id=context.task.id)}:{basis}:{task_hash}"
+    found = table.stored_figures(session, task_id=context.task.id, version=version)
+    if found is not None:
+        return BoardFigures.model_validate(found)
+    view = view_of(session, context)
+    whole = board_of(view)
+    by_variant = variant_runs(view.rows, include_held=False)
+    level = context.profile.arena.confidence_level
+    analysis = (
+        analyse_variants(by_variant, context.profile.scylla, level=level) if by_variant else None
+    )
+    figures = BoardFigures(
+        analysis=None if analysis is None else variants_analysis(analysis),
+        variants=whole.variants,
+        rank_uncertainty=whole.rank_uncertainty,
+        intervals={
+            e.submission_id: EntryInterval(
+                rank_interval=e.rank_interval,
+                rank_interval_note=e.rank_interval_note,
+                not_separable_from=e.not_separable_from,
+            )
+            for e in whole.entries
+            if e.rank is not None and whole.kind == "suite"
+        },
+    )
+    table.store_figures(
+        session, task_id=context.task.id, version=version, data=figures.model_dump(mode="json")
+    )
+    return figures
+
+
+def refresh_figures(session: Session, context: TaskContext) -> None:
+    """Compute and keep a Scylla or suite task's board figures (the baseline refresh calls
+    this, so a board read after a batch of merges finds them); other kinds have none."""
+    has_variants, has_scenarios = table.kind_evidence(session, task_id=context.task.id)
+    rule = kind_of(context.task, has_variants=has_variants, has_scenarios=has_scenarios)
+    if rule.kind in ("scylla", "suite"):
+        board_figures(session, context)
 
 
 def _percentile_of(placed: table.Placed, n: int) -> float:

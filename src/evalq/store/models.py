@@ -205,6 +205,25 @@ class StandingRow(Base):
     unjudged: Mapped[bool] = mapped_column(default=False)
 
 
+class BoardFiguresRow(Base):
+    """A Scylla or suite board's whole-task figures (migration 0014): the per-variant board,
+    the entries' rank intervals and how they were drawn, stored with the version of the task
+    they were computed at (`evalq.store.versions.task_version` and the standings' basis).
+
+    They need every run (bootstraps over variants' runs or entries' scenarios); the refresh
+    computes them after its merges, and a page reuses them while the version holds.
+    """
+
+    __tablename__ = "board_figures"
+
+    task_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True
+    )
+    version: Mapped[str] = mapped_column(String(200))
+    data: Mapped[dict[str, Any]]
+    computed_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
 # A board reads its task's rows; the freshness check counts those on the current basis.
 Index("ix_standings_task_basis", StandingRow.task_id, StandingRow.basis, StandingRow.task_hash)
 

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from evalq.scoring.kinds import KindRule
-from evalq.store.models import EvaluationRow, StandingRow, SubmissionRow
+from evalq.store.models import BoardFiguresRow, EvaluationRow, StandingRow, SubmissionRow
 from evalq.store.queries import EVALUATED
 
 S, R = SubmissionRow, StandingRow
@@ -397,3 +397,22 @@ def bins(
         select(*edges).select_from(R).join(S, S.id == R.submission_id).where(*where)
     ).one()
     return [int(count or 0) for count in row]
+
+
+def stored_figures(session: Session, *, task_id: str, version: str) -> dict[str, Any] | None:
+    """The task's stored board figures if they were computed at ``version``, else None."""
+    row = session.get(BoardFiguresRow, task_id)
+    return None if row is None or row.version != version else dict(row.data)
+
+
+def store_figures(session: Session, *, task_id: str, version: str, data: dict[str, Any]) -> None:
+    """Keep the task's board figures, computed at ``version`` (replacing older ones)."""
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(BoardFiguresRow).values(task_id=task_id, version=version, data=data)
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=["task_id"],
+            set_={"version": version, "data": data, "computed_at": func.now()},
+        )
+    )

@@ -12,6 +12,7 @@ from evalq.core.schemas import TIERS
 from evalq.core.settings import get_settings
 from evalq.read import standings
 from evalq.read.baseline import current_baseline
+from evalq.read.leaderboard import refresh_figures
 from evalq.read.view import TaskContext, task_context
 from evalq.scoring.evaluation import evaluate_submission
 from evalq.store import queries
@@ -141,5 +142,7 @@ def _store_baseline(task_id: str) -> int:
         version = refresh_task_baseline(session, task_id=task_id, settings=settings)
         # Every run's standing scored against the new snapshot, in the transaction that
         # stores it: no board ranks against a baseline its rows were not scored on.
-        standings.sync(session, task_context(session, task_id=task_id, settings=settings))
+        context = task_context(session, task_id=task_id, settings=settings)
+        standings.sync(session, context)
+        refresh_figures(session, context)  # a Scylla or suite board's whole-task figures
         return version

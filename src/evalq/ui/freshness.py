@@ -9,46 +9,22 @@ a baseline's version, a task's definition.
 
 from __future__ import annotations
 
-import hashlib
 import re
-from typing import Any
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from evalq.store.models import BaselineRow, SubmissionRow, TaskRow, TierResultRow
-
-
-def _version(session: Session, *figures: ColumnElement[Any]) -> str:
-    """A digest of ``figures``, each a scalar subquery, read in one statement."""
-    row = tuple(session.execute(select(*figures)).one())
-    return hashlib.sha256(repr(row).encode()).hexdigest()[:20]
-
-
-def _latest_baseline(task_id: str) -> ColumnElement[Any]:
-    return (
-        select(func.max(BaselineRow.version))
-        .where(BaselineRow.task_id == task_id)
-        .scalar_subquery()
-    )
+from evalq.store.models import SubmissionRow, TaskRow, TierResultRow
+from evalq.store.versions import latest_baseline, task_version, version
 
 
 def tasks_version(session: Session) -> str:
     """Moves when a task is put or any submission arrives or changes (indexed maxima)."""
-    return _version(
+    return version(
         session,
         select(func.max(SubmissionRow.updated_at)).scalar_subquery(),
         select(func.max(TaskRow.updated_at)).scalar_subquery(),
         select(func.count()).select_from(TaskRow).scalar_subquery(),
-    )
-
-
-def task_version(session: Session, *, task_id: str) -> str:
-    """Moves when one of the task's submissions changes, or its baseline or definition does."""
-    runs = select(func.max(SubmissionRow.updated_at)).where(SubmissionRow.task_id == task_id)
-    task = select(TaskRow.updated_at).where(TaskRow.id == task_id)
-    return _version(
-        session, runs.scalar_subquery(), task.scalar_subquery(), _latest_baseline(task_id)
     )
 
 
@@ -58,8 +34,8 @@ def run_version(session: Session, *, submission_id: str, task_id: str) -> str:
     tiers = select(func.max(TierResultRow.updated_at)).where(
         TierResultRow.submission_id == submission_id
     )
-    return _version(
-        session, run.scalar_subquery(), tiers.scalar_subquery(), _latest_baseline(task_id)
+    return version(
+        session, run.scalar_subquery(), tiers.scalar_subquery(), latest_baseline(task_id)
     )
 
 
@@ -69,7 +45,7 @@ def review_version(session: Session) -> str:
         SubmissionRow.review == "flagged"
     )
     accepted = select(func.max(SubmissionRow.reviewed_at))
-    return _version(
+    return version(
         session,
         flagged.with_only_columns(func.count()).scalar_subquery(),
         flagged.with_only_columns(func.max(SubmissionRow.updated_at)).scalar_subquery(),

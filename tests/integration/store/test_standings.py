@@ -23,7 +23,7 @@ from evalq.scoring.evaluation import evaluate_submission
 from evalq.store import queries
 from evalq.store.baseline_sql import refresh_task_baseline
 from evalq.store.db import session_scope
-from evalq.store.models import EvaluationRow, StandingRow, SubmissionRow
+from evalq.store.models import BoardFiguresRow, EvaluationRow, StandingRow, SubmissionRow
 
 pytestmark = pytest.mark.both_databases  # the database ranks here (tests/conftest.py)
 
@@ -70,15 +70,26 @@ def store_task(
                     "iterations": rng.randint(1, 6),
                     "execution_time": rng.choice([None, 12.5, rng.uniform(0.5, 300)]),
                 }
-                submission = parse_submission(
-                    line
-                    | {
-                        "id": f"{task_id}-{index:04d}",
-                        "tool": rng.choice(["aider", "codex", "cline"]),
-                        "model": rng.choice(["gpt-4o", "o3"]),
-                        "usage": line.get("usage", {}) | usage,
+                varied: dict[str, Any] = {
+                    "id": f"{task_id}-{index:04d}",
+                    "tool": rng.choice(["aider", "codex", "cline"]),
+                    "model": rng.choice(["gpt-4o", "o3"]),
+                    "usage": line.get("usage", {}) | usage,
+                }
+                if "variant" in line:  # Scylla: runs of four variants, passing or not
+                    varied |= {
+                        "variant": rng.choice(["T0", "T1", "T2", "T3"]),
+                        "run_index": index,
+                        "passed": rng.random() < 0.6,
+                        "impl_rate": round(rng.random(), 3),
                     }
-                )
+                if "scenarios" in line:  # suite: each scenario's outputs right or wrong
+                    varied["scenarios"] = [
+                        scenario | {"correct_outputs": rng.randint(0, scenario["total_outputs"])}
+                        for scenario in line["scenarios"]
+                        if "total_outputs" in scenario
+                    ] + [s for s in line["scenarios"] if "total_outputs" not in s]
+                submission = parse_submission(line | varied)
             made.append(submission)
             cost = rng.choice([None, 0.02, rng.uniform(0.001, 2.0)])
             queries.add_submission(session, submission=submission, cost_usd=cost)
@@ -154,6 +165,40 @@ def test_database_ranks_equal_the_pure_board_on_random_tasks(db_url: str, kind: 
             )
             for bound in ("low", "high", "mean"):
                 assert getattr(ci, bound) == pytest.approx(getattr(expected, bound), abs=2e-4)
+
+
+@pytest.mark.parametrize("kind", ["scylla", "suite"])
+def test_whole_task_figures_pages_equal_the_pure_board(db_url: str, kind: str) -> None:
+    rng = random.Random(34)
+    for case, size in enumerate([1, 5, 30]):
+        task_id = f"{kind}-{case}"
+        store_task(db_url, kind, task_id, rng, size)
+        with session_scope(db_url) as session:
+            whole = board_of(task_view(session, task_id=task_id))
+        assert whole.kind == kind
+        for _ in range(2):  # computed and stored, then read back as stored
+            pages = paged(db_url, task_id, 4)
+            assert [e for p in pages for e in p.entries] == whole.entries, task_id
+            assert pages[-1].variants == whole.variants
+            assert pages[0].rank_uncertainty == whole.rank_uncertainty
+        with session_scope(db_url) as session:
+            stored = session.get(BoardFiguresRow, task_id)
+            assert stored is not None
+        # a run accepted moves the task: its figures are computed again, not served stale
+        with session_scope(db_url) as session:
+            held = session.scalar(
+                select(SubmissionRow.id).where(
+                    SubmissionRow.task_id == task_id, SubmissionRow.review == "flagged"
+                )
+            )
+            if held is None:
+                continue
+            session.execute(
+                update(SubmissionRow).where(SubmissionRow.id == held).values(review="accepted")
+            )
+        with session_scope(db_url) as session:
+            whole = board_of(task_view(session, task_id=task_id))
+        assert [e for p in paged(db_url, task_id, 4) for e in p.entries] == whole.entries
 
 
 def test_a_moved_baseline_rescores_the_standings_as_a_fresh_build(db_url: str) -> None:
