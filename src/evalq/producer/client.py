@@ -39,12 +39,10 @@ from evalq.core.webhooks import (
     parse_webhook_request,
 )
 from evalq.producer.submitted import FINAL_STATUSES, Submitted
-from evalq.read.judge_agreement import with_judge_validation
-from evalq.read.submission import submission_result
+from evalq.read import served
 from evalq.store import intake, queries, webhooks
 from evalq.store import labels as label_store
 from evalq.store import traces as trace_store
-from evalq.store.baseline_sql import refresh_task_baseline
 from evalq.store.db import session_scope
 from evalq.workers.app import make_app
 from evalq.workers.chords import enqueue_many
@@ -306,7 +304,7 @@ class Client:
         for attempt in range(1, REFRESH_ATTEMPTS + 1):
             try:
                 with session_scope(self.url) as session:
-                    return refresh_task_baseline(session, task_id=task_id, settings=self.settings)
+                    return served.refresh_task(session, task_id=task_id, settings=self.settings)
             except IntegrityError:  # a concurrent refresh stored this version: read again
                 if attempt == REFRESH_ATTEMPTS:
                     raise
@@ -562,10 +560,8 @@ class Client:
             NotFound: no such task.
             InvalidInput: a metadata key that cannot be a filter.
         """
-        from evalq.read.leaderboard import leaderboard
-
         with session_scope(self.url) as session:
-            board = leaderboard(
+            board = served.board(
                 session,
                 task_id=task_id,
                 tool=tool,
@@ -577,9 +573,6 @@ class Client:
                 status=status,
                 limit=limit,
                 offset=offset,
-            )
-            board = with_judge_validation(
-                board, session, task_ids=[board.task_id], settings=self.settings
             )
             return board.model_dump(mode="json")
 
@@ -602,10 +595,8 @@ class Client:
         Raises:
             InvalidInput: naming the parameter and the rule (an unknown ``by``, no tasks, ...).
         """
-        from evalq.read.compare import compare
-
         with session_scope(self.url) as session:
-            result = compare(
+            result = served.comparison(
                 session,
                 tasks=tasks,
                 by=by,
@@ -614,9 +605,6 @@ class Client:
                 seed=seed,
                 settings=self.settings,
                 include_held=include_held,
-            )
-            result = with_judge_validation(
-                result, session, task_ids=result.tasks, settings=self.settings
             )
             return result.model_dump(mode="json")
 
@@ -627,11 +615,7 @@ class Client:
         score as merged is under ``merged`` (`evalq.read.submission.submission_result`).
         """
         with session_scope(self.url) as session:
-            found = submission_result(session, submission_id=submission_id, settings=self.settings)
-            if found.scores is not None:  # evaluated: its judge scores are shown
-                found = with_judge_validation(
-                    found, session, task_ids=[found.task_id], settings=self.settings
-                )
+            found = served.run_result(session, submission_id=submission_id, settings=self.settings)
             return found.model_dump(mode="json", exclude_unset=True)
 
 

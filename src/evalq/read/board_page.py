@@ -20,13 +20,11 @@ from pydantic import Field
 from sqlalchemy.orm import Session
 
 from evalq.core.settings import Settings, get_settings
-from evalq.read import standings
-from evalq.read.judge_agreement import with_judge_validation
+from evalq.read import served, standings
 from evalq.read.leaderboard import (
     LeaderboardEntry,
     LeaderboardReport,
     board_figures,
-    leaderboard,
     paged,
 )
 from evalq.read.reply import Reply
@@ -99,7 +97,7 @@ def board_page(
     standings.sync(session, context)
     has_variants, has_scenarios = table.kind_evidence(session, task_id=task_id)
     rule = kind_of(context.task, has_variants=has_variants, has_scenarios=has_scenarios)
-    board = leaderboard(
+    board = served.board(
         session,
         task_id=task_id,
         tool=tool,
@@ -112,7 +110,6 @@ def board_page(
         offset=offset,
         settings=settings,
     )
-    board = with_judge_validation(board, session, task_ids=[task_id], settings=settings)
     kept = table.Kept(task_id, tool, model, variant, status, frozenset(board.duplicate_of))
     choices = table.choices(session, task_id=task_id)
     bins = table.bins(session, rule, kept, include_held=include_held, scale=rule.scale, n=BINS)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 
 from pydantic import Field, ValidationError
 from sqlalchemy.orm import Session
@@ -42,10 +43,12 @@ from evalq.read import standings
 from evalq.read.rank_uncertainty import (
     SINGLE_RUN,
     SINGLE_SUBMISSION,
+    SUITE_INTERVAL_MAX_ENTRIES,
     RankUncertainty,
     method_of,
     none_drawn,
     suite_uncertainty,
+    too_many_entries,
     variant_uncertainty,
 )
 from evalq.read.reply import Reply
@@ -376,7 +379,8 @@ def board_of(
     }
     level = profile.arena.confidence_level
     uncertainty = None
-    if rule.kind == "suite" and rank_intervals:
+    too_many = rule.kind == "suite" and rank_intervals and len(rows) > SUITE_INTERVAL_MAX_ENTRIES
+    if rule.kind == "suite" and rank_intervals and not too_many:
         uncertainty = suite_uncertainty(
             rule, [r.values for r in rows], [r.scenarios for r in rows], profile.suite, level=level
         )
@@ -386,6 +390,9 @@ def board_of(
         for i, r in enumerate(rows)
     ]
     entries = _with_intervals(entries, uncertainty)
+    if too_many:
+        note = too_many_entries(len(rows))
+        entries = [e.model_copy(update={"rank_interval_note": note}) for e in entries]
     entries.sort(key=lambda e: (e.rank or 0, e.submission_id))
     variants = None
     if rule.kind == "scylla":
@@ -409,7 +416,9 @@ def board_of(
             enough_data=interval.enough_data,
             level=level,
         ),
-        rank_uncertainty=method_of(rule.kind, uncertainty, level)
+        rank_uncertainty=none_drawn(level, too_many_entries(len(rows)))
+        if too_many
+        else method_of(rule.kind, uncertainty, level)
         if rank_intervals or rule.kind != "suite"
         else none_drawn(level, "rank intervals not computed for this read"),
         include_held=include_held,
@@ -516,8 +525,29 @@ class BoardFigures(Reply):
         default=None, description="Scylla: each variant's step over the baseline variant."
     )
 
+    drawn_at: datetime | None = Field(
+        default=None,
+        description="When these figures were drawn, if the task has moved since (runs "
+        "arrived or were reviewed): the refresh that follows draws them again. Null: current.",
+    )
+
+    def as_of(self, drawn_at: datetime) -> BoardFigures:
+        """These figures, marked as drawn before the task's latest change."""
+        note = (
+            f"{self.rank_uncertainty.note}; drawn at {drawn_at:%Y-%m-%d %H:%M:%S} UTC, before "
+            "the latest runs (the refresh after them draws the intervals again)"
+        )
+        return self.model_copy(
+            update={
+                "drawn_at": drawn_at,
+                "rank_uncertainty": self.rank_uncertainty.model_copy(update={"note": note}),
+            }
+        )
+
     def applied(self, page: LeaderboardReport) -> LeaderboardReport:
-        """``page`` (ranked in the database) with these figures, as `board_of` lists it."""
+        """``page`` (ranked in the database) with these figures, as `board_of` lists it; on
+        stale figures a suite entry drawn after them is listed without an interval, and says
+        so."""
         entries = [
             entry.model_copy(
                 update={
@@ -528,6 +558,8 @@ class BoardFigures(Reply):
             )
             if (found := self.intervals.get(entry.submission_id)) is not None
             else entry
+            if self.drawn_at is None or entry.rank is None or not self.intervals
+            else entry.model_copy(update={"rank_interval_note": NOT_DRAWN_YET})
             for entry in page.entries
         ]
         return page.model_copy(
@@ -539,14 +571,26 @@ class BoardFigures(Reply):
         )
 
 
-def board_figures(session: Session, context: TaskContext) -> BoardFigures:
-    """The task's whole-board figures: as stored when the task has not moved since (its runs,
-    reviews, baseline, definition and profile), else computed from every run and stored."""
+NOT_DRAWN_YET = (
+    "not drawn yet: this run came after the board's rank intervals were drawn (the refresh "
+    "after the latest runs draws them again)"
+)
+
+
+def board_figures(
+    session: Session, context: TaskContext, *, recompute: bool = False
+) -> BoardFigures:
+    """The task's whole-board figures as stored. When the task has moved since (runs, reviews,
+    baseline, definition or profile), the stored ones are served marked with when they were
+    drawn, unless ``recompute``: the baseline refresh that follows every batch of merges
+    recomputes them, so no read waits for a bootstrap of every run. Computed here, and stored,
+    when there are none yet or ``recompute``."""
     basis, task_hash = standings.basis_of(context)
     version = f"{task_version(session, task_id=context.task.id)}:{basis}:{task_hash}"
-    found = table.stored_figures(session, task_id=context.task.id, version=version)
-    if found is not None:
-        return BoardFigures.model_validate(found)
+    stored = table.stored_figures(session, task_id=context.task.id)
+    if stored is not None and (stored.version == version or not recompute):
+        figures = BoardFigures.model_validate(stored.data)
+        return figures if stored.version == version else figures.as_of(stored.computed_at)
     view = view_of(session, context)
     whole = board_of(view)
     by_variant = variant_runs(view.rows, include_held=False)
@@ -580,7 +624,7 @@ def refresh_figures(session: Session, context: TaskContext) -> None:
     has_variants, has_scenarios = table.kind_evidence(session, task_id=context.task.id)
     rule = kind_of(context.task, has_variants=has_variants, has_scenarios=has_scenarios)
     if rule.kind in ("scylla", "suite"):
-        board_figures(session, context)
+        board_figures(session, context, recompute=True)
 
 
 def _percentile_of(placed: table.Placed, n: int) -> float:

@@ -89,6 +89,22 @@ def method_of(kind: str, uncertainty: DrawnRanks | None, level: float) -> RankUn
     return none_drawn(level, note)
 
 
+SUITE_INTERVAL_MAX_ENTRIES = 50
+"""Most ranked entries a suite board draws rank intervals for. Each resample recomputes every
+entry's final score from its scenarios (about 0.2 ms), 1,000 to 11,000 times per entry: 50
+entries cost about 10 s at worst, and the cost grows with the board (docs/scoring.md, "Rank
+uncertainty")."""
+
+
+def too_many_entries(count: int) -> str:
+    """Why a suite board of ``count`` ranked entries has no rank intervals."""
+    return (
+        f"not drawn: a suite board draws rank intervals for at most "
+        f"{SUITE_INTERVAL_MAX_ENTRIES} ranked entries and this one ranks {count} (compare two "
+        "models over the scenarios instead: evalq compare)"
+    )
+
+
 def none_drawn(level: float, note: str) -> RankUncertainty:
     """A board without rank intervals, and why."""
     return RankUncertainty(applies_to=None, units=None, resamples=0, seed=0, level=level, note=note)

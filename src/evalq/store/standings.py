@@ -399,10 +399,9 @@ def bins(
     return [int(count or 0) for count in row]
 
 
-def stored_figures(session: Session, *, task_id: str, version: str) -> dict[str, Any] | None:
-    """The task's stored board figures if they were computed at ``version``, else None."""
-    row = session.get(BoardFiguresRow, task_id)
-    return None if row is None or row.version != version else dict(row.data)
+def stored_figures(session: Session, *, task_id: str) -> BoardFiguresRow | None:
+    """The task's stored board figures (with the version they were computed at), if any."""
+    return session.get(BoardFiguresRow, task_id)
 
 
 def store_figures(session: Session, *, task_id: str, version: str, data: dict[str, Any]) -> None:

@@ -10,13 +10,11 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from evalq.core.schemas import TIERS
 from evalq.core.settings import get_settings
-from evalq.read import standings
+from evalq.read import served, standings
 from evalq.read.baseline import current_baseline
-from evalq.read.leaderboard import refresh_figures
-from evalq.read.view import TaskContext, task_context
+from evalq.read.view import TaskContext
 from evalq.scoring.evaluation import evaluate_submission
 from evalq.store import queries
-from evalq.store.baseline_sql import refresh_task_baseline
 from evalq.store.db import session_scope
 from evalq.tasks.webhooks import send_events
 from evalq.workers.names import MERGE_TASK, REFRESH_TASK
@@ -135,14 +133,7 @@ def refresh_baseline(task_id: str) -> int:
 
 
 def _store_baseline(task_id: str) -> int:
-    """Compute the task's baseline; store it as a new version unless it equals the newest."""
+    """Compute the task's baseline (order statistics read in the database); store it as a new
+    version unless it equals the newest; rescore the standings and the board figures."""
     with session_scope() as session:
-        # Order statistics read in the database: O(1) rows instead of every submission.
-        settings = get_settings()
-        version = refresh_task_baseline(session, task_id=task_id, settings=settings)
-        # Every run's standing scored against the new snapshot, in the transaction that
-        # stores it: no board ranks against a baseline its rows were not scored on.
-        context = task_context(session, task_id=task_id, settings=settings)
-        standings.sync(session, context)
-        refresh_figures(session, context)  # a Scylla or suite board's whole-task figures
-        return version
+        return served.refresh_task(session, task_id=task_id, settings=get_settings())

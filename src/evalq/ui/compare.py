@@ -15,9 +15,8 @@ from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
 from evalq.core.errors import InvalidInput, NotFound
-from evalq.read.compare import CompareReport, compare
-from evalq.read.judge_agreement import with_judge_validation
-from evalq.report.page import validation_block
+from evalq.read import served
+from evalq.read.compare import CompareReport
 from evalq.report.svg import signed_bars
 from evalq.store.db import session_scope
 from evalq.ui.diff import OutputDiff, output_diff
@@ -96,7 +95,7 @@ async def compare_page(
 
     def run() -> CompareReport:
         with session_scope(settings.database_url) as session:
-            found = compare(
+            return served.comparison(
                 session,
                 tasks=tasks.strip(),
                 by=by.strip(),
@@ -104,8 +103,6 @@ async def compare_page(
                 settings=settings,
                 include_held=include_held,
             )
-            # as GET /v1/compare serves it: the judge's agreement with people beside its scores
-            return with_judge_validation(found, session, task_ids=found.tasks, settings=settings)
 
     slots: asyncio.Semaphore = request.app.state.compare_slots
     try:
@@ -132,7 +129,6 @@ async def compare_page(
             problems=[("tasks", str(missing))],
         )
     plot = Markup(difference_plot(report))
-    judge = Markup(validation_block(report.judge_validation))
     return render(
         request,
         "compare.html",
@@ -141,5 +137,4 @@ async def compare_page(
         report=report,
         problems=[],
         plot=plot,
-        judge=judge,
     )

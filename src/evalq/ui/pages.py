@@ -20,7 +20,6 @@ from evalq.core.results import EvaluationScores
 from evalq.core.status import FINAL_STATUSES, STATUSES
 from evalq.read.board_page import BoardPage, board_page
 from evalq.read.health import evaluation_health
-from evalq.report.page import validation_block
 from evalq.report.svg import binned_histogram
 from evalq.report.verdict import standings_verdict, verdict_section
 from evalq.store import queries, traces
@@ -176,7 +175,6 @@ def board_view(
             status=422 if problems else 200,
             board=shown.board,
             verdict=Markup(_verdict(shown)),
-            judge=Markup(validation_block(shown.board.judge_validation)),
             plot=Markup(_plot(shown)),
             entries=shown.board.entries,
             total=total,

@@ -18,7 +18,8 @@ from evalq.core.redact import redact_data
 from evalq.core.results import JudgeResult, PriceSource
 from evalq.core.schemas import STORED, Submission, Task
 from evalq.core.settings import Settings
-from evalq.read.submission import SubmissionResult, submission_result
+from evalq.read import served
+from evalq.read.submission import SubmissionResult
 from evalq.store import queries
 
 SHOWN_STEPS = 200
@@ -130,7 +131,7 @@ def _figures(result: SubmissionResult) -> dict[str, list[tuple[str, Any, str]]]:
 
 def run_page(session: Session, *, submission_id: str, settings: Settings | None) -> RunPage:
     """The run ``submission_id`` as its page shows it; `NotFound` when there is none."""
-    result = submission_result(session, submission_id=submission_id, settings=settings)
+    result = served.run_result(session, submission_id=submission_id, settings=settings)
     row = queries.get_submission_row(session, submission_id=submission_id)
     submission = Submission.model_validate(redact_data(row.payload, settings), context=STORED)
     task = queries.get_task(session, task_id=row.task_id)

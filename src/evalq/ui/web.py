@@ -12,10 +12,12 @@ from urllib.parse import quote, urlencode
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 from sqlalchemy.orm import Session
 
 from evalq import __version__
 from evalq.core.settings import Settings
+from evalq.report.page import validation_block
 from evalq.store.db import session_scope
 from evalq.ui import freshness
 from evalq.ui.session import COOKIE, Viewer, viewer_of
@@ -60,6 +62,8 @@ templates = Environment(
 templates.filters["num"] = _number
 templates.filters["when"] = _when
 templates.filters["q"] = lambda value: quote(str(value), safe="")
+# the judge's validation as the report writes it (escaped there), beside any judge score
+templates.filters["validation"] = lambda value: Markup(validation_block(value))
 templates.globals["url"] = _url
 templates.globals["version"] = __version__
 

@@ -133,7 +133,7 @@ def test_every_view_of_judge_scores_says_whether_they_are_validated(
     assert "judge scores: not validated" in html and "validated: alpha 1.00 over 8" in html
 
 
-def test_the_ui_board_and_compare_pages_say_it_as_the_api_does(client: Client) -> None:
+def test_the_ui_board_compare_and_run_pages_say_it_as_the_api_does(client: Client) -> None:
     from fastapi.testclient import TestClient
 
     from evalq.producer.api.app import create_app
@@ -154,3 +154,7 @@ def test_the_ui_board_and_compare_pages_say_it_as_the_api_does(client: Client) -
         )
         assert compared.status_code == 200, compared.text
         assert "judge scores: not validated against people&#x27;s labels" in compared.text
+        run = browser.get("/ui/runs/enough-3")
+        assert run.status_code == 200, run.text
+        assert "judge scores: not validated against people&#x27;s labels" in run.text
+        assert "constructiveness / a: alpha 1.00" in run.text

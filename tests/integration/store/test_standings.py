@@ -15,8 +15,9 @@ from sqlalchemy import event, func, select, update
 from evalq.core.profile import profile_named
 from evalq.core.schemas import Submission, Task, parse_submission
 from evalq.producer.cli.demo import EXAMPLES
-from evalq.read import standings
+from evalq.read import served, standings
 from evalq.read.leaderboard import board_of, leaderboard
+from evalq.read.rank_uncertainty import SUITE_INTERVAL_MAX_ENTRIES
 from evalq.read.view import task_context, task_view
 from evalq.scoring.arena import compute_baseline
 from evalq.scoring.evaluation import evaluate_submission
@@ -196,6 +197,11 @@ def test_whole_task_figures_pages_equal_the_pure_board(db_url: str, kind: str) -
             session.execute(
                 update(SubmissionRow).where(SubmissionRow.id == held).values(review="accepted")
             )
+        # until the refresh, the stored figures are served, saying when they were drawn
+        stale = paged(db_url, task_id, 1000)[0]
+        assert "before the latest runs" in stale.rank_uncertainty.note
+        with session_scope(db_url) as session:
+            served.refresh_task(session, task_id=task_id)
         with session_scope(db_url) as session:
             whole = board_of(task_view(session, task_id=task_id))
         assert [e for p in paged(db_url, task_id, 4) for e in p.entries] == whole.entries
@@ -279,3 +285,19 @@ def test_a_run_stored_under_an_older_schema_is_listed_marked_not_a_500(db_url: s
     assert marked[0].ranking_value is None
     assert board.entries[-1].submission_id == victim  # no value: ranked last
     assert board.total == 8
+
+
+def test_a_large_suite_board_says_why_it_draws_no_rank_intervals(db_url: str) -> None:
+    store_task(db_url, "suite", "big", random.Random(9), 130)
+    with session_scope(db_url) as session:
+        # held runs ranked too: random usage makes most of them outliers
+        whole = board_of(task_view(session, task_id="big"), include_held=True)
+        page = leaderboard(session, task_id="big", limit=5, include_held=True)
+    ranked = [e for e in whole.entries if e.rank is not None]
+    assert len(ranked) > SUITE_INTERVAL_MAX_ENTRIES
+    assert whole.rank_uncertainty.resamples == 0
+    assert "at most 50 ranked entries" in whole.rank_uncertainty.note
+    assert all(
+        e.rank_interval is None and "at most 50" in (e.rank_interval_note or "") for e in ranked
+    )
+    assert page.entries == whole.entries[:5]

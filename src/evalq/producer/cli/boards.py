@@ -213,15 +213,13 @@ def leaderboard_command(
 ) -> None:
     """Rank a task's evaluated submissions against its current baseline (runs held for review
     are listed last, unranked, unless --include-held)."""
-    from evalq.core.settings import get_settings
-    from evalq.read.judge_agreement import with_judge_validation
-    from evalq.read.leaderboard import leaderboard
+    from evalq.read import served
     from evalq.store.db import session_scope
 
     wanted = metadata_pairs(where or [])
     try:
         with session_scope() as session:
-            board = leaderboard(
+            board = served.board(
                 session,
                 task_id=task_id,
                 tool=tool,
@@ -229,9 +227,6 @@ def leaderboard_command(
                 variant=variant,
                 metadata=wanted,
                 include_held=include_held,
-            )
-            board = with_judge_validation(
-                board, session, task_ids=[task_id], settings=get_settings()
             )
     except EvalqError as error:
         fail(error)
@@ -255,18 +250,13 @@ def report(
 ) -> None:
     """Write a task's report: the kind's verdict, then leaderboard, distributions, intervals,
     cost, variant uplift."""
-    from evalq.core.settings import get_settings
-    from evalq.read.judge_agreement import with_judge_validation
-    from evalq.report import render, report_data
+    from evalq.read import served
+    from evalq.report import render
     from evalq.store.db import session_scope
 
     try:
         with session_scope() as session:
-            data = report_data(session, task_id=task_id, include_held=include_held)
-            board = with_judge_validation(
-                data.leaderboard, session, task_ids=[task_id], settings=get_settings()
-            )
-            data = data.model_copy(update={"leaderboard": board})
+            data = served.report(session, task_id=task_id, include_held=include_held)
         text = render(data, fmt)
     except EvalqError as error:
         fail(error)

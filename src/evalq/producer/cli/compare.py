@@ -210,16 +210,14 @@ def compare_command(
     ] = False,
 ) -> None:
     """Compare groups of submissions over the tasks (or suite scenarios) they share."""
-    from evalq.core.settings import get_settings
-    from evalq.read.compare import compare
-    from evalq.read.judge_agreement import with_judge_validation
+    from evalq.read import served
     from evalq.store.db import session_scope
 
     if correction not in ("holm", "benjamini-hochberg", "none"):
         raise typer.BadParameter("one of holm, benjamini-hochberg, none", param_hint="--correction")
     try:
         with session_scope() as session:
-            comparison = compare(
+            comparison = served.comparison(
                 session,
                 tasks=tasks,
                 by=by,
@@ -227,9 +225,6 @@ def compare_command(
                 correction=correction,  # type: ignore[arg-type]
                 seed=seed,
                 include_held=include_held,
-            )
-            comparison = with_judge_validation(
-                comparison, session, task_ids=comparison.tasks, settings=get_settings()
             )
     except EvalqError as error:
         fail(error)

@@ -12,8 +12,8 @@ from evalq.core.metadata import KEY_RULE, MAX_KEY_CHARS
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import SettingsDep
 from evalq.producer.api.errors import ERROR_RESPONSES
-from evalq.read.compare import BY_PATTERN, BY_RULE, TASKS_PATTERN, CompareReport, compare
-from evalq.read.judge_agreement import with_judge_validation
+from evalq.read import served
+from evalq.read.compare import BY_PATTERN, BY_RULE, TASKS_PATTERN, CompareReport
 from evalq.stats.comparison import Correction
 from evalq.store.db import session_scope
 
@@ -79,7 +79,7 @@ async def get_compare(
 
     def run() -> CompareReport:
         with session_scope(settings.database_url) as session:
-            result = compare(
+            return served.comparison(
                 session,
                 tasks=tasks,
                 by=by,
@@ -89,7 +89,6 @@ async def get_compare(
                 settings=settings,
                 include_held=include_held,
             )
-            return with_judge_validation(result, session, task_ids=result.tasks, settings=settings)
 
     # Waiting for a turn holds no thread: other requests keep the thread pool.
     slots: asyncio.Semaphore = request.app.state.compare_slots

@@ -21,8 +21,8 @@ from evalq.producer.api.models import (
     ReviewAccepted,
 )
 from evalq.producer.client import Client
-from evalq.read.judge_agreement import with_judge_validation
-from evalq.read.submission import SubmissionResult, submission_result
+from evalq.read import served
+from evalq.read.submission import SubmissionResult
 from evalq.store import queries
 from evalq.store.db import session_scope
 
@@ -180,9 +180,6 @@ def get_submission(
     scores are against the task's current baseline, as on the leaderboard; ``merged`` keeps
     those the merge stored.
     """
-    result = submission_result(
+    return served.run_result(
         session, submission_id=known("submission", submission_id), settings=settings
     )
-    if result.scores is None:  # not evaluated yet: no judge score shown
-        return result
-    return with_judge_validation(result, session, task_ids=[result.task_id], settings=settings)

@@ -16,8 +16,8 @@ from evalq.producer.api.auth import require
 from evalq.producer.api.deps import JsonBody, SessionDep, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message, TaskStored
-from evalq.read.judge_agreement import with_judge_validation
-from evalq.read.leaderboard import MAX_LIMIT, LeaderboardReport, leaderboard
+from evalq.read import served
+from evalq.read.leaderboard import MAX_LIMIT, LeaderboardReport
 from evalq.read.reports import (
     BaselineReport,
     SuiteReport,
@@ -116,7 +116,7 @@ def get_leaderboard(
     ``offset`` page the entries (``total`` says how many there are); a page of an Arena or
     PeerRead board scores in full only the runs it lists.
     """
-    board = leaderboard(
+    return served.board(
         session,
         task_id=known("task", task_id),
         tool=tool,
@@ -129,7 +129,6 @@ def get_leaderboard(
         limit=limit,
         offset=offset,
     )
-    return with_judge_validation(board, session, task_ids=[board.task_id], settings=settings)
 
 
 @router.get("/{task_id}/baseline", dependencies=READ, responses=NOT_FOUND)

@@ -1,0 +1,127 @@
+"""The reads every door serves, each assembled once: the API's routes, the CLI, `Client` and
+the UI call these and render what they return.
+
+A board, a comparison, a run's result and a report carry judge scores, so each carries the
+judge's agreement with people beside them (`judge_validation`: "not validated" until it is);
+attaching it here, and only here, is what keeps the doors from disagreeing about it
+(`tests/unit/read/test_served.py` holds that no other module attaches it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from sqlalchemy.orm import Session
+
+from evalq.core.settings import Settings, get_settings
+from evalq.read import standings
+from evalq.read.compare import CompareReport, compare
+from evalq.read.judge_agreement import with_judge_validation
+from evalq.read.leaderboard import LeaderboardReport, leaderboard, refresh_figures
+from evalq.read.report_data import ReportData, report_data
+from evalq.read.submission import SubmissionResult, submission_result
+from evalq.read.view import task_context
+from evalq.stats.comparison import Correction
+from evalq.store.baseline_sql import refresh_task_baseline
+
+
+def board(
+    session: Session,
+    *,
+    task_id: str,
+    settings: Settings | None = None,
+    tool: str | None = None,
+    model: str | None = None,
+    variant: str | None = None,
+    metadata: Mapping[str, str] | None = None,
+    include_held: bool = False,
+    status: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+) -> LeaderboardReport:
+    """`leaderboard` with the judge's validation (raises as it does)."""
+    settings = settings or get_settings()
+    found = leaderboard(
+        session,
+        task_id=task_id,
+        tool=tool,
+        model=model,
+        variant=variant,
+        metadata=metadata,
+        settings=settings,
+        include_held=include_held,
+        status=status,
+        limit=limit,
+        offset=offset,
+    )
+    return with_judge_validation(found, session, task_ids=[found.task_id], settings=settings)
+
+
+def comparison(
+    session: Session,
+    *,
+    tasks: str,
+    by: str,
+    values: Sequence[str] = (),
+    correction: Correction = "holm",
+    seed: int = 0,
+    include_held: bool = False,
+    settings: Settings | None = None,
+) -> CompareReport:
+    """`compare` with the judge's validation pooled over the tasks compared."""
+    settings = settings or get_settings()
+    found = compare(
+        session,
+        tasks=tasks,
+        by=by,
+        values=values,
+        correction=correction,
+        seed=seed,
+        settings=settings,
+        include_held=include_held,
+    )
+    return with_judge_validation(found, session, task_ids=found.tasks, settings=settings)
+
+
+def run_result(
+    session: Session, *, submission_id: str, settings: Settings | None = None
+) -> SubmissionResult:
+    """`submission_result`, with the judge's validation once it is evaluated (before, no
+    judge score is shown, and none is attached)."""
+    settings = settings or get_settings()
+    found = submission_result(session, submission_id=submission_id, settings=settings)
+    if found.scores is None:
+        return found
+    return with_judge_validation(found, session, task_ids=[found.task_id], settings=settings)
+
+
+def report(
+    session: Session,
+    *,
+    task_id: str,
+    include_held: bool = False,
+    settings: Settings | None = None,
+) -> ReportData:
+    """`report_data` with its board's judge validation."""
+    settings = settings or get_settings()
+    data = report_data(session, task_id=task_id, include_held=include_held, settings=settings)
+    shown = with_judge_validation(data.leaderboard, session, task_ids=[task_id], settings=settings)
+    return data.model_copy(update={"leaderboard": shown})
+
+
+def refresh_task(session: Session, *, task_id: str, settings: Settings | None = None) -> int:
+    """What follows a batch of merges and an accepted review alike: settle the task's reviews
+    and store its baseline again (`refresh_task_baseline`), score every run's standing against
+    it, and draw a Scylla or suite board's whole-task figures again, in one transaction, so no
+    board ranks against a baseline its rows were not scored on. Returns the baseline version.
+
+    Raises:
+        sqlalchemy.exc.IntegrityError: a concurrent refresh stored this version first (the
+            caller tries again in a new transaction).
+    """
+    settings = settings or get_settings()
+    version = refresh_task_baseline(session, task_id=task_id, settings=settings)
+    context = task_context(session, task_id=task_id, settings=settings)
+    standings.sync(session, context)
+    refresh_figures(session, context)
+    return version
