@@ -1,4 +1,5 @@
-"""Security headers of every UI response: a strict Content-Security-Policy and its companions.
+"""Security headers of every UI response (a strict Content-Security-Policy and its companions),
+and the origin check of the sign-in form.
 
 The policy allows this site's own script and style files and nothing inline: no inline script,
 no ``eval``, no inline style, no frame, no form posting elsewhere. A string that escaped
@@ -7,6 +8,9 @@ escaping still could not run.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
+from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CSP = (
@@ -19,6 +23,32 @@ HEADERS = (
     (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"same-origin"),
 )
+
+
+def _host(netloc: str) -> str:
+    """``netloc`` lower-cased, without a default port (``:80``, ``:443``)."""
+    host = netloc.lower()
+    for default in (":80", ":443"):
+        host = host.removesuffix(default)
+    return host
+
+
+def posted_from_here(headers: Headers) -> bool:
+    """Whether a form post comes from a page of this site: its ``Origin`` (a browser sends one
+    with every POST), or without one its ``Referer``, names the host the post was sent to.
+
+    The scheme is left out (behind a proxy that ends TLS the server sees http while the page was
+    https); the host and port must match, so another site, a sibling subdomain that could toss a
+    cookie, or an opaque ``null`` origin is refused. A post naming neither (not a browser's)
+    passes here: the form's token still has to match.
+    """
+    source = headers.get("origin") or headers.get("referer")
+    if source is None:
+        return True
+    parts = urlsplit(source)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return False
+    return _host(parts.netloc) == _host(headers.get("host", ""))
 
 
 def is_ui(path: str) -> bool:
