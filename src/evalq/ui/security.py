@@ -1,9 +1,15 @@
-"""Security headers of every UI response (a strict Content-Security-Policy and its companions),
-and the origin check of the sign-in form.
+"""Security headers of every UI response (a strict Content-Security-Policy and its companions,
+and ``Cache-Control``), and the origin check of the sign-in form.
 
 The policy allows this site's own script and style files and nothing inline: no inline script,
 no ``eval``, no inline style, no frame, no form posting elsewhere. A string that escaped
 escaping still could not run.
+
+Every UI response says how it may be cached, whoever answered it: a page, the 304 of a live poll
+answered before routing (`evalq.ui.polls`), a 404 of a path no route serves, a static file. A
+response that sets its own ``Cache-Control`` (the event stream) keeps it; any other gets
+`CACHE_CONTROL`: a shared cache keeps nothing (a page shows what one key may read), the browser
+asks again each time (the ETag makes that a 304).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
+CACHE_CONTROL = "no-cache, private"
 HEADERS = (
     (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
@@ -57,7 +64,8 @@ def is_ui(path: str) -> bool:
 
 
 class SecurityHeaders:
-    """ASGI middleware adding `HEADERS` to every UI response."""
+    """ASGI middleware adding `HEADERS`, and `CACHE_CONTROL` unless one is set, to every UI
+    response."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -69,7 +77,10 @@ class SecurityHeaders:
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *HEADERS]
+                headers = list(message.get("headers", []))
+                if not any(name.lower() == b"cache-control" for name, _ in headers):
+                    headers.append((b"cache-control", CACHE_CONTROL.encode()))
+                message["headers"] = [*headers, *HEADERS]
             await send(message)
 
         await self.app(scope, receive, with_headers)

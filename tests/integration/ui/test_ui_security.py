@@ -1,5 +1,6 @@
 """The UI's own defences against other sites, over a real `evalq api` (SQLite, no broker): the
-sign-in form refuses a post from another origin or without its token (login CSRF).
+sign-in form refuses a post from another origin or without its token (login CSRF); every UI
+response says how it may be cached.
 
 Each check is an HTTP request as a browser would send it, plus one probe in Debian's Chromium: a
 page of another origin posting the attacker's own key to the sign-in form.
@@ -13,6 +14,7 @@ import httpx
 import pytest
 from playwright.sync_api import Route, expect, sync_playwright
 
+from evalq.ui.security import CACHE_CONTROL
 from tests.integration.api.conftest import Server, serve_api
 from tests.support.tools import required_program
 from tests.support.ui import form_token, sign_in
@@ -95,3 +97,29 @@ def test_a_page_of_another_origin_cannot_sign_chromium_in(server: Server) -> Non
         page.goto(f"{server.url}/")
         expect(page).to_have_url(f"{server.url}/ui/login?next=%2F")
         browser.close()
+
+
+def test_every_ui_response_says_how_it_may_be_cached(server: Server) -> None:
+    """Pages, refusals, redirects, static files, a 404 no route answered, and the 304 of a live
+    poll answered before routing (which carried none)."""
+    with httpx.Client(base_url=server.url) as browser:
+        answers = {
+            "sign-in redirect": browser.get("/"),
+            "sign-in form": browser.get("/ui/login"),
+            "refused sign-in": browser.post("/ui/login", data={"api_key": "evq_x"}),
+        }
+        assert sign_in(browser, server.keys["read"]).status_code == 303
+        page = browser.get("/")
+        poll = {"if-none-match": page.headers["etag"], "x-evalq-live": "1"}
+        answers |= {
+            "page": page,
+            "poll 304": browser.get("/", headers=poll),
+            "no such task": browser.get("/ui/tasks/no-such-task"),
+            "no such route": browser.get("/ui/no-such-page"),
+            "static file": browser.get("/ui/static/ui.js"),
+        }
+    assert answers["poll 304"].status_code == 304
+    assert answers["no such route"].status_code == 404
+    assert answers["no such task"].status_code == 404
+    cached = {name: answer.headers.get("cache-control") for name, answer in answers.items()}
+    assert cached == dict.fromkeys(answers, CACHE_CONTROL)
