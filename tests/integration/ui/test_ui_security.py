@@ -1,6 +1,6 @@
 """The UI's own defences against other sites, over a real `evalq api` (SQLite, no broker): the
 sign-in form refuses a post from another origin or without its token (login CSRF); every UI
-response says how it may be cached.
+response says how it may be cached; proxy headers are believed only from configured proxies.
 
 Each check is an HTTP request as a browser would send it, plus one probe in Debian's Chromium: a
 page of another origin posting the attacker's own key to the sign-in form.
@@ -123,3 +123,33 @@ def test_every_ui_response_says_how_it_may_be_cached(server: Server) -> None:
     assert answers["no such task"].status_code == 404
     cached = {name: answer.headers.get("cache-control") for name, answer in answers.items()}
     assert cached == dict.fromkeys(answers, CACHE_CONTROL)
+
+
+def session_cookie_is_secure(server: Server, headers: dict[str, str]) -> bool:
+    """Whether signing in with ``headers`` on the post sets a Secure session cookie."""
+    with httpx.Client(base_url=server.url) as browser:
+        token = form_token(browser.get("/ui/login").text)
+        data = {"api_key": server.keys["read"], "csrf": token}
+        signed = browser.post("/ui/login", data=data, headers=headers)
+    assert signed.status_code == 303, signed.text
+    cookie = next(c for c in signed.headers.get_list("set-cookie") if "evalq_session=" in c)
+    return "secure" in cookie.lower().split("; ")
+
+
+FORWARDED = {"x-forwarded-proto": "https", "x-forwarded-for": "203.0.113.9"}
+
+
+def test_proxy_headers_from_a_local_client_are_not_believed_by_default(server: Server) -> None:
+    """uvicorn believes X-Forwarded-* from loopback unless told otherwise; `evalq api` believes
+    them from nobody until EVALQ_FORWARDED_ALLOW_IPS names the proxy."""
+    assert not session_cookie_is_secure(server, FORWARDED)
+
+
+def test_proxy_headers_from_a_configured_proxy_are_believed(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    directory = tmp_path_factory.mktemp("ui-behind-proxy")
+    extra = {"forwarded_allow_ips": "127.0.0.1"}
+    with serve_api("sqlite", directory, broker=False, extra=extra) as behind_proxy:
+        assert session_cookie_is_secure(behind_proxy, FORWARDED)
+        assert not session_cookie_is_secure(behind_proxy, {})
