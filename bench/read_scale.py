@@ -54,6 +54,7 @@ from _clone_store import (
 )
 from _common import apply_env, evalq_env, parse_args, ratio, redis_url, rss_kib
 from tests.support.processes import EVALQ, free_port, start, stop, wait_for_http
+from tests.support.ui import sign_in
 
 GOAL_S = 0.3
 """Issue 33's goal: 300 ms p95 for every page and read."""
@@ -161,13 +162,11 @@ def running_api(url: str, workdir: Path, timeout: float) -> Iterator[tuple[httpx
     process = start(argv, evalq_env(**settings), workdir / f"api_{port}.log")
     try:
         wait_for_http(f"{base}/healthz", process, timeout=120, what="evalq api")
-        signed = httpx.post(f"{base}/ui/login", data={"api_key": key, "next": "/"})
-        if not signed.cookies:
-            raise RuntimeError(f"sign-in failed: {signed.status_code} {signed.text[:300]}")
         headers = {"Authorization": f"Bearer {key}"}
-        with httpx.Client(
-            base_url=base, headers=headers, cookies=signed.cookies, timeout=timeout
-        ) as client:
+        with httpx.Client(base_url=base, headers=headers, timeout=timeout) as client:
+            signed = sign_in(client, key)
+            if signed.status_code != 303:
+                raise RuntimeError(f"sign-in failed: {signed.status_code} {signed.text[:300]}")
             yield client, process.pid
     finally:
         stop(process)

@@ -112,6 +112,13 @@ class Settings(BaseSettings):
     api_max_batch: int = Field(
         default=1000, ge=1, description="HTTP API: most submissions in one POST /v1/submissions."
     )
+    forwarded_allow_ips: str | None = Field(
+        default=None,
+        pattern=r"^[0-9A-Fa-f.:/*, ]+$",
+        description="`evalq api`: the proxies (addresses or networks, comma-separated; '*' "
+        "for any) whose X-Forwarded-For / X-Forwarded-Proto are believed. Unset: none are, from "
+        "any client, loopback included (the scheme decides the cookies' Secure flag).",
+    )
     trace_quiet_s: float = Field(
         default=15,
         ge=0,

@@ -1,8 +1,11 @@
 """The forms that change something: sign in, sign out, and accept a run held for review.
 
-Sign-out and accept need the session's CSRF token (`evalq.ui.session.csrf_ok`); accept also the
-key's write scope, and calls the same code as ``evalq review accept`` and
-``POST /v1/submissions/{id}/review/accept`` (`Client.accept_review`).
+Sign-in needs the form's own token (`evalq.ui.session.login_token_ok`) and a post from this
+site (`evalq.ui.security.posted_from_here`): a page of another site cannot sign a browser in
+with a key of its choosing. Sign-out and accept need the session's CSRF token
+(`evalq.ui.session.csrf_ok`); accept also the key's write scope, and calls the same code as
+``evalq review accept`` and ``POST /v1/submissions/{id}/review/accept``
+(`Client.accept_review`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,16 @@ from evalq.core.errors import EvalqError, NotFound
 from evalq.producer.client import Client
 from evalq.store.db import session_scope
 from evalq.ui.pages import review_rows
-from evalq.ui.session import COOKIE, MAX_AGE_S, csrf_ok, sign_in
+from evalq.ui.security import posted_from_here
+from evalq.ui.session import (
+    COOKIE,
+    LOGIN_COOKIE,
+    MAX_AGE_S,
+    csrf_ok,
+    login_token,
+    login_token_ok,
+    sign_in,
+)
 from evalq.ui.web import ViewerDep, render, settings_of
 
 router = APIRouter(include_in_schema=False)
@@ -30,10 +42,29 @@ def _local(target: str) -> str:
     return target if target.startswith("/") and not target.startswith(("//", "/\\")) else "/"
 
 
+def _login_page(
+    request: Request, next: str, *, failed: bool = False, status: int = 200
+) -> HTMLResponse:
+    """The sign-in form with its token, and the pre-session cookie that holds the token."""
+    token = login_token(request.cookies.get(LOGIN_COOKIE))
+    response = render(
+        request, "login.html", None, status=status, next=_local(next), failed=failed, csrf=token
+    )
+    response.set_cookie(
+        LOGIN_COOKIE,
+        token,
+        path="/ui/login",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    return response
+
+
 @router.get("/ui/login", response_class=HTMLResponse)
 def login_form(request: Request, next: str = "/") -> HTMLResponse:
     """The sign-in form."""
-    return render(request, "login.html", None, next=_local(next), failed=False)
+    return _login_page(request, next)
 
 
 @router.post("/ui/login", response_class=HTMLResponse)
@@ -41,12 +72,23 @@ def login(
     request: Request,
     api_key: Annotated[str, Form(max_length=200)],
     next: FormText = "/",
+    csrf: FormText = "",
 ) -> Response:
-    """Check the key; on success set the session cookie and go on to ``next``."""
+    """Check the key; on success set the session cookie and go on to ``next``.
+
+    A post from another site's page, or without the form's token, is refused (403) before the
+    key is looked at, and sets nothing.
+    """
+    if not posted_from_here(request.headers):
+        why = "a sign-in posted from this site's own page (this one came from another origin)"
+        return render(request, "refused.html", None, status=403, why=why)
+    if not login_token_ok(request.cookies.get(LOGIN_COOKIE), csrf):
+        why = "the sign-in form's token: open the sign-in page again and sign in from it"
+        return render(request, "refused.html", None, status=403, why=why)
     with session_scope(settings_of(request).database_url) as session:
         cookie = sign_in(session, api_key=api_key.strip())
     if cookie is None:
-        return render(request, "login.html", None, status=401, next=_local(next), failed=True)
+        return _login_page(request, next, failed=True, status=401)
     response = RedirectResponse(_local(next), status_code=303)
     response.set_cookie(
         COOKIE,
@@ -57,6 +99,7 @@ def login(
         samesite="strict",
         secure=request.url.scheme == "https",
     )
+    response.delete_cookie(LOGIN_COOKIE, path="/ui/login", httponly=True, samesite="strict")
     return response
 
 

@@ -7,6 +7,11 @@ session table, no shared secret to configure), a revoked key ends its sessions a
 cookie holds nothing that signs in anywhere else. The CSRF token of a session is a second HMAC of
 the same payload, so it cannot be made without the cookie's key either.
 
+The sign-in form has a token of its own, before there is a session: a random value held in a
+pre-session cookie (`LOGIN_COOKIE`, SameSite=Strict) and posted back by the form (a double-submit
+token). A page of another site can neither read the cookie nor make the browser send it, so it
+cannot sign a visitor in with a key of its choosing (login CSRF; docs/ui.md).
+
 Whoever can read the ``api_keys`` table can sign a session for any key: the same people who can
 read every stored run already.
 """
@@ -16,6 +21,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -26,8 +32,11 @@ from evalq.store.keys import authenticate
 from evalq.store.models import ApiKeyRow
 
 COOKIE = "evalq_session"
+LOGIN_COOKIE = "evalq_login"
+"""The sign-in form's pre-session cookie: the token the form must post back."""
 MAX_AGE_S = 12 * 3600
 """A session lasts 12 hours; then the key is asked for again."""
+_LOGIN_TOKEN = re.compile(r"[A-Za-z0-9_-]{32}")
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,26 @@ def viewer_of(session: Session, cookie: str | None, *, now: float | None = None)
     return Viewer(name=row.name, scopes=tuple(row.scopes.split(",")), csrf=csrf)
 
 
+def _same(expected: str, given: str | None) -> bool:
+    """``given == expected`` in constant time (any text: a posted field may be non-ASCII)."""
+    return given is not None and hmac.compare_digest(expected.encode(), given.encode())
+
+
 def csrf_ok(viewer: Viewer, token: str | None) -> bool:
     """Whether a form's token is this session's CSRF token (compared in constant time)."""
-    return token is not None and hmac.compare_digest(viewer.csrf, token)
+    return _same(viewer.csrf, token)
+
+
+def login_token(cookie: str | None) -> str:
+    """The sign-in form's token: the browser's `LOGIN_COOKIE` when it holds one (a second open
+    sign-in tab keeps the first one's form valid), else a new random one."""
+    if cookie and _LOGIN_TOKEN.fullmatch(cookie):
+        return cookie
+    return secrets.token_urlsafe(24)
+
+
+def login_token_ok(cookie: str | None, token: str | None) -> bool:
+    """Whether the posted sign-in form carries the token of the browser's `LOGIN_COOKIE`."""
+    if cookie is None or _LOGIN_TOKEN.fullmatch(cookie) is None:
+        return False
+    return _same(cookie, token)

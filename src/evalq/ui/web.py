@@ -145,9 +145,7 @@ def render(
     body = templates.get_template(template).render(
         request=request, viewer=viewer, path=request.url.path, etag=etag, **context
     )
-    headers = {"Cache-Control": "no-cache, private"}
-    if etag is not None:
-        headers["ETag"] = etag
+    headers = {"ETag": etag} if etag is not None else {}  # Cache-Control: `SecurityHeaders`
     return HTMLResponse(body, status_code=status, headers=headers)
 
 

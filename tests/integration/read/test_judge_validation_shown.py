@@ -135,6 +135,7 @@ def test_every_view_of_judge_scores_says_whether_they_are_validated(
 
 def test_the_ui_board_compare_and_run_pages_say_it_as_the_api_does(client: Client) -> None:
     from fastapi.testclient import TestClient
+    from tests.support.ui import sign_in
 
     from evalq.producer.api.app import create_app
     from evalq.store.keys import create_key
@@ -143,7 +144,7 @@ def test_the_ui_board_compare_and_run_pages_say_it_as_the_api_does(client: Clien
         key = create_key(session, name="reader", scopes=["read"])
     settings = client.settings.model_copy(update={"auth_required": True})
     with TestClient(create_app(settings), base_url="https://testserver") as browser:
-        signed = browser.post("/ui/login", data={"api_key": key}, follow_redirects=False)
+        signed = sign_in(browser, key)
         assert signed.status_code == 303, signed.text
         board = browser.get("/ui/tasks/few")
         assert board.status_code == 200, board.text

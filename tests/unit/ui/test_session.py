@@ -10,7 +10,14 @@ import pytest
 
 from evalq.store.db import session_scope
 from evalq.store.keys import create_key, revoke_key
-from evalq.ui.session import MAX_AGE_S, csrf_ok, sign_in, viewer_of
+from evalq.ui.session import (
+    MAX_AGE_S,
+    csrf_ok,
+    login_token,
+    login_token_ok,
+    sign_in,
+    viewer_of,
+)
 from tests.support.databases import migrate_store
 
 NOW = 1_800_000_000.0
@@ -77,3 +84,21 @@ def test_two_sessions_of_one_key_have_different_csrf_tokens(store: str) -> None:
         one = viewer_of(session, sign_in(session, api_key=secret, now=NOW), now=NOW)
         two = viewer_of(session, sign_in(session, api_key=secret, now=NOW), now=NOW)
     assert one is not None and two is not None and one.csrf != two.csrf
+
+
+def test_a_posted_token_of_any_text_is_compared_not_raised_on(store: str) -> None:
+    secret = keys(store)["rw"]
+    with session_scope(store) as session:
+        viewer = viewer_of(session, sign_in(session, api_key=secret, now=NOW), now=NOW)
+    assert viewer is not None
+    assert not csrf_ok(viewer, "é" * len(viewer.csrf))  # was a TypeError: a 500 for a form post
+
+
+def test_the_sign_in_forms_token_is_its_pre_session_cookie() -> None:
+    fresh = login_token(None)
+    assert len(fresh) == 32 and login_token(None) != fresh
+    assert login_token(fresh) == fresh  # a second tab keeps the first one's token
+    assert login_token("short") != "short" and login_token("é" * 32) != "é" * 32
+    assert login_token_ok(fresh, fresh)
+    for cookie, token in ((None, fresh), (fresh, None), (fresh, ""), (fresh, "é" * 32), ("", "")):
+        assert not login_token_ok(cookie, token), (cookie, token)

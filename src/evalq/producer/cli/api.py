@@ -27,10 +27,16 @@ def api(
     With no EVALQ_BROKER_URL the API evaluates what it receives in its own process, as the
     Python client does (the `worker` extra is then needed too): one process, for trying evalq
     out or a small deployment.
+
+    Proxy headers (X-Forwarded-For, X-Forwarded-Proto) are believed only from the addresses in
+    EVALQ_FORWARDED_ALLOW_IPS; unset, from none (uvicorn's own default trusts any loopback
+    client, which could then make the UI's plain-http cookies Secure). docs/deploy.md, "Behind
+    a reverse proxy".
     """
     from evalq.core.settings import get_settings
 
-    if not get_settings().broker_url and workers > 1:
+    settings = get_settings()
+    if not settings.broker_url and workers > 1:
         fail_with(
             "--workers > 1 needs EVALQ_BROKER_URL (e.g. redis://127.0.0.1:6379/0):"
             " without a broker each process evaluates what it receives in-process"
@@ -44,6 +50,8 @@ def api(
         port=port,
         workers=workers,
         log_level=log_level,
+        proxy_headers=settings.forwarded_allow_ips is not None,
+        forwarded_allow_ips=settings.forwarded_allow_ips or "",
     )
 
 
