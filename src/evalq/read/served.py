@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pydantic import Field
 from sqlalchemy.orm import Session
 
 from evalq.core.settings import Settings, get_settings
@@ -18,10 +19,12 @@ from evalq.read import standings
 from evalq.read.compare import CompareReport, compare
 from evalq.read.judge_agreement import with_judge_validation
 from evalq.read.leaderboard import LeaderboardReport, leaderboard, refresh_figures
+from evalq.read.reply import Reply
 from evalq.read.report_data import ReportData, report_data
 from evalq.read.submission import SubmissionResult, submission_result
 from evalq.read.view import task_context
 from evalq.stats.comparison import Correction
+from evalq.store import queries
 from evalq.store.baseline_sql import refresh_task_baseline
 
 
@@ -125,3 +128,50 @@ def refresh_task(session: Session, *, task_id: str, settings: Settings | None = 
     standings.sync(session, context)
     refresh_figures(session, context)
     return version
+
+
+REVIEW_PAGE = 100
+"""Held runs listed per page of the review queue."""
+
+
+class HeldRun(Reply):
+    """A run held for review, and why (its outlier flags; the validation warnings beside)."""
+
+    id: str
+    task_id: str
+    tool: str
+    model: str
+    flags: list[str]
+    warnings: list[str]
+
+
+class HeldRuns(Reply):
+    """One page of the review queue (`evalq review list`, the UI's review page)."""
+
+    total: int = Field(description="Runs held for review (of the task, or all).")
+    offset: int
+    runs: list[HeldRun] = Field(description=f"By id, at most {REVIEW_PAGE} from offset.")
+
+
+def held_runs(
+    session: Session, *, task_id: str | None = None, offset: int = 0, limit: int = REVIEW_PAGE
+) -> HeldRuns:
+    """The runs held for review, a page at a time: two indexed statements and one JSON path
+    per listed run, whatever the queue's length."""
+    rows = queries.flagged_submissions(session, task_id=task_id, limit=limit, offset=offset)
+    review = queries.review_flags(session, submission_ids=[row.id for row in rows])
+    return HeldRuns(
+        total=queries.count_flagged(session, task_id=task_id),
+        offset=offset,
+        runs=[
+            HeldRun(
+                id=row.id,
+                task_id=row.task_id,
+                tool=row.tool,
+                model=row.model,
+                flags=list(review.get(row.id, {}).get("flags") or []),
+                warnings=list(review.get(row.id, {}).get("warnings") or []),
+            )
+            for row in rows
+        ],
+    )

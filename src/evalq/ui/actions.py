@@ -19,8 +19,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from evalq.core.errors import EvalqError, NotFound
 from evalq.producer.client import Client
+from evalq.read import served
 from evalq.store.db import session_scope
-from evalq.ui.pages import review_rows
 from evalq.ui.security import posted_from_here
 from evalq.ui.session import (
     COOKIE,
@@ -127,16 +127,20 @@ async def accept(
         await run_in_threadpool(client.accept_review, submission_id)
     except EvalqError as error:
 
-        def rows() -> list[dict[str, object]]:
+        def first_page() -> served.HeldRuns:
             with session_scope(settings_of(request).database_url) as session:
-                return review_rows(session)
+                return served.held_runs(session)
 
+        held = await run_in_threadpool(first_page)
         return render(
             request,
             "review.html",
             viewer,
             status=404 if isinstance(error, NotFound) else 422,
-            rows=await run_in_threadpool(rows),
+            rows=held.runs,
+            total=held.total,
+            page=1,
+            pages=max(1, -(-held.total // served.REVIEW_PAGE)),
             done="",
             error=str(error),
         )

@@ -7,23 +7,21 @@ Each is a live page (`evalq.ui.web.live`): the browser polls it with ``If-None-M
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput, NotFound
-from evalq.core.results import EvaluationScores
 from evalq.core.status import FINAL_STATUSES, STATUSES
+from evalq.read import served
 from evalq.read.board_page import BoardPage, board_page
 from evalq.read.health import evaluation_health
 from evalq.report.svg import binned_histogram
 from evalq.report.verdict import standings_verdict, verdict_section
 from evalq.store import queries, traces
-from evalq.store.models import EvaluationRow
 from evalq.ui.run import run_page
 from evalq.ui.web import ViewerDep, live, render, settings_of
 
@@ -210,33 +208,27 @@ def run_view(request: Request, viewer: ViewerDep, submission_id: str) -> Respons
     return live(request, viewer, page)
 
 
-def review_rows(session: Session) -> list[dict[str, Any]]:
-    """The runs held for review, by id, each with why (its outlier flags)."""
-    rows = queries.flagged_submissions(session)
-    scores = {
-        e.submission_id: EvaluationScores.model_validate(e.scores)
-        for e in session.scalars(
-            select(EvaluationRow).where(EvaluationRow.submission_id.in_([r.id for r in rows]))
-        )
-    }
-    return [
-        {
-            "id": row.id,
-            "task_id": row.task_id,
-            "tool": row.tool,
-            "model": row.model,
-            "flags": scores[row.id].review.flags if row.id in scores else (),
-            "warnings": scores[row.id].review.warnings if row.id in scores else (),
-        }
-        for row in rows
-    ]
-
-
 @router.get("/ui/review", response_class=HTMLResponse)
-def review_page(request: Request, viewer: ViewerDep, done: Text = "") -> Response:
-    """The runs held for review, why, and (write scope) an accept button each."""
+def review_page(
+    request: Request,
+    viewer: ViewerDep,
+    done: Text = "",
+    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
+) -> Response:
+    """The runs held for review, why, and (write scope) an accept button each; a page at a
+    time."""
 
-    def page(session: Session) -> HTMLResponse:
-        return render(request, "review.html", viewer, rows=review_rows(session), done=done)
+    def read(session: Session) -> HTMLResponse:
+        held = served.held_runs(session, offset=(page - 1) * served.REVIEW_PAGE)
+        return render(
+            request,
+            "review.html",
+            viewer,
+            rows=held.runs,
+            total=held.total,
+            page=page,
+            pages=max(1, math.ceil(held.total / served.REVIEW_PAGE)),
+            done=done,
+        )
 
-    return live(request, viewer, page)
+    return live(request, viewer, read)

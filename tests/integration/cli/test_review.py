@@ -64,7 +64,21 @@ def test_list_shows_the_flagged_runs_in_id_order(store: str) -> None:
         "t1",
         "claude-code",
         "sonnet",
+        "flagged",  # why: its stored flags (none in this store's scores)
     ]
+
+
+def test_a_long_queue_is_listed_a_page_at_a_time(store: str) -> None:
+    from evalq.read import served
+
+    with session_scope(store) as session:
+        first = served.held_runs(session, limit=2)
+        rest = served.held_runs(session, offset=2, limit=2)
+    assert (first.total, [r.id for r in first.runs]) == (3, ["f1", "f2"])
+    assert [r.id for r in rest.runs] == ["g1"]
+    listed = CliRunner().invoke(app, ["review", "list", "--offset", "2"])
+    assert listed.exit_code == 0, listed.output
+    assert "g1" in listed.stdout and "f1" not in listed.stdout
 
 
 def test_list_of_one_task(store: str) -> None:

@@ -23,23 +23,28 @@ review_app = typer.Typer(
 @review_app.command("list")
 def list_flagged(
     task: Annotated[str | None, typer.Option(help="Only this task's submissions.")] = None,
+    offset: Annotated[int, typer.Option(min=0, help="Held runs to skip (100 are listed).")] = 0,
 ) -> None:
     """List the submissions flagged for review and not yet accepted."""
-    from evalq.store import queries
+    from evalq.read import served
     from evalq.store.db import session_scope
 
     with session_scope() as session:
-        rows = queries.flagged_submissions(session, task_id=task)
-        found = [(row.id, row.task_id, row.tool, row.model) for row in rows]
-    if not found:
+        held = served.held_runs(session, task_id=task, offset=offset)
+    if not held.total:
         _say("no submissions flagged for review")
         return
-    table = Table(title="flagged for review")
-    for column in ("submission", "task", "tool", "model"):
+    table = Table(title=f"flagged for review ({held.total})")
+    for column in ("submission", "task", "tool", "model", "why"):
         table.add_column(column)
-    for cells in found:
-        table.add_row(*map(escape, cells))  # ids are data, not rich markup
+    for run in held.runs:
+        why = ", ".join(run.flags) or "flagged"
+        # ids are data, not rich markup
+        table.add_row(*map(escape, (run.id, run.task_id, run.tool, run.model, why)))
     console.print(table)
+    if held.offset + len(held.runs) < held.total:
+        listed = held.offset + len(held.runs)
+        _say(f"  {len(held.runs)} from {held.offset} listed: --offset {listed} for more")
     _say("  left out of their task's baseline until accepted: evalq review accept ID")
 
 

@@ -27,9 +27,11 @@ from evalq.store.queries.recovery import (
 from evalq.store.queries.review import (
     FACT_COLUMNS,
     accept_review,
+    count_flagged,
     fact_rows,
     flag_for_review,
     flagged_submissions,
+    review_flags,
     run_facts,
 )
 from evalq.store.queries.submissions import (
@@ -81,6 +83,7 @@ __all__ = [
     "begin_enqueue",
     "board_facts",
     "claim_refresh",
+    "count_flagged",
     "current_attempts",
     "current_baseline",
     "current_baselines",
@@ -102,6 +105,7 @@ __all__ = [
     "put_task",
     "release_refresh",
     "release_unsent",
+    "review_flags",
     "run_facts",
     "running_owners",
     "running_tiers",

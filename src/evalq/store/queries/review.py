@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.review import RunFacts
-from evalq.store.models import SubmissionRow, utcnow
+from evalq.store.models import EvaluationRow, SubmissionRow, utcnow
 from evalq.store.queries.evaluations import CHUNK
 from evalq.store.queries.submissions import get_submission_row
 
@@ -52,12 +52,38 @@ def accept_review(session: Session, *, submission_id: str) -> None:
         raise InvalidInput([("review", f"submission {submission_id!r} is not flagged for review")])
 
 
-def flagged_submissions(session: Session, *, task_id: str | None = None) -> list[SubmissionRow]:
-    """Submissions flagged for review and not yet accepted (of one task, or all), by id."""
+def flagged_submissions(
+    session: Session,
+    *,
+    task_id: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[SubmissionRow]:
+    """Submissions flagged for review and not yet accepted (of one task, or all), by id; at
+    most ``limit`` of them from ``offset``."""
     query = select(SubmissionRow).where(SubmissionRow.review == "flagged")
     if task_id is not None:
         query = query.where(SubmissionRow.task_id == task_id)
-    return list(session.scalars(query.order_by(SubmissionRow.id)))
+    return list(session.scalars(query.order_by(SubmissionRow.id).limit(limit).offset(offset)))
+
+
+def count_flagged(session: Session, *, task_id: str | None = None) -> int:
+    """How many submissions are flagged for review (of one task, or all)."""
+    query = select(func.count()).where(SubmissionRow.review == "flagged")
+    if task_id is not None:
+        query = query.where(SubmissionRow.task_id == task_id)
+    return int(session.scalar(query) or 0)
+
+
+def review_flags(session: Session, *, submission_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The stored review part (flags, warnings) of these submissions' evaluations, read as
+    one JSON path each (the rest of the scores document is not decoded)."""
+    rows = session.execute(
+        select(EvaluationRow.submission_id, EvaluationRow.scores["review"]).where(
+            EvaluationRow.submission_id.in_(list(submission_ids))
+        )
+    )
+    return {sid: review or {} for sid, review in rows}
 
 
 FACT_COLUMNS = (
