@@ -94,13 +94,12 @@ def _tier_failures(session: Session) -> dict[tuple[str, str], int]:
 
 
 def _judge_totals(session: Session) -> JudgeTotals:
-    metrics = TierResultRow.metrics
     row = session.execute(
         select(
-            func.sum(metrics["transport_retries"].as_integer()),
-            func.sum(metrics["validation_retries"].as_integer()),
-            func.sum(metrics["rate_limited"].as_integer()),
-            func.sum(metrics["cost_usd"].as_float()),
+            func.sum(TierResultRow.judge_transport_retries),
+            func.sum(TierResultRow.judge_validation_retries),
+            func.sum(TierResultRow.judge_rate_limited),
+            func.sum(TierResultRow.judge_cost_usd),
         ).where(TierResultRow.tier == "judge")
     ).one()
     return JudgeTotals(*(0 if value is None else value for value in row))

@@ -106,6 +106,12 @@ class TierResultRow(Base):
     # The worker incarnation that last started the tier (migration 0005; `workers/heartbeat.py`):
     # a running tier whose owner has no heartbeat is lost work, not waiting work.
     owner: Mapped[str | None] = mapped_column(String(255), default=None)
+    # The judge tier's four counted figures as columns (migration 0015), copied from its
+    # metrics when stored: `/metrics` sums them without decoding a JSON document per row.
+    judge_transport_retries: Mapped[int | None] = mapped_column(default=None)
+    judge_validation_retries: Mapped[int | None] = mapped_column(default=None)
+    judge_rate_limited: Mapped[int | None] = mapped_column(default=None)
+    judge_cost_usd: Mapped[float | None] = mapped_column(Float, default=None)
 
 
 class EvaluationRow(Base):
@@ -137,6 +143,14 @@ class BaselineRow(Base):
 
 
 Index("ix_submissions_task_status", SubmissionRow.task_id, SubmissionRow.status)
+# The tasks page counts every task's runs by status with their latest change (migration 0015):
+# an index-only scan instead of reading every row.
+Index(
+    "ix_submissions_task_status_updated",
+    SubmissionRow.task_id,
+    SubmissionRow.status,
+    SubmissionRow.updated_at,
+)
 # Runs with the same content, and with the same output, grouped at each refresh
 # (review_sql.settle_reviews, migration 0008): index-only reads, whatever the task's size.
 Index(

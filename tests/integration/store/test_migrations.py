@@ -41,3 +41,48 @@ def test_a_store_behind_is_migrated_on_first_use_and_a_current_one_is_left_alone
 
 def test_an_empty_database_is_not_current(tmp_path: Path) -> None:
     assert not is_current(f"sqlite:///{tmp_path / 'empty.db'}")
+
+
+def test_0015_fills_the_judge_columns_from_the_stored_metrics(db_url: str) -> None:
+    """A judge tier stored before 0015 keeps counting in /metrics: its figures are copied from
+    its JSON metrics into the new columns (SQLite and PostgreSQL spell JSON differently)."""
+    from sqlalchemy import text
+
+    from evalq.read.health import evaluation_health
+
+    engine = engine_for(db_url)
+    with engine.begin() as connection:
+        config = migrations_config()
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0014")
+        connection.execute(
+            text(
+                "INSERT INTO tasks (id, definition, content_hash, updated_at, "
+                "refresh_scheduled) VALUES ('t', '{}', 'h', CURRENT_TIMESTAMP, "
+                "false)"
+            )
+        )
+        connection.execute(
+            text(
+                "INSERT INTO submissions (id, task_id, content_hash, payload, status,"
+                " enqueue_count, created_at, updated_at, tool, model, total_tokens, tool_calls,"
+                " iterations) VALUES"
+                " ('s', 't', 'h', '{}', 'done', 1, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, 'a', 'm',"
+                " 1, 0, 1)"
+            )
+        )
+        metrics = (
+            '{"transport_retries": 2, "validation_retries": 1, "rate_limited": 3, "cost_usd": 0.25}'
+        )
+        connection.execute(
+            text(
+                "INSERT INTO tier_results (submission_id, tier, status, metrics, deliveries,"
+                " updated_at) VALUES ('s', 'judge', 'ok', :metrics, 1, CURRENT_TIMESTAMP)"
+            ),
+            {"metrics": metrics},
+        )
+        command.upgrade(config, "head")
+    with session_scope(db_url) as session:
+        judge = evaluation_health(session).judge
+    figures = (judge.transport_retries, judge.validation_retries, judge.rate_limited)
+    assert figures == (2, 1, 3) and judge.cost_usd == 0.25

@@ -77,7 +77,7 @@ def finish_tier(session: Session, *, submission_id: str, outcome: TierOutcome) -
         TierResultRow.__table__,  # type: ignore[arg-type]
         values=values,
         keys=["submission_id", "tier"],
-        update={k: values[k] for k in ("status", "metrics", "error", "updated_at")},
+        update={k: values[k] for k in ("status", "metrics", "error", "updated_at", *JUDGE_COLUMNS)},
     )
 
 
@@ -88,6 +88,7 @@ def final_tier_values(
     place a `TierOutcome` becomes a row, for one tier (`finish_tier`) or a batch's skipped
     tiers (`store.intake`)."""
     metrics, error = redact_data(outcome.stored())
+    judged = metrics if outcome.tier == "judge" and isinstance(metrics, dict) else {}
     return {
         "submission_id": submission_id,
         "tier": outcome.tier,
@@ -96,7 +97,13 @@ def final_tier_values(
         "error": error,
         "deliveries": 1,
         "updated_at": now,
+        **{f"judge_{name}": judged.get(name) for name in JUDGE_FIGURES},
     }
+
+
+JUDGE_FIGURES = ("transport_retries", "validation_retries", "rate_limited", "cost_usd")
+"""The judge tier's metrics `/metrics` sums, each also stored as a column (``judge_NAME``)."""
+JUDGE_COLUMNS = tuple(f"judge_{name}" for name in JUDGE_FIGURES)
 
 
 def pending_tiers(
