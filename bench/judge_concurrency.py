@@ -87,7 +87,7 @@ def main() -> None:
     args = parse_args(parser, quick={"judgments": 10, "concurrency": 10})
 
     from evalq.core.schemas import Task
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
     from evalq.store.db import session_scope, upgrade
     from evalq.store.queries import tier_results
     from evalq.workers.names import JUDGE_QUEUE, QUEUES

@@ -174,7 +174,7 @@ def main() -> None:
 
         flush(DB)
         apply_env(env)
-        from evalq.producer.client import Client
+        from evalq.service.client import Client
 
         client = Client()
         client.put_task(TASK)

@@ -6,7 +6,7 @@ from typing import Any
 
 from evalq.core.schemas import Task
 from evalq.core.settings import Settings
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.workers.app import make_app
 from tests.support.reviews import review_task, review_trace
 

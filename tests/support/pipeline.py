@@ -9,7 +9,7 @@ import pytest
 from celery import Celery
 
 from evalq.core.schemas import Task
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.workers.bootstrap import worker_app
 from tests.support.reviews import review_task, review_trace
 from tests.support.settings import configure, pipeline_settings

@@ -11,7 +11,7 @@ import json
 
 from evalq.core.schemas import Task, parse_submission
 from evalq.producer.cli.demo import EXAMPLES
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.tasks.merge import refresh_baseline
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker

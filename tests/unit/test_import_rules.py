@@ -30,6 +30,8 @@ OUTSIDE_PURE = (
     "alembic",
     "fastapi",
 )
+ABOVE_READ = ("evalq.service", "evalq.ui")
+"""Packages above the read side: the application service and the UI."""
 RULES: dict[str, tuple[str, ...]] = {
     # package -> module prefixes it must never import
     "core": (
@@ -56,12 +58,48 @@ RULES: dict[str, tuple[str, ...]] = {
     "judge": ("evalq.scoring", *OUTSIDE_PURE),
     # OTLP in: pure conversion, core only (no Redis either: it never talks to a service)
     "traces": ("evalq.metrics", "evalq.scoring", "evalq.judge", *OUTSIDE_PURE, "redis", "torch"),
-    "workers": ("evalq.tasks", "evalq.read", "evalq.producer", "evalq.report"),
-    "store": ("evalq.tasks", "evalq.workers", "evalq.read", "evalq.producer", "evalq.report"),
-    "read": ("evalq.tasks", "evalq.workers", "evalq.producer", "evalq.report", "celery"),
-    "report": ("evalq.store", "evalq.tasks", "evalq.workers", "evalq.producer", "celery"),
-    # the web UI: a reader of read/ and report/ like the API's routes; never a tier's code
-    "ui": ("evalq.tasks", "evalq.metrics", "evalq.judge", "evalq.scoring", "celery", "torch"),
+    "workers": ("evalq.tasks", "evalq.read", "evalq.producer", "evalq.report", *ABOVE_READ),
+    "store": (
+        "evalq.tasks",
+        "evalq.workers",
+        "evalq.read",
+        "evalq.producer",
+        "evalq.report",
+        *ABOVE_READ,
+    ),
+    "read": (
+        "evalq.tasks",
+        "evalq.workers",
+        "evalq.producer",
+        "evalq.report",
+        "celery",
+        *ABOVE_READ,
+    ),
+    "report": (
+        "evalq.store",
+        "evalq.tasks",
+        "evalq.workers",
+        "evalq.producer",
+        "celery",
+        *ABOVE_READ,
+    ),
+    # the application service: every door calls it, it calls no door and no task's code
+    "service": ("evalq.producer", "evalq.tasks", "evalq.ui", "evalq.report", "evalq.metrics"),
+    # Celery's tasks: call the service and the read side, never a door
+    "tasks": ("evalq.producer", "evalq.ui", "evalq.report"),
+    # the web UI: a reader of read/ and report/ like the API's routes (which mount it, so it
+    # never imports them); never a tier's code
+    "ui": (
+        "evalq.tasks",
+        "evalq.metrics",
+        "evalq.judge",
+        "evalq.scoring",
+        "evalq.producer",
+        "celery",
+        "torch",
+    ),
+    # the front doors: anything below them, but never a tier's code (torch)
+    "producer": ("evalq.metrics",),
     # the HTTP client: a base URL and an API key, no store, no broker, no server code
     "producer/http": (
         "evalq.store",
@@ -69,7 +107,8 @@ RULES: dict[str, tuple[str, ...]] = {
         "evalq.workers",
         "evalq.read",
         "evalq.report",
-        "evalq.producer.client",
+        "evalq.service.client",
+        "evalq.service.trace_sweep",
         "evalq.producer.api",
         "evalq.producer.cli",
         "celery",
@@ -83,7 +122,7 @@ RULES: dict[str, tuple[str, ...]] = {
 }
 
 FRONT_DOORS = [
-    "evalq.producer.client",
+    "evalq.service.client",
     "evalq.producer.cli",
     "evalq.producer.files",
     "evalq.producer.api.app",
@@ -208,3 +247,36 @@ def test_base_dependencies_leave_torch_to_the_worker_extra() -> None:
     assert any(
         dep.startswith("torch==2.13.0") for dep in project["optional-dependencies"]["worker"]
     )
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Package -> the evalq packages its modules import (module-level or not)."""
+    graph: dict[str, set[str]] = {}
+    for path in SRC.rglob("*.py"):
+        parts = path.relative_to(SRC).parts
+        if len(parts) < 2:
+            continue
+        found = graph.setdefault(parts[0], set())
+        for module in imported_modules(path):
+            names = module.split(".")
+            inside = names[0] == "evalq" and len(names) > 1 and names[1] != parts[0]
+            if inside and (SRC / names[1]).is_dir():
+                found.add(names[1])
+    return graph
+
+
+def test_every_package_has_rules_and_the_packages_import_no_cycle() -> None:
+    graph = package_graph()
+    assert set(graph) <= {rule.split("/")[0] for rule in RULES}, set(graph) - set(RULES)
+    done: set[str] = set()
+
+    def visit(package: str, path: tuple[str, ...]) -> None:
+        assert package not in path, " -> ".join((*path, package))
+        if package in done:
+            return
+        for imported in sorted(graph.get(package, ())):
+            visit(imported, (*path, package))
+        done.add(package)
+
+    for package in sorted(graph):
+        visit(package, ())

@@ -1,7 +1,7 @@
 """A submission's statuses: the fixed sets, and the lists derived from them.
 
 Imports nothing (not even pydantic), so the lightest modules of the front doors (the CLI's
-start-up, `evalq.producer.submitted`) use the same names as the store and the wire models.
+start-up, `evalq.service.submitted`) use the same names as the store and the wire models.
 """
 
 from __future__ import annotations

@@ -22,15 +22,17 @@ from sqlalchemy.orm import Session
 from evalq.core.settings import Settings, get_settings
 from evalq.read import served, standings
 from evalq.read.leaderboard import (
+    BINS,
     LeaderboardEntry,
     LeaderboardReport,
     board_figures,
+    current_figures,
     paged,
+    rule_of,
 )
 from evalq.read.reply import Reply
 from evalq.read.report_data import RECOMMENDATIONS, ReportData, suite_gates
 from evalq.read.view import TaskContext, task_context
-from evalq.scoring.kinds import kind_of
 from evalq.store import queries
 from evalq.store import standings as table
 
@@ -38,8 +40,6 @@ VERDICT_ROWS = 10
 """Rows of the Arena board in the verdict (the page lists the rest)."""
 HELD_NAMED = 20
 """Runs held for review named under the verdict; the others are counted."""
-BINS = 10
-"""Bins of the page's histogram."""
 
 
 class Verdict(Reply):
@@ -95,8 +95,7 @@ def board_page(
     settings = settings or get_settings()
     context = task_context(session, task_id=task_id, settings=settings)
     standings.sync(session, context)
-    has_variants, has_scenarios = table.kind_evidence(session, task_id=task_id)
-    rule = kind_of(context.task, has_variants=has_variants, has_scenarios=has_scenarios)
+    rule = rule_of(session, context)
     board = served.board(
         session,
         task_id=task_id,
@@ -110,17 +109,34 @@ def board_page(
         offset=offset,
         settings=settings,
     )
+    # what the refresh stored of the unfiltered board, if the task has not moved since
+    current = current_figures(session, context)
     kept = table.Kept(task_id, tool, model, variant, status, frozenset(board.duplicate_of))
-    choices = table.choices(session, task_id=task_id)
-    bins = table.bins(session, rule, kept, include_held=include_held, scale=rule.scale, n=BINS)
+    filtered = bool(tool or model or variant or status or metadata or include_held)
+    choices = current.choices if current is not None else table.choices(session, task_id=task_id)
+    bins = (
+        current.bins
+        if current is not None and not filtered
+        else table.bins(session, rule, kept, include_held=include_held, scale=rule.scale, n=BINS)
+    )
     if rule.kind not in ("arena", "peerread"):
         data = _figures_report(session, context, board)
         return BoardPage(
             board=board, verdict=None, report=data, choices=choices, bins=bins, scale=rule.scale
         )
     whole = replace(kept, tool=None, model=None, variant=None, status=None)
-    top, summary = paged(session, context, rule, whole, False, VERDICT_ROWS, 0)
-    held = table.held_page(session, whole, limit=HELD_NAMED, offset=0)
+    stored = None if current is None or current.summary is None else current.summary
+    top, summary = paged(
+        session,
+        context,
+        rule,
+        whole,
+        False,
+        VERDICT_ROWS,
+        0,
+        stored=None if stored is None else table.Summary.of_json(stored),
+    )
+    held = table.held_page(session, whole, limit=HELD_NAMED, offset=0) if summary.held else []
     return BoardPage(
         board=board,
         verdict=Verdict(

@@ -28,6 +28,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from pydantic import Field, ValidationError
 from sqlalchemy.orm import Session
@@ -316,12 +317,19 @@ def leaderboard(
     if limit is not None and not wanted:
         context = task_context(session, task_id=task_id, settings=settings)
         standings.sync(session, context)
-        has_variants, has_scenarios = table.kind_evidence(session, task_id=task_id)
-        rule = kind_of(context.task, has_variants=has_variants, has_scenarios=has_scenarios)
+        rule = rule_of(session, context)
         kept = table.Kept(task_id, tool, model, variant, status)
+        unfiltered = not (tool or model or variant or status or include_held)
+        current = current_figures(session, context) if unfiltered else None
+        whole_figures = rule.kind in ("arena", "peerread") or rank_intervals
+        if current is not None and current.summary is not None and whole_figures:
+            # the task has not moved since the refresh: its pages in the stored order
+            stored = table.Summary.of_json(current.summary)
+            page, _ = paged(session, context, rule, kept, False, limit, offset, stored=stored)
+            return current.applied(page)
         if rule.kind in ("arena", "peerread"):
             return paged(session, context, rule, kept, include_held, limit, offset)[0]
-        if rank_intervals and not (tool or model or variant or status or include_held):
+        if rank_intervals and unfiltered:
             # the whole-task figures (variant board, rank intervals) as stored at this version
             figures = board_figures(session, context)
             page, _ = paged(session, context, rule, kept, False, limit, offset)
@@ -434,6 +442,15 @@ MAX_LIMIT = 1_000
 """Most entries one page of a board may list."""
 
 
+def copies_of(session: Session, *, task_id: str) -> dict[str, str]:
+    """`duplicates` among the task's evaluated runs: only the runs whose content was sent more
+    than once are read (an index-only grouping finds them)."""
+    repeated = table.repeated_runs(session, task_id=task_id)
+    return duplicates(
+        [queries.run_facts(row) for row in queries.fact_rows(session, submission_ids=repeated)]
+    )
+
+
 def paged(
     session: Session,
     context: TaskContext,
@@ -442,27 +459,28 @@ def paged(
     include_held: bool,
     limit: int,
     offset: int,
+    *,
+    stored: table.Summary | None = None,
 ) -> tuple[LeaderboardReport, table.Summary]:
-    """One page of an Arena or PeerRead board, ranked in the database from the task's
-    standings (`evalq.read.standings`): a bounded number of statements whatever the task's
-    size, and only the runs listed read and scored in full (the same entries as `board_of`'s)."""
-    copied = duplicates(
-        [
-            queries.run_facts(row)
-            for row in queries.fact_rows(
-                session, submission_ids=table.repeated_runs(session, task_id=context.task.id)
-            )
-        ]
-    )
+    """One page of a board, ranked in the database from the task's standings
+    (`evalq.read.standings`): a bounded number of statements whatever the task's size, and
+    only the runs listed read and scored in full (the same entries as `board_of`'s).
+
+    ``stored``: the unfiltered board's summary as the refresh stored it, current: the page is
+    then read in the order of the places stored with it (an index range), else ranked here
+    with window functions over the kept rows."""
+    copied = copies_of(session, task_id=context.task.id)
     kept = replace(kept, copies=frozenset(copied))
-    summary = table.summary(session, rule, kept, include_held=include_held, copies=kept.copies)
-    placed = (
-        table.ranked_page(
+    summary = stored or table.summary(
+        session, rule, kept, include_held=include_held, copies=kept.copies
+    )
+    placed = []
+    if offset < summary.ranked and stored is not None:
+        placed = table.placed_page(session, task_id=context.task.id, limit=limit, offset=offset)
+    elif offset < summary.ranked:
+        placed = table.ranked_page(
             session, rule, kept, include_held=include_held, limit=limit, offset=offset
         )
-        if offset < summary.ranked
-        else []
-    )
     held_ids: list[str] = []
     if len(placed) < limit and summary.held:
         start = max(0, offset - summary.ranked)
@@ -524,6 +542,13 @@ class BoardFigures(Reply):
     analysis: VariantsAnalysis | None = Field(
         default=None, description="Scylla: each variant's step over the baseline variant."
     )
+    summary: dict[str, Any] | None = Field(
+        default=None,
+        description="The unfiltered board's counts and moments (`Summary.as_json`), stored "
+        "with the places the same refresh gave its runs.",
+    )
+    choices: dict[str, list[str]] = Field(default_factory=dict)
+    bins: list[int] = Field(default_factory=list)
 
     drawn_at: datetime | None = Field(
         default=None,
@@ -577,6 +602,25 @@ NOT_DRAWN_YET = (
 )
 
 
+BINS = 10
+"""Bins of a board's histogram of its ranking values."""
+
+
+def figures_version(session: Session, context: TaskContext) -> str:
+    """What a board's stored figures hold for: the task's runs, reviews, baseline and
+    definition (`task_version`) and the profile the standings were scored with."""
+    basis, task_hash = standings.basis_of(context)
+    return f"{task_version(session, task_id=context.task.id)}:{basis}:{task_hash}"
+
+
+def current_figures(session: Session, context: TaskContext) -> BoardFigures | None:
+    """The task's stored figures if the task has not moved since they were drawn, else None."""
+    stored = table.stored_figures(session, task_id=context.task.id)
+    if stored is None or stored.version != figures_version(session, context):
+        return None
+    return BoardFigures.model_validate(stored.data)
+
+
 def board_figures(
     session: Session, context: TaskContext, *, recompute: bool = False
 ) -> BoardFigures:
@@ -584,47 +628,72 @@ def board_figures(
     baseline, definition or profile), the stored ones are served marked with when they were
     drawn, unless ``recompute``: the baseline refresh that follows every batch of merges
     recomputes them, so no read waits for a bootstrap of every run. Computed here, and stored,
-    when there are none yet or ``recompute``."""
-    basis, task_hash = standings.basis_of(context)
-    version = f"{task_version(session, task_id=context.task.id)}:{basis}:{task_hash}"
+    when there are none yet or ``recompute``.
+
+    Computing them also stores every run's place on the unfiltered board
+    (`evalq.store.standings.store_places`) and that board's summary, so its pages are read in
+    order until the task moves again."""
+    version = figures_version(session, context)
     stored = table.stored_figures(session, task_id=context.task.id)
     if stored is not None and (stored.version == version or not recompute):
         figures = BoardFigures.model_validate(stored.data)
         return figures if stored.version == version else figures.as_of(stored.computed_at)
-    view = view_of(session, context)
-    whole = board_of(view)
-    by_variant = variant_runs(view.rows, include_held=False)
+    rule = rule_of(session, context)
+    kept = table.Kept(
+        context.task.id, copies=frozenset(copies_of(session, task_id=context.task.id))
+    )
+    table.store_places(session, rule, kept)
+    summary = table.summary(session, rule, kept, include_held=False, copies=kept.copies)
     level = context.profile.arena.confidence_level
-    analysis = (
-        analyse_variants(by_variant, context.profile.scylla, level=level) if by_variant else None
-    )
     figures = BoardFigures(
-        analysis=None if analysis is None else variants_analysis(analysis),
-        variants=whole.variants,
-        rank_uncertainty=whole.rank_uncertainty,
-        intervals={
-            e.submission_id: EntryInterval(
-                rank_interval=e.rank_interval,
-                rank_interval_note=e.rank_interval_note,
-                not_separable_from=e.not_separable_from,
-            )
-            for e in whole.entries
-            if e.rank is not None and whole.kind == "suite"
-        },
+        variants=None,
+        rank_uncertainty=method_of(rule.kind, None, level),
+        intervals={},
+        summary=summary.as_json(),
+        choices=table.choices(session, task_id=context.task.id),
+        bins=table.bins(session, rule, kept, include_held=False, scale=rule.scale, n=BINS),
     )
+    if rule.kind in ("scylla", "suite"):
+        view = view_of(session, context)
+        whole = board_of(view)
+        by_variant = variant_runs(view.rows, include_held=False)
+        analysis = (
+            analyse_variants(by_variant, context.profile.scylla, level=level)
+            if by_variant
+            else None
+        )
+        figures = figures.model_copy(
+            update={
+                "analysis": None if analysis is None else variants_analysis(analysis),
+                "variants": whole.variants,
+                "rank_uncertainty": whole.rank_uncertainty,
+                "intervals": {
+                    e.submission_id: EntryInterval(
+                        rank_interval=e.rank_interval,
+                        rank_interval_note=e.rank_interval_note,
+                        not_separable_from=e.not_separable_from,
+                    )
+                    for e in whole.entries
+                    if e.rank is not None and whole.kind == "suite"
+                },
+            }
+        )
     table.store_figures(
         session, task_id=context.task.id, version=version, data=figures.model_dump(mode="json")
     )
     return figures
 
 
-def refresh_figures(session: Session, context: TaskContext) -> None:
-    """Compute and keep a Scylla or suite task's board figures (the baseline refresh calls
-    this, so a board read after a batch of merges finds them); other kinds have none."""
+def rule_of(session: Session, context: TaskContext) -> KindRule:
+    """The task's kind rule, its kind derived from its stored runs when it names none."""
     has_variants, has_scenarios = table.kind_evidence(session, task_id=context.task.id)
-    rule = kind_of(context.task, has_variants=has_variants, has_scenarios=has_scenarios)
-    if rule.kind in ("scylla", "suite"):
-        board_figures(session, context, recompute=True)
+    return kind_of(context.task, has_variants=has_variants, has_scenarios=has_scenarios)
+
+
+def refresh_figures(session: Session, context: TaskContext) -> None:
+    """Draw the task's board figures and places again (the baseline refresh calls this after
+    scoring the standings, so a board read after a batch of merges finds them current)."""
+    board_figures(session, context, recompute=True)
 
 
 def _percentile_of(placed: table.Placed, n: int) -> float:

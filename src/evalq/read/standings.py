@@ -189,7 +189,7 @@ def sync(session: Session, context: TaskContext) -> int:
         written += len(chunk)
     scorer = Scorer(context)
     for chunk in _chunks(rescore):
-        table.update(session, list(_rescored(scorer, basis, table.usage_of(session, chunk))))
+        table.rewrite(session, list(_rescored(scorer, basis, table.usage_of(session, chunk))))
         written += len(chunk)
     session.flush()
     return written

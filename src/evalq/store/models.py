@@ -217,6 +217,16 @@ class StandingRow(Base):
     suite_key: Mapped[float | None] = mapped_column(Float, default=None)
     recommendation: Mapped[str | None] = mapped_column(String(16), default=None)
     unjudged: Mapped[bool] = mapped_column(default=False)
+    # The run's place on its task's unfiltered board (held runs and copies left out) as the
+    # last refresh ranked it (migration 0016): its competition rank, how many rows tie with it,
+    # and its four Arena category ranks; null when not ranked there. A page of that board reads
+    # them in order while the task has not moved since (`evalq.read.leaderboard`).
+    place: Mapped[int | None] = mapped_column(default=None)
+    place_tied: Mapped[int | None] = mapped_column(default=None)
+    efficiency_place: Mapped[int | None] = mapped_column(default=None)
+    speed_place: Mapped[int | None] = mapped_column(default=None)
+    cost_place: Mapped[int | None] = mapped_column(default=None)
+    correctness_place: Mapped[int | None] = mapped_column(default=None)
 
 
 class BoardFiguresRow(Base):
@@ -240,6 +250,8 @@ class BoardFiguresRow(Base):
 
 # A board reads its task's rows; the freshness check counts those on the current basis.
 Index("ix_standings_task_basis", StandingRow.task_id, StandingRow.basis, StandingRow.task_hash)
+# The unfiltered board's pages, in order, from the places the refresh stored.
+Index("ix_standings_task_place", StandingRow.task_id, StandingRow.place, StandingRow.submission_id)
 
 
 class ApiKeyRow(Base):

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, case, delete, func, or_, select, true
+from sqlalchemy import Table, and_, bindparam, case, delete, func, or_, select, true, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
@@ -43,7 +43,7 @@ def upsert(session: Session, rows: Sequence[Mapping[str, Any]]) -> None:
     )
 
 
-def update(session: Session, rows: Sequence[Mapping[str, Any]]) -> None:
+def rewrite(session: Session, rows: Sequence[Mapping[str, Any]]) -> None:
     """Rewrite the given columns of existing rows (each names its ``submission_id``)."""
     if rows:
         session.execute(
@@ -204,6 +204,93 @@ class Summary:
     """(tool, model) -> runs the task's baseline counts (not held, not copies; no filter)."""
     recommendations: dict[str, int]
     unjudged: int
+
+    def as_json(self) -> dict[str, Any]:
+        """The summary as stored with a board's figures (agents as ``[tool, model, runs]``)."""
+        return {
+            "ranked": self.ranked,
+            "held": self.held,
+            "values": self.values,
+            "mean": self.mean,
+            "squares": self.squares,
+            "agents": [[tool, model, runs] for (tool, model), runs in self.agents.items()],
+            "recommendations": self.recommendations,
+            "unjudged": self.unjudged,
+        }
+
+    @classmethod
+    def of_json(cls, data: Mapping[str, Any]) -> Summary:
+        """The summary `as_json` stored."""
+        return cls(
+            ranked=int(data["ranked"]),
+            held=int(data["held"]),
+            values=int(data["values"]),
+            mean=data["mean"],
+            squares=float(data["squares"]),
+            agents={(tool, model): int(runs) for tool, model, runs in data["agents"]},
+            recommendations=dict(data["recommendations"]),
+            unjudged=int(data["unjudged"]),
+        )
+
+
+PLACES = (
+    "place",
+    "place_tied",
+    "efficiency_place",
+    "speed_place",
+    "cost_place",
+    "correctness_place",
+)
+"""The columns of a run's stored place on its task's unfiltered board."""
+
+
+def store_places(session: Session, rule: KindRule, kept: Kept) -> None:
+    """Rank the task's unfiltered board (``kept``: the task and its copies; held runs out) in
+    the database and store each ranked run's place; every other run's place is cleared (two
+    statements: a clear, and an UPDATE from the ranking's window functions)."""
+    session.execute(update(R).where(R.task_id == kept.task_id).values(dict.fromkeys(PLACES, None)))
+    order, parts = order_of(rule)
+    ranked = (
+        select(
+            R.submission_id.label("sid"),
+            func.rank().over(order_by=order).label("rank"),
+            func.count().over(partition_by=parts).label("tied"),
+            *(
+                func.rank().over(order_by=getattr(R, key).desc()).label(key)
+                for key in CATEGORY_KEYS
+            ),
+        )
+        .join(S, S.id == R.submission_id)
+        .where(*kept.where(), not_held())
+        .subquery()
+    )
+    session.execute(
+        update(R)
+        .where(R.submission_id == ranked.c.sid)
+        .values(
+            place=ranked.c.rank,
+            place_tied=ranked.c.tied,
+            **{key.replace("_key", "_place"): getattr(ranked.c, key) for key in CATEGORY_KEYS},
+        )
+    )
+
+
+def placed_page(session: Session, *, task_id: str, limit: int, offset: int) -> list[Placed]:
+    """The ranked rows of the unfiltered board from ``offset`` (at most ``limit``), as the
+    refresh placed them: an index range, whatever the task's size."""
+    rows = session.execute(
+        select(R.submission_id, *(getattr(R, name) for name in PLACES))
+        .where(R.task_id == task_id, R.place.is_not(None))
+        .order_by(R.place, R.submission_id)
+        .limit(limit)
+        .offset(offset)
+    )
+    return [
+        Placed(
+            row[0], int(row[1]), int(row[2]), (int(row[3]), int(row[4]), int(row[5]), int(row[6]))
+        )
+        for row in rows
+    ]
 
 
 def summary(

@@ -1,12 +1,12 @@
-"""The beat entry of the trace sweep (`evalq.producer.trace_sweep`)."""
+"""The beat entry of the trace sweep (`evalq.service.trace_sweep`)."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
 from evalq.core.settings import get_settings
-from evalq.producer.client import Client
-from evalq.producer.trace_sweep import sweep_traces
+from evalq.service.client import Client
+from evalq.service.trace_sweep import sweep_traces
 from evalq.workers.names import FINALISE_TRACES_TASK
 
 

@@ -18,8 +18,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from evalq.core.errors import EvalqError, NotFound
-from evalq.producer.client import Client
 from evalq.read import served
+from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.ui.security import posted_from_here
 from evalq.ui.session import (

@@ -65,8 +65,7 @@ def tasks_page(request: Request, viewer: ViewerDep, q: Text = "") -> Response:
 def queue_depths(broker_url: str | None) -> dict[str, int] | None:
     """Messages waiting per queue, as `/metrics` reports them; None without a Redis broker or
     when it does not answer."""
-    from evalq.producer.api.metrics import with_timeouts
-    from evalq.workers.depths import redis_queue_depths
+    from evalq.workers.depths import redis_queue_depths, with_timeouts
 
     if not broker_url or not broker_url.startswith(("redis://", "rediss://")):
         return None

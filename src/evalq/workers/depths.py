@@ -9,6 +9,7 @@ sit in kombu's ``unacked`` hash until acked or restored).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from urllib.parse import urlencode, urlsplit
 
 import redis
 from celery import Celery
@@ -16,6 +17,8 @@ from kombu.exceptions import ChannelError
 
 from evalq.workers.names import QUEUES
 
+BROKER_TIMEOUT_S = 2.0
+"""Socket timeouts of a depth read: a stalled broker cannot hang a scrape or a page."""
 PRIORITY_SEPARATOR = "\x06\x16"
 PRIORITY_STEPS = (0, 3, 6, 9)
 
@@ -58,3 +61,12 @@ def queue_depths(app: Celery, queues: Sequence[str] = QUEUES) -> dict[str, int]:
             except ChannelError:
                 depths[queue] = 0
     return depths
+
+
+def with_timeouts(url: str) -> str:
+    """``url`` with short socket timeouts, so a stalled broker cannot hang the scrape."""
+    extra = urlencode(
+        {"socket_connect_timeout": BROKER_TIMEOUT_S, "socket_timeout": BROKER_TIMEOUT_S}
+    )
+    query = urlsplit(url).query
+    return f"{url}{'&' if query else '?'}{extra}"

@@ -10,11 +10,11 @@ import httpx
 import pytest
 
 from evalq.core.errors import InvalidInput
-from evalq.producer.client import Client
 from evalq.producer.http import HttpClient
 from evalq.read.compare import compare
 from evalq.read.leaderboard import leaderboard
 from evalq.read.reports import baseline_report, suite_report, variant_report
+from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker

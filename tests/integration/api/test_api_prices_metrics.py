@@ -12,7 +12,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from evalq.core.settings import get_settings
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 from tests.integration.api.conftest import Server, submission

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.trace_rules import ORDER_RULE, sampled
 from evalq.producer.cli import app as cli
-from evalq.producer.client import Client
 from evalq.producer.http import HttpClient
-from evalq.producer.trace_sweep import sweep_traces
+from evalq.service.client import Client
+from evalq.service.trace_sweep import sweep_traces
 from evalq.store.db import session_scope
 from evalq.store.models import SubmissionRow, TraceRow
 from tests.integration.api.conftest import TASK, Server

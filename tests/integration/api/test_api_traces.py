@@ -27,8 +27,8 @@ from opentelemetry.sdk.trace import ReadableSpan
 from evalq.core.results import GraphResult
 from evalq.core.schemas import Task, Trace
 from evalq.metrics.graph import graph_metrics
-from evalq.producer.client import Client
-from evalq.producer.trace_sweep import finalise_due_traces
+from evalq.service.client import Client
+from evalq.service.trace_sweep import finalise_due_traces
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.workers.bootstrap import worker_app

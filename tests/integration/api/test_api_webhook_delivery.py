@@ -6,7 +6,7 @@ the local-development setting EVALQ_WEBHOOK_ALLOW_PRIVATE=true.
 
 from __future__ import annotations
 
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 from tests.integration.api.conftest import Server, submission

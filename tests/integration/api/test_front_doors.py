@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from evalq.core.errors import InvalidInput
 from evalq.core.storable import NUL_RULE, SURROGATE_RULE
 from evalq.producer.cli import app as cli
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from tests.integration.api.conftest import Server, submission
 
 Problems = list[tuple[str, str]]

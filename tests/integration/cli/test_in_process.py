@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from evalq.core.settings import Settings
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.store.models import SubmissionRow
 from tests.support.processes import EVALQ, process_env

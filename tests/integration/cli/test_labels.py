@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from evalq.core.settings import Settings
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.store.models import LabelRow
 from tests.integration.cli.test_errors import evalq

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from evalq.core.errors import NotFound
 from evalq.producer.cli import app
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.store import queries
 from evalq.store.db import session_scope
 from tests.support.databases import fresh_database

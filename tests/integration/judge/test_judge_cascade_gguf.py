@@ -37,7 +37,7 @@ from evalq.core.schemas import Task
 from evalq.judge.calibration import sample_agreement
 from evalq.judge.rubrics import ConstructivenessVerdict
 from evalq.judge.validation import nearest_step, on_label_scale
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.workers.bootstrap import worker_app

@@ -26,8 +26,8 @@ import pytest
 from evalq.core.errors import InvalidInput
 from evalq.core.schemas import Task
 from evalq.judge.cascade import is_audited
-from evalq.producer.client import Client
 from evalq.read.judge_agreement import calibration_items
+from evalq.service.client import Client
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.workers.bootstrap import worker_app

@@ -32,7 +32,7 @@ import pytest
 
 from evalq.core.schemas import Task
 from evalq.core.settings import Settings
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.tasks.tiers import judge_deadline_s

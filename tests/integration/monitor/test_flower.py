@@ -16,7 +16,7 @@ from tests.support.pipeline import TASK, submission
 from tests.support.processes import free_port, start, stop, wait_for_http, wait_until
 from tests.support.settings import configure, pipeline_settings
 
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.workers.names import QUEUES, ROUTES, TIER_TASKS
 
 pytestmark = pytest.mark.slow  # two subprocesses and a model load: about a minute

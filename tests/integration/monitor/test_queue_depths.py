@@ -12,7 +12,7 @@ from tests.support.settings import configure, pipeline_settings
 from typer.testing import CliRunner
 
 from evalq.producer.cli import app as cli
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.depths import queue_depths, redis_queue_depths
 from evalq.workers.embedded import embedded_worker

@@ -14,8 +14,8 @@ from sqlalchemy import event, func, select
 
 from evalq.core.errors import Conflict, InvalidInput
 from evalq.core.settings import Settings
-from evalq.producer.client import Client
-from evalq.producer.submitted import Submitted
+from evalq.service.client import Client
+from evalq.service.submitted import Submitted
 from evalq.store.db import engine_for, session_scope
 from evalq.store.models import SubmissionRow, TierResultRow
 from evalq.workers.names import QUEUES

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from evalq.core.errors import BrokerUnavailable
 from evalq.core.settings import Settings
 from evalq.producer.cli import app
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.store.models import SubmissionRow
 

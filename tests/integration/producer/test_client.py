@@ -12,7 +12,7 @@ from tests.support.databases import fresh_database
 from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.settings import Settings, get_settings
 from evalq.core.storable import NUL_RULE, SURROGATE_RULE
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.models import SubmissionRow

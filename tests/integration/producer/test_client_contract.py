@@ -43,11 +43,11 @@ from evalq.core.schemas import Task
 from evalq.core.storable import NUL_RULE, SURROGATE_RULE
 from evalq.core.webhooks import DeliveryInfo, WebhookCreated, WebhookInfo
 from evalq.producer.cli import app as cli
-from evalq.producer.client import Client
 from evalq.producer.http import AsyncHttpClient, HttpClient
 from evalq.producer.http.wire import Call, error_of
-from evalq.producer.submitted import Submitted
 from evalq.read.compare import compare
+from evalq.service.client import Client
+from evalq.service.submitted import Submitted
 from evalq.store.db import session_scope
 from evalq.store.keys import create_key
 from evalq.store.models import SubmissionRow

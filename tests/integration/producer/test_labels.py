@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.labels import unknown_run_rule
 from evalq.core.settings import Settings
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.store.models import LabelRow
 

@@ -14,7 +14,7 @@ from tests.support.reviews import review_task, review_trace
 from tests.support.settings import REDIS_TEST_DB
 
 from evalq.core.settings import Settings
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.store.models import TierResultRow
 from evalq.workers.names import QUEUES

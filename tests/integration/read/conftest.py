@@ -10,8 +10,8 @@ from tests.support.settings import configure
 
 from evalq.core.schemas import Submission
 from evalq.producer.cli import EXAMPLES
-from evalq.producer.client import Client
 from evalq.producer.files import read_jsonl, read_tasks
+from evalq.service.client import Client
 from evalq.tasks.merge import refresh_baseline
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker

@@ -19,12 +19,12 @@ from typer.testing import CliRunner
 
 from evalq.core.schemas import Submission, Usage
 from evalq.producer.cli import EXAMPLES, app
-from evalq.producer.client import Client
 from evalq.producer.files import read_jsonl
 from evalq.read.compare import COPY, compare
 from evalq.read.leaderboard import leaderboard, variant_caveats
 from evalq.read.reports import variant_report
 from evalq.scoring.review import COPIED_OUTPUT
+from evalq.service.client import Client
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.tasks.merge import refresh_baseline

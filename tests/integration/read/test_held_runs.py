@@ -19,13 +19,13 @@ from typer.testing import CliRunner
 
 from evalq.core.schemas import Submission, Usage
 from evalq.producer.cli import EXAMPLES, app
-from evalq.producer.client import Client
 from evalq.producer.files import read_jsonl
 from evalq.read.compare import HELD, compare
 from evalq.read.leaderboard import LeaderboardReport, leaderboard
 from evalq.read.report_data import report_data
 from evalq.read.reports import variant_report
 from evalq.report.verdict import verdict_section
+from evalq.service.client import Client
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.workers.bootstrap import worker_app

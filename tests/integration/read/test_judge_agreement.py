@@ -13,7 +13,7 @@ from evalq.core.results import JudgeResult, PanelMember, RubricResult, TierOutco
 from evalq.core.schemas import Task
 from evalq.core.settings import Settings
 from evalq.producer.cli import app as cli
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.store import queries
 from evalq.store.db import session_scope
 

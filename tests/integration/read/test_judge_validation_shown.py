@@ -13,9 +13,9 @@ from evalq.core.results import JudgeResult, PanelMember, RubricResult, TierOutco
 from evalq.core.schemas import Submission
 from evalq.core.settings import Settings
 from evalq.producer.cli import app as cli
-from evalq.producer.client import Client
 from evalq.read.baseline import current_baseline
 from evalq.scoring.evaluation import evaluate_submission
+from evalq.service.client import Client
 from evalq.store import queries
 from evalq.store.db import session_scope
 

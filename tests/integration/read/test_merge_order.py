@@ -17,9 +17,9 @@ from tests.support.settings import configure
 
 from evalq.core.schemas import Submission
 from evalq.producer.cli import EXAMPLES
-from evalq.producer.client import Client
 from evalq.producer.files import read_jsonl, read_tasks
 from evalq.read.leaderboard import leaderboard
+from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.store.models import SubmissionRow
 from evalq.tasks.merge import refresh_baseline

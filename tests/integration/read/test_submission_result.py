@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from evalq.core.settings import Settings
-from evalq.producer.client import Client
 from evalq.read.leaderboard import leaderboard
+from evalq.service.client import Client
 from evalq.store.db import session_scope
 
 TASK = "arena-frontend-dark-mode"

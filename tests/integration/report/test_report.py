@@ -30,8 +30,8 @@ from typer.testing import CliRunner
 from evalq.core.schemas import Submission
 from evalq.producer.cli import EXAMPLES
 from evalq.producer.cli import app as cli
-from evalq.producer.client import Client
 from evalq.producer.files import read_jsonl, read_tasks
+from evalq.service.client import Client
 from evalq.tasks.merge import refresh_baseline
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker

@@ -166,6 +166,23 @@ def test_database_ranks_equal_the_pure_board_on_random_tasks(db_url: str, kind: 
             )
             for bound in ("low", "high", "mean"):
                 assert getattr(ci, bound) == pytest.approx(getattr(expected, bound), abs=2e-4)
+        # after a refresh the unfiltered board is read in the places it stored: the same
+        with session_scope(db_url) as session:
+            served.refresh_task(session, task_id=task_id)
+            assert session.scalar(
+                select(func.count()).where(
+                    StandingRow.task_id == task_id, StandingRow.place.is_not(None)
+                )
+            )
+        with session_scope(db_url) as session:
+            whole = board_of(task_view(session, task_id=task_id))
+        placed = paged(db_url, task_id, 3)
+        assert [e for p in placed for e in p.entries] == whole.entries, task_id
+        assert (
+            placed[0].confidence_interval.mean
+            == pytest.approx(whole.confidence_interval.mean, abs=2e-4)
+            or placed[0].confidence_interval.mean is whole.confidence_interval.mean
+        )
 
 
 @pytest.mark.parametrize("kind", ["scylla", "suite"])
@@ -263,6 +280,13 @@ def test_a_page_costs_the_same_statements_whatever_the_task_size(db_url: str) ->
         read |= {"include_held": True}
         small = count_statements(db_url, "small", **read)
         assert small == count_statements(db_url, "large", **read) <= 13, read
+    # refreshed: the unfiltered board is read in its stored places, in fewer statements
+    for task_id in ("small", "large"):
+        with session_scope(db_url) as session:
+            served.refresh_task(session, task_id=task_id)
+    for read in ({}, {"offset": 2}):
+        small = count_statements(db_url, "small", **read)
+        assert small == count_statements(db_url, "large", **read) <= 12, read
 
 
 def test_a_run_stored_under_an_older_schema_is_listed_marked_not_a_500(db_url: str) -> None:

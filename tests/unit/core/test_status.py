@@ -17,7 +17,7 @@ from evalq.core.status import (
     PendingStatus,
     Status,
 )
-from evalq.producer.submitted import FINAL_STATUSES as SUBMITTED_FINAL
+from evalq.service.submitted import FINAL_STATUSES as SUBMITTED_FINAL
 
 
 def test_a_submission_status_is_pending_or_final_in_the_order_it_goes_through_them() -> None:

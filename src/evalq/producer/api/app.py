@@ -36,7 +36,7 @@ from evalq.producer.api.routes import (
     traces,
     webhooks,
 )
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.ui import mount as ui
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ class TraceSweep:
     """With no broker there is no beat: this thread runs the trace sweep in its place.
 
     Every EVALQ_TRACE_SWEEP_EVERY_S it makes submissions of the complete traces
-    (`evalq.producer.trace_sweep.sweep_traces`, the function the beat entry runs).
+    (`evalq.service.trace_sweep.sweep_traces`, the function the beat entry runs).
     """
 
     def __init__(self, client: Client) -> None:
@@ -123,7 +123,7 @@ class TraceSweep:
         self.thread.join(30)
 
     def _run(self) -> None:
-        from evalq.producer.trace_sweep import sweep_traces
+        from evalq.service.trace_sweep import sweep_traces
 
         period = self.client.settings.trace_sweep_every_s
         while not self.stopping.wait(period):

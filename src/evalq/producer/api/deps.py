@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.settings import Settings
 from evalq.producer.api.body import gunzip, is_json, is_protobuf, parse_json
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.traces import parse_json as parse_otlp_json
 from evalq.traces import parse_protobuf

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import get_args
-from urllib.parse import urlencode, urlsplit
 
 from fastapi import APIRouter, Depends, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
@@ -31,10 +30,9 @@ from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.read.health import EvaluationHealth, evaluation_health
 from evalq.store.db import session_scope
 from evalq.store.models import TraceStatus
-from evalq.workers.depths import redis_queue_depths
+from evalq.workers.depths import redis_queue_depths, with_timeouts
 
 router = APIRouter(tags=["health"])
-BROKER_TIMEOUT_S = 2.0
 
 
 class EvaluationCollector(Collector):
@@ -115,15 +113,6 @@ def broker_series(broker_url: str | None) -> Iterator[GaugeMetricFamily]:
     for queue, depth in depths.items():
         gauge.add_metric([queue], depth)
     yield gauge
-
-
-def with_timeouts(url: str) -> str:
-    """``url`` with short socket timeouts, so a stalled broker cannot hang the scrape."""
-    extra = urlencode(
-        {"socket_connect_timeout": BROKER_TIMEOUT_S, "socket_timeout": BROKER_TIMEOUT_S}
-    )
-    query = urlsplit(url).query
-    return f"{url}{'&' if query else '?'}{extra}"
 
 
 @router.get(

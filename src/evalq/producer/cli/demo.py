@@ -67,8 +67,8 @@ def demo(
     kombu's in-memory transport, the SQLite store); with one, real workers do the work.
     """
     from evalq.core.settings import get_settings
-    from evalq.producer.client import Client
     from evalq.producer.files import read_jsonl, read_tasks
+    from evalq.service.client import Client
 
     client = Client(get_settings())
     if client.in_process:  # the tiers run here: they need the worker extra

@@ -22,7 +22,7 @@ def agreement(
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON the API serves.")] = False,
 ) -> None:
     """Judge-human agreement per task, rubric and judge model, with people's own (the ceiling)."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     try:
         report = Client().judge_agreement(tasks, seed=seed)
@@ -87,7 +87,7 @@ def calibrate_command(
     if (path is None) == (tasks is None):
         fail(InvalidInput([("FILE", "give a file or --tasks, one of them")]))
     if tasks is not None:
-        from evalq.producer.client import Client
+        from evalq.service.client import Client
 
         try:
             found = Client().calibrate_cascade(tasks, alpha=alpha, delta=delta, reference=reference)

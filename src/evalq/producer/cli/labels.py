@@ -39,7 +39,7 @@ def add(
     note: Annotated[str | None, typer.Option(help="Free text.")] = None,
 ) -> None:
     """Record one person's label of a run (replacing their earlier label of it)."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     data: dict[str, Any] = {"submission_id": submission_id, "labeller": labeller}
     try:
@@ -71,8 +71,8 @@ def import_labels(
     ] = None,
 ) -> None:
     """Store every label of a file, or none: bad rows are named FILE:LINE: field: rule."""
-    from evalq.producer.client import Client
     from evalq.producer.label_files import read_labels
+    from evalq.service.client import Client
 
     if file_format not in (None, "csv", "jsonl"):
         fail(InvalidInput([("--format", "must be csv or jsonl")]))
@@ -107,7 +107,7 @@ def list_labels(
 ) -> None:
     """List stored labels by task, run and labeller."""
     from evalq.core.schemas import RUBRIC_NAMES
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     try:
         found = Client().labels(task_id=task_id, submission_id=submission_id, labeller=labeller)
@@ -137,7 +137,7 @@ def queue(
     ] = False,
 ) -> None:
     """Runs the judge cascade asks people to label: 'judge uncertain' first, then audited."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     try:
         found = Client().label_queue(task_id, unlabelled_only=not every).candidates
@@ -160,8 +160,8 @@ def export(
     ] = None,
 ) -> None:
     """Write stored labels as CSV or JSONL (`evalq labels import` reads them back)."""
-    from evalq.producer.client import Client
     from evalq.producer.label_files import write_labels
+    from evalq.service.client import Client
 
     if file_format not in ("csv", "jsonl"):
         fail(InvalidInput([("--format", "must be csv or jsonl")]))

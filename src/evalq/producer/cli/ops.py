@@ -69,7 +69,7 @@ def recover(
     unfinished submission is evaluated here, now.
     """
     from evalq.core.settings import get_settings
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
     from evalq.tasks.recover import recover as sweep
 
     client = Client()

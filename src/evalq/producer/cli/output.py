@@ -10,10 +10,10 @@ import typer
 from rich.console import Console
 
 from evalq.core.errors import BrokerUnavailable, EvalqError
-from evalq.producer.submitted import FINAL_STATUSES
+from evalq.service.submitted import FINAL_STATUSES
 
 if TYPE_CHECKING:
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
 console = Console(width=None if sys.stdout.isatty() else 200)
 

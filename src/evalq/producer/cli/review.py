@@ -53,7 +53,7 @@ def accept(
     submission_id: Annotated[str, typer.Argument(help="The flagged submission's id.")],
 ) -> None:
     """Accept a flagged submission: its task's baseline counts it again."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
     from evalq.store import queries
     from evalq.store.db import session_scope
 

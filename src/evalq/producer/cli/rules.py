@@ -41,7 +41,7 @@ def set_rule(
     ] = 1.0,
 ) -> None:
     """Create or replace the task's trace rule."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     try:
         attributes = dict(_pair(item) for item in attribute or [])
@@ -60,7 +60,7 @@ def set_rule(
 @rule_app.command("show")
 def show(task_id: TaskId) -> None:
     """Print the task's trace rule as JSON."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     try:
         found = Client().trace_rule(task_id)
@@ -72,7 +72,7 @@ def show(task_id: TaskId) -> None:
 @rule_app.command("remove")
 def remove(task_id: TaskId) -> None:
     """Remove the task's trace rule."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     try:
         Client().remove_trace_rule(task_id)
@@ -88,7 +88,7 @@ def backfill(
     until: Annotated[str, typer.Option(help="ISO 8601: ... and before.")],
 ) -> None:
     """Apply the task's rule to the stored traces no task took, of a time range."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     try:
         window = _window(_moment("since", since), _moment("until", until))

@@ -13,7 +13,7 @@ from evalq.producer.cli.output import console, fail, fail_with, require_broker, 
 
 if TYPE_CHECKING:
     from evalq.core.schemas import Submission
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
 
 def submit(
@@ -29,7 +29,7 @@ def submit(
     With no EVALQ_BROKER_URL the submissions are evaluated in this process (as `evalq demo`
     does), so the command waits for them; --no-wait needs a broker.
     """
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     client = Client()
     if client.in_process and no_wait:
@@ -98,7 +98,7 @@ def status(
     ] = None,
 ) -> None:
     """Status, scores and tier outcomes of one submission (JSON); with no id, queue depths."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     if submission_id is None:
         print_queue_depths()
@@ -112,7 +112,7 @@ def status(
 
 def print_queue_depths() -> None:
     """Print how many messages wait in each evalq queue (asked of the broker)."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
     from evalq.workers.depths import queue_depths
 
     require_broker("queue depths")
@@ -122,8 +122,8 @@ def print_queue_depths() -> None:
 
 def task_put(file: Path) -> None:
     """Create or replace the task(s) in FILE (a JSON object or list)."""
-    from evalq.producer.client import Client
     from evalq.producer.files import read_tasks
+    from evalq.service.client import Client
 
     try:
         tasks = read_tasks(file)

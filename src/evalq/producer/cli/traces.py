@@ -38,7 +38,7 @@ def import_otlp(
     nothing is submitted. With no EVALQ_BROKER_URL the runs are evaluated in this process, as
     `evalq submit` does.
     """
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     client = Client()
     if client.in_process and no_wait:

@@ -26,7 +26,7 @@ def add(
     description: Annotated[str | None, typer.Option(help="Who owns the receiver.")] = None,
 ) -> None:
     """Register a webhook; prints its signing secret, which is never shown again."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     try:
         created = Client().add_webhook(task_id, {"url": url, "description": description})
@@ -39,7 +39,7 @@ def add(
 @webhook_app.command("list")
 def list_webhooks(task_id: TaskId) -> None:
     """List the task's webhooks (never their secrets)."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     try:
         found = Client().webhooks(task_id)
@@ -60,7 +60,7 @@ def list_webhooks(task_id: TaskId) -> None:
 @webhook_app.command("remove")
 def remove(task_id: TaskId, webhook_id: WebhookId) -> None:
     """Remove a webhook, its secret and its delivery records."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     try:
         Client().remove_webhook(task_id, webhook_id)
@@ -76,7 +76,7 @@ def deliveries(
     limit: Annotated[int, typer.Option(min=1, max=1000, help="Newest first, at most.")] = 20,
 ) -> None:
     """List the webhook's deliveries: status, attempts, last status code or error."""
-    from evalq.producer.client import Client
+    from evalq.service.client import Client
 
     try:
         found = Client().webhook_deliveries(task_id, webhook_id, limit=limit)

@@ -23,13 +23,13 @@ from evalq.core.webhooks import (
     WebhookList,
 )
 from evalq.producer.http import wire
-from evalq.producer.submitted import FINAL_STATUSES, Submitted
+from evalq.service.submitted import FINAL_STATUSES, Submitted
 
 
 class HttpClient:
     """Define tasks, submit runs, wait and read results through an evalq HTTP API.
 
-    The same calls, idempotency and errors as `evalq.producer.client.Client`, without the
+    The same calls, idempotency and errors as `evalq.service.client.Client`, without the
     database or broker credentials: invalid input is `InvalidInput` (checked here first, then by
     the server), a reused id with other content `Conflict`, an unknown id `NotFound`, a refused
     key `Unauthorized`, a broker the server cannot reach `BrokerUnavailable`.
@@ -118,7 +118,7 @@ class HttpClient:
     ) -> list[Submitted]:
         """Submit OpenTelemetry traces through POST /v1/traces: one submission per trace.
 
-        ``data`` as `evalq.producer.client.Client.import_otlp` takes it (protobuf or OTLP/JSON
+        ``data`` as `evalq.service.client.Client.import_otlp` takes it (protobuf or OTLP/JSON
         bytes, text, or a decoded OTLP/JSON object); the answers and errors are the same.
         """
         call = wire.otlp_call(data, task_id=task_id, tool=tool, model=model, variant=variant)

@@ -1,7 +1,7 @@
 """What the HTTP clients send and how they read the answers: shared by the sync and async ones.
 
 Requests are validated here with the same wire models the server uses, so bad input is refused
-before it leaves the process with the same ``(field, rule)`` problems as `evalq.producer.client`
+before it leaves the process with the same ``(field, rule)`` problems as `evalq.service.client`
 (and a value JSON cannot carry, such as a lone surrogate, never reaches the encoder). Answers
 become the in-process client's types: `Submitted`, `InvalidInput`, `Conflict`, `NotFound`,
 `BrokerUnavailable` / `UpstreamFailure`, plus `Unauthorized` for a refused key.
@@ -32,7 +32,7 @@ from evalq.core.metadata import filter_problems
 from evalq.core.schemas import Submission, Task, parse_submission, parse_submissions, parse_task
 from evalq.core.trace_rules import TraceRule, parse_backfill, parse_trace_rule
 from evalq.core.webhooks import parse_webhook_request
-from evalq.producer.submitted import Submitted
+from evalq.service.submitted import Submitted
 
 RETRIES = 3
 """Transport failures retried per call (each call this client makes is idempotent)."""

@@ -20,9 +20,9 @@ from evalq.producer.api.models import (
     Message,
     ReviewAccepted,
 )
-from evalq.producer.client import Client
 from evalq.read import served
 from evalq.read.submission import SubmissionResult
+from evalq.service.client import Client
 from evalq.store import queries
 from evalq.store.db import session_scope
 

@@ -1,6 +1,6 @@
 """What every producer client answers a submit with, and the statuses a wait ends on.
 
-Kept apart from `evalq.producer.client` (which needs Celery and SQLAlchemy) so the HTTP client
+Kept apart from `evalq.service.client` (which needs Celery and SQLAlchemy) so the HTTP client
 returns the same type without importing either.
 """
 

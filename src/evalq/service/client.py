@@ -38,8 +38,8 @@ from evalq.core.webhooks import (
     WebhookInfo,
     parse_webhook_request,
 )
-from evalq.producer.submitted import FINAL_STATUSES, Submitted
 from evalq.read import served
+from evalq.service.submitted import FINAL_STATUSES, Submitted
 from evalq.store import intake, queries, webhooks
 from evalq.store import labels as label_store
 from evalq.store import traces as trace_store
@@ -431,7 +431,7 @@ class Client:
                 traces than ``trace_backfill_max_traces``; nothing is taken.
             NotFound: no such task, or it has no trace rule.
         """
-        from evalq.producer.trace_sweep import backfill
+        from evalq.service.trace_sweep import backfill
 
         return backfill(self, task_id, since=since, until=until)
 

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from evalq.core.errors import Conflict, InvalidInput, NotFound
 from evalq.core.settings import Settings
 from evalq.core.trace_rules import Backfilled, TraceRuleOf, parse_backfill, sampled
-from evalq.producer.client import Client
+from evalq.service.client import Client
 from evalq.store import queries
 from evalq.store import traces as stored
 from evalq.store.db import session_scope
