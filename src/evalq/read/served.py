@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import Field
 from sqlalchemy.orm import Session
 
+from evalq.core.errors import NotFound
 from evalq.core.settings import Settings, get_settings
 from evalq.read import standings
 from evalq.read.compare import CompareReport, compare
@@ -25,6 +26,7 @@ from evalq.read.submission import SubmissionResult, submission_result
 from evalq.read.view import task_context
 from evalq.stats.comparison import Correction
 from evalq.store import queries
+from evalq.store import traces as trace_store
 from evalq.store.baseline_sql import refresh_task_baseline
 
 
@@ -90,9 +92,25 @@ def run_result(
     session: Session, *, submission_id: str, settings: Settings | None = None
 ) -> SubmissionResult:
     """`submission_result`, with the judge's validation once it is evaluated (before, no
-    judge score is shown, and none is attached)."""
+    judge score is shown, and none is attached).
+
+    Raises:
+        NotFound: no such submission; for a trace's id (``otlp-<trace id>``) whose trace is
+            not a run (open, refused, failed, untaken), naming where it is and why.
+    """
     settings = settings or get_settings()
-    found = submission_result(session, submission_id=submission_id, settings=settings)
+    try:
+        found = submission_result(session, submission_id=submission_id, settings=settings)
+    except NotFound:
+        trace = trace_store.trace_of_id(session, submission_id=submission_id)
+        if trace is None or trace.status == "finalised":
+            raise
+        why = trace_store.reason(trace)
+        raise NotFound(
+            f"submission {submission_id!r} does not exist: its trace {trace.trace_id} is "
+            f"{trace.status}{'' if why is None else f' ({why})'} (GET /v1/traces/"
+            f"{trace.trace_id})"
+        ) from None
     if found.scores is None:
         return found
     return with_judge_validation(found, session, task_ids=[found.task_id], settings=settings)

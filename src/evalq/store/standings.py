@@ -13,7 +13,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, case, delete, func, or_, select, true, update
+from sqlalchemy import (
+    BigInteger,
+    Table,
+    and_,
+    bindparam,
+    case,
+    cast,
+    delete,
+    func,
+    or_,
+    select,
+    true,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
@@ -23,6 +36,8 @@ from evalq.store.models import BoardFiguresRow, EvaluationRow, StandingRow, Subm
 from evalq.store.queries import EVALUATED
 
 S, R = SubmissionRow, StandingRow
+SCALE = 10_000
+"""A ranking value is stored rounded to 4 decimals: whole ten-thousandths."""
 CATEGORY_KEYS = ("efficiency_key", "speed_key", "cost_key", "correctness_key")
 _TABLE: Table = StandingRow.__table__  # type: ignore[assignment]
 
@@ -302,24 +317,24 @@ def summary(
     ranked_where = where if include_held else [*where, not_held()]
     value = value_of(rule)
     counted_value = value if include_held else case((not_held(), value))
-    n, held_n, values, mean = session.execute(
+    # The values are stored rounded to 4 decimals: as whole ten-thousandths their sums are
+    # exact integers in either database, so the mean and the squared deviations are the exact
+    # ones (as `statistics` computes them), not a float sum's, whatever the order of the rows.
+    units = cast(func.round(counted_value * SCALE), BigInteger)
+    n, held_n, values, total, squared = session.execute(
         joined.add_columns(
             func.count(),
             func.sum(case((held(), 1), else_=0)),
             func.count(counted_value),
-            func.avg(counted_value),
+            func.sum(units),
+            func.sum(units * units),
         ).where(*where)
     ).one()
-    squares = 0.0
-    if mean is not None:
-        squares = float(
-            session.scalar(
-                joined.add_columns(func.sum((value - mean) * (value - mean))).where(
-                    *ranked_where, value.is_not(None)
-                )
-            )
-            or 0.0
-        )
+    values = int(values or 0)
+    mean = None if not values else (int(total) / SCALE) / values
+    squares = (
+        0.0 if not values else (values * int(squared) - int(total) ** 2) / (values * SCALE * SCALE)
+    )
     held_n = 0 if include_held else int(held_n or 0)
     counted = [R.task_id == kept.task_id, not_held()]
     if copies:

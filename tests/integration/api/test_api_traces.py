@@ -303,6 +303,10 @@ def test_a_trace_over_its_bound_is_refused_whole_with_the_reason(traced: Server)
     assert state["error"]["message"].startswith(rule) and state["reason"].startswith(rule)
     metrics = traced.client().get("/metrics").text
     assert 'evalq_traces{status="refused"} 1.0' in metrics
+    # where people look for the run, the answer names its trace and why it is not one
+    missing = traced.client().get(f"/v1/submissions/otlp-{trace_id}")
+    assert missing.status_code == 404
+    assert f"its trace {trace_id} is refused ({rule}" in missing.json()["detail"]
     later = export(traced, first[:1])  # already stored once, but the trace is refused now
     assert later.partial_success.rejected_spans == 1
 
