@@ -57,8 +57,8 @@ def test_task_list_counts_each_task_s_runs_by_status(store: str) -> None:
     #                 kind       category       queued running done degraded failed
     assert rows == {
         "alpha": ["arena", "debugging", "1", "0", "2", "1", "0"],
-        "beta": ["derived", "refactoring", "1", "0", "0", "0", "0"],
-        "empty": ["derived", "debugging", "0", "0", "0", "0", "0"],
+        "beta": ["arena (derived)", "refactoring", "1", "0", "0", "0", "0"],
+        "empty": ["arena (derived)", "debugging", "0", "0", "0", "0", "0"],
     }
 
 

@@ -27,3 +27,43 @@ def test_the_run_page_shows_the_number_the_board_ranks_by(store: str) -> None:
     cell = page[page.index('data-score="arena-overall"') :].split("</td>", 1)[0]
     assert f">{entry.overall:.2f}, the number the board ranks by" in cell
     assert f"{entry.overall_adjusted:.2f} after the task's difficulty factor" in cell
+
+
+def test_the_tasks_list_names_each_task_s_kind_even_when_derived(store: str) -> None:
+    from evalq.store import queries
+
+    with session_scope(store) as session:
+        kinds = {o.task.id: (o.kind, o.task.kind) for o in queries.task_overviews(session)}
+    # the bundled tasks name no kind: each is derived from what its runs carry
+    assert {kind for kind, named in kinds.values() if named is None} == {
+        "arena",
+        "peerread",
+        "scylla",
+        "suite",
+    }
+    assert kinds["scylla-token-bucket"][0] == "scylla"
+    assert kinds["suite-refund-agent"][0] == "suite"
+
+
+def test_the_board_shows_what_its_kind_answers_with(store: str) -> None:
+    """A suite board says each run's gate, a PeerRead board each recommendation, and what a
+    composite without a judge cannot see once, not on every row."""
+    with session_scope(store) as session:
+        key = create_key(session, name="kind-columns", scopes=["read"])
+        suite = leaderboard(session, task_id="suite-refund-agent")
+        peer = leaderboard(session, task_id="peerread-salience-gating")
+    settings = Settings(database_url=store, auth_required=True)
+    with TestClient(create_app(settings), base_url="https://testserver") as browser:
+        assert sign_in(browser, key).status_code == 303
+        suite_page = browser.get("/ui/tasks/suite-refund-agent").text
+        peer_page = browser.get("/ui/tasks/peerread-salience-gating").text
+    assert '<th scope="col">gate</th>' in suite_page
+    for entry in suite.entries:
+        row = suite_page[suite_page.index(f'<tr data-run="{entry.submission_id}"') :]
+        gate = "passed" if entry.suite_passed else "blocked"
+        assert f">{gate}</td>" in row.split("</tr>", 1)[0]
+    assert '<th scope="col">recommendation</th>' in peer_page
+    noted = [e for e in peer.entries if e.peerread_note]
+    note = noted[0].peerread_note
+    assert noted and f'<p class="note" id="no-judge">Rows marked “no judge”: {note}.' in peer_page
+    assert peer_page.count(f'title="{note}">no judge</span>') == len(noted)  # short per row

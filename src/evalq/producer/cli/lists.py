@@ -29,7 +29,7 @@ def task_list() -> None:
         when = overview.last_activity
         table.add_row(
             escape(task.id),
-            task.kind or "derived",
+            overview.kind if task.kind else f"{overview.kind} (derived)",
             task.category or "-",
             *counts,
             when.isoformat(sep=" ", timespec="seconds") if when else "-",

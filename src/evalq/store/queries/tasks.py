@@ -13,9 +13,11 @@ from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.profile import profile_named
-from evalq.core.schemas import STORED, Task, canonical_hash
+from evalq.core.schemas import STORED, Task, TaskKind, canonical_hash
 from evalq.core.settings import Settings
+from evalq.scoring.kinds import kind_of
 from evalq.store.models import (
+    StandingRow,
     SubmissionRow,
     TaskRow,
     utcnow,
@@ -82,6 +84,8 @@ class TaskOverview:
     task: Task
     statuses: dict[str, int]
     last_activity: datetime | None
+    kind: TaskKind = "arena"
+    """The task's kind: as it names it, else derived from its runs (`evalq.scoring.kinds`)."""
 
 
 def task_overviews(session: Session) -> list[TaskOverview]:
@@ -99,15 +103,33 @@ def task_overviews(session: Session) -> list[TaskOverview]:
     for task_id, status, count, updated in grouped:
         counts.setdefault(task_id, {})[status] = int(count)
         latest[task_id] = max(updated, latest.get(task_id, updated))
-    tasks = session.scalars(select(TaskRow).order_by(TaskRow.id))
-    return [
-        TaskOverview(
-            task=Task.model_validate(row.definition, context=STORED),
-            statuses=counts.get(row.id, {}),
-            last_activity=latest.get(row.id),
+    evaluated = SubmissionRow.status.in_(("done", "degraded"))
+    variants = (
+        select(SubmissionRow.id)
+        .where(SubmissionRow.task_id == TaskRow.id, evaluated, SubmissionRow.variant.is_not(None))
+        .exists()
+    )
+    scenarios = (
+        select(StandingRow.submission_id)
+        .where(StandingRow.task_id == TaskRow.id, StandingRow.suite_passed.is_not(None))
+        .exists()
+    )
+    found = []
+    for row, has_variants, has_scenarios in session.execute(
+        select(TaskRow, variants, scenarios).order_by(TaskRow.id)
+    ):
+        task = Task.model_validate(row.definition, context=STORED)
+        found.append(
+            TaskOverview(
+                task=task,
+                statuses=counts.get(row.id, {}),
+                last_activity=latest.get(row.id),
+                kind=kind_of(
+                    task, has_variants=bool(has_variants), has_scenarios=bool(has_scenarios)
+                ).kind,
+            )
         )
-        for row in tasks
-    ]
+    return found
 
 
 def task_submissions(
