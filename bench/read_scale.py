@@ -12,7 +12,9 @@ is timed over HTTP after each size, ``--repeat`` requests per read, p50 / p95:
 
 - "first": the first visit after a run of the task changed (a new clone stored with its tier
   rows and merged for real by `merge_tiers`, in this process, before each request);
-- "again": the same request again, nothing changed (what a second viewer gets).
+- "again": the same request after the refresh a worker runs once merges stop (the debounced
+  baseline refresh, here in this process: every run's standing, its place on the unfiltered
+  board and the board's figures stored), nothing changed since (a quiet board).
 
 Reads, on the new task of each size: the UI board ``/ui/tasks/ID`` (page 1 and the last page)
 and ``GET /v1/tasks/ID/leaderboard?limit=50`` (offset 0 and the last 50), per kind; then on
@@ -113,6 +115,13 @@ class Store:
             self.url, example, task_id, range(index, index + 1), self.rng, status="running"
         )
         merge_tiers(None, sid)
+
+    def refresh(self, task_id: str) -> None:
+        """The debounced refresh a worker runs once the merges stop: the baseline, every run's
+        standing and place, the board's figures (`evalq.read.served.refresh_task`)."""
+        from evalq.tasks.merge import refresh_baseline
+
+        refresh_baseline(task_id)
 
 
 @contextmanager
@@ -311,6 +320,7 @@ def measure_size(
         if not any(part in name for part in options.reads):
             continue
         first = found[f"{name}: first"] = timed(client, path, options.repeat, change(kind))
+        store.refresh(tasks[kind])  # as a worker would, once the merges stop
         again = found[f"{name}: again"] = timed(client, path, options.repeat, None)
         print(f"  {name}: first {first.cell()}, again {again.cell()}", flush=True)
     if "report" in options.reads:
