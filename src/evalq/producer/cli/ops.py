@@ -96,6 +96,40 @@ def db_upgrade() -> None:
     console.print("database is at the latest revision")
 
 
+def db_refresh(
+    tasks: Annotated[
+        list[str] | None, typer.Argument(help="Task ids (default: every task).")
+    ] = None,
+) -> None:
+    """Refresh tasks as a worker does after merges: baseline, every run's standing and place
+    on the board, the board's figures (after an upgrade, the first read of each task would
+    build them instead)."""
+    import time
+
+    from evalq.core.settings import get_settings
+    from evalq.read import served
+    from evalq.store import queries
+    from evalq.store.db import session_scope
+
+    settings = get_settings()
+    try:
+        with session_scope(settings.database_url) as session:
+            wanted = tasks or [o.task.id for o in queries.task_overviews(session)]
+        for task_id in wanted:
+            start = time.perf_counter()
+            with session_scope(settings.database_url) as session:
+                version = served.refresh_task(session, task_id=task_id, settings=settings)
+            took = time.perf_counter() - start
+            console.print(
+                f"{task_id}: baseline v{version}, standings and board figures stored "
+                f"({took:.1f} s)",
+                markup=False,
+                highlight=False,
+            )
+    except EvalqError as error:
+        fail(error)
+
+
 def flower(
     address: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP port.")] = 5555,
