@@ -136,7 +136,8 @@ def resolve_tasks(session: Session, pattern: str) -> list[str]:
     return chosen
 
 
-def _group_of(by: str, row: ScoredRow) -> str | None:
+def group_of(by: str, row: ScoredRow) -> str | None:
+    """The group ``by`` puts ``row`` in (None: the run does not name it)."""
     if by in FIELDS:
         value = getattr(row.submission, by)
         return None if value is None else str(value)
@@ -144,7 +145,8 @@ def _group_of(by: str, row: ScoredRow) -> str | None:
     return as_text(row.metadata[key]) if key in row.metadata else None
 
 
-def _check_by(by: str) -> None:
+def check_by(by: str) -> None:
+    """Raises `InvalidInput` on ``by`` unless it is `BY_RULE`."""
     if by in FIELDS:
         return
     if not by.startswith("metadata."):
@@ -254,14 +256,14 @@ def _gather(views: Sequence[TaskView], by: str, *, include_held: bool) -> _Gathe
     for view in views:
         task_id, rule, profile = view.task.id, view.rule, view.profile
         for copy in view.copies:
-            group = _group_of(by, copy)
+            group = group_of(by, copy)
             if group is not None:
                 left_out[(group, COPY)] += 1
         for row in view.rows:
             held = row.held and not include_held
             if row.scores.scylla is not None and len(views) == 1 and not held:
                 runs[row.scores.scylla.variant].append(row.scores.scylla)
-            group = _group_of(by, row)
+            group = group_of(by, row)
             if group is None:
                 continue
             present.add(group)
@@ -318,7 +320,7 @@ def _groups(gathered: _Gathered, plan: _Plan, by: str, values: Sequence[str]) ->
     return named
 
 
-def _check_method(correction: str, alpha: float, level: float | None, resamples: int) -> None:
+def check_method(correction: str, alpha: float, level: float | None, resamples: int) -> None:
     problems = []
     if correction not in get_args(Correction):
         problems.append(("correction", f"one of {', '.join(get_args(Correction))}"))
@@ -384,10 +386,60 @@ def compare(
             or ``resamples``, naming the rule broken (a limit names its setting).
     """
     settings = settings or get_settings()
-    _check_by(by)
-    _check_method(correction, alpha, level, resamples)
+    check_by(by)
+    check_method(correction, alpha, level, resamples)
     if not 0 <= seed < 2**32:
         raise InvalidInput([("seed", "from 0 to 2**32 - 1")])
+    loaded = load_views(session, tasks=tasks, by=by, values=values, settings=settings)
+    return compare_loaded(
+        loaded,
+        by=by,
+        values=values,
+        correction=correction,
+        alpha=alpha,
+        level=level,
+        resamples=resamples,
+        seed=seed,
+        settings=settings,
+        include_held=include_held,
+    )
+
+
+@dataclass(frozen=True)
+class LoadedTasks:
+    """The tasks a comparison reads, each loaded and scored once (`load_views`).
+
+    Attributes:
+        named: every task the pattern named, evaluated or not.
+        views: the evaluated ones, in the order named.
+    """
+
+    named: list[str]
+    plan: _Plan
+    views: list[TaskView]
+
+    def only(self, task_id: str) -> LoadedTasks:
+        """The one task ``task_id`` of these, as if it alone had been named."""
+        view = next(v for v in self.views if v.task.id == task_id)
+        plan = _Plan(
+            {task_id: self.plan.tasks[task_id]},
+            {task_id: self.plan.profiles[task_id]},
+            {task_id: self.plan.rules[task_id]},
+            len(view.rows),
+        )
+        return LoadedTasks([task_id], plan, [view])
+
+
+def load_views(
+    session: Session, *, tasks: str, by: str, values: Sequence[str], settings: Settings
+) -> LoadedTasks:
+    """Check the limits a comparison of ``tasks`` by ``by`` keeps, then load every task's
+    baseline and evaluations together: a fixed number of statements (one per 500 tasks), not
+    two per task.
+
+    Raises:
+        InvalidInput: on ``tasks`` or ``values``, as `compare`.
+    """
     named = resolve_tasks(session, tasks)
     _check_limits(len(named), values, settings)
     plan = _plan(session, named, settings)
@@ -400,18 +452,33 @@ def compare(
             what = f"{found:,} variants to compare (every variant when values are omitted)"
             rule = _limit(what, "compare_max_groups", settings.compare_max_groups)
             raise InvalidInput([("values", f"{rule}; name the variants to compare")])
-    # every task's baseline and evaluations read together: a fixed number of statements (one
-    # per 500 tasks), not two per task
     baselines = current_baselines(session, profiles={t: plan.profiles[t] for t in task_ids})
     evaluated = queries.tasks_evaluations(session, task_ids=task_ids)
     views = [
         view_from(TaskContext(plan.tasks[t], plan.profiles[t], baselines[t]), evaluated[t])
         for t in task_ids
     ]
+    return LoadedTasks(named, plan, views)
+
+
+def compare_loaded(
+    loaded: LoadedTasks,
+    *,
+    by: str,
+    values: Sequence[str],
+    correction: Correction = "holm",
+    alpha: float = 0.05,
+    level: float | None = None,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    settings: Settings,
+    include_held: bool = False,
+) -> CompareReport:
+    """`compare` of tasks already loaded (the method's arguments already checked)."""
     return _compared(
-        views,
-        named,
-        plan,
+        loaded.views,
+        loaded.named,
+        loaded.plan,
         by=by,
         values=values,
         correction=correction,
@@ -439,7 +506,7 @@ def compare_task(
         InvalidInput: as `compare` (``by``, ``values``, or a limit on ``tasks``).
     """
     settings = settings or get_settings()
-    _check_by(by)
+    check_by(by)
     task_id = view.task.id
     _check_limits(1, values, settings)
     if not view.rows:

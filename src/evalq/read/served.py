@@ -18,6 +18,7 @@ from evalq.core.errors import NotFound
 from evalq.core.settings import Settings, get_settings
 from evalq.read import standings
 from evalq.read.compare import CompareReport, compare
+from evalq.read.gate import GateReport, TooFew, gate
 from evalq.read.judge_agreement import with_judge_validation
 from evalq.read.leaderboard import LeaderboardReport, leaderboard, refresh_figures
 from evalq.read.reply import Reply
@@ -193,3 +194,38 @@ def held_runs(
             for row in rows
         ],
     )
+
+
+def gate_report(
+    session: Session,
+    *,
+    tasks: str,
+    by: str,
+    baseline: str,
+    candidate: str,
+    margin: float = 0.0,
+    too_few: TooFew = "fail",
+    correction: Correction = "holm",
+    alpha: float = 0.05,
+    seed: int = 0,
+    include_held: bool = False,
+    settings: Settings | None = None,
+) -> GateReport:
+    """`gate` with the judge's validation pooled over the tasks gated."""
+    settings = settings or get_settings()
+    found = gate(
+        session,
+        tasks=tasks,
+        by=by,
+        baseline=baseline,
+        candidate=candidate,
+        margin=margin,
+        too_few=too_few,
+        correction=correction,
+        alpha=alpha,
+        seed=seed,
+        include_held=include_held,
+        settings=settings,
+    )
+    gated = [t.task for t in found.tasks]
+    return with_judge_validation(found, session, task_ids=gated, settings=settings)

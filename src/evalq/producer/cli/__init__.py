@@ -34,6 +34,7 @@ from evalq.producer.cli.api import api as api_command
 from evalq.producer.cli.api import keys_app
 from evalq.producer.cli.compare import compare_command
 from evalq.producer.cli.demo import EXAMPLES
+from evalq.producer.cli.gate import gate_command
 from evalq.producer.cli.output import SETTINGS_INVALID, one_line
 
 __all__ = ["EXAMPLES", "app", "main"]
@@ -91,6 +92,7 @@ app.command()(submit.submit)
 app.command()(submit.status)
 app.command("leaderboard")(boards.leaderboard_command)
 app.command("compare")(compare_command)
+app.command("gate")(gate_command)
 app.command()(ops.worker)
 app.command()(ops.recover)
 db_app.command("upgrade")(ops.db_upgrade)

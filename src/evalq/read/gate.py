@@ -1,0 +1,323 @@
+"""`evalq gate` / GET /v1/gate: does a candidate group regress against a baseline group?
+
+A gate is `evalq.read.compare` with a decision: the same groups (``model``, ``tool``,
+``variant`` or ``metadata.KEY``), the same score (each task's ranking score; a suite's
+scenarios), the same tests. Each task both groups were scored on is compared on its own (its
+repeat runs, or a suite's scenarios), and the tasks' p-values are corrected together; with two
+or more shared tasks, the two groups are also compared over the tasks (paired, as `compare`
+does). A comparison is a **regression** when its test rejects at ``alpha`` (corrected: the
+decision `compare` draws) and the mean difference ``candidate - baseline`` is below
+``-margin`` (a significant drop larger than the one allowed, on the score's own scale); the
+interval is reported beside it, not a second decision. A suite task also regresses when the
+baseline's latest run passed its gate and the candidate's latest run is blocked. Under
+`MIN_PAIRS <evalq.stats.contrast.MIN_PAIRS>` values a side, a comparison is **too few**, which
+decides the gate as ``too_few`` says (fail by default: no data is not a pass).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from pydantic import Field
+from sqlalchemy.orm import Session
+
+from evalq.core.errors import InvalidInput
+from evalq.core.judge_validation import JudgeValidation
+from evalq.core.settings import Settings, get_settings
+from evalq.read.compare import (
+    CompareReport,
+    LeftOut,
+    LoadedTasks,
+    check_by,
+    check_method,
+    compare_loaded,
+    group_of,
+    load_views,
+)
+from evalq.read.reply import Reply
+from evalq.read.view import TaskView
+from evalq.stats.comparison import RESAMPLES, SEED, Correction, correct
+from evalq.stats.contrast import GroupComparison
+
+Verdict = Literal["pass", "regression", "too few"]
+TooFew = Literal["pass", "fail"]
+EXIT_STATUS: dict[Verdict | Literal["unusable input"], int] = {
+    "pass": 0,
+    "regression": 1,
+    "unusable input": 2,
+    "too few": 3,
+}
+"""The exit status of `evalq gate` for each outcome (unusable input: a request refused)."""
+
+
+class TaskGate(Reply):
+    """One task's decision and the figures it rests on (differences: candidate - baseline)."""
+
+    task: str
+    verdict: Verdict
+    design: str = Field(description="paired (a suite's scenarios), unpaired, or too few.")
+    n_baseline: int = Field(description="Values the baseline contributed (runs or scenarios).")
+    n_candidate: int
+    mean_baseline: float
+    mean_candidate: float
+    difference: float | None = Field(description="Mean difference; None when too few.")
+    low: float | None = Field(description="The interval of the difference at ``level``.")
+    high: float | None
+    p_value: float | None = Field(description="The deciding test's p-value.")
+    adjusted_p: float | None = Field(description="After the correction over the tasks.")
+    blocking: list[str] = Field(
+        description="A suite: the candidate's latest run's blocking failures when the "
+        "baseline's latest run passed (a gate that now blocks)."
+    )
+    message: str = Field(description="The decision in words; a failure names the drop.")
+
+
+class GateReport(Reply):
+    """Body of GET /v1/gate: the candidate against the baseline, task by task and overall."""
+
+    verdict: Verdict = Field(description="The gate's decision (``too few`` as too_few says).")
+    exit_status: int = Field(description="0 pass, 1 regression, 3 too few (2: refused).")
+    message: str
+    tasks: list[TaskGate] = Field(description="Each task both groups were scored on.")
+    not_shared: list[str] = Field(
+        description="Tasks named that not both groups were scored on (not gated)."
+    )
+    overall: GroupComparison | None = Field(
+        description="The two groups compared over the shared tasks (two or more)."
+    )
+    overall_verdict: Verdict | None
+    by: str
+    baseline: str
+    candidate: str
+    kind: str
+    score: str = Field(description="The score compared (scenario_score in a suite).")
+    margin: float = Field(description="The drop allowed, on the score's scale.")
+    too_few: TooFew
+    correction: Correction
+    alpha: float
+    level: float
+    left_out: list[LeftOut]
+    judge_validation: JudgeValidation | None = Field(
+        default=None,
+        description="The judge's agreement with people's labels (docs/judge.md).",
+        exclude_if=lambda value: value is None,
+    )
+
+
+def _regressed(c: GroupComparison, adjusted: float | None, alpha: float, margin: float) -> bool:
+    d = c.difference
+    return (
+        adjusted is not None and adjusted <= alpha and d is not None and d.mean_difference < -margin
+    )
+
+
+def _blocking(view: TaskView, by: str, baseline: str, candidate: str) -> list[str]:
+    """A suite's gate that the baseline's latest run passed and the candidate's blocks."""
+    latest = {}
+    for row in sorted(view.rows, key=lambda r: r.submission.created_at):
+        group = group_of(by, row)
+        if row.scores.suite is not None and group in (baseline, candidate) and not row.held:
+            latest[group] = row.scores.suite
+    base, cand = latest.get(baseline), latest.get(candidate)
+    if base is None or cand is None or not base.passed or cand.passed:
+        return []
+    return list(cand.blocking_failures)
+
+
+def _message(task: str, c: GroupComparison, score: str, level: float, margin: float) -> str:
+    d = c.difference
+    if d is None:
+        return f"{task}: {c.conclusion}"
+    n = f"{c.pairs} pairs" if c.pairs else f"n={c.n_reference} vs {c.n_other}"
+    return (
+        f"{task}: {score} {c.other} - {c.reference} = {d.mean_difference:+.4g} "
+        f"({level:.0%} interval [{d.low:+.4g}, {d.high:+.4g}], {n}; allowed drop {margin:g})"
+    )
+
+
+def _task_gate(
+    view: TaskView,
+    compared: GroupComparison,
+    adjusted: float | None,
+    *,
+    report_args: tuple[str, float, float, float],
+    groups: tuple[str, str, str],
+) -> TaskGate:
+    score, level, alpha, margin = report_args
+    by, baseline, candidate = groups
+    c, d = compared, compared.difference
+    message = _message(view.task.id, c, score, level, margin)
+    blocking = _blocking(view, by, baseline, candidate) if view.rule.kind == "suite" else []
+    verdict: Verdict = "too few" if d is None else "pass"
+    if _regressed(c, adjusted, alpha, margin):
+        verdict, message = "regression", f"{message}, adjusted p={adjusted:.3g}"
+    if blocking:
+        verdict = "regression"
+        message += f"; the suite gate now blocks: {'; '.join(blocking)}"
+    return TaskGate(
+        task=view.task.id,
+        verdict=verdict,
+        design=c.design,
+        n_baseline=c.n_reference,
+        n_candidate=c.n_other,
+        mean_baseline=c.mean_reference,
+        mean_candidate=c.mean_other,
+        difference=None if d is None else d.mean_difference,
+        low=None if d is None else d.low,
+        high=None if d is None else d.high,
+        p_value=None if c.test is None else c.test.p_value,
+        adjusted_p=adjusted,
+        blocking=blocking,
+        message=message,
+    )
+
+
+def _check(baseline: str, candidate: str, margin: float, too_few: str) -> None:
+    problems = []
+    if not baseline:
+        problems.append(("baseline", "a group's value, not empty"))
+    if not candidate or candidate == baseline:
+        problems.append(("candidate", "a group's value other than the baseline"))
+    if not margin >= 0:
+        problems.append(("margin", "0 or more, on the score's scale"))
+    if too_few not in get_args(TooFew):
+        problems.append(("too_few", f"one of {', '.join(get_args(TooFew))}"))
+    if problems:
+        raise InvalidInput(problems)
+
+
+def _shared(loaded: LoadedTasks, units: list[tuple[str, set[str]]], groups: set[str]) -> list[str]:
+    """The tasks on which both groups have a value (a suite's: on one of its scenarios)."""
+    both = [unit for unit, present in units if groups <= present]
+    return [
+        v.task.id
+        for v in loaded.views
+        if any(u == v.task.id or u.startswith(f"{v.task.id}/") for u in both)
+    ]
+
+
+def gate(
+    session: Session,
+    *,
+    tasks: str,
+    by: str,
+    baseline: str,
+    candidate: str,
+    margin: float = 0.0,
+    too_few: TooFew = "fail",
+    correction: Correction = "holm",
+    alpha: float = 0.05,
+    seed: int = SEED,
+    include_held: bool = False,
+    settings: Settings | None = None,
+) -> GateReport:
+    """Gate ``candidate`` against ``baseline`` (two values of ``by``) over ``tasks``.
+
+    The request is checked, and the tasks loaded, under `compare`'s rules and limits.
+
+    Raises:
+        InvalidInput: on ``tasks``, ``by``, ``baseline``, ``candidate``, ``margin``,
+            ``too_few``, ``correction``, ``alpha`` or ``seed``, naming the rule broken (a
+            group with no complete evaluation, no task both were scored on, a limit).
+    """
+    settings = settings or get_settings()
+    check_by(by)
+    _check(baseline, candidate, margin, too_few)
+    check_method(correction, alpha, None, RESAMPLES)
+    if not 0 <= seed < 2**32:
+        raise InvalidInput([("seed", "from 0 to 2**32 - 1")])
+    values = [baseline, candidate]
+    loaded = load_views(session, tasks=tasks, by=by, values=values, settings=settings)
+
+    def compared(these: LoadedTasks) -> tuple[GroupComparison, CompareReport]:
+        found = compare_loaded(
+            these,
+            by=by,
+            values=values,
+            correction="none",
+            alpha=alpha,
+            seed=seed,
+            settings=settings,
+            include_held=include_held,
+        )
+        return found.comparisons[0], found
+
+    overall, whole = compared(loaded)
+    shared = _shared(loaded, [(u.unit, set(u.values)) for u in whole.units], set(values))
+    if not shared:
+        rule = f"no task has a complete evaluation of both {baseline!r} and {candidate!r}"
+        raise InvalidInput([("tasks", rule)])
+    per_task = [compared(loaded.only(t))[0] for t in shared]
+    decided = {i: c.test.p_value for i, c in enumerate(per_task) if c.test is not None}
+    adjusted: dict[int, float] = {}
+    if decided:
+        found = correct(list(decided.values()), correction=correction, alpha=alpha)
+        adjusted = dict(zip(decided, found.adjusted, strict=True))
+    views = {v.task.id: v for v in loaded.views}
+    gates = [
+        _task_gate(
+            views[t],
+            c,
+            adjusted.get(i),
+            report_args=(whole.score, whole.level, alpha, margin),
+            groups=(by, baseline, candidate),
+        )
+        for i, (t, c) in enumerate(zip(shared, per_task, strict=True))
+    ]
+    overall_verdict: Verdict | None = None
+    if len(shared) > 1:
+        p = None if overall.test is None else overall.test.p_value
+        overall_verdict = (
+            "too few"
+            if overall.difference is None
+            else "regression"
+            if _regressed(overall, p, alpha, margin)
+            else "pass"
+        )
+    verdicts = [g.verdict for g in gates] + ([overall_verdict] if overall_verdict else [])
+    verdict: Verdict = (
+        "regression"
+        if "regression" in verdicts
+        else "too few"
+        if "too few" in [g.verdict for g in gates] and too_few == "fail"
+        else "pass"
+    )
+    return GateReport(
+        verdict=verdict,
+        exit_status=EXIT_STATUS[verdict],
+        message=_summary(verdict, gates, overall, overall_verdict, candidate, baseline),
+        tasks=gates,
+        not_shared=[t for t in loaded.named if t not in shared],
+        overall=overall if len(shared) > 1 else None,
+        overall_verdict=overall_verdict,
+        by=by,
+        baseline=baseline,
+        candidate=candidate,
+        kind=whole.kind,
+        score=whole.score,
+        margin=margin,
+        too_few=too_few,
+        correction=correction,
+        alpha=alpha,
+        level=whole.level,
+        left_out=whole.left_out,
+    )
+
+
+def _summary(
+    verdict: Verdict,
+    gates: list[TaskGate],
+    overall: GroupComparison | None,
+    overall_verdict: Verdict | None,
+    candidate: str,
+    baseline: str,
+) -> str:
+    counts = {v: sum(g.verdict == v for g in gates) for v in get_args(Verdict)}
+    tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    head = f"{verdict}: {candidate} against {baseline} over {len(gates)} task(s) ({tally})"
+    if overall is not None and overall_verdict == "regression" and overall.difference:
+        d = overall.difference
+        head += (
+            f"; over the tasks {d.mean_difference:+.4g} [{d.low:+.4g}, {d.high:+.4g}] (regression)"
+        )
+    return head
