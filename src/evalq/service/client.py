@@ -51,6 +51,7 @@ from evalq.workers.policy import REFRESH_ATTEMPTS
 if TYPE_CHECKING:  # scipy.stats comes with it: only `compare` needs it, when it runs
     from evalq.core.judge_validation import JudgeAgreement
     from evalq.judge.calibration import Calibration
+    from evalq.read.gate import TooFew
     from evalq.stats.comparison import Correction
 
 FIRST_ATTEMPT = 1
@@ -602,6 +603,38 @@ class Client:
                 by=by,
                 values=values,
                 correction=correction,
+                seed=seed,
+                settings=self.settings,
+                include_held=include_held,
+            )
+            return result.model_dump(mode="json")
+
+    def gate(
+        self,
+        tasks: str,
+        *,
+        by: str,
+        baseline: str,
+        candidate: str,
+        margin: float = 0.0,
+        too_few: TooFew = "fail",
+        seed: int = 0,
+        include_held: bool = False,
+    ) -> dict[str, Any]:
+        """A candidate gated against a baseline, as GET /v1/gate serves it (docs/ci.md).
+
+        Raises:
+            InvalidInput: naming the parameter and the rule, as `compare`.
+        """
+        with session_scope(self.url) as session:
+            result = served.gate_report(
+                session,
+                tasks=tasks,
+                by=by,
+                baseline=baseline,
+                candidate=candidate,
+                margin=margin,
+                too_few=too_few,
                 seed=seed,
                 settings=self.settings,
                 include_held=include_held,

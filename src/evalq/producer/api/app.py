@@ -27,6 +27,7 @@ from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
 from evalq.producer.api.routes import (
     compare,
+    gate,
     health,
     judge,
     labels,
@@ -73,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(submissions.router)
     app.include_router(tasks.router)
     app.include_router(compare.router)
+    app.include_router(gate.router)
     app.include_router(traces.router)
     app.include_router(trace_rules.router)
     app.include_router(metrics.router)

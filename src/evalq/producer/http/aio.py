@@ -227,6 +227,33 @@ class AsyncHttpClient:
         result: dict[str, Any] = await self._send(call)
         return result
 
+    async def gate(
+        self,
+        tasks: str,
+        *,
+        by: str,
+        baseline: str,
+        candidate: str,
+        margin: float = 0.0,
+        too_few: str = "fail",
+        seed: int = 0,
+        include_held: bool = False,
+    ) -> dict[str, Any]:
+        """A candidate gated against a baseline (GET /v1/gate) as its JSON body: ``verdict``,
+        ``exit_status`` (0 pass, 1 regression, 3 too few) and each task's figures."""
+        call = wire.gate_call(
+            tasks,
+            by=by,
+            baseline=baseline,
+            candidate=candidate,
+            margin=margin,
+            too_few=too_few,
+            seed=seed,
+            include_held=include_held,
+        )
+        result: dict[str, Any] = await self._send(call)
+        return result
+
     async def add_webhook(self, task_id: str, webhook: Mapping[str, Any]) -> WebhookCreated:
         """Register a receiver of the task's evaluation events (POST /v1/tasks/{id}/webhooks);
         the answer holds its signing secret, shown this once. Errors as `Client.add_webhook`."""

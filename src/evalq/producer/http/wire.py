@@ -169,6 +169,24 @@ def compare_call(
     return Call("GET", "/v1/compare", params=httpx.QueryParams(params))
 
 
+def gate_call(
+    tasks: str,
+    *,
+    by: str,
+    baseline: str,
+    candidate: str,
+    margin: float,
+    too_few: str,
+    seed: int,
+    include_held: bool = False,
+) -> Call:
+    """GET /v1/gate."""
+    params = {"tasks": tasks, "by": by, "baseline": baseline, "candidate": candidate}
+    params |= {"margin": str(margin), "too_few": too_few, "seed": str(seed)}
+    params |= {"include_held": "true"} if include_held else {}
+    return Call("GET", "/v1/gate", params=httpx.QueryParams(params))
+
+
 def add_webhook_call(task_id: str, webhook: Mapping[str, Any]) -> Call:
     """POST /v1/tasks/{id}/webhooks of a registration validated here (as `Client.add_webhook`)."""
     request = parse_webhook_request(webhook)
