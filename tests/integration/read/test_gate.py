@@ -3,7 +3,8 @@ regression; a variant whose scores equal its baseline's passes; two runs a side 
 
 from __future__ import annotations
 
-import shutil
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -23,14 +24,24 @@ TASK = "scylla-token-bucket"
 
 @pytest.fixture
 def copy(store: str, tmp_path: Path) -> str:
-    """A copy of the examples' store this test may change."""
-    shutil.copyfile(store.removeprefix("sqlite:///"), tmp_path / "evalq.db")
+    """A copy of the examples' store this test may change, made with SQLite's backup (a copy
+    of the file alone would miss what its write-ahead log still holds)."""
+    with (
+        closing(sqlite3.connect(store.removeprefix("sqlite:///"))) as source,
+        closing(sqlite3.connect(tmp_path / "evalq.db")) as target,
+    ):
+        source.backup(target)
     return f"sqlite:///{tmp_path / 'evalq.db'}"
 
 
 def _runs(session: object, variant: str) -> dict[int, SubmissionRow]:
+    # evaluated runs only, in a fixed order: the shared store may hold other runs of a variant
+    # (a copy, a run still queued) under the same run index
     rows = session.scalars(  # type: ignore[attr-defined]
-        select(SubmissionRow).where(SubmissionRow.task_id == TASK, SubmissionRow.variant == variant)
+        select(SubmissionRow)
+        .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
+        .where(SubmissionRow.task_id == TASK, SubmissionRow.variant == variant)
+        .order_by(SubmissionRow.id.desc())
     )
     return {row.run_index: row for row in rows}
 
