@@ -33,6 +33,7 @@ from evalq.read.leaderboard import (
 from evalq.read.reply import Reply
 from evalq.read.report_data import RECOMMENDATIONS, ReportData, suite_gates
 from evalq.read.view import TaskContext, task_context
+from evalq.scoring.kinds import KINDS
 from evalq.store import queries
 from evalq.store import standings as table
 
@@ -94,8 +95,14 @@ def board_page(
     """
     settings = settings or get_settings()
     context = task_context(session, task_id=task_id, settings=settings)
-    standings.sync(session, context)
-    rule = rule_of(session, context)
+    # what the refresh stored of the unfiltered board, if the task has not moved since
+    current = current_figures(session, context)
+    placed = current is not None and current.placed() and current.kind is not None
+    if current is not None and current.kind is not None and placed:
+        rule = KINDS[current.kind]
+    else:
+        standings.sync(session, context)
+        rule = rule_of(session, context)
     board = served.board(
         session,
         task_id=task_id,
@@ -109,8 +116,6 @@ def board_page(
         offset=offset,
         settings=settings,
     )
-    # what the refresh stored of the unfiltered board, if the task has not moved since
-    current = current_figures(session, context)
     kept = table.Kept(task_id, tool, model, variant, status, frozenset(board.duplicate_of))
     filtered = bool(tool or model or variant or status or metadata or include_held)
     choices = current.choices if current is not None else table.choices(session, task_id=task_id)
@@ -125,17 +130,11 @@ def board_page(
             board=board, verdict=None, report=data, choices=choices, bins=bins, scale=rule.scale
         )
     whole = replace(kept, tool=None, model=None, variant=None, status=None)
-    stored = None if current is None or current.summary is None else current.summary
-    top, summary = paged(
-        session,
-        context,
-        rule,
-        whole,
-        False,
-        VERDICT_ROWS,
-        0,
-        stored=None if stored is None else table.Summary.of_json(stored),
-    )
+    if current is not None and placed and current.summary is not None:
+        top = current.page(session, context, whole, VERDICT_ROWS, 0)
+        summary = table.Summary.of_json(current.summary)
+    else:
+        top, summary = paged(session, context, rule, whole, False, VERDICT_ROWS, 0)
     held = table.held_page(session, whole, limit=HELD_NAMED, offset=0) if summary.held else []
     return BoardPage(
         board=board,

@@ -64,7 +64,7 @@ from evalq.read.view import (
     task_view,
     view_of,
 )
-from evalq.scoring.kinds import KindRule, kind_of, ranking_value, sort_key
+from evalq.scoring.kinds import KINDS, KindRule, kind_of, ranking_value, sort_key
 from evalq.scoring.review import dominant_agent, dominant_of, duplicates
 from evalq.scoring.variants import compare_variants
 from evalq.scoring.worth import analyse_variants
@@ -316,17 +316,16 @@ def leaderboard(
         raise InvalidInput(problems)
     if limit is not None and not wanted:
         context = task_context(session, task_id=task_id, settings=settings)
-        standings.sync(session, context)
-        rule = rule_of(session, context)
         kept = table.Kept(task_id, tool, model, variant, status)
         unfiltered = not (tool or model or variant or status or include_held)
         current = current_figures(session, context) if unfiltered else None
-        whole_figures = rule.kind in ("arena", "peerread") or rank_intervals
-        if current is not None and current.summary is not None and whole_figures:
-            # the task has not moved since the refresh: its pages in the stored order
-            stored = table.Summary.of_json(current.summary)
-            page, _ = paged(session, context, rule, kept, False, limit, offset, stored=stored)
-            return current.applied(page)
+        if current is not None and current.placed(rank_intervals):
+            # the task has not moved since the refresh: its standings are current (the refresh
+            # synced them, and any change since would have moved the version), and its pages
+            # are read in the order it stored
+            return current.page(session, context, kept, limit, offset)
+        standings.sync(session, context)
+        rule = rule_of(session, context)
         if rule.kind in ("arena", "peerread"):
             return paged(session, context, rule, kept, include_held, limit, offset)[0]
         if rank_intervals and unfiltered:
@@ -461,6 +460,7 @@ def paged(
     offset: int,
     *,
     stored: table.Summary | None = None,
+    copied: Mapping[str, str] | None = None,
 ) -> tuple[LeaderboardReport, table.Summary]:
     """One page of a board, ranked in the database from the task's standings
     (`evalq.read.standings`): a bounded number of statements whatever the task's size, and
@@ -469,7 +469,8 @@ def paged(
     ``stored``: the unfiltered board's summary as the refresh stored it, current: the page is
     then read in the order of the places stored with it (an index range), else ranked here
     with window functions over the kept rows."""
-    copied = copies_of(session, task_id=context.task.id)
+    if copied is None:
+        copied = copies_of(session, task_id=context.task.id)
     kept = replace(kept, copies=frozenset(copied))
     summary = stored or table.summary(
         session, rule, kept, include_held=include_held, copies=kept.copies
@@ -549,6 +550,32 @@ class BoardFigures(Reply):
     )
     choices: dict[str, list[str]] = Field(default_factory=dict)
     bins: list[int] = Field(default_factory=list)
+    kind: TaskKind | None = Field(default=None, description="The task's kind when drawn.")
+    copies: dict[str, str] = Field(
+        default_factory=dict, description="The copies left out when drawn (copy -> original)."
+    )
+
+    def placed(self, rank_intervals: bool = True) -> bool:
+        """Whether pages of the unfiltered board can be read in the places stored with these
+        figures (a suite board read without rank intervals is not this board)."""
+        return (
+            self.summary is not None
+            and self.kind is not None
+            and self.drawn_at is None
+            and (rank_intervals or self.kind != "suite")
+        )
+
+    def page(
+        self, session: Session, context: TaskContext, kept: table.Kept, limit: int, offset: int
+    ) -> LeaderboardReport:
+        """A page of the unfiltered board in the stored places, with these figures."""
+        assert self.summary is not None and self.kind is not None
+        stored = table.Summary.of_json(self.summary)
+        rule = KINDS[self.kind]
+        found, _ = paged(
+            session, context, rule, kept, False, limit, offset, stored=stored, copied=self.copies
+        )
+        return self.applied(found)
 
     drawn_at: datetime | None = Field(
         default=None,
@@ -639,9 +666,8 @@ def board_figures(
         figures = BoardFigures.model_validate(stored.data)
         return figures if stored.version == version else figures.as_of(stored.computed_at)
     rule = rule_of(session, context)
-    kept = table.Kept(
-        context.task.id, copies=frozenset(copies_of(session, task_id=context.task.id))
-    )
+    copied = copies_of(session, task_id=context.task.id)
+    kept = table.Kept(context.task.id, copies=frozenset(copied))
     table.store_places(session, rule, kept)
     summary = table.summary(session, rule, kept, include_held=False, copies=kept.copies)
     level = context.profile.arena.confidence_level
@@ -652,6 +678,8 @@ def board_figures(
         summary=summary.as_json(),
         choices=table.choices(session, task_id=context.task.id),
         bins=table.bins(session, rule, kept, include_held=False, scale=rule.scale, n=BINS),
+        kind=rule.kind,
+        copies=dict(sorted(copied.items())),
     )
     if rule.kind in ("scylla", "suite"):
         view = view_of(session, context)

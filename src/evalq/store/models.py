@@ -145,6 +145,9 @@ class BaselineRow(Base):
 Index("ix_submissions_task_status", SubmissionRow.task_id, SubmissionRow.status)
 # The tasks page counts every task's runs by status with their latest change (migration 0015):
 # an index-only scan instead of reading every row.
+# A task's version (`evalq.store.versions.task_version`): its runs' latest change, one index
+# probe (migration 0016).
+Index("ix_submissions_task_updated", SubmissionRow.task_id, SubmissionRow.updated_at)
 Index(
     "ix_submissions_task_status_updated",
     SubmissionRow.task_id,

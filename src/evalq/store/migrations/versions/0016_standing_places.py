@@ -29,9 +29,12 @@ def upgrade() -> None:
     for name in COLUMNS:
         op.add_column("standings", sa.Column(name, sa.Integer(), nullable=True))
     op.create_index("ix_standings_task_place", "standings", ["task_id", "place", "submission_id"])
+    # a task's version reads its runs' latest change: one index probe
+    op.create_index("ix_submissions_task_updated", "submissions", ["task_id", "updated_at"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_submissions_task_updated", table_name="submissions")
     op.drop_index("ix_standings_task_place", table_name="standings")
     for name in COLUMNS:
         op.drop_column("standings", name)
