@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from evalq.core.errors import InvalidInput
 from evalq.core.webhooks import URL_PATTERN, is_http_url
-from evalq.read.compare import BY_PATTERN, TASKS_PATTERN, _check_by
+from evalq.read.compare import BY_PATTERN, TASKS_PATTERN, check_by
 
 
 @settings(max_examples=1000)
@@ -25,7 +25,7 @@ def test_every_url_the_pattern_allows_is_a_webhook_url(url: str) -> None:
 def test_the_by_pattern_is_the_by_rule(by: str) -> None:
     allowed = re.fullmatch(BY_PATTERN, by) is not None
     try:
-        _check_by(by)
+        check_by(by)
     except InvalidInput:
         assert not allowed, by
     else:
