@@ -8,9 +8,11 @@ task in Python; here they are computed once and stored as plain columns (`Standi
 - the baseline refresh scores the task's rows again against the new snapshot (`sync`): only the
   three baseline-dependent dimensions, from the submission's usage columns and the stored
   correctness (no payload is decoded);
-- every board read calls `sync` first: two index counts when the rows are current, else the
-  rows missing (a store older than the table, a merge that raced a refresh) or scored on
-  another basis are brought up to date before the database ranks them (`evalq.store.standings`).
+- a board read whose task moved since the refresh calls `sync` first: one statement of three
+  index counts when the rows are current, else the rows missing (a store older than the
+  table, a merge that raced a refresh) or scored on another basis are brought up to date
+  before the database ranks them (`evalq.store.standings`); a quiet board's read skips it (the
+  refresh's figures say the rows are current: `evalq.read.leaderboard.current_figures`).
 
 A run or evaluation stored under an older schema that no longer validates gets a row with its
 ``problem`` and no ranking value: its board lists it last, marked, instead of failing.

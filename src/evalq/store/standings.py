@@ -1,10 +1,14 @@
 """The standings table (`StandingRow`): written by `evalq.read.standings`, ranked here in SQL.
 
-A board page is two statements over the task's standings joined to their submissions (for the
-filters, the review state and the copy mark): a summary (`summary`: counts, the moments of the
-ranking value, the agents the baseline counts) and the page itself (`ranked_page`), whose
-ranks, ties, and category ranks are window functions over every kept row, so only the rows
-listed leave the database. The order is `evalq.scoring.kinds.sort_key`'s, column by column.
+A page of a board read live is a few statements over the task's standings joined to their
+submissions (for the filters, the review state and the copy mark): a summary (`summary`:
+counts, the exact moments of the ranking value, the agents the baseline counts, PeerRead's
+recommendations) and the page itself (`ranked_page`), whose ranks, ties and category ranks are
+window functions over every kept row, so only the rows listed leave the database. The order is
+`evalq.scoring.kinds.sort_key`'s, column by column. The refresh stores the same ranking of the
+unfiltered board as each run's place (`store_places`), which a quiet board's pages read as an
+index range (`placed_page`); a Scylla or suite board's whole-task figures are kept beside it
+(`store_figures`).
 """
 
 from __future__ import annotations
@@ -311,7 +315,8 @@ def placed_page(session: Session, *, task_id: str, limit: int, offset: int) -> l
 def summary(
     session: Session, rule: KindRule, kept: Kept, *, include_held: bool, copies: frozenset[str]
 ) -> Summary:
-    """Counts and moments of the board (three statements, each one aggregate)."""
+    """Counts and moments of the board, the agents the baseline counts, and PeerRead's
+    recommendations (one aggregate statement each)."""
     joined = select().select_from(R).join(S, S.id == R.submission_id)
     where = kept.where()
     ranked_where = where if include_held else [*where, not_held()]
