@@ -10,6 +10,7 @@ attaching it here, and only here, is what keeps the doors from disagreeing about
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 
 from pydantic import Field
 from sqlalchemy.orm import Session
@@ -27,8 +28,62 @@ from evalq.read.submission import SubmissionResult, submission_result
 from evalq.read.view import task_context
 from evalq.stats.comparison import Correction
 from evalq.store import queries
+from evalq.store import standings as standings_store
 from evalq.store import traces as trace_store
 from evalq.store.baseline_sql import refresh_task_baseline
+
+
+class LeaderLine(Reply):
+    """First place on a task's unfiltered board, as the last refresh placed it."""
+
+    submission_id: str
+    tool: str | None
+    model: str | None
+    variant: str | None
+    tied: int = Field(description="How many runs share first place (1: a clear leader).")
+    text: str = Field(description="In a line: agent (or variant), run, how many tie.")
+
+
+class TaskLine(Reply):
+    """One task as the tasks page, `evalq task list` and ``GET /v1/tasks`` show it."""
+
+    id: str
+    kind: str
+    kind_named: bool = Field(description="False: the kind is derived from the task's runs.")
+    category: str | None
+    statuses: dict[str, int] = Field(description="The task's submissions counted by status.")
+    last_activity: datetime | None
+    leader: LeaderLine | None = Field(
+        description="Who leads the task's board (held runs and copies left out); null "
+        "before its first refresh placed a run."
+    )
+
+
+class TaskList(Reply):
+    """Every task, by id (``GET /v1/tasks``)."""
+
+    tasks: list[TaskLine]
+
+
+def task_list(session: Session) -> TaskList:
+    """Every task, by id: kind, runs by status, last activity, and who leads its board."""
+    overviews = queries.task_overviews(session)
+    first = standings_store.leaders(session, task_ids=[o.task.id for o in overviews])
+    lines = []
+    for o in overviews:
+        leader = first.get(o.task.id)
+        lines.append(
+            TaskLine(
+                id=o.task.id,
+                kind=o.kind,
+                kind_named=o.task.kind is not None,
+                category=o.task.category,
+                statuses=o.statuses,
+                last_activity=o.last_activity,
+                leader=None if leader is None else LeaderLine(**vars(leader), text=leader.text),
+            )
+        )
+    return TaskList(tasks=lines)
 
 
 def board(

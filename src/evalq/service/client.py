@@ -534,6 +534,12 @@ class Client:
         judged = [[Judgment(c, a) for c, a in item] for item in items]
         return calibrate(judged, alpha=alpha, delta=delta, reference=reference)  # type: ignore[arg-type]
 
+    def tasks(self) -> dict[str, Any]:
+        """Every task as GET /v1/tasks serves it (its JSON body): kind, runs by status, last
+        activity and who leads its board."""
+        with session_scope(self.url) as session:
+            return served.task_list(session).model_dump(mode="json")
+
     def leaderboard(
         self,
         task_id: str,

@@ -312,6 +312,41 @@ def placed_page(session: Session, *, task_id: str, limit: int, offset: int) -> l
     ]
 
 
+@dataclass(frozen=True)
+class Leader:
+    """The run in first place on a task's unfiltered board, as the last refresh placed it."""
+
+    submission_id: str
+    tool: str | None
+    model: str | None
+    variant: str | None
+    tied: int
+    """How many runs share first place (1: a clear leader)."""
+
+    @property
+    def text(self) -> str:
+        """In a line: the agent (tool / model, else the variant), the run, and how many tie."""
+        who = " / ".join(part for part in (self.tool, self.model) if part) or self.variant
+        line = f"{who} ({self.submission_id})" if who else self.submission_id
+        return line + (f", {self.tied - 1} more tied" if self.tied > 1 else "")
+
+
+def leaders(session: Session, *, task_ids: Sequence[str]) -> dict[str, Leader]:
+    """Each of ``task_ids``' first-placed run (the lowest id among tied ones); a task whose
+    board holds no placed run is absent. One index range per task (ix_standings_task_place)."""
+    found: dict[str, Leader] = {}
+    for start in range(0, len(task_ids), 500):  # SQLite's bound on parameters
+        rows = session.execute(
+            select(R.task_id, R.submission_id, S.tool, S.model, S.variant, R.place_tied)
+            .join(S, S.id == R.submission_id)
+            .where(R.task_id.in_(task_ids[start : start + 500]), R.place == 1)
+            .order_by(R.task_id, R.submission_id)
+        )
+        for task_id, sid, tool, model, variant, tied in rows:
+            found.setdefault(task_id, Leader(sid, tool, model, variant, int(tied or 1)))
+    return found
+
+
 def summary(
     session: Session, rule: KindRule, kept: Kept, *, include_held: bool, copies: frozenset[str]
 ) -> Summary:

@@ -21,7 +21,7 @@ from evalq.read.board_page import BoardPage, board_page
 from evalq.read.health import evaluation_health
 from evalq.report.svg import binned_histogram
 from evalq.report.verdict import standings_verdict, verdict_section
-from evalq.store import queries, traces
+from evalq.store import traces
 from evalq.ui.run import run_page
 from evalq.ui.web import ViewerDep, live, render, settings_of
 
@@ -44,9 +44,9 @@ def tasks_page(request: Request, viewer: ViewerDep, q: Text = "") -> Response:
     settings = settings_of(request)
 
     def page(session: Session) -> HTMLResponse:
-        overviews = queries.task_overviews(session)
+        overviews = served.task_list(session).tasks
         wanted = q.strip().lower()
-        shown = [o for o in overviews if wanted in o.task.id.lower()]
+        shown = [o for o in overviews if wanted in o.id.lower()]
         return render(
             request,
             "tasks.html",

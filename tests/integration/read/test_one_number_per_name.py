@@ -67,3 +67,49 @@ def test_the_board_shows_what_its_kind_answers_with(store: str) -> None:
     note = noted[0].peerread_note
     assert noted and f'<p class="note" id="no-judge">Rows marked “no judge”: {note}.' in peer_page
     assert peer_page.count(f'title="{note}">no judge</span>') == len(noted)  # short per row
+
+
+def test_each_door_names_the_leader_the_board_ranks_first(store: str) -> None:
+    """The tasks page, ``GET /v1/tasks`` and `evalq task list` name the run the board ranks
+    first, from the places the refresh stored (one read: `served.task_list`)."""
+    from typer.testing import CliRunner
+
+    from evalq.producer.cli import app
+    from evalq.read import served
+
+    with session_scope(store) as session:
+        lines = {line.id: line for line in served.task_list(session).tasks}
+        firsts = {}
+        for task_id in lines:
+            board = leaderboard(session, task_id=task_id)
+            ranked = [e for e in board.entries if e.rank == 1]
+            firsts[task_id] = sorted(e.submission_id for e in ranked)
+        key = create_key(session, name="leaders", scopes=["read"])
+    assert len(lines) >= 6
+    for task_id, line in lines.items():
+        assert line.leader is not None, task_id
+        assert line.leader.submission_id == firsts[task_id][0], task_id
+        assert line.leader.tied == len(firsts[task_id]), task_id
+    settings = Settings(database_url=store, auth_required=True)
+    with TestClient(create_app(settings), base_url="https://testserver") as browser:
+        served_json = browser.get("/v1/tasks", headers={"Authorization": f"Bearer {key}"})
+        assert sign_in(browser, key).status_code == 303
+        page = browser.get("/").text
+    assert served_json.status_code == 200, served_json.text
+    from evalq.service.client import Client
+
+    assert Client(Settings(database_url=store)).tasks() == served_json.json()
+    assert [t["leader"]["submission_id"] for t in served_json.json()["tasks"]] == [
+        lines[t].leader.submission_id
+        for t in sorted(lines)  # type: ignore[union-attr]
+    ]
+    for task_id, line in lines.items():
+        assert line.leader is not None
+        row = page[page.index(f'<tr data-task="{task_id}"') :].split("</tr>", 1)[0]
+        assert f'<a href="/ui/runs/{line.leader.submission_id}">' in row, row
+    listed = CliRunner(env={"EVALQ_DATABASE_URL": store, "COLUMNS": "400"}).invoke(
+        app, ["task", "list"]
+    )
+    assert listed.exit_code == 0, listed.output
+    for line in lines.values():
+        assert line.leader is not None and line.leader.submission_id in listed.output

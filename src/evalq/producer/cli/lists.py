@@ -13,26 +13,27 @@ from evalq.producer.cli.output import console
 
 
 def task_list() -> None:
-    """Every task with its kind, category and its submissions counted by status."""
-    from evalq.store import queries
+    """Every task with its kind, category, its submissions counted by status and its board's
+    leader."""
+    from evalq.read import served
     from evalq.store.db import session_scope
 
     with session_scope() as session:
-        overviews = queries.task_overviews(session)
+        overviews = served.task_list(session).tasks
     if not overviews:
         console.print("no tasks yet: evalq task put FILE")
         return
-    table = Table("task", "kind", "category", *STATUSES, "last activity")
+    table = Table("task", "kind", "category", *STATUSES, "last activity", "leader")
     for overview in overviews:
-        task = overview.task
         counts = [str(overview.statuses.get(status, 0)) for status in STATUSES]
         when = overview.last_activity
         table.add_row(
-            escape(task.id),
-            overview.kind if task.kind else f"{overview.kind} (derived)",
-            task.category or "-",
+            escape(overview.id),
+            overview.kind if overview.kind_named else f"{overview.kind} (derived)",
+            escape(overview.category or "-"),
             *counts,
             when.isoformat(sep=" ", timespec="seconds") if when else "-",
+            escape(overview.leader.text if overview.leader else "-"),
         )
     console.print(table)
 

@@ -165,6 +165,12 @@ class AsyncHttpClient:
                 raise TimeoutError(f"{len(pending)} submissions unfinished, e.g. {pending[:5]}")
             await asyncio.sleep(poll)
 
+    async def tasks(self) -> dict[str, Any]:
+        """Every task (GET /v1/tasks) as its JSON body: kind, runs by status, last activity
+        and who leads its board."""
+        found: dict[str, Any] = await self._send(wire.tasks_call())
+        return found
+
     async def leaderboard(
         self,
         task_id: str,

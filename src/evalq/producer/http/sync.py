@@ -162,6 +162,12 @@ class HttpClient:
                 raise TimeoutError(f"{len(pending)} submissions unfinished, e.g. {pending[:5]}")
             time.sleep(poll)
 
+    def tasks(self) -> dict[str, Any]:
+        """Every task (GET /v1/tasks) as its JSON body: kind, runs by status, last activity
+        and who leads its board."""
+        found: dict[str, Any] = self._send(wire.tasks_call())
+        return found
+
     def leaderboard(
         self,
         task_id: str,

@@ -125,6 +125,11 @@ def result_call(submission_id: str) -> Call:
     return Call("GET", f"/v1/submissions/{quote(submission_id, safe='/:')}")
 
 
+def tasks_call() -> Call:
+    """GET /v1/tasks."""
+    return Call("GET", "/v1/tasks")
+
+
 def leaderboard_call(
     task_id: str,
     *,

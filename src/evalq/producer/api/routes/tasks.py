@@ -68,6 +68,13 @@ def metadata_filters(request: Request) -> dict[str, str]:
     return wanted
 
 
+@router.get("", dependencies=READ, responses=ERROR_RESPONSES)
+def list_tasks(session: SessionDep) -> served.TaskList:
+    """Every task, by id: its kind (named, or derived from its runs), its submissions counted
+    by status, its last activity and who leads its board as the last refresh placed it."""
+    return served.task_list(session)
+
+
 @router.get(
     "/{task_id}/leaderboard",
     dependencies=READ,
