@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from evalq.core.settings import Settings, get_settings
 from evalq.read import served, standings
+from evalq.read.answer import ArenaAnswer, arena_answer
 from evalq.read.leaderboard import (
     BINS,
     LeaderboardEntry,
@@ -55,6 +56,9 @@ class Verdict(Reply):
     unjudged: int = Field(description="PeerRead: ranked composites no judge scored.")
     held: list[str] = Field(description=f"Runs held for review, by id (at most {HELD_NAMED}).")
     held_total: int
+    answer: ArenaAnswer | None = Field(
+        default=None, description="The Arena's answer first: leader, gap, how sure."
+    )
 
 
 class BoardPage(Reply):
@@ -136,6 +140,11 @@ def board_page(
     else:
         top, summary = paged(session, context, rule, whole, False, VERDICT_ROWS, 0)
     held = table.held_page(session, whole, limit=HELD_NAMED, offset=0) if summary.held else []
+    answer = None
+    if rule.kind == "arena":
+        ranked = [e for e in top.entries if e.rank is not None]
+        agents = list(dict.fromkeys((e.tool, e.model) for e in ranked))[:2]
+        answer = arena_answer(ranked, table.agent_runs(session, whole, agents=agents))
     return BoardPage(
         board=board,
         verdict=Verdict(
@@ -148,6 +157,7 @@ def board_page(
             unjudged=summary.unjudged,
             held=held,
             held_total=summary.held,
+            answer=answer,
         ),
         choices=choices,
         bins=bins,

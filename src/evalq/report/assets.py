@@ -23,7 +23,7 @@ td { white-space: nowrap; } th { white-space: normal; vertical-align: bottom; }
 td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 110px; }
 td:last-child { white-space: normal; min-width: 120px; }
 #verdict { border: 1px solid #cbd2d9; border-radius: 6px; padding: 4px 16px 12px; }
-#verdict h2 { margin-top: 12px; } .verdict-line { font-size: 15px; }
+#verdict h2 { margin-top: 12px; } .verdict-line, .answer { font-size: 15px; }
 .verdict-table { width: auto; min-width: 50%; }
 td.gate { font-weight: 700; text-transform: uppercase; } td.gate.pass { color: #2f7d32; }
 td.gate.blocked { color: #b3261e; } ul.reasons { margin: 0; padding-left: 18px; }

@@ -10,8 +10,11 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from urllib.parse import urlencode
 
+from evalq.read.answer import ArenaAnswer, arena_answer
 from evalq.read.board_page import Verdict
 from evalq.read.leaderboard import LeaderboardEntry, variant_caveats
 from evalq.read.report_data import ReportData, SuiteGate
@@ -170,13 +173,41 @@ def recommendation_verdict(counts: Mapping[str, int], unjudged: int, of: int) ->
 
 
 def arena_verdict(data: ReportData) -> str:
-    """The top of the board, ranked by the Arena overall (before the difficulty factor); runs
-    held for review are never in it (they are listed apart in the leaderboard below)."""
-    return board_verdict(data.ranked[:BOARD_ROWS], len(data.ranked), data.leaderboard.baseline_note)
+    """The answer (leader, gap, how sure), then the top of the board, ranked by the Arena
+    overall (before the difficulty factor); runs held for review are never in it (they are
+    listed apart in the leaderboard below)."""
+    ranked = data.ranked
+    runs = Counter((e.tool, e.model) for e in ranked)
+    return board_verdict(
+        ranked[:BOARD_ROWS],
+        len(ranked),
+        data.leaderboard.baseline_note,
+        arena_answer(ranked[:BOARD_ROWS], runs),
+    )
 
 
-def board_verdict(top: Sequence[LeaderboardEntry], ranked: int, baseline_note: str | None) -> str:
-    """`arena_verdict` from the board's first ranked rows and how many it ranks."""
+def answer_block(answer: ArenaAnswer | None, task_id: str | None = None) -> str:
+    """The answer's sentences; with ``task_id`` (the UI) a link to compare the two agents."""
+    if answer is None:
+        return ""
+    link = ""
+    if task_id and answer.next is not None and answer.compare_by and answer.separable:
+        by = answer.compare_by
+        mine, theirs = getattr(answer.leader, by), getattr(answer.next, by)
+        query = urlencode([("tasks", task_id), ("by", by), ("values", mine), ("values", theirs)])
+        link = f' <a href="/ui/compare?{esc(query)}">Compare the two {esc(by)}s</a>.'
+    sure = "separable" if answer.separable else "single-runs"
+    return f'<p class="answer" data-answer="{sure}">{esc(answer.statement)}{link}</p>'
+
+
+def board_verdict(
+    top: Sequence[LeaderboardEntry],
+    ranked: int,
+    baseline_note: str | None,
+    answer: ArenaAnswer | None = None,
+    task_id: str | None = None,
+) -> str:
+    """`arena_verdict` from the answer, the board's first ranked rows and how many it ranks."""
     rows = [
         f'<tr data-sid="{esc(e.submission_id)}"><td class="num">{rank_label(e)}</td>'
         f'<td class="wrap">{esc(e.submission_id)}</td><td class="wrap">{esc(e.tool)}</td>'
@@ -189,7 +220,7 @@ def board_verdict(top: Sequence[LeaderboardEntry], ranked: int, baseline_note: s
     if baseline_note:
         note += f'<p class="note caveats">Read with care: {esc(baseline_note)}.</p>'
     heads = ("rank", "submission", "tool", "model", "overall", "percentile", "status")
-    return _table("arena-board", heads, rows) + note
+    return answer_block(answer, task_id) + _table("arena-board", heads, rows) + note
 
 
 VERDICTS: dict[str, tuple[str, Callable[[ReportData], str]]] = {
@@ -217,7 +248,7 @@ def held_names(named: Sequence[str], total: int) -> str:
     )
 
 
-def standings_verdict(kind: str, verdict: Verdict) -> str:
+def standings_verdict(kind: str, verdict: Verdict, task_id: str | None = None) -> str:
     """The verdict section of an Arena or PeerRead board from its database summary."""
     if kind == "peerread":
         title = VERDICTS["peerread"][0]
@@ -226,7 +257,9 @@ def standings_verdict(kind: str, verdict: Verdict) -> str:
         )
     else:
         title = VERDICTS["arena"][0]
-        body = board_verdict(verdict.top, verdict.ranked, verdict.baseline_note)
+        body = board_verdict(
+            verdict.top, verdict.ranked, verdict.baseline_note, verdict.answer, task_id
+        )
     return (
         f'<section id="verdict" data-kind="{esc(kind)}"><h2>{esc(title)}</h2>'
         f"{body}{held_names(verdict.held, verdict.held_total)}</section>"

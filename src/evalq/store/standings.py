@@ -312,6 +312,24 @@ def placed_page(session: Session, *, task_id: str, limit: int, offset: int) -> l
     ]
 
 
+def agent_runs(
+    session: Session, kept: Kept, *, agents: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], int]:
+    """How many of ``kept``'s ranked runs (held runs out) each of ``agents`` (tool, model) has;
+    an agent with none is absent."""
+    if not agents:
+        return {}
+    who = or_(*(and_(S.tool == tool, S.model == model) for tool, model in agents))
+    rows = session.execute(
+        select(S.tool, S.model, func.count())
+        .select_from(R)
+        .join(S, S.id == R.submission_id)
+        .where(*kept.where(), not_held(), who)
+        .group_by(S.tool, S.model)
+    )
+    return {(tool, model): int(count) for tool, model, count in rows}
+
+
 @dataclass(frozen=True)
 class Leader:
     """The run in first place on a task's unfiltered board, as the last refresh placed it."""

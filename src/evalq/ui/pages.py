@@ -105,7 +105,7 @@ def _plot(page: BoardPage) -> str:
 def _verdict(page: BoardPage) -> str:
     """The verdict section: from the standings' summary (Arena, PeerRead), else the report."""
     if page.verdict is not None:
-        return standings_verdict(page.board.kind, page.verdict)
+        return standings_verdict(page.board.kind, page.verdict, page.board.task_id)
     assert page.report is not None
     return verdict_section(page.report)
 

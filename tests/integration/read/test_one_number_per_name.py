@@ -113,3 +113,31 @@ def test_each_door_names_the_leader_the_board_ranks_first(store: str) -> None:
     assert listed.exit_code == 0, listed.output
     for line in lines.values():
         assert line.leader is not None and line.leader.submission_id in listed.output
+
+
+def test_the_arena_board_answers_first_and_the_report_says_the_same(store: str) -> None:
+    """Leader, the gap to the next agent and whether single runs can tell them apart: the UI's
+    board and the static report give the same sentences (one `arena_answer`)."""
+    from markupsafe import escape
+
+    from evalq.read import served
+    from evalq.read.board_page import board_page
+    from evalq.report.verdict import arena_verdict
+
+    with session_scope(store) as session:
+        page = board_page(session, task_id=ARENA, limit=50, settings=Settings(database_url=store))
+        report = served.report(session, task_id=ARENA)
+        key = create_key(session, name="answer", scopes=["read"])
+    assert page.verdict is not None and page.verdict.answer is not None
+    answer = page.verdict.answer
+    top = [e for e in report.ranked if e.rank == 1]
+    assert answer.leader.submission_id == min(e.submission_id for e in top)
+    assert str(escape(answer.statement)) in arena_verdict(report)
+    settings = Settings(database_url=store, auth_required=True)
+    with TestClient(create_app(settings), base_url="https://testserver") as browser:
+        assert sign_in(browser, key).status_code == 303
+        html = browser.get(f"/ui/tasks/{ARENA}").text
+    shown = html[html.index('<p class="answer"') :].split("</p>", 1)[0]
+    assert str(escape(answer.statement)) in shown
+    # the bundled Arena tasks hold one run per agent: the answer says the order cannot tell
+    assert answer.separable is False and 'data-answer="single-runs"' in shown
