@@ -86,6 +86,38 @@ def task_list(session: Session) -> TaskList:
     return TaskList(tasks=lines)
 
 
+CHOICES_SHOWN = 500
+"""Values per field a compare pick-list offers (the rest are still typed)."""
+
+
+class CompareChoices(Reply):
+    """What the compare form offers to pick: the tasks, and the groups present in them."""
+
+    tasks: list[str]
+    groups: dict[str, list[str]] = Field(
+        description="tool, model and variant: the values of evaluated runs over every task "
+        f"(from each board's stored filter values; at most {CHOICES_SHOWN} each)."
+    )
+
+
+def compare_choices(session: Session) -> CompareChoices:
+    """The tasks and, per grouping field, the values their evaluated runs carry: read from each
+    task's stored board figures (a task without them is read from its runs)."""
+    tasks = [o.id for o in task_list(session).tasks]
+    found: dict[str, set[str]] = {"tool": set(), "model": set(), "variant": set()}
+    for task_id in tasks:
+        stored = standings_store.stored_figures(session, task_id=task_id)
+        choices = (stored.data.get("choices") if stored is not None else None) or (
+            standings_store.choices(session, task_id=task_id)
+        )
+        for name, values in found.items():
+            values.update(choices.get(name, []))
+    return CompareChoices(
+        tasks=tasks,
+        groups={name: sorted(values)[:CHOICES_SHOWN] for name, values in found.items()},
+    )
+
+
 def board(
     session: Session,
     *,

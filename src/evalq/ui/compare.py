@@ -60,13 +60,35 @@ async def compare_page(
     include_held: bool = False,
     run_a: Annotated[str, Query(max_length=128)] = "",
     run_b: Annotated[str, Query(max_length=128)] = "",
+    ticked: Annotated[list[str] | None, Query(alias="run", max_length=200)] = None,
 ) -> HTMLResponse:
     """The form; when it names tasks, the comparison of its groups; when it names two runs,
     their outputs side by side."""
     settings = settings_of(request)
+
+    def read_choices() -> served.CompareChoices:
+        with session_scope(settings.database_url) as session:
+            return served.compare_choices(session)
+
     groups = [v.strip() for v in values or [] if v.strip()]
     form = {"tasks": tasks, "by": by, "values": groups, "include_held": include_held}
     form |= {"run_a": run_a, "run_b": run_b}
+    form["choices"] = await run_in_threadpool(read_choices)
+    picked = list(dict.fromkeys(r.strip()[:128] for r in ticked or [] if r.strip()))
+    if ticked is not None and len(picked) != 2:  # rows ticked on a board: it takes exactly two
+        rule = f"tick exactly two runs on the board to compare their outputs ({len(picked)} ticked)"
+        return render(
+            request,
+            "compare.html",
+            viewer,
+            status=422,
+            form=form,
+            report=None,
+            problems=[("run", rule)],
+        )
+    if picked:
+        run_a, run_b = picked
+        form |= {"run_a": run_a, "run_b": run_b}
     if run_a.strip() and run_b.strip():
 
         def read_diff() -> OutputDiff:

@@ -427,6 +427,35 @@ def test_compare_page_shows_the_statistics_the_api_serves(server: Server, browse
     page.context.close()
 
 
+def test_two_rows_ticked_on_a_board_open_their_outputs_and_compare_offers_what_exists(
+    server: Server, browser: Browser
+) -> None:
+    watched = signed_in(browser, server)
+    page = watched.page
+    page.goto(f"/ui/tasks/{ARENA}")
+    rows = page.locator("#board tbody tr[data-run]")
+    a, b = (rows.nth(i).get_attribute("data-run") for i in (0, 1))
+    page.get_by_label(f"pick {a} to compare outputs").check()
+    page.get_by_role("button", name="Compare the outputs of the two ticked runs").click()
+    expect(page.get_by_role("alert")).to_contain_text(
+        "tick exactly two runs on the board to compare their outputs (1 ticked)"
+    )
+    page.go_back()
+    page.get_by_label(f"pick {a} to compare outputs").check()
+    page.get_by_label(f"pick {b} to compare outputs").check()
+    page.get_by_role("button", name="Compare the outputs of the two ticked runs").click()
+    expect(page.locator("#diff-h")).to_have_text(f"{a} vs {b}")
+    # the pick-lists offer the tasks and the groups the runs carry
+    tasks = page.locator("#c-tasks-list option").evaluate_all("os => os.map(o => o.value)")
+    assert ARENA in tasks and SCYLLA in tasks
+    models = {e["model"] for e in examples("arena")}
+    offered = page.locator("#c-values-list option").evaluate_all("os => os.map(o => o.value)")
+    assert models <= set(offered), (models, offered)
+    assert page.locator('#c-values-list option[label="tool"]').count() == 0  # by model: models
+    watched.clean(answered=(422,))
+    page.context.close()
+
+
 def test_hostile_strings_show_as_text_and_never_run(server: Server, browser: Browser) -> None:
     watched = signed_in(browser, server)
     page = watched.page
@@ -471,6 +500,14 @@ def test_board_and_run_update_live_while_a_run_is_evaluated(
     for live in (page, tasks.page):  # arrived by polling, not a reload
         assert live.evaluate("window.notReloaded") is True
         expect(live.locator("#live-status")).to_contain_text("updated")
+    # what changed since the page loaded is highlighted: the new run, the task's counts
+    expect(page.locator('#board tr[data-run="live-1"]')).to_have_attribute("data-changed", "new")
+    expect(page.locator('#board tr[data-run="live-1"]')).to_have_class(re.compile("changed"))
+    task_row = tasks.page.locator(f'tr[data-task="{ARENA}"]')
+    expect(task_row).to_have_attribute("data-changed", "updated")
+    expect(tasks.page.locator("#live-status")).to_contain_text("changed since the page loaded")
+    unchanged = tasks.page.locator("tr[data-task]:not([data-changed])")
+    assert unchanged.count() >= 1  # the other tasks did not move
     watched.clean()
     tasks.clean()
     page.context.close()

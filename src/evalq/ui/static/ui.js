@@ -7,6 +7,28 @@
 
   function say(text) { if (status) { status.textContent = text; } }
 
+  // Rows (a run on a board, a task on the tasks list) as the page first showed them: a row
+  // that arrives later, or whose cells read differently, is marked changed since then.
+  var ROWS = "tr[data-run], tr[data-task]";
+  function keyOf(row) { return row.getAttribute("data-run") || "task:" + row.getAttribute("data-task"); }
+  var seen = {};
+  Array.prototype.forEach.call(document.querySelectorAll(ROWS), function (row) {
+    seen[keyOf(row)] = row.textContent;
+  });
+
+  function markChanged() {
+    var changed = 0;
+    Array.prototype.forEach.call(document.querySelectorAll(ROWS), function (row) {
+      var before = seen[keyOf(row)];
+      if (before === undefined || before !== row.textContent) {
+        row.classList.add("changed");
+        row.setAttribute("data-changed", before === undefined ? "new" : "updated");
+        changed++;
+      }
+    });
+    return changed;
+  }
+
   function swap(fresh) {
     var parts = document.querySelectorAll("[data-live-part]");
     for (var i = 0; i < parts.length; i++) {
@@ -35,7 +57,9 @@
         var tag = response.headers.get("ETag");
         return response.text().then(function (html) {
           swap(new DOMParser().parseFromString(html, "text/html"));
-          say("updated " + new Date().toLocaleTimeString());
+          var changed = markChanged();
+          say("updated " + new Date().toLocaleTimeString() +
+            (changed ? "; " + changed + " row(s) changed since the page loaded, highlighted" : ""));
           return tag;
         });
       })
