@@ -514,17 +514,27 @@ class Client:
             return task_judge_agreement(session, tasks=tasks, settings=self.settings, seed=seed)
 
     def calibrate_cascade(
-        self, tasks: str, *, alpha: float, delta: float, reference: str = "human"
+        self,
+        tasks: str,
+        *,
+        alpha: float,
+        delta: float,
+        reference: str = "human",
+        start_share: float | None = None,
     ) -> Calibration:
         """Calibrate the judge cascade's thresholds on the runs of ``tasks`` every level judged
         (the audited ones and those that reached the top): against people's labels, or with
         ``reference="top judge"`` against the top level's verdicts.
 
+        ``start_share`` moves where each level's threshold search starts
+        (`evalq.judge.calibration.START_SHARE` when None).
+
         Raises:
-            InvalidInput: on ``tasks`` (no such task), ``reference``, ``alpha`` / ``delta``, or
-                ``labels`` when there are too few labelled items, naming how many are needed.
+            InvalidInput: on ``tasks`` (no such task), ``reference``, ``alpha`` / ``delta``,
+                ``start_share``, or ``labels`` when there are too few labelled items, naming how
+                many are needed.
         """
-        from evalq.judge.calibration import Judgment, calibrate
+        from evalq.judge.calibration import START_SHARE, Judgment, calibrate
         from evalq.read.judge_agreement import calibration_items
 
         if reference not in ("human", "top judge"):
@@ -532,7 +542,13 @@ class Client:
         with session_scope(self.url) as session:
             items = calibration_items(session, tasks=tasks, reference=reference)  # type: ignore[arg-type]
         judged = [[Judgment(c, a) for c, a in item] for item in items]
-        return calibrate(judged, alpha=alpha, delta=delta, reference=reference)  # type: ignore[arg-type]
+        return calibrate(
+            judged,
+            alpha=alpha,
+            delta=delta,
+            reference=reference,  # type: ignore[arg-type]
+            start_share=START_SHARE if start_share is None else start_share,
+        )
 
     def leaderboard(
         self,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -76,11 +77,28 @@ def calibrate_command(
     reference: Annotated[
         str, typer.Option(help="'human' (labels) or 'top judge' (the top level's verdicts).")
     ] = "human",
+    start_share: Annotated[
+        float | None,
+        typer.Option(
+            help="Each level's search starts at the threshold trusting this share of its "
+            "items (default 0.3)."
+        ),
+    ] = None,
+    plan: Annotated[
+        bool,
+        typer.Option(
+            "--plan",
+            help="Only show where each level's search starts and how many items it may decide "
+            "(confidences only; labels are not read).",
+        ),
+    ] = False,
 ) -> None:
     """Thresholds per judge level so trusted verdicts agree >= 1-alpha w.p. >= 1-delta (JSON)."""
     from evalq.core.errors import InvalidInput
     from evalq.core.storable import decode_json
-    from evalq.judge.calibration import Judgment, calibrate
+    from evalq.judge.calibration import START_SHARE, Judgment, calibrate, search_plan
+
+    share = START_SHARE if start_share is None else start_share
 
     if reference not in ("human", "top judge"):
         fail(InvalidInput([("--reference", "must be 'human' or 'top judge'")]))
@@ -90,7 +108,9 @@ def calibrate_command(
         from evalq.service.client import Client
 
         try:
-            found = Client().calibrate_cascade(tasks, alpha=alpha, delta=delta, reference=reference)
+            found = Client().calibrate_cascade(
+                tasks, alpha=alpha, delta=delta, reference=reference, start_share=share
+            )
         except EvalqError as error:
             fail(error)
         print(found.model_dump_json(indent=2))
@@ -109,7 +129,18 @@ def calibrate_command(
             except (KeyError, TypeError, ValueError):
                 rule = 'must be {"levels": [{"confidence": NUMBER, "agreed": BOOL}, ...]}'
                 raise InvalidInput([(f"{path.name}:{number}", rule)]) from None
-        result = calibrate(items, alpha=alpha, delta=delta, reference=reference)  # type: ignore[arg-type]
+        if plan:
+            confidences = [[j.confidence for j in item] for item in items]
+            planned = search_plan(confidences, alpha=alpha, delta=delta, start_share=share)
+            print(json.dumps([level.model_dump() for level in planned], indent=2))
+            return
+        result = calibrate(
+            items,
+            alpha=alpha,
+            delta=delta,
+            reference=reference,  # type: ignore[arg-type]
+            start_share=share,
+        )
     except OSError as error:
         fail(InvalidInput([("(file)", f"cannot read: {error.strerror}")]))
     except EvalqError as error:
