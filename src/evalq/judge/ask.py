@@ -16,6 +16,7 @@ from evalq.core.results import ErrorKind, ErrorRecord, RubricStatus
 from evalq.judge.config import JudgeLimits
 from evalq.judge.cost import Spend
 from evalq.judge.guarded import CallStats, GuardedModel, RedisHealth
+from evalq.judge.logprobs import verdict_probability
 from evalq.judge.prompts import build_prompt, data_instructions, new_nonce
 from evalq.judge.ratelimit import SharedRateLimit
 from evalq.judge.retry import (
@@ -43,6 +44,8 @@ class Asked:
         transport_retries: runs repeated after a transient fault.
         rate_limited: runs the provider refused with 429 (retried or not).
         waited_s: seconds slept in backoff.
+        confidence: the probability the model gave its verdict, from the answer's token
+            logprobs (`evalq.judge.logprobs`); None when not asked for or not returned.
     """
 
     verdict: Verdict | None
@@ -52,6 +55,7 @@ class Asked:
     transport_retries: int
     waited_s: float
     rate_limited: int = 0
+    confidence: float | None = None
 
 
 def error_data(
@@ -105,7 +109,9 @@ async def ask(
     while True:
         runs += 1
         try:
-            verdict = await _run(rubric, fields, guarded, native, settings, limits, deadline)
+            verdict, confidence = await _run(
+                rubric, fields, guarded, native, settings, limits, deadline
+            )
         except BudgetSpent:
             return Asked(None, "skipped", None, stats, runs - 1, waited, limited)
         except Exception as error:
@@ -128,7 +134,7 @@ async def ask(
             await asyncio.sleep(delay)
             waited += delay
             continue
-        return Asked(verdict, "ok", None, stats, runs - 1, waited, limited)
+        return Asked(verdict, "ok", None, stats, runs - 1, waited, limited, confidence)
 
 
 async def _run(
@@ -139,7 +145,7 @@ async def _run(
     settings: ModelSettings,
     limits: JudgeLimits,
     deadline: float,
-) -> Verdict:
+) -> tuple[Verdict, float | None]:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise DeadlineReached("no time left for the judge")
@@ -162,4 +168,8 @@ async def _run(
     verdict = result.output
     if not isinstance(verdict, rubric.verdict):  # strict: exactly this rubric's verdict type
         raise TypeError(f"judge returned {type(verdict).__name__}, not {rubric.verdict.__name__}")
-    return verdict
+    confidence = None
+    if settings.get("openai_logprobs"):
+        details = result.response.provider_details or {}
+        confidence = verdict_probability(details.get("logprobs"), len(rubric.criteria))
+    return verdict, confidence

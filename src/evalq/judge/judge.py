@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 import redis
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
@@ -49,6 +49,13 @@ def run_blocking(work: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, work).result()
 
 
+class _WithConfidence(BaseModel):
+    """A cached verdict of a logprobs judge, with the probability the model gave it."""
+
+    verdict: dict[str, Any]
+    confidence: float | None
+
+
 def check_weights(weights: dict[str, dict[str, float]], rubrics: tuple[Rubric, ...]) -> None:
     """Reject profile weights that name unknown criteria or are all zero (`InvalidInput`)."""
     problems = []
@@ -76,6 +83,8 @@ class Judge:
         cache_redis: the cache's own Redis (`Settings.judge_cache_url`); None: ``redis``.
         redactor: removes secrets from the error messages the result carries; without one,
             only URL userinfo is removed (`build_judge` passes the one of its Settings).
+        logprobs: ask for token logprobs (OpenAI-compatible models) and record each rubric's
+            verdict probability as its ``confidence`` (a cascade level's confidence).
     """
 
     def __init__(
@@ -88,6 +97,7 @@ class Judge:
         redis: redis.Redis | None = None,
         cache_redis: redis.Redis | None = None,
         redactor: Redactor | None = None,
+        logprobs: bool = False,
     ) -> None:
         self.model_id = model_id
         self.redactor = redactor or Redactor()
@@ -125,6 +135,8 @@ class Judge:
         }
         if profile.judge.seed is not None:
             self.settings["seed"] = profile.judge.seed
+        if logprobs:  # part of the cache key too: a cached verdict then carries its confidence
+            self.settings["openai_logprobs"] = True  # type: ignore[typeddict-unknown-key]
 
     def evaluate(self, submission: Submission, task: Task, *, deadline_s: float) -> JudgeResult:
         """Judge ``submission`` on every rubric that applies, within ``deadline_s`` seconds.
@@ -216,10 +228,11 @@ class Judge:
             fields=given.fields,
             sampling=dict(self.settings),
         )
-        cached = self._cached(rubric, key, health)
+        cached, cached_confidence = self._cached(rubric, key, health)
         if cached is not None:
             cached_score, cached_criteria = rubric_score(cached, self.weights[rubric.name])
             return RubricResult(
+                confidence=cached_confidence,
                 rubric=rubric.name,
                 status="ok",
                 score=cached_score,
@@ -252,13 +265,14 @@ class Judge:
         criteria: dict[str, CriterionScore] = {}
         if asked.verdict is not None:
             score, criteria = rubric_score(asked.verdict, self.weights[rubric.name])
-            self._store(key, asked.verdict, health)
+            self._store(key, asked.verdict, asked.confidence, health)
         stats = asked.stats
         return RubricResult(
             rubric=rubric.name,
             status=asked.status,
             score=score,
             criteria=criteria,
+            confidence=asked.confidence,
             skip_reason="budget" if asked.status == "skipped" else None,
             error=asked.error,
             attempts=stats.requests,
@@ -272,22 +286,36 @@ class Judge:
             waited_s=asked.waited_s + stats.rate_limit_wait_s,
         )
 
-    def _cached(self, rubric: Rubric, key: str, health: RedisHealth) -> Verdict | None:
+    def _cached(
+        self, rubric: Rubric, key: str, health: RedisHealth
+    ) -> tuple[Verdict | None, float | None]:
+        """The cached verdict (and, for a logprobs judge, its stored confidence)."""
         if self.cache is None or health.error is not None:
-            return None
+            return None, None
         try:
             blob = self.cache.get(key)
-            return None if blob is None else rubric.verdict.model_validate_json(blob)
+            if blob is None:
+                return None, None
+            if not self.settings.get("openai_logprobs"):
+                return rubric.verdict.model_validate_json(blob), None
+            stored = _WithConfidence.model_validate_json(blob)
+            return rubric.verdict.model_validate(stored.verdict), stored.confidence
         except redis.RedisError as error:
             health.fail(error)
         except ValidationError:
             log.warning("judge cache entry %s is not a valid verdict; asking the model", key)
-        return None
+        return None, None
 
-    def _store(self, key: str, verdict: Verdict, health: RedisHealth) -> None:
+    def _store(
+        self, key: str, verdict: Verdict, confidence: float | None, health: RedisHealth
+    ) -> None:
         if self.cache is None or health.error is not None:
             return
+        blob = verdict.model_dump_json()
+        if self.settings.get("openai_logprobs"):
+            stored = _WithConfidence(verdict=verdict.model_dump(), confidence=confidence)
+            blob = stored.model_dump_json()
         try:
-            self.cache.put(key, verdict.model_dump_json().encode())
+            self.cache.put(key, blob.encode())
         except redis.RedisError as error:
             health.fail(error)

@@ -522,8 +522,9 @@ class Client:
         reference: str = "human",
         start_share: float | None = None,
     ) -> Calibration:
-        """Calibrate the judge cascade's thresholds on the runs of ``tasks`` every level judged
-        (the audited ones and those that reached the top): against people's labels, or with
+        """Calibrate the judge cascade's thresholds on the audited runs of ``tasks`` (the audit
+        share, drawn like live traffic; not the runs escalated to the top, which are the hard
+        ones): against people's labels, or with
         ``reference="top judge"`` against the top level's verdicts.
 
         ``start_share`` moves where each level's threshold search starts

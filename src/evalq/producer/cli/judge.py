@@ -69,7 +69,7 @@ def calibrate_command(
         str | None,
         typer.Option(
             "--tasks",
-            help="Instead of a file: the stored runs of these tasks every cascade level judged.",
+            help="Instead of a file: the audited runs of these tasks (drawn like live traffic).",
         ),
     ] = None,
     alpha: Annotated[float, typer.Option(help="Tolerated disagreement (target 1 - alpha).")] = 0.1,
