@@ -34,6 +34,10 @@ def agreement(
         return
     if not report.rubrics:
         console.print("no judge scores on these tasks yet", markup=False)
+        for ceiling in report.people:
+            shown = "-" if ceiling.alpha is None else f"{ceiling.alpha:.2f}"
+            line = f"people's own agreement on {ceiling.rubric} (the ceiling): alpha {shown} "
+            console.print(line + f"over {ceiling.runs} runs labelled twice or more", markup=False)
         return
     title = (
         f"judge vs people (validated: >= {report.min_labels} pairs, alpha >= {report.min_alpha})"
