@@ -127,3 +127,40 @@ def test_build_judge_builds_one_seeded_judge_per_sample() -> None:
     ]
     assert [j.settings.get("seed") for j in judge.levels[0]] == [0, 1, 2]
     assert build_judge(Settings(), profile, redis=None) is None  # no judge model: no tier 2
+
+
+def three_levels(audit_share: float) -> tuple[JudgeCascade, list[list[Scripted]]]:
+    """cheap (threshold 0.9), middle (no threshold: never trusted), top (0.9); 2 samples each."""
+    profile = load_profile()
+    spec = CascadeProfile.model_validate(
+        {
+            "levels": [
+                {"model": "cheap", "samples": 2, "threshold": 0.9},
+                {"model": "middle", "samples": 2},
+                {"model": "top", "samples": 2, "threshold": 0.9},
+            ],
+            "calibration": "cal-3",
+            "audit_share": audit_share,
+        }
+    )
+    bodies = [[Scripted(5), Scripted(1)], [Scripted(3), Scripted(3)], [Scripted(4), Scripted(4)]]
+    levels = [
+        [scripted_judge(body, model_id=name, profile=profile) for body in level]
+        for name, level in zip(("cheap", "middle", "top"), bodies, strict=True)
+    ]
+    return JudgeCascade(levels, spec), bodies
+
+
+def test_a_level_without_a_threshold_is_skipped_except_on_audited_runs() -> None:
+    judge, (_, middle, top) = three_levels(audit_share=0.0)
+    record = judged(judge).cascade
+    assert record is not None and record.skipped == (1,)
+    assert [a.level for a in record.asked] == [0, 2] and record.level == 2
+    assert [len(body.calls) for body in middle] == [0, 0]  # it would only have cost
+    assert [len(body.calls) for body in top] == [1, 1]
+    # An audited run asks every level, the never-trusted one too: the next calibration's items.
+    judge, (_, middle, _) = three_levels(audit_share=1.0)
+    record = judged(judge).cascade
+    assert record is not None and record.audited and record.skipped == ()
+    assert [a.level for a in record.asked] == [0, 1, 2]
+    assert [len(body.calls) for body in middle] == [1, 1]
