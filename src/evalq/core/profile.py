@@ -33,7 +33,7 @@ Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Unit = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 ModelName = Annotated[str, Field(pattern=r"^\S+$", max_length=200)]
-LevelConfidence = Literal["samples", "logprobs"]
+LevelConfidence = Literal["samples", "logprobs", "stated"]
 """How a cascade level measures its confidence (docs/judge.md, "Selective judging")."""
 
 
@@ -110,8 +110,10 @@ class CascadeLevel(Section):
         description="'samples': the share of the samples agreeing on each rubric's 1-5 step; "
         "'logprobs': the probability the model gave its own verdict, from the token logprobs of "
         "its 1-5 scores (OpenAI-compatible servers: OpenAI, vLLM, llama.cpp's server), the mean "
-        "over the samples; a sample without logprobs counts as the samples' agreement instead "
-        "(recorded per run). Calibrate on the same kind the level uses.",
+        "over the samples; 'stated': the model's own probability that its scores are right (a "
+        "field added to its answer), the mean over the samples. A run where a sample gave no "
+        "such probability uses the samples' agreement instead (recorded per run). Calibrate on "
+        "the same kind the level uses.",
     )
     base_url: str | None = Field(
         default=None,

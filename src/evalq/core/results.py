@@ -211,9 +211,9 @@ class RubricResult(Record):
     confidence: float | None = Field(
         default=None,
         exclude_if=lambda value: value is None,
-        description="The probability the model gave its verdict (product over the criteria of "
-        "their score tokens' probabilities), when its token logprobs were asked for and "
-        "returned.",
+        description="The probability the model gave its verdict: from its token logprobs "
+        "(product over the criteria of their score tokens' probabilities) when they were asked "
+        "for and returned, or as it stated it when asked to.",
     )
 
 
@@ -259,10 +259,10 @@ class LevelOutcome(Record):
     level: int
     model: str
     confidence: float | None
-    confidence_kind: Literal["samples", "logprobs"] = Field(
+    confidence_kind: Literal["samples", "logprobs", "stated"] = Field(
         default="samples",
-        description="What the confidence measures: the samples' agreement, or the verdict's "
-        "probability from token logprobs.",
+        description="What the confidence measures: the samples' agreement, the verdict's "
+        "probability from token logprobs, or the probability the model stated.",
     )
     steps: dict[str, int | None] = Field(
         default_factory=dict,

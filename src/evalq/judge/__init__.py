@@ -51,7 +51,8 @@ def build_judge(
     ``profile.judge.cascade`` it is a `JudgeCascade` of its levels, each model reached on its
     level's ``base_url`` with its ``key`` when set, otherwise as a panel member is
     (`evalq.judge.provider.level_config`), one `Judge` per sample with seeds 0..samples-1,
-    asking for token logprobs when the level's confidence is ``logprobs`` (the judge model
+    asking for token logprobs when the level's confidence is ``logprobs`` and for the model's
+    stated probability when it is ``stated`` (the judge model
     switches the tier on; the levels replace it and the panel).
 
     Args:
@@ -76,6 +77,7 @@ def build_judge(
                                  key=level.key, keys=settings.judge_keys),
                     _seeded(profile, seed), settings, redis=redis, cache_redis=cache_redis,
                     limits=limits, logprobs=level.confidence == "logprobs",
+                    stated=level.confidence == "stated",
                 )
                 for seed in range(level.samples)
             ]
@@ -109,6 +111,7 @@ def _judge(
     cache_redis: redis.Redis | None,
     limits: JudgeLimits | None,
     logprobs: bool = False,
+    stated: bool = False,
 ) -> Judge:
     return Judge(
         model_id=config.model_id,
@@ -119,6 +122,7 @@ def _judge(
         cache_redis=cache_redis,
         redactor=redactor_for(settings),
         logprobs=logprobs,
+        stated=stated,
     )
 
 

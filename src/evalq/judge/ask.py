@@ -27,7 +27,7 @@ from evalq.judge.retry import (
     rate_limited,
     retry_after,
 )
-from evalq.judge.rubrics import Rubric, Verdict
+from evalq.judge.rubrics import Rubric, Verdict, with_stated_probability
 
 MESSAGE_CHARS = 500
 
@@ -85,6 +85,7 @@ async def ask(
     health: RedisHealth,
     deadline: float,
     redactor: Redactor,
+    stated: bool = False,
 ) -> Asked:
     """Run ``rubric``'s agent on ``fields`` until it answers or a bound is reached.
 
@@ -92,7 +93,8 @@ async def ask(
     backoff that honours Retry-After, while the next attempt still fits before ``deadline``;
     invalid answers get ``limits.output_retries`` more requests inside a run; permanent faults
     end at once. Each run uses a fresh fence nonce. A failure's message goes through
-    ``redactor``.
+    ``redactor``. With ``stated``, the model is asked for its probability that its scores are
+    right too (`with_stated_probability`); it becomes the answer's ``confidence``.
     """
     stats = CallStats()
     guarded = GuardedModel(
@@ -110,7 +112,7 @@ async def ask(
         runs += 1
         try:
             verdict, confidence = await _run(
-                rubric, fields, guarded, native, settings, limits, deadline
+                rubric, fields, guarded, native, settings, limits, deadline, stated
             )
         except BudgetSpent:
             return Asked(None, "skipped", None, stats, runs - 1, waited, limited)
@@ -145,6 +147,7 @@ async def _run(
     settings: ModelSettings,
     limits: JudgeLimits,
     deadline: float,
+    stated: bool = False,
 ) -> tuple[Verdict, float | None]:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
@@ -155,7 +158,8 @@ async def _run(
         "timeout": min(limits.request_timeout_s, remaining),
         "max_retries": 0,  # the provider SDK's hidden retries would escape our counts
     }
-    output_type = NativeOutput(rubric.verdict) if native else rubric.verdict
+    wanted = with_stated_probability(rubric.verdict) if stated else rubric.verdict
+    output_type = NativeOutput(wanted) if native else wanted
     result = await rubric.agent.run(
         build_prompt(fields, nonce),
         model=model,
@@ -169,7 +173,10 @@ async def _run(
     if not isinstance(verdict, rubric.verdict):  # strict: exactly this rubric's verdict type
         raise TypeError(f"judge returned {type(verdict).__name__}, not {rubric.verdict.__name__}")
     confidence = None
-    if settings.get("openai_logprobs"):
+    if stated:
+        confidence = float(getattr(verdict, "probability"))  # noqa: B009 (a field added at run time)
+        verdict = rubric.verdict.model_validate(verdict.model_dump(exclude={"probability"}))
+    elif settings.get("openai_logprobs"):
         details = result.response.provider_details or {}
         confidence = verdict_probability(details.get("logprobs"), len(rubric.criteria))
     return verdict, confidence

@@ -140,14 +140,15 @@ def confidence_of(
     """A level's confidence: the lowest, over the rubrics scored, of the rubric's confidence.
 
     ``samples``: a rubric's confidence is the share of samples agreeing on its 1-5 step.
-    ``logprobs``: the mean over the samples of the probability each gave its verdict (its
-    ``confidence``); when a sample scored the rubric without one (no logprobs returned), the
+    ``logprobs`` / ``stated``: the mean over the samples of the probability each gave its
+    verdict (its ``confidence``: from token logprobs, or as the model stated it); when a sample
+    scored the rubric without one (no logprobs returned), the
     level falls back on the samples' agreement for every rubric, and says so in the kind
     returned. A sample that failed or skipped a rubric counts as disagreeing (probability 0)
     there. None when no sample scored any rubric (nothing to be confident about).
     """
     names = list(samples[0].scores)
-    if kind == "logprobs":
+    if kind != "samples":
         shares = []
         for name in names:
             given = [
@@ -161,7 +162,7 @@ def confidence_of(
             if given:
                 shares.append(sum(c for c in given if c is not None) / len(samples))
         else:
-            return (min(shares) if shares else None), "logprobs"
+            return (min(shares) if shares else None), kind
     shares = []
     for name in names:
         steps = [

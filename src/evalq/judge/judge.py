@@ -85,6 +85,8 @@ class Judge:
             only URL userinfo is removed (`build_judge` passes the one of its Settings).
         logprobs: ask for token logprobs (OpenAI-compatible models) and record each rubric's
             verdict probability as its ``confidence`` (a cascade level's confidence).
+        stated: ask the model for its probability that its scores are right (a field added to
+            the verdict) and record it as each rubric's ``confidence``.
     """
 
     def __init__(
@@ -98,8 +100,10 @@ class Judge:
         cache_redis: redis.Redis | None = None,
         redactor: Redactor | None = None,
         logprobs: bool = False,
+        stated: bool = False,
     ) -> None:
         self.model_id = model_id
+        self.stated = stated
         self.redactor = redactor or Redactor()
         self.model_factory = model_factory
         self.profile = profile
@@ -220,13 +224,16 @@ class Judge:
                 skip_reason=f"not applicable: {given.not_applicable}",
             )
         native = bool(model.profile.get("supports_json_schema_output"))
+        sampling: dict[str, object] = dict(self.settings)
+        if self.stated:  # another question (its answer has a probability): another key
+            sampling["confidence"] = "stated"
         key = cache_key(
             prefix=self.limits.key_prefix,
             model=self.model_id,
             rubric=rubric,
             output_mode="native" if native else "tool",
             fields=given.fields,
-            sampling=dict(self.settings),
+            sampling=sampling,
         )
         cached, cached_confidence = self._cached(rubric, key, health)
         if cached is not None:
@@ -260,6 +267,7 @@ class Judge:
             health=health,
             deadline=deadline,
             redactor=self.redactor,
+            stated=self.stated,
         )
         score = None
         criteria: dict[str, CriterionScore] = {}
@@ -286,6 +294,11 @@ class Judge:
             waited_s=asked.waited_s + stats.rate_limit_wait_s,
         )
 
+    @property
+    def _keeps_confidence(self) -> bool:
+        """Whether a cached verdict is stored with its confidence (logprobs or stated)."""
+        return self.stated or bool(self.settings.get("openai_logprobs"))
+
     def _cached(
         self, rubric: Rubric, key: str, health: RedisHealth
     ) -> tuple[Verdict | None, float | None]:
@@ -296,7 +309,7 @@ class Judge:
             blob = self.cache.get(key)
             if blob is None:
                 return None, None
-            if not self.settings.get("openai_logprobs"):
+            if not self._keeps_confidence:
                 return rubric.verdict.model_validate_json(blob), None
             stored = _WithConfidence.model_validate_json(blob)
             return rubric.verdict.model_validate(stored.verdict), stored.confidence
@@ -312,7 +325,7 @@ class Judge:
         if self.cache is None or health.error is not None:
             return
         blob = verdict.model_dump_json()
-        if self.settings.get("openai_logprobs"):
+        if self._keeps_confidence:
             stored = _WithConfidence(verdict=verdict.model_dump(), confidence=confidence)
             blob = stored.model_dump_json()
         try:

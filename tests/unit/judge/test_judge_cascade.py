@@ -6,15 +6,23 @@ a sample answering s for every criterion scores step s."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic_ai.exceptions import ModelHTTPError
+from pydantic_ai.messages import ModelResponse, TextPart
 
 from evalq.core.profile import CascadeProfile, load_profile, profile_from_dict
 from evalq.core.settings import Settings
 from evalq.judge import JudgeCascade, build_judge
 from evalq.judge.cascade import is_audited
-from tests.unit.judge.judge_helpers import Scripted, scripted_judge, submission, task
+from tests.unit.judge.judge_helpers import (
+    Scripted,
+    scripted_judge,
+    submission,
+    task,
+    verdict_json,
+)
 
 BROKEN = ModelHTTPError(400, "m", {"error": "bad request"})
 
@@ -164,3 +172,43 @@ def test_a_level_without_a_threshold_is_skipped_except_on_audited_runs() -> None
     assert record is not None and record.audited and record.skipped == ()
     assert [a.level for a in record.asked] == [0, 1, 2]
     assert [len(body.calls) for body in middle] == [1, 1]
+
+
+class Stating:
+    """A FunctionModel body answering every criterion ``score`` and stating ``probability``."""
+
+    def __init__(self, score: int, probability: float) -> None:
+        self.score, self.probability = score, probability
+        self.schemas: list[dict[str, Any]] = []
+
+    def __call__(self, messages: list[Any], info: Any) -> Any:
+        output = info.model_request_parameters.output_object
+        self.schemas.append(output.json_schema)
+        names = [name for name in output.json_schema["properties"] if name != "probability"]
+        answer = json.loads(verdict_json(names, self.score)) | {"probability": self.probability}
+        return ModelResponse(parts=[TextPart(json.dumps(answer))])
+
+
+def test_a_stated_probability_is_the_levels_confidence() -> None:
+    profile = load_profile()
+    spec = CascadeProfile.model_validate(
+        {
+            "levels": [
+                {"model": "cheap", "samples": 1, "threshold": 0.8, "confidence": "stated"},
+                {"model": "top", "samples": 1, "threshold": 0.5},
+            ],
+            "calibration": "cal-stated",
+            "audit_share": 0.0,
+        }
+    )
+    for stated, decider in ((0.9, 0), (0.5, 1)):
+        cheap, top = Stating(5, stated), Scripted(4)
+        levels = [
+            [scripted_judge(cheap, model_id="cheap", profile=profile, stated=True)],
+            [scripted_judge(top, model_id="top", profile=profile)],
+        ]
+        record = judged(JudgeCascade(levels, spec)).cascade
+        assert record is not None and record.level == decider
+        assert (record.asked[0].confidence, record.asked[0].confidence_kind) == (stated, "stated")
+        assert "probability" in cheap.schemas[0]["properties"]  # the model was asked for it
+        assert len(top.calls) == decider
