@@ -131,6 +131,10 @@ class CascadeLevel(Section):
     )
 
 
+LEVEL_DEFAULTS: dict[str, object] = {"confidence": "samples", "base_url": None, "key": None}
+"""Cascade level fields added after the first cascades, at their defaults (`Profile.hash`)."""
+
+
 class CascadeProfile(Section):
     """A judge cascade, cheapest level first (docs/judge.md, "Selective judging")."""
 
@@ -411,14 +415,20 @@ class Profile(Section):
 
         ``text.precision`` and ``judge.panel`` joined the profile later: at their defaults (fp32
         and no panel, what every earlier profile computed with) they are left out, so earlier
-        profiles keep their hashes; bf16 or a panel changes the hash. ``judge.min_labels`` and
-        ``judge.min_alpha`` decide only whether the read side calls the judge validated, never a
-        score, so they are never part of it.
+        profiles keep their hashes (so are a cascade level's ``confidence``, ``base_url`` and
+        ``key`` at theirs: samples, none, none); bf16 or a panel changes the hash.
+        ``judge.min_labels`` and ``judge.min_alpha`` decide only whether the read side calls the
+        judge validated, never a score, so they are never part of it.
         """
         content = self.model_dump(mode="json")
         del content["judge"]["min_labels"], content["judge"]["min_alpha"]
         if content["judge"]["cascade"] is None:
             del content["judge"]["cascade"]
+        else:  # a level's later fields, at their defaults, leave earlier cascades' hashes as is
+            for level in content["judge"]["cascade"]["levels"]:
+                for name, default in LEVEL_DEFAULTS.items():
+                    if level[name] == default:
+                        del level[name]
         if content["text"]["precision"] == "fp32":
             del content["text"]["precision"]
         if not content["judge"]["panel"]:
