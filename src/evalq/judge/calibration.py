@@ -99,6 +99,11 @@ class Calibration(BaseModel):
         "leaves them off its route (only audited runs still ask them, to recalibrate).",
     )
     guarantee: str = Field(description="The bound in words.")
+    notes: list[str] = Field(
+        default_factory=list,
+        description="What the calibration means for the route, in words (a level never "
+        "trusted is skipped).",
+    )
 
 
 def labels_needed(alpha: float, delta: float, levels: int = 1) -> int:
@@ -177,6 +182,14 @@ def calibrate(
         f"with probability >= {1 - delta:g}, trusted verdicts agree with {against} at least "
         f"{1 - alpha:g} of the time (on items like the {len(items)} calibrated on)"
     )
+    untrusted = [t.level for t in thresholds if t.threshold is None]
+    notes = [
+        f"level {level} is never trusted: with no threshold the cascade leaves it off the route "
+        "(it would cost on every run and decide nothing); audited runs still ask it"
+        if level < levels - 1
+        else f"level {level} (the top) is never trusted: every run it sees is 'judge uncertain'"
+        for level in untrusted
+    ]
     return Calibration(
         alpha=alpha,
         delta=delta,
@@ -184,8 +197,9 @@ def calibrate(
         reference=reference,
         start_share=start_share,
         levels=thresholds,
-        untrusted=[t.level for t in thresholds if t.threshold is None],
+        untrusted=untrusted,
         guarantee=guarantee,
+        notes=notes,
     )
 
 

@@ -162,4 +162,6 @@ def test_calibration_names_the_levels_it_never_trusts() -> None:
     items = [[Judgment(i / 200, i % 2 == 0), Judgment(0.9, True)] for i in range(200)]
     calibration = calibrate(items, alpha=0.1, delta=0.1)
     assert calibration.untrusted == [0]
+    [note] = calibration.notes
+    assert note.startswith("level 0 is never trusted") and "off the route" in note
     assert calibration.levels[1].threshold == 0.9 and calibration.levels[1].reached == 200
