@@ -50,7 +50,7 @@ from evalq.workers.policy import REFRESH_ATTEMPTS
 
 if TYPE_CHECKING:  # scipy.stats comes with it: only `compare` needs it, when it runs
     from evalq.core.judge_validation import JudgeAgreement
-    from evalq.judge.calibration import Calibration
+    from evalq.judge.calibration import Calibration, PlannedLevel
     from evalq.read.gate import TooFew
     from evalq.stats.comparison import Correction
 
@@ -548,6 +548,28 @@ class Client:
             alpha=alpha,
             delta=delta,
             reference=reference,  # type: ignore[arg-type]
+            start_share=START_SHARE if start_share is None else start_share,
+        )
+
+    def cascade_search_plan(
+        self, tasks: str, *, alpha: float, delta: float, start_share: float | None = None
+    ) -> list[PlannedLevel]:
+        """Where each cascade level's threshold search would start on the audited runs of
+        ``tasks``, and how many of them it may decide: from the confidences alone (no label is
+        read), before anyone labels (`evalq.judge.calibration.search_plan`).
+
+        Raises:
+            InvalidInput: on ``tasks`` (no such task), ``alpha`` / ``delta``, ``start_share``.
+        """
+        from evalq.judge.calibration import START_SHARE, search_plan
+        from evalq.read.judge_agreement import calibration_items
+
+        with session_scope(self.url) as session:
+            items = calibration_items(session, tasks=tasks, reference="top judge")
+        return search_plan(
+            [[confidence for confidence, _ in item] for item in items],
+            alpha=alpha,
+            delta=delta,
             start_share=START_SHARE if start_share is None else start_share,
         )
 

@@ -112,6 +112,12 @@ def calibrate_command(
         from evalq.service.client import Client
 
         try:
+            if plan:
+                planned = Client().cascade_search_plan(
+                    tasks, alpha=alpha, delta=delta, start_share=share
+                )
+                print(json.dumps([level.model_dump() for level in planned], indent=2))
+                return
             found = Client().calibrate_cascade(
                 tasks, alpha=alpha, delta=delta, reference=reference, start_share=share
             )
