@@ -26,6 +26,11 @@ Valid answers are built from the request's ``response_format`` JSON schema (or f
 tool's parameters when the judge uses tool output): enums take ``score`` when it is allowed,
 strings are a short rationale. A custom ``answer`` callable can replace this.
 
+A request asking for ``logprobs`` gets them for its content, as OpenAI and llama.cpp's server
+return them: the content split into tokens (each digit its own token), every digit with
+``score_logprob`` (a number, or a callable of the request) and every other token 0.0.
+``requests_seen`` keeps each request's ``Authorization`` header and JSON body.
+
 Run as a script for a quick manual server: ``python tests/support/openai_stub.py --port 8099``.
 """
 
@@ -69,6 +74,7 @@ FAULTS: tuple[Fault, ...] = (
     "echo_credentials",
 )
 Answer = Callable[[dict[str, Any]], dict[str, Any]]
+SCORE_LOGPROB = math.log(0.8)  # a score token's logprob when logprobs are asked for
 
 
 def schema_instance(
@@ -128,6 +134,7 @@ class OpenAIStub:
         answer: Answer | None = None,
         case_pattern: str = r"\[case:([A-Za-z0-9_.\-]+)\]",
         port: int = 0,
+        score_logprob: float | Callable[[dict[str, Any]], float] = SCORE_LOGPROB,
     ) -> None:
         if proportions and sum(proportions.values()) > 1 + 1e-9:
             raise ValueError("fault proportions must sum to at most 1")
@@ -143,6 +150,8 @@ class OpenAIStub:
         self.requests = 0
         self.served: collections.Counter[str] = collections.Counter()
         self.log: list[tuple[str | None, Fault]] = []
+        self.score_logprob = score_logprob
+        self.requests_seen: list[tuple[str, dict[str, Any]]] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
         self._server.daemon_threads = True
         self._server.block_on_close = False
@@ -222,6 +231,13 @@ class OpenAIStub:
         if content_override is not None:
             message = {"role": "assistant", "content": content_override}
         text = message["content"] or json.dumps(message.get("tool_calls"))
+        choice: dict[str, Any] = {
+            "index": 0,
+            "message": message,
+            "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+        }
+        if request.get("logprobs") and message.get("content"):
+            choice["logprobs"] = {"content": self.token_logprobs(request, message["content"])}
         prompt_tokens = math.ceil(len(json.dumps(request.get("messages", []))) / 4)
         completion_tokens = math.ceil(len(text) / 4)
         return {
@@ -229,19 +245,26 @@ class OpenAIStub:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": request.get("model", "stub"),
-            "choices": [
-                {
-                    "index": 0,
-                    "message": message,
-                    "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
-                }
-            ],
+            "choices": [choice],
             "usage": {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
+
+    def token_logprobs(self, request: dict[str, Any], content: str) -> list[dict[str, Any]]:
+        """The content as tokens with logprobs: digits get ``score_logprob``, the rest 0."""
+        digit = self.score_logprob(request) if callable(self.score_logprob) else self.score_logprob
+        return [
+            {
+                "token": token,
+                "logprob": digit if token.isdigit() else 0.0,
+                "bytes": list(token.encode()),
+                "top_logprobs": [],
+            }
+            for token in re.findall(r"\d|\D+", content)
+        ]
 
 
 def echo(authorization: str) -> str:
@@ -284,6 +307,8 @@ def _handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
                 return
             _case, fault = stub.choose(raw)
             request = json.loads(raw) if raw else {}
+            with stub._lock:
+                stub.requests_seen.append((self.headers.get("Authorization", ""), request))
             error = {"message": f"stub fault: {fault}", "type": fault, "code": fault}
             if fault == "rate_limit":
                 wait = stub.retry_after_s

@@ -58,6 +58,17 @@ class RubricAgreement(BaseModel):
     note: str = Field(description="Why it is (not) validated, in words.")
 
 
+class PeopleAgreement(BaseModel):
+    """People's own agreement on one rubric over the asked tasks: the judge's ceiling."""
+
+    rubric: str
+    alpha: float | None = Field(
+        description="Krippendorff's alpha (ordinal) among labellers over the runs two or more "
+        "labelled; None when no run was labelled twice."
+    )
+    runs: int = Field(description="Runs with two or more labellers.")
+
+
 class JudgeAgreement(BaseModel):
     """Judge-human agreement of a set of tasks (`evalq judge agreement`, its API route)."""
 
@@ -67,6 +78,11 @@ class JudgeAgreement(BaseModel):
     rubrics: list[RubricAgreement] = Field(
         description="Per task, rubric and model; then pooled over the tasks when there are two "
         "or more."
+    )
+    people: list[PeopleAgreement] = Field(
+        default_factory=list,
+        description="Per rubric people labelled, their own agreement pooled over the tasks: "
+        "known before any judge has scored.",
     )
 
     def not_validated(self) -> list[RubricAgreement]:

@@ -33,6 +33,8 @@ Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Unit = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 ModelName = Annotated[str, Field(pattern=r"^\S+$", max_length=200)]
+LevelConfidence = Literal["samples", "logprobs", "stated"]
+"""How a cascade level measures its confidence (docs/judge.md, "Selective judging")."""
 
 
 class Section(BaseModel):
@@ -100,8 +102,37 @@ class CascadeLevel(Section):
         ge=0,
         le=1,
         description="Trust the level when its confidence is at least this (from `evalq judge "
-        "calibrate`); None: never trusted, it only escalates.",
+        "calibrate`); None: never trusted: a level below the top is then left off the route "
+        "(only audited runs ask it, so a new calibration can test it again).",
     )
+    confidence: LevelConfidence = Field(
+        default="samples",
+        description="'samples': the share of the samples agreeing on each rubric's 1-5 step; "
+        "'logprobs': the probability the model gave its own verdict, from the token logprobs of "
+        "its 1-5 scores (OpenAI-compatible servers: OpenAI, vLLM, llama.cpp's server), the mean "
+        "over the samples; 'stated': the model's own probability that its scores are right (a "
+        "field added to its answer), the mean over the samples. A run where a sample gave no "
+        "such probability uses the samples' agreement instead (recorded per run). Calibrate on "
+        "the same kind the level uses.",
+    )
+    base_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://[^\s@]+$",
+        max_length=500,
+        description="An OpenAI-compatible server for this level only (no credentials in it); "
+        "None: the level is reached as the judge model is (EVALQ_JUDGE_BASE_URL or its "
+        "provider).",
+    )
+    key: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_.-]{1,64}$",
+        description="The name of this level's API key in EVALQ_JUDGE_KEYS (a JSON object of "
+        "names to keys); a key itself never goes in a profile, which is stored with scores.",
+    )
+
+
+LEVEL_DEFAULTS: dict[str, object] = {"confidence": "samples", "base_url": None, "key": None}
+"""Cascade level fields added after the first cascades, at their defaults (`Profile.hash`)."""
 
 
 class CascadeProfile(Section):
@@ -384,14 +415,20 @@ class Profile(Section):
 
         ``text.precision`` and ``judge.panel`` joined the profile later: at their defaults (fp32
         and no panel, what every earlier profile computed with) they are left out, so earlier
-        profiles keep their hashes; bf16 or a panel changes the hash. ``judge.min_labels`` and
-        ``judge.min_alpha`` decide only whether the read side calls the judge validated, never a
-        score, so they are never part of it.
+        profiles keep their hashes (so are a cascade level's ``confidence``, ``base_url`` and
+        ``key`` at theirs: samples, none, none); bf16 or a panel changes the hash.
+        ``judge.min_labels`` and ``judge.min_alpha`` decide only whether the read side calls the
+        judge validated, never a score, so they are never part of it.
         """
         content = self.model_dump(mode="json")
         del content["judge"]["min_labels"], content["judge"]["min_alpha"]
         if content["judge"]["cascade"] is None:
             del content["judge"]["cascade"]
+        else:  # a level's later fields, at their defaults, leave earlier cascades' hashes as is
+            for level in content["judge"]["cascade"]["levels"]:
+                for name, default in LEVEL_DEFAULTS.items():
+                    if level[name] == default:
+                        del level[name]
         if content["text"]["precision"] == "fp32":
             del content["text"]["precision"]
         if not content["judge"]["panel"]:

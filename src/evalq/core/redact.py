@@ -73,6 +73,8 @@ def settings_secrets(settings: Settings) -> list[str]:
             found.append(value.get_secret_value())
         elif isinstance(value, str) and "://" in value:
             found += url_secrets(value)
+        elif isinstance(value, dict):  # named keys (judge_keys)
+            found += [v.get_secret_value() for v in value.values() if isinstance(v, SecretStr)]
     return [form for secret in found for form in (secret, unquote(secret), quote(secret, safe=""))]
 
 

@@ -208,6 +208,13 @@ class RubricResult(Record):
     cost_usd: float | None = None
     truncated: dict[str, dict[str, int]] = Field(default_factory=dict)
     waited_s: float = 0.0
+    confidence: float | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The probability the model gave its verdict: from its token logprobs "
+        "(product over the criteria of their score tokens' probabilities) when they were asked "
+        "for and returned, or as it stated it when asked to.",
+    )
 
 
 class PanelMember(Record):
@@ -252,6 +259,11 @@ class LevelOutcome(Record):
     level: int
     model: str
     confidence: float | None
+    confidence_kind: Literal["samples", "logprobs", "stated"] = Field(
+        default="samples",
+        description="What the confidence measures: the samples' agreement, the verdict's "
+        "probability from token logprobs, or the probability the model stated.",
+    )
     steps: dict[str, int | None] = Field(
         default_factory=dict,
         description="Rubric -> the most common 1-5 step among the level's samples; None when "
@@ -286,6 +298,10 @@ class CascadeRecord(Record):
     levels: int = Field(default=0, description="Levels the cascade has.")
     audited: bool = False
     calibration: str
+    skipped: tuple[int, ...] = Field(
+        default=(),
+        description="Levels left off this run's route: no threshold, so they decide nothing.",
+    )
     asked: tuple[LevelOutcome, ...] = ()
 
 

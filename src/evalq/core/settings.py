@@ -81,6 +81,11 @@ class Settings(BaseSettings):
         default=None, description="OpenAI-compatible base URL for a local judge server."
     )
     judge_api_key: SecretStr | None = Field(default=None, description="Judge provider API key.")
+    judge_keys: dict[str, SecretStr] = Field(
+        default_factory=dict,
+        description="Named API keys of judge cascade levels (a JSON object, e.g. "
+        '{"local": "none", "hosted": "sk-..."}); a level names its key with `key`.',
+    )
     judge_max_attempts: int | None = Field(default=None, ge=1, description="Tries per call.")
     judge_output_retries: int | None = Field(
         default=None, ge=0, description="Retries of an output that fails validation."

@@ -48,9 +48,12 @@ def build_judge(
 
     With models in ``profile.judge.panel`` it is a `JudgePanel` of the judge model and those
     (`evalq.judge.provider.panel_configs` says how each is reached). With a
-    ``profile.judge.cascade`` it is a `JudgeCascade` of its levels, each model reached as a
-    panel member is, one `Judge` per sample with seeds 0..samples-1 (the judge model switches
-    the tier on; the levels replace it and the panel).
+    ``profile.judge.cascade`` it is a `JudgeCascade` of its levels, each model reached on its
+    level's ``base_url`` with its ``key`` when set, otherwise as a panel member is
+    (`evalq.judge.provider.level_config`), one `Judge` per sample with seeds 0..samples-1,
+    asking for token logprobs when the level's confidence is ``logprobs`` and for the model's
+    stated probability when it is ``stated`` (the judge model
+    switches the tier on; the levels replace it and the panel).
 
     Args:
         settings: ``judge_model``, ``judge_base_url``, ``judge_api_key`` and, where Settings has
@@ -69,8 +72,13 @@ def build_judge(
     if cascade is not None and judge_model is not None:
         levels = [
             [
-                _judge(level_config(judge_model, level.model), _seeded(profile, seed), settings,
-                       redis=redis, cache_redis=cache_redis, limits=limits)
+                _judge(
+                    level_config(judge_model, level.model, base_url=level.base_url,
+                                 key=level.key, keys=settings.judge_keys),
+                    _seeded(profile, seed), settings, redis=redis, cache_redis=cache_redis,
+                    limits=limits, logprobs=level.confidence == "logprobs",
+                    stated=level.confidence == "stated",
+                )
                 for seed in range(level.samples)
             ]
             for level in cascade.levels
@@ -102,6 +110,8 @@ def _judge(
     redis: redis.Redis | None,
     cache_redis: redis.Redis | None,
     limits: JudgeLimits | None,
+    logprobs: bool = False,
+    stated: bool = False,
 ) -> Judge:
     return Judge(
         model_id=config.model_id,
@@ -111,6 +121,8 @@ def _judge(
         redis=redis,
         cache_redis=cache_redis,
         redactor=redactor_for(settings),
+        logprobs=logprobs,
+        stated=stated,
     )
 
 

@@ -16,6 +16,7 @@ from evalq.core.results import ErrorKind, ErrorRecord, RubricStatus
 from evalq.judge.config import JudgeLimits
 from evalq.judge.cost import Spend
 from evalq.judge.guarded import CallStats, GuardedModel, RedisHealth
+from evalq.judge.logprobs import verdict_probability
 from evalq.judge.prompts import build_prompt, data_instructions, new_nonce
 from evalq.judge.ratelimit import SharedRateLimit
 from evalq.judge.retry import (
@@ -26,7 +27,7 @@ from evalq.judge.retry import (
     rate_limited,
     retry_after,
 )
-from evalq.judge.rubrics import Rubric, Verdict
+from evalq.judge.rubrics import Rubric, Verdict, with_stated_probability
 
 MESSAGE_CHARS = 500
 
@@ -43,6 +44,8 @@ class Asked:
         transport_retries: runs repeated after a transient fault.
         rate_limited: runs the provider refused with 429 (retried or not).
         waited_s: seconds slept in backoff.
+        confidence: the probability the model gave its verdict, from the answer's token
+            logprobs (`evalq.judge.logprobs`); None when not asked for or not returned.
     """
 
     verdict: Verdict | None
@@ -52,6 +55,7 @@ class Asked:
     transport_retries: int
     waited_s: float
     rate_limited: int = 0
+    confidence: float | None = None
 
 
 def error_data(
@@ -81,6 +85,7 @@ async def ask(
     health: RedisHealth,
     deadline: float,
     redactor: Redactor,
+    stated: bool = False,
 ) -> Asked:
     """Run ``rubric``'s agent on ``fields`` until it answers or a bound is reached.
 
@@ -88,7 +93,8 @@ async def ask(
     backoff that honours Retry-After, while the next attempt still fits before ``deadline``;
     invalid answers get ``limits.output_retries`` more requests inside a run; permanent faults
     end at once. Each run uses a fresh fence nonce. A failure's message goes through
-    ``redactor``.
+    ``redactor``. With ``stated``, the model is asked for its probability that its scores are
+    right too (`with_stated_probability`); it becomes the answer's ``confidence``.
     """
     stats = CallStats()
     guarded = GuardedModel(
@@ -105,7 +111,9 @@ async def ask(
     while True:
         runs += 1
         try:
-            verdict = await _run(rubric, fields, guarded, native, settings, limits, deadline)
+            verdict, confidence = await _run(
+                rubric, fields, guarded, native, settings, limits, deadline, stated
+            )
         except BudgetSpent:
             return Asked(None, "skipped", None, stats, runs - 1, waited, limited)
         except Exception as error:
@@ -128,7 +136,7 @@ async def ask(
             await asyncio.sleep(delay)
             waited += delay
             continue
-        return Asked(verdict, "ok", None, stats, runs - 1, waited, limited)
+        return Asked(verdict, "ok", None, stats, runs - 1, waited, limited, confidence)
 
 
 async def _run(
@@ -139,7 +147,8 @@ async def _run(
     settings: ModelSettings,
     limits: JudgeLimits,
     deadline: float,
-) -> Verdict:
+    stated: bool = False,
+) -> tuple[Verdict, float | None]:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise DeadlineReached("no time left for the judge")
@@ -149,7 +158,8 @@ async def _run(
         "timeout": min(limits.request_timeout_s, remaining),
         "max_retries": 0,  # the provider SDK's hidden retries would escape our counts
     }
-    output_type = NativeOutput(rubric.verdict) if native else rubric.verdict
+    wanted = with_stated_probability(rubric.verdict) if stated else rubric.verdict
+    output_type = NativeOutput(wanted) if native else wanted
     result = await rubric.agent.run(
         build_prompt(fields, nonce),
         model=model,
@@ -162,4 +172,11 @@ async def _run(
     verdict = result.output
     if not isinstance(verdict, rubric.verdict):  # strict: exactly this rubric's verdict type
         raise TypeError(f"judge returned {type(verdict).__name__}, not {rubric.verdict.__name__}")
-    return verdict
+    confidence = None
+    if stated:
+        confidence = float(getattr(verdict, "probability"))  # noqa: B009 (a field added at run time)
+        verdict = rubric.verdict.model_validate(verdict.model_dump(exclude={"probability"}))
+    elif settings.get("openai_logprobs"):
+        details = result.response.provider_details or {}
+        confidence = verdict_probability(details.get("logprobs"), len(rubric.criteria))
+    return verdict, confidence

@@ -2,17 +2,22 @@
 
 Each level is one model asked ``samples`` times (seeds 0..samples-1, so each sample is its own
 cached judgment); its confidence is the lowest, over the rubrics it scored, of the share of its
-samples that gave the most common 1-5 score (`evalq.judge.calibration.sample_agreement`). A
+samples that gave the most common 1-5 score (`evalq.judge.calibration.sample_agreement`), or,
+for a level whose ``confidence`` is ``logprobs``, of the probability the model gave its verdict
+(token logprobs, `evalq.judge.logprobs`; the samples' agreement when none came back). A
 level whose confidence reaches its calibrated threshold (`evalq judge calibrate`) decides; its
 rubric scores are the median of its samples. When none does, the run is "judge uncertain": the
 top level's scores are kept and marked so. A seeded share of runs (``audit_share``, drawn from a
 hash of the run's id, so a redelivery draws the same) goes to the top level whatever the lower
-levels said, so the guarantee keeps being measured on live traffic.
+levels said, so the guarantee keeps being measured on live traffic. A level below the top with
+no threshold (calibration never trusted it) decides nothing, so it is left off the route of the
+other runs (recorded as ``skipped``): it would only cost; the audited runs still ask it, so the
+next calibration can test it again.
 
 Failures follow the judge's rules: a level whose samples all failed on a rubric has no
 confidence and escalates; a failure of the level whose scores stand makes the result ``failed``
 (recorded, never a 0). Every level shares the judge's rate limit and cache (its samples are
-ordinary `Judge` s); the budget is split evenly over every sample of every level.
+ordinary `Judge` s); the budget is split evenly over every sample of every level on the run's route.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import time
 from collections.abc import Sequence
 from typing import cast
 
-from evalq.core.profile import CascadeProfile
+from evalq.core.profile import CascadeProfile, LevelConfidence
 from evalq.core.results import CascadeRecord, JudgeResult, LevelOutcome
 from evalq.core.schemas import Submission, Task
 from evalq.judge.calibration import sample_agreement
@@ -56,22 +61,29 @@ class JudgeCascade:
 
     async def _evaluate(self, submission: Submission, task: Task, deadline: float) -> JudgeResult:
         budget = self.profile.judge.budget_usd
-        share = budget / sum(len(samples) for samples in self.levels)
         audited = is_audited(submission.id, self.cascade.audit_share, self.cascade.audit_seed)
-        asked: list[list[JudgeResult]] = []
+        top = len(self.levels) - 1
+        skipped = tuple(
+            index
+            for index, level in enumerate(self.cascade.levels)
+            if level.threshold is None and index < top and not audited
+        )
+        route = [index for index in range(len(self.levels)) if index not in skipped]
+        share = budget / sum(len(self.levels[index]) for index in route)
+        asked: list[tuple[int, list[JudgeResult], float | None, LevelConfidence]] = []
         decided: int | None = None
         confidence: float | None = None
-        for index, samples in enumerate(self.levels):
+        for index in route:
             results = list(
                 await asyncio.gather(
                     *(
                         judge.evaluate_async(submission, task, deadline=deadline, budget_usd=share)
-                        for judge in samples
+                        for judge in self.levels[index]
                     )
                 )
             )
-            asked.append(results)
-            level_confidence = confidence_of(results)
+            level_confidence, kind = confidence_of(results, self.cascade.levels[index].confidence)
+            asked.append((index, results, level_confidence, kind))
             threshold = self.cascade.levels[index].threshold
             nothing_to_judge = all(
                 rubric.status == "skipped" for result in results for rubric in result.rubrics
@@ -85,28 +97,30 @@ class JudgeCascade:
                 decided, confidence = index, level_confidence
                 if not audited or nothing_to_judge:
                     break
-        standing = len(asked) - 1 if decided is None or audited else decided
+        standing = asked[-1]  # the decider, or the top (audited or uncertain)
         if decided is None:
-            confidence = confidence_of(asked[-1])
-        result = combine(asked[standing], budget_usd=budget)
-        costs = [r.cost_usd for level in asked for r in level]
+            confidence = asked[-1][2]
+        result = combine(standing[1], budget_usd=budget)
+        costs = [r.cost_usd for _, level, _, _ in asked for r in level]
         record = CascadeRecord(
             level=decided,
-            model=self.levels[standing][0].model_id,
+            model=self.levels[standing[0]][0].model_id,
             confidence=confidence,
             threshold=None if decided is None else self.cascade.levels[decided].threshold,
             levels_asked=len(asked),
             levels=len(self.levels),
             audited=audited and len(asked) == len(self.levels),
             calibration=self.cascade.calibration,
+            skipped=skipped,
             asked=tuple(
                 LevelOutcome(
                     level=index,
                     model=self.levels[index][0].model_id,
-                    confidence=confidence_of(results),
+                    confidence=level_confidence,
+                    confidence_kind=kind,
                     steps=steps_of(results),
                 )
-                for index, results in enumerate(asked)
+                for index, results, level_confidence, kind in asked
             ),
         )
         return result.model_copy(
@@ -120,23 +134,46 @@ class JudgeCascade:
         )
 
 
-def confidence_of(samples: Sequence[JudgeResult]) -> float | None:
-    """The lowest share, over the rubrics scored, of samples agreeing on the 1-5 score.
+def confidence_of(
+    samples: Sequence[JudgeResult], kind: LevelConfidence = "samples"
+) -> tuple[float | None, LevelConfidence]:
+    """A level's confidence: the lowest, over the rubrics scored, of the rubric's confidence.
 
-    A sample that failed or skipped a rubric counts as disagreeing there; None when no sample
-    scored any rubric (nothing to be confident about).
+    ``samples``: a rubric's confidence is the share of samples agreeing on its 1-5 step.
+    ``logprobs`` / ``stated``: the mean over the samples of the probability each gave its
+    verdict (its ``confidence``: from token logprobs, or as the model stated it); when a sample
+    scored the rubric without one (no logprobs returned), the
+    level falls back on the samples' agreement for every rubric, and says so in the kind
+    returned. A sample that failed or skipped a rubric counts as disagreeing (probability 0)
+    there. None when no sample scored any rubric (nothing to be confident about).
     """
+    names = list(samples[0].scores)
+    if kind != "samples":
+        shares = []
+        for name in names:
+            given = [
+                rubric.confidence
+                for result in samples
+                for rubric in result.rubrics
+                if rubric.rubric == name and rubric.status == "ok"
+            ]
+            if None in given:
+                break
+            if given:
+                shares.append(sum(c for c in given if c is not None) / len(samples))
+        else:
+            return (min(shares) if shares else None), kind
     shares = []
-    for name in samples[0].scores:
+    for name in names:
         steps = [
             nearest_step(on_label_scale(score))
             for result in samples
             if (score := result.scores.get(name)) is not None
         ]
         if steps:
-            _, share = sample_agreement(steps)
-            shares.append(share * len(steps) / len(samples))
-    return min(shares) if shares else None
+            _, agreeing = sample_agreement(steps)
+            shares.append(agreeing * len(steps) / len(samples))
+    return (min(shares) if shares else None), "samples"
 
 
 def steps_of(samples: Sequence[JudgeResult]) -> dict[str, int | None]:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 import redis
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
@@ -49,6 +49,13 @@ def run_blocking(work: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, work).result()
 
 
+class _WithConfidence(BaseModel):
+    """A cached verdict of a logprobs judge, with the probability the model gave it."""
+
+    verdict: dict[str, Any]
+    confidence: float | None
+
+
 def check_weights(weights: dict[str, dict[str, float]], rubrics: tuple[Rubric, ...]) -> None:
     """Reject profile weights that name unknown criteria or are all zero (`InvalidInput`)."""
     problems = []
@@ -76,6 +83,10 @@ class Judge:
         cache_redis: the cache's own Redis (`Settings.judge_cache_url`); None: ``redis``.
         redactor: removes secrets from the error messages the result carries; without one,
             only URL userinfo is removed (`build_judge` passes the one of its Settings).
+        logprobs: ask for token logprobs (OpenAI-compatible models) and record each rubric's
+            verdict probability as its ``confidence`` (a cascade level's confidence).
+        stated: ask the model for its probability that its scores are right (a field added to
+            the verdict) and record it as each rubric's ``confidence``.
     """
 
     def __init__(
@@ -88,8 +99,11 @@ class Judge:
         redis: redis.Redis | None = None,
         cache_redis: redis.Redis | None = None,
         redactor: Redactor | None = None,
+        logprobs: bool = False,
+        stated: bool = False,
     ) -> None:
         self.model_id = model_id
+        self.stated = stated
         self.redactor = redactor or Redactor()
         self.model_factory = model_factory
         self.profile = profile
@@ -125,6 +139,8 @@ class Judge:
         }
         if profile.judge.seed is not None:
             self.settings["seed"] = profile.judge.seed
+        if logprobs:  # part of the cache key too: a cached verdict then carries its confidence
+            self.settings["openai_logprobs"] = True  # type: ignore[typeddict-unknown-key]
 
     def evaluate(self, submission: Submission, task: Task, *, deadline_s: float) -> JudgeResult:
         """Judge ``submission`` on every rubric that applies, within ``deadline_s`` seconds.
@@ -208,18 +224,22 @@ class Judge:
                 skip_reason=f"not applicable: {given.not_applicable}",
             )
         native = bool(model.profile.get("supports_json_schema_output"))
+        sampling: dict[str, object] = dict(self.settings)
+        if self.stated:  # another question (its answer has a probability): another key
+            sampling["confidence"] = "stated"
         key = cache_key(
             prefix=self.limits.key_prefix,
             model=self.model_id,
             rubric=rubric,
             output_mode="native" if native else "tool",
             fields=given.fields,
-            sampling=dict(self.settings),
+            sampling=sampling,
         )
-        cached = self._cached(rubric, key, health)
+        cached, cached_confidence = self._cached(rubric, key, health)
         if cached is not None:
             cached_score, cached_criteria = rubric_score(cached, self.weights[rubric.name])
             return RubricResult(
+                confidence=cached_confidence,
                 rubric=rubric.name,
                 status="ok",
                 score=cached_score,
@@ -247,18 +267,20 @@ class Judge:
             health=health,
             deadline=deadline,
             redactor=self.redactor,
+            stated=self.stated,
         )
         score = None
         criteria: dict[str, CriterionScore] = {}
         if asked.verdict is not None:
             score, criteria = rubric_score(asked.verdict, self.weights[rubric.name])
-            self._store(key, asked.verdict, health)
+            self._store(key, asked.verdict, asked.confidence, health)
         stats = asked.stats
         return RubricResult(
             rubric=rubric.name,
             status=asked.status,
             score=score,
             criteria=criteria,
+            confidence=asked.confidence,
             skip_reason="budget" if asked.status == "skipped" else None,
             error=asked.error,
             attempts=stats.requests,
@@ -272,22 +294,41 @@ class Judge:
             waited_s=asked.waited_s + stats.rate_limit_wait_s,
         )
 
-    def _cached(self, rubric: Rubric, key: str, health: RedisHealth) -> Verdict | None:
+    @property
+    def _keeps_confidence(self) -> bool:
+        """Whether a cached verdict is stored with its confidence (logprobs or stated)."""
+        return self.stated or bool(self.settings.get("openai_logprobs"))
+
+    def _cached(
+        self, rubric: Rubric, key: str, health: RedisHealth
+    ) -> tuple[Verdict | None, float | None]:
+        """The cached verdict (and, for a logprobs judge, its stored confidence)."""
         if self.cache is None or health.error is not None:
-            return None
+            return None, None
         try:
             blob = self.cache.get(key)
-            return None if blob is None else rubric.verdict.model_validate_json(blob)
+            if blob is None:
+                return None, None
+            if not self._keeps_confidence:
+                return rubric.verdict.model_validate_json(blob), None
+            stored = _WithConfidence.model_validate_json(blob)
+            return rubric.verdict.model_validate(stored.verdict), stored.confidence
         except redis.RedisError as error:
             health.fail(error)
         except ValidationError:
             log.warning("judge cache entry %s is not a valid verdict; asking the model", key)
-        return None
+        return None, None
 
-    def _store(self, key: str, verdict: Verdict, health: RedisHealth) -> None:
+    def _store(
+        self, key: str, verdict: Verdict, confidence: float | None, health: RedisHealth
+    ) -> None:
         if self.cache is None or health.error is not None:
             return
+        blob = verdict.model_dump_json()
+        if self._keeps_confidence:
+            stored = _WithConfidence(verdict=verdict.model_dump(), confidence=confidence)
+            blob = stored.model_dump_json()
         try:
-            self.cache.put(key, verdict.model_dump_json().encode())
+            self.cache.put(key, blob.encode())
         except redis.RedisError as error:
             health.fail(error)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ssl
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,7 @@ from pydantic import SecretStr
 from pydantic_ai.models import Model, infer_model
 from pydantic_ai.providers import Provider, infer_provider, infer_provider_class
 
+from evalq.core.errors import InvalidInput
 from evalq.core.profile import Profile
 from evalq.core.redact import redact_url
 from evalq.core.settings import Settings
@@ -92,9 +94,35 @@ def panel_configs(settings: Settings, profile: Profile) -> list[JudgeModelConfig
     return list(members.values())
 
 
-def level_config(judge: JudgeModelConfig, model: str) -> JudgeModelConfig:
-    """How a cascade level's ``model`` is reached: as a panel member is (`panel_configs`)."""
+def level_config(
+    judge: JudgeModelConfig,
+    model: str,
+    *,
+    base_url: str | None = None,
+    key: str | None = None,
+    keys: Mapping[str, SecretStr] | None = None,
+) -> JudgeModelConfig:
+    """How a cascade level's ``model`` is reached.
+
+    With its own ``base_url`` (the level's server) and ``key`` (a name in ``keys``,
+    `Settings.judge_keys`), there and with that key; without ``key`` a level on its own server
+    sends none. Otherwise as a panel member is (`panel_configs`).
+
+    Raises:
+        InvalidInput: ``key`` is not a name in ``keys``.
+    """
+    secret = None
+    if key is not None:
+        secret = (keys or {}).get(key)
+        if secret is None:
+            known = sorted(keys or {})
+            rule = f"names no key in EVALQ_JUDGE_KEYS (names there: {known})"
+            raise InvalidInput([("profile.judge.cascade.levels.key", rule)])
+    if base_url is not None:
+        return JudgeModelConfig(model, base_url, secret)
     shares_key = judge.base_url is not None or _provider(model) == _provider(judge.model)
+    if secret is not None:
+        return JudgeModelConfig(model, judge.base_url, secret)
     return JudgeModelConfig(model, judge.base_url, judge.api_key if shares_key else None)
 
 

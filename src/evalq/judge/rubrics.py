@@ -8,10 +8,11 @@ call (`Judge`), never bound here.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 from pydantic_ai import Agent
 
 from evalq.core.schemas import RubricName
@@ -45,8 +46,35 @@ class Verdict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     def criteria(self) -> dict[str, Criterion]:
-        """The criterion judgments by name, in field order."""
-        return {name: getattr(self, name) for name in type(self).model_fields}
+        """The criterion judgments by name, in field order (other fields, such as a stated
+        probability, left out)."""
+        return {
+            name: value
+            for name in type(self).model_fields
+            if isinstance(value := getattr(self, name), Criterion)
+        }
+
+
+@functools.cache
+def with_stated_probability(verdict: type[Verdict]) -> type[Verdict]:
+    """``verdict`` with one more field: the model's probability that its scores are right.
+
+    A cascade level whose confidence is ``stated`` asks for this type; the verdict stored and
+    scored is the plain one (`Verdict.criteria` leaves the probability out).
+    """
+    return create_model(
+        f"{verdict.__name__}WithProbability",
+        __base__=verdict,
+        probability=(
+            float,
+            Field(
+                ge=0,
+                le=1,
+                description="Your probability (0 to 1) that a careful expert would give the same "
+                "score on every criterion.",
+            ),
+        ),
+    )
 
 
 class TechnicalAccuracyVerdict(Verdict):

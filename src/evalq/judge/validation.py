@@ -23,7 +23,13 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from evalq.core.judge_validation import HumanScore, JudgeAgreement, JudgedRun, RubricAgreement
+from evalq.core.judge_validation import (
+    HumanScore,
+    JudgeAgreement,
+    JudgedRun,
+    PeopleAgreement,
+    RubricAgreement,
+)
 from evalq.judge.agreement import krippendorff_alpha
 
 RESAMPLES = 1000
@@ -92,8 +98,26 @@ def judge_agreement(
                 )
             )
     return JudgeAgreement(
-        tasks=list(tasks), min_labels=min_labels, min_alpha=min_alpha, rubrics=entries
+        tasks=list(tasks),
+        min_labels=min_labels,
+        min_alpha=min_alpha,
+        rubrics=entries,
+        people=people_agreement(humans),
     )
+
+
+def people_agreement(humans: Sequence[HumanScore]) -> list[PeopleAgreement]:
+    """Per rubric, people's own agreement over the runs two or more of them labelled."""
+    by_rubric: defaultdict[str, defaultdict[str, dict[str, int]]] = defaultdict(
+        lambda: defaultdict(dict)
+    )
+    for h in humans:
+        by_rubric[h.rubric][h.submission_id][h.labeller] = h.score
+    found = []
+    for rubric in sorted(by_rubric):
+        alpha, runs = _human_alpha(by_rubric[rubric])
+        found.append(PeopleAgreement(rubric=rubric, alpha=alpha, runs=runs))
+    return found
 
 
 def _rubrics_and_models(judged: Iterable[JudgedRun]) -> list[tuple[str, str]]:

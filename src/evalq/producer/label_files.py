@@ -8,20 +8,23 @@ pass/fail, yes/no, 1/0) and ``note``. A JSONL file holds one label object per li
 `write_labels` exports reads back as it is (its extra columns ``task_id``, ``created_at`` and
 ``updated_at`` are ignored on import; a cell the export quoted so that a spreadsheet shows it
 as text, not as a formula, is unquoted: `evalq.core.csv_cells`).
+
+A file holds at most `MAX_LABELS` labels (what one import stores, all or nothing). The file is
+read a line at a time and refused as soon as a row past the limit is met, so a file of any
+size is refused in bounded memory, before it is parsed whole; split larger files.
 """
 
 from __future__ import annotations
 
 import csv
-import io
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from evalq.core.csv_cells import read_cell, write_csv
 from evalq.core.errors import MAX_PROBLEMS, InvalidInput
-from evalq.core.labels import TWICE_RULE, Label, LabelRequest, parse_label
+from evalq.core.labels import MAX_LABELS, TWICE_RULE, Label, LabelRequest, parse_label
 from evalq.core.schemas import RUBRIC_NAMES
 from evalq.core.storable import decode_json
 
@@ -47,19 +50,34 @@ def read_labels(path: Path, label_format: LabelFormat | None = None) -> list[Num
     """Every label of the file with its 1-based line number, or `InvalidInput`.
 
     Raises:
-        InvalidInput: the file cannot be read, or has bad rows: each problem is named
+        InvalidInput: the file cannot be read, holds more than `MAX_LABELS` labels (refused at
+            the first row past it, the rest unread), or has bad rows: each problem is named
             ``FILE:LINE: field`` (a label of the same run by the same labeller as an earlier
             row, too); nothing is returned.
     """
     try:
-        raw = path.read_bytes()
+        if format_of(path, label_format) == "csv":
+            with path.open(encoding="utf-8-sig", newline="") as text:
+                return _read(path, _csv_rows(text))
+        with path.open("rb") as raw:
+            return _read(path, _jsonl_rows(raw))
     except OSError as error:
         raise InvalidInput([("(file)", f"cannot read: {error.strerror}")]) from None
-    rows = _csv_rows(raw) if format_of(path, label_format) == "csv" else _jsonl_rows(raw)
+    except UnicodeDecodeError:
+        raise InvalidInput([("(file)", "is not UTF-8 text")]) from None
+
+
+def _read(path: Path, rows: Iterator[tuple[int, Any]]) -> list[NumberedLabel]:
     good: list[NumberedLabel] = []
     problems: list[tuple[str, str]] = []
     seen: dict[tuple[str, str], int] = {}
-    for line, data in rows:
+    for count, (line, data) in enumerate(rows, start=1):
+        if count > MAX_LABELS:
+            rule = (
+                f"holds more than {MAX_LABELS} labels (line {line} is past them): one import "
+                f"stores at most {MAX_LABELS}, all or nothing; split the file"
+            )
+            raise InvalidInput([(path.name, rule)])
         try:
             if isinstance(data, InvalidInput):  # a line that is not JSON, a row too long
                 raise data
@@ -79,8 +97,8 @@ def read_labels(path: Path, label_format: LabelFormat | None = None) -> list[Num
     return good
 
 
-def _jsonl_rows(raw: bytes) -> Iterator[tuple[int, Any]]:
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+def _jsonl_rows(raw: Iterable[bytes]) -> Iterator[tuple[int, Any]]:
+    for number, line in enumerate(raw, start=1):
         if not line.strip():
             continue
         try:
@@ -93,12 +111,8 @@ def _jsonl_rows(raw: bytes) -> Iterator[tuple[int, Any]]:
         yield number, data
 
 
-def _csv_rows(raw: bytes) -> Iterator[tuple[int, Any]]:
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InvalidInput([("(file)", "is not UTF-8 text")]) from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+def _csv_rows(text: Iterable[str]) -> Iterator[tuple[int, Any]]:
+    reader = csv.DictReader(text)
     header = reader.fieldnames or []
     unknown = [name for name in header if name not in COLUMNS and name not in EXPORTED_ONLY]
     if unknown:

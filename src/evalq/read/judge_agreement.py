@@ -126,9 +126,13 @@ def judged_runs(session: Session, *, task_ids: list[str]) -> list[JudgedRun]:
 def calibration_items(
     session: Session, *, tasks: str, reference: Reference
 ) -> list[list[tuple[float, bool]]]:
-    """Labelled (confidence, agreed) pairs per cascade level, from the runs every level judged.
+    """Labelled (confidence, agreed) pairs per cascade level, from the audited runs.
 
-    Those are the audited runs (and any that reached the top). With ``reference`` ``human``,
+    Only the audit share: it is drawn by a hash of the run's id, so it is distributed like live
+    traffic, as the guarantee assumes. The runs that reached the top because every lower level
+    doubted them are the hard ones; counting them would calibrate on harder items than the
+    cascade meets (thresholds too strict) and, worse, on a mixture the bound says nothing
+    about. With ``reference`` ``human``,
     one item per (run, labeller) with rubric scores: a level agreed when its most common step
     equals the person's score on every rubric both scored. With ``top judge``, one item per run:
     a level agreed when its steps equal the top level's. A level with no confidence (it scored
@@ -163,7 +167,7 @@ def calibration_items(
 
 
 def cascade_records(session: Session, *, task_ids: list[str]) -> list[tuple[str, CascadeRecord]]:
-    """The cascade records of the tasks' runs on which every level was asked."""
+    """The cascade records of the tasks' audited runs (every level asked)."""
     rows = session.execute(
         select(SubmissionRow.id, TierResultRow.metrics)
         .join(TierResultRow, TierResultRow.submission_id == SubmissionRow.id)
@@ -180,7 +184,7 @@ def cascade_records(session: Session, *, task_ids: list[str]) -> list[tuple[str,
         if record is None:
             continue
         parsed = CascadeRecord.model_validate(record)
-        if parsed.asked and len(parsed.asked) == parsed.levels:  # it reached the top
+        if parsed.audited and len(parsed.asked) == parsed.levels:
             found.append((submission_id, parsed))
     return found
 

@@ -50,7 +50,7 @@ from evalq.workers.policy import REFRESH_ATTEMPTS
 
 if TYPE_CHECKING:  # scipy.stats comes with it: only `compare` needs it, when it runs
     from evalq.core.judge_validation import JudgeAgreement
-    from evalq.judge.calibration import Calibration
+    from evalq.judge.calibration import Calibration, PlannedLevel
     from evalq.read.gate import TooFew
     from evalq.stats.comparison import Correction
 
@@ -514,17 +514,28 @@ class Client:
             return task_judge_agreement(session, tasks=tasks, settings=self.settings, seed=seed)
 
     def calibrate_cascade(
-        self, tasks: str, *, alpha: float, delta: float, reference: str = "human"
+        self,
+        tasks: str,
+        *,
+        alpha: float,
+        delta: float,
+        reference: str = "human",
+        start_share: float | None = None,
     ) -> Calibration:
-        """Calibrate the judge cascade's thresholds on the runs of ``tasks`` every level judged
-        (the audited ones and those that reached the top): against people's labels, or with
+        """Calibrate the judge cascade's thresholds on the audited runs of ``tasks`` (the audit
+        share, drawn like live traffic; not the runs escalated to the top, which are the hard
+        ones): against people's labels, or with
         ``reference="top judge"`` against the top level's verdicts.
 
+        ``start_share`` moves where each level's threshold search starts
+        (`evalq.judge.calibration.START_SHARE` when None).
+
         Raises:
-            InvalidInput: on ``tasks`` (no such task), ``reference``, ``alpha`` / ``delta``, or
-                ``labels`` when there are too few labelled items, naming how many are needed.
+            InvalidInput: on ``tasks`` (no such task), ``reference``, ``alpha`` / ``delta``,
+                ``start_share``, or ``labels`` when there are too few labelled items, naming how
+                many are needed.
         """
-        from evalq.judge.calibration import Judgment, calibrate
+        from evalq.judge.calibration import START_SHARE, Judgment, calibrate
         from evalq.read.judge_agreement import calibration_items
 
         if reference not in ("human", "top judge"):
@@ -532,7 +543,35 @@ class Client:
         with session_scope(self.url) as session:
             items = calibration_items(session, tasks=tasks, reference=reference)  # type: ignore[arg-type]
         judged = [[Judgment(c, a) for c, a in item] for item in items]
-        return calibrate(judged, alpha=alpha, delta=delta, reference=reference)  # type: ignore[arg-type]
+        return calibrate(
+            judged,
+            alpha=alpha,
+            delta=delta,
+            reference=reference,  # type: ignore[arg-type]
+            start_share=START_SHARE if start_share is None else start_share,
+        )
+
+    def cascade_search_plan(
+        self, tasks: str, *, alpha: float, delta: float, start_share: float | None = None
+    ) -> list[PlannedLevel]:
+        """Where each cascade level's threshold search would start on the audited runs of
+        ``tasks``, and how many of them it may decide: from the confidences alone (no label is
+        read), before anyone labels (`evalq.judge.calibration.search_plan`).
+
+        Raises:
+            InvalidInput: on ``tasks`` (no such task), ``alpha`` / ``delta``, ``start_share``.
+        """
+        from evalq.judge.calibration import START_SHARE, search_plan
+        from evalq.read.judge_agreement import calibration_items
+
+        with session_scope(self.url) as session:
+            items = calibration_items(session, tasks=tasks, reference="top judge")
+        return search_plan(
+            [[confidence for confidence, _ in item] for item in items],
+            alpha=alpha,
+            delta=delta,
+            start_share=START_SHARE if start_share is None else start_share,
+        )
 
     def tasks(self) -> dict[str, Any]:
         """Every task as GET /v1/tasks serves it (its JSON body): kind, runs by status, last

@@ -38,3 +38,27 @@ def test_thresholds_or_the_number_of_labels_needed(tmp_path: Path) -> None:
     (tmp_path / "bad.jsonl").write_text('{"levels": [{"confidence": 0.5}]}\n')
     bad = CliRunner().invoke(cli, ["judge", "calibrate", str(tmp_path / "bad.jsonl")])
     assert bad.exit_code == 2 and "bad.jsonl:1: must be" in bad.output
+
+
+def test_the_plan_shows_each_levels_start_before_calibrating_on_real_judgments() -> None:
+    """On the released Trust or Escalate judgments (bench/data): where each level's search
+    starts and how many items it may decide, from confidences alone; calibration agrees."""
+    data = Path(__file__).resolve().parents[3] / "bench/data/trust_or_escalate_calibration.jsonl"
+    args = ["judge", "calibrate", str(data), "--alpha", "0.15"]
+    plan = CliRunner().invoke(cli, [*args, "--plan"])
+    assert plan.exit_code == 0, plan.output
+    levels = json.loads(plan.output)
+    assert [level["items"] for level in levels] == [500, 500, 500]
+    assert [level["may_decide"] for level in levels] == [150, 150, 150]  # 30% of the items
+    calibrated = CliRunner().invoke(cli, args)
+    assert calibrated.exit_code == 0, calibrated.output
+    result = json.loads(calibrated.output)
+    assert result["levels"][0]["start"] == levels[0]["start"]
+    assert result["start_share"] == 0.3
+    assert result["untrusted"] == [
+        level["level"] for level in result["levels"] if level["threshold"] is None
+    ]
+    shifted = CliRunner().invoke(cli, [*args, "--plan", "--start-share", "0.1"])
+    assert [level["may_decide"] for level in json.loads(shifted.output)] == [50, 50, 50]
+    refused = CliRunner().invoke(cli, [*args, "--start-share", "0"])
+    assert refused.exit_code == 2 and "start_share" in refused.output

@@ -135,6 +135,7 @@ def test_the_cascade_decides_escalates_and_audits_through_the_queue(
                 by_top = calibration_items(session, tasks=TASK.id, reference="top judge")
             with pytest.raises(InvalidInput) as refused:
                 client.calibrate_cascade(TASK.id, alpha=0.1, delta=0.1)
+            plan = client.cascade_search_plan(TASK.id, alpha=0.1, delta=0.1)
             after = client.label_queue(TASK.id)
             every = client.label_queue(TASK.id, unlabelled_only=False).candidates
         finally:
@@ -161,9 +162,11 @@ def test_the_cascade_decides_escalates_and_audits_through_the_queue(
     assert [(c.submission_id, c.reason) for c in waiting] == uncertain + audits
     assert after.candidates == [] and {tuple(c.labellers) for c in every} == {("ann",)}
     top_runs = sum(not sid.startswith("easy") or sid in audited for sid in RUNS)
-    # The runs every level judged are the calibration items: the cheap level said 5 where the
+    # The audited runs (drawn like live traffic) are the calibration items, not every run that
+    # reached the top (the escalated ones are the hard ones): the cheap level said 5 where the
     # person and the top level said 4 (hard runs: samples 5, 3, 1, confidence 1/3).
-    reached_top = sorted(sid for sid in RUNS if not sid.startswith("easy") or sid in audited)
+    reached_top = sorted(audited)
+    assert 0 < len(reached_top) < sum(not sid.startswith("easy") or sid in audited for sid in RUNS)
     expected_items = [
         [
             (1.0 if sid.startswith("easy") else 1 / 3, False),
@@ -176,6 +179,10 @@ def test_the_cascade_decides_escalates_and_audits_through_the_queue(
         assert [a for _, a in got] == [a for _, a in want]
         assert [c for c, _ in got] == pytest.approx([c for c, _ in want])
     assert [[a for _, a in item] for item in by_top] == [[False, True]] * len(reached_top)
+    # The plan reads the same audited runs' confidences, no label: too few to start a search.
+    assert [(level.items, level.start, level.may_decide) for level in plan] == [
+        (len(reached_top), None, 0)
+    ] * 2
     [(field, rule)] = refused.value.problems
     assert field == "labels" and rule.startswith(f"{len(reached_top)} labelled items")
     assert "needs at least 29" in rule  # alpha = delta = 0.1 over two levels

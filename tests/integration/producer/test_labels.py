@@ -92,3 +92,18 @@ def test_listing_an_unknown_task_or_run_is_not_found(client: Client) -> None:
         client.labels(task_id="nowhere")
     with pytest.raises(NotFound):
         client.labels(submission_id="nowhere")
+
+
+def test_peoples_own_agreement_is_served_before_any_judge_has_scored(client: Client) -> None:
+    client.add_labels(
+        [
+            {"submission_id": sid, "labeller": who, "scores": {"constructiveness": score}}
+            for sid, scores in (("r1", (4, 4)), ("r2", (2, 3)))
+            for who, score in zip(("ann", "bob"), scores, strict=True)
+        ]
+    )
+    report = client.judge_agreement("t")
+    assert report.rubrics == []  # no judge score yet
+    [people] = report.people
+    assert (people.rubric, people.runs) == ("constructiveness", 2)
+    assert people.alpha is not None

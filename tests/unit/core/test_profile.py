@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from evalq.core.errors import InvalidInput
-from evalq.core.profile import Profile, load_profile, profile_named
+from evalq.core.profile import Profile, load_profile, profile_from_dict, profile_named
 from evalq.core.schemas import Task
 from evalq.core.settings import Settings
 
@@ -109,3 +109,17 @@ def test_an_unknown_profile_does_not_show_the_server_path(tmp_path: Path) -> Non
 def test_a_named_profile_is_read_from_the_settings_given(tmp_path: Path) -> None:
     (tmp_path / "house.toml").write_text("[arena]\noutlier_min_flags = 3\n")
     assert profile_named("house", Settings(profile_dir=tmp_path)).arena.outlier_min_flags == 3
+
+
+def test_a_cascade_level_at_its_later_defaults_keeps_the_earlier_hash() -> None:
+    section = {
+        "calibration": "x",
+        "levels": [{"model": "openai:a", "threshold": 0.5}, {"model": "openai:b"}],
+    }
+    earlier = profile_from_dict({"judge": {"cascade": section}})
+    # The hash this cascade had before levels gained confidence, base_url and key.
+    assert earlier.hash == "65e2a4321a1e3a6a25a213e35abab53d4249c69b9b5a1adc45f7dfcd9005723f"
+    for change in ({"confidence": "logprobs"}, {"base_url": "http://h/v1"}, {"key": "k"}):
+        levels = [section["levels"][0] | change, section["levels"][1]]  # type: ignore[index]
+        changed = profile_from_dict({"judge": {"cascade": section | {"levels": levels}}})
+        assert changed.hash != earlier.hash

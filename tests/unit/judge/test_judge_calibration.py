@@ -16,6 +16,7 @@ from evalq.judge.calibration import (
     decide,
     labels_needed,
     sample_agreement,
+    search_plan,
 )
 
 
@@ -109,7 +110,8 @@ def test_the_guarantee_holds_over_random_calibration_sets() -> None:
             confidence = rng.random()
             agreed = rng.random() < 0.55 + 0.45 * confidence
             items.append([Judgment(round(confidence, 2), agreed)])
-        threshold = calibrate(items, alpha=alpha, delta=delta).levels[0].threshold
+        # This judge's most confident are its most often right: the search may start high.
+        threshold = calibrate(items, alpha=alpha, delta=delta, start_share=0.1).levels[0].threshold
         found += threshold is not None
         held += threshold is None or true_risk(threshold) <= alpha
         naive_held += true_risk(naive_threshold(items, alpha)) <= alpha
@@ -126,3 +128,40 @@ def naive_threshold(items: list[list[Judgment]], alpha: float) -> float:
         if errors / (index + 1) <= alpha:
             best = judgment.confidence
     return best
+
+
+def test_the_search_starts_where_a_share_of_the_items_is_trusted() -> None:
+    # Of 400 items, the four most confident are wrong (as Mistral-7B's most confident
+    # often are on real pairwise judgments); the next 296 are right, the last 100 wrong. A search
+    # starting at the top tenth (40 items, 4 errors) stops at once; starting at 30% (120 items,
+    # the same 4 errors) is rejected and goes down to the wrong ones.
+    items = [[Judgment(1.0 - i / 1000, i >= 4)] for i in range(300)]
+    items += [[Judgment(0.5 - i / 1000, False)] for i in range(100)]
+    at_tenth = calibrate(items, alpha=0.1, delta=0.1, start_share=0.1)
+    at_third = calibrate(items, alpha=0.1, delta=0.1, start_share=0.3)
+    assert at_tenth.levels[0].threshold is None and at_tenth.untrusted == [0]
+    assert at_third.untrusted == [] and at_third.levels[0].trusted >= 300
+    assert at_third.levels[0].disagreements / at_third.levels[0].trusted <= 0.1
+    # The start and what the level may decide are the plan's, computed without the labels.
+    [planned] = search_plan([[j.confidence for j in item] for item in items], alpha=0.1, delta=0.1)
+    assert planned.start == at_third.levels[0].start == pytest.approx(1.0 - 119 / 1000)
+    assert planned.may_decide == at_third.levels[0].may_decide == 120
+    flipped = [[Judgment(j.confidence, not j.agreed) for j in item] for item in items]
+    assert calibrate(flipped, alpha=0.1, delta=0.1).levels[0].start == planned.start
+
+
+def test_a_start_share_outside_its_range_is_refused() -> None:
+    for share in (0.0, 1.5):
+        with pytest.raises(InvalidInput) as caught:
+            calibrate([[Judgment(1.0, True)]] * 100, alpha=0.1, delta=0.1, start_share=share)
+        assert [f for f, _ in caught.value.problems] == ["start_share"]
+
+
+def test_calibration_names_the_levels_it_never_trusts() -> None:
+    # Level 0 is right half the time whatever its confidence; level 1 always.
+    items = [[Judgment(i / 200, i % 2 == 0), Judgment(0.9, True)] for i in range(200)]
+    calibration = calibrate(items, alpha=0.1, delta=0.1)
+    assert calibration.untrusted == [0]
+    [note] = calibration.notes
+    assert note.startswith("level 0 is never trusted") and "off the route" in note
+    assert calibration.levels[1].threshold == 0.9 and calibration.levels[1].reached == 200

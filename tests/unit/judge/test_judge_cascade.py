@@ -6,15 +6,23 @@ a sample answering s for every criterion scores step s."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic_ai.exceptions import ModelHTTPError
+from pydantic_ai.messages import ModelResponse, TextPart
 
 from evalq.core.profile import CascadeProfile, load_profile, profile_from_dict
 from evalq.core.settings import Settings
 from evalq.judge import JudgeCascade, build_judge
 from evalq.judge.cascade import is_audited
-from tests.unit.judge.judge_helpers import Scripted, scripted_judge, submission, task
+from tests.unit.judge.judge_helpers import (
+    Scripted,
+    scripted_judge,
+    submission,
+    task,
+    verdict_json,
+)
 
 BROKEN = ModelHTTPError(400, "m", {"error": "bad request"})
 
@@ -127,3 +135,80 @@ def test_build_judge_builds_one_seeded_judge_per_sample() -> None:
     ]
     assert [j.settings.get("seed") for j in judge.levels[0]] == [0, 1, 2]
     assert build_judge(Settings(), profile, redis=None) is None  # no judge model: no tier 2
+
+
+def three_levels(audit_share: float) -> tuple[JudgeCascade, list[list[Scripted]]]:
+    """cheap (threshold 0.9), middle (no threshold: never trusted), top (0.9); 2 samples each."""
+    profile = load_profile()
+    spec = CascadeProfile.model_validate(
+        {
+            "levels": [
+                {"model": "cheap", "samples": 2, "threshold": 0.9},
+                {"model": "middle", "samples": 2},
+                {"model": "top", "samples": 2, "threshold": 0.9},
+            ],
+            "calibration": "cal-3",
+            "audit_share": audit_share,
+        }
+    )
+    bodies = [[Scripted(5), Scripted(1)], [Scripted(3), Scripted(3)], [Scripted(4), Scripted(4)]]
+    levels = [
+        [scripted_judge(body, model_id=name, profile=profile) for body in level]
+        for name, level in zip(("cheap", "middle", "top"), bodies, strict=True)
+    ]
+    return JudgeCascade(levels, spec), bodies
+
+
+def test_a_level_without_a_threshold_is_skipped_except_on_audited_runs() -> None:
+    judge, (_, middle, top) = three_levels(audit_share=0.0)
+    record = judged(judge).cascade
+    assert record is not None and record.skipped == (1,)
+    assert [a.level for a in record.asked] == [0, 2] and record.level == 2
+    assert [len(body.calls) for body in middle] == [0, 0]  # it would only have cost
+    assert [len(body.calls) for body in top] == [1, 1]
+    # An audited run asks every level, the never-trusted one too: the next calibration's items.
+    judge, (_, middle, _) = three_levels(audit_share=1.0)
+    record = judged(judge).cascade
+    assert record is not None and record.audited and record.skipped == ()
+    assert [a.level for a in record.asked] == [0, 1, 2]
+    assert [len(body.calls) for body in middle] == [1, 1]
+
+
+class Stating:
+    """A FunctionModel body answering every criterion ``score`` and stating ``probability``."""
+
+    def __init__(self, score: int, probability: float) -> None:
+        self.score, self.probability = score, probability
+        self.schemas: list[dict[str, Any]] = []
+
+    def __call__(self, messages: list[Any], info: Any) -> Any:
+        output = info.model_request_parameters.output_object
+        self.schemas.append(output.json_schema)
+        names = [name for name in output.json_schema["properties"] if name != "probability"]
+        answer = json.loads(verdict_json(names, self.score)) | {"probability": self.probability}
+        return ModelResponse(parts=[TextPart(json.dumps(answer))])
+
+
+def test_a_stated_probability_is_the_levels_confidence() -> None:
+    profile = load_profile()
+    spec = CascadeProfile.model_validate(
+        {
+            "levels": [
+                {"model": "cheap", "samples": 1, "threshold": 0.8, "confidence": "stated"},
+                {"model": "top", "samples": 1, "threshold": 0.5},
+            ],
+            "calibration": "cal-stated",
+            "audit_share": 0.0,
+        }
+    )
+    for stated, decider in ((0.9, 0), (0.5, 1)):
+        cheap, top = Stating(5, stated), Scripted(4)
+        levels = [
+            [scripted_judge(cheap, model_id="cheap", profile=profile, stated=True)],
+            [scripted_judge(top, model_id="top", profile=profile)],
+        ]
+        record = judged(JudgeCascade(levels, spec)).cascade
+        assert record is not None and record.level == decider
+        assert (record.asked[0].confidence, record.asked[0].confidence_kind) == (stated, "stated")
+        assert "probability" in cheap.schemas[0]["properties"]  # the model was asked for it
+        assert len(top.calls) == decider

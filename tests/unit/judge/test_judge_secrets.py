@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
@@ -47,3 +48,15 @@ def test_the_message_is_redacted_before_it_is_cut() -> None:
     record = error_data(error, 1, "permanent", Redactor.of(SETTINGS))
     assert len(record.message) <= MESSAGE_CHARS
     assert KEY[:12] not in record.message
+
+
+def test_named_level_keys_come_from_the_environment_and_are_redacted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+
+    monkeypatch.setenv("EVALQ_JUDGE_KEYS", '{"hosted": "sk-hosted-level-key-0001"}')
+    settings = Settings()
+    assert settings.judge_keys["hosted"].get_secret_value() == "sk-hosted-level-key-0001"
+    assert "sk-hosted" not in repr(settings)
+    said = Redactor.of(settings).text("401: Incorrect API key provided: sk-hosted-level-key-0001")
+    assert "sk-hosted-level-key-0001" not in said

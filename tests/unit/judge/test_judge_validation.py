@@ -105,3 +105,19 @@ def test_few_runs_get_no_interval_and_several_tasks_are_pooled() -> None:
     assert report.rubrics[2].alpha_ci is not None
     assert [e.task_id for e in report.not_validated()] == []
     assert [e.validated for e in report.rubrics] == [False, False, True]
+
+
+def test_people_own_agreement_is_reported_before_any_judge_has_scored() -> None:
+    humans = [HumanScore(f"r{i}", "ann", RUBRIC, s) for i, s in enumerate([1, 2, 3, 4, 5, 5])]
+    humans += [HumanScore(f"r{i}", "bob", RUBRIC, s) for i, s in enumerate([1, 2, 3, 4, 5, 4])]
+    humans += [HumanScore("r9", "ann", "technical_accuracy", 3)]  # labelled once: no ceiling
+    report = judge_agreement([], humans, tasks=["t"], min_labels=1, min_alpha=0.5)
+    assert report.rubrics == []
+    ceiling = {entry.rubric: (entry.alpha, entry.runs) for entry in report.people}
+    assert ceiling == {
+        RUBRIC: (
+            pytest.approx(krippendorff_alpha([[1, 2, 3, 4, 5, 5], [1, 2, 3, 4, 5, 4]], "ordinal")),
+            6,
+        ),
+        "technical_accuracy": (None, 0),
+    }

@@ -5,13 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import tracemalloc
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from evalq.core.errors import InvalidInput
-from evalq.core.labels import Label
+from evalq.core.labels import MAX_LABELS, Label
 from evalq.producer.label_files import read_labels, write_labels
 
 HEADER = "submission_id,labeller,technical_accuracy,constructiveness,recommendation,passed,note\n"
@@ -154,3 +155,33 @@ def test_a_csv_export_quotes_formulas_for_spreadsheets_and_reads_back_exactly(
     assert [label.scores for label in again] == [{"technical_accuracy": 2}] * len(notes)
     as_jsonl = [json.loads(line) for line in write_labels(stored, "jsonl").splitlines()]
     assert [row["note"] for row in as_jsonl] == notes  # JSON is exact
+
+
+def test_a_200000_row_file_is_refused_in_bounded_memory_before_it_is_parsed_whole(
+    tmp_path: Path,
+) -> None:
+    row = '{"submission_id": "run-%d", "labeller": "ann", "scores": {"constructiveness": 4}}\n'
+    jsonl = tmp_path / "many.jsonl"
+    csv_file = tmp_path / "many.csv"
+    with jsonl.open("w") as out:
+        out.writelines(row % i for i in range(200_000))
+    with csv_file.open("w") as out:
+        out.write("submission_id,labeller,constructiveness\n")
+        out.writelines(f"run-{i},ann,4\n" for i in range(200_000))
+    for path, past in ((jsonl, 1001), (csv_file, 1002)):
+        assert path.stat().st_size > 3_000_000
+        tracemalloc.start()
+        try:
+            with pytest.raises(InvalidInput) as caught:
+                read_labels(path)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        [(field, rule)] = caught.value.problems
+        assert field == path.name and f"more than {MAX_LABELS} labels" in rule
+        assert f"line {past} is past them" in rule  # refused at the first row past the limit
+        assert peak < 2_000_000  # a whole parse holds 200,000 labels: hundreds of MB
+    # At the limit the file is read whole and stored all or nothing, as before.
+    with (tmp_path / "limit.jsonl").open("w") as out:
+        out.writelines(row % i for i in range(MAX_LABELS))
+    assert len(read_labels(tmp_path / "limit.jsonl")) == MAX_LABELS

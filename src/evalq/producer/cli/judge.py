@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +34,10 @@ def agreement(
         return
     if not report.rubrics:
         console.print("no judge scores on these tasks yet", markup=False)
+        for ceiling in report.people:
+            shown = "-" if ceiling.alpha is None else f"{ceiling.alpha:.2f}"
+            line = f"people's own agreement on {ceiling.rubric} (the ceiling): alpha {shown} "
+            console.print(line + f"over {ceiling.runs} runs labelled twice or more", markup=False)
         return
     title = (
         f"judge vs people (validated: >= {report.min_labels} pairs, alpha >= {report.min_alpha})"
@@ -68,7 +73,7 @@ def calibrate_command(
         str | None,
         typer.Option(
             "--tasks",
-            help="Instead of a file: the stored runs of these tasks every cascade level judged.",
+            help="Instead of a file: the audited runs of these tasks (drawn like live traffic).",
         ),
     ] = None,
     alpha: Annotated[float, typer.Option(help="Tolerated disagreement (target 1 - alpha).")] = 0.1,
@@ -76,11 +81,28 @@ def calibrate_command(
     reference: Annotated[
         str, typer.Option(help="'human' (labels) or 'top judge' (the top level's verdicts).")
     ] = "human",
+    start_share: Annotated[
+        float | None,
+        typer.Option(
+            help="Each level's search starts at the threshold trusting this share of its "
+            "items (default 0.3)."
+        ),
+    ] = None,
+    plan: Annotated[
+        bool,
+        typer.Option(
+            "--plan",
+            help="Only show where each level's search starts and how many items it may decide "
+            "(confidences only; labels are not read).",
+        ),
+    ] = False,
 ) -> None:
     """Thresholds per judge level so trusted verdicts agree >= 1-alpha w.p. >= 1-delta (JSON)."""
     from evalq.core.errors import InvalidInput
     from evalq.core.storable import decode_json
-    from evalq.judge.calibration import Judgment, calibrate
+    from evalq.judge.calibration import START_SHARE, Judgment, calibrate, search_plan
+
+    share = START_SHARE if start_share is None else start_share
 
     if reference not in ("human", "top judge"):
         fail(InvalidInput([("--reference", "must be 'human' or 'top judge'")]))
@@ -90,7 +112,15 @@ def calibrate_command(
         from evalq.service.client import Client
 
         try:
-            found = Client().calibrate_cascade(tasks, alpha=alpha, delta=delta, reference=reference)
+            if plan:
+                planned = Client().cascade_search_plan(
+                    tasks, alpha=alpha, delta=delta, start_share=share
+                )
+                print(json.dumps([level.model_dump() for level in planned], indent=2))
+                return
+            found = Client().calibrate_cascade(
+                tasks, alpha=alpha, delta=delta, reference=reference, start_share=share
+            )
         except EvalqError as error:
             fail(error)
         print(found.model_dump_json(indent=2))
@@ -109,7 +139,18 @@ def calibrate_command(
             except (KeyError, TypeError, ValueError):
                 rule = 'must be {"levels": [{"confidence": NUMBER, "agreed": BOOL}, ...]}'
                 raise InvalidInput([(f"{path.name}:{number}", rule)]) from None
-        result = calibrate(items, alpha=alpha, delta=delta, reference=reference)  # type: ignore[arg-type]
+        if plan:
+            confidences = [[j.confidence for j in item] for item in items]
+            planned = search_plan(confidences, alpha=alpha, delta=delta, start_share=share)
+            print(json.dumps([level.model_dump() for level in planned], indent=2))
+            return
+        result = calibrate(
+            items,
+            alpha=alpha,
+            delta=delta,
+            reference=reference,  # type: ignore[arg-type]
+            start_share=share,
+        )
     except OSError as error:
         fail(InvalidInput([("(file)", f"cannot read: {error.strerror}")]))
     except EvalqError as error:

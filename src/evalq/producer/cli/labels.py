@@ -65,12 +65,18 @@ def _scores(items: list[str]) -> dict[str, Any]:
 
 @labels_app.command("import")
 def import_labels(
-    path: Annotated[Path, typer.Argument(help="A CSV (with a header row) or JSONL file.")],
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="A CSV (with a header row) or JSONL file of at most 1000 labels (split larger "
+            "files: a longer one is refused at its 1001st row, unread past it)."
+        ),
+    ],
     file_format: Annotated[
         str | None, typer.Option("--format", help="csv or jsonl; by default from the suffix.")
     ] = None,
 ) -> None:
-    """Store every label of a file, or none: bad rows are named FILE:LINE: field: rule."""
+    """Store every label of a file (at most 1000), or none: bad rows are named FILE:LINE: field."""
     from evalq.producer.label_files import read_labels
     from evalq.service.client import Client
 
