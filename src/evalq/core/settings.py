@@ -183,6 +183,12 @@ class Settings(BaseSettings):
         ge=1,
         description="HTTP API: comparisons computed at once per process; others wait their turn.",
     )
+    actor: str | None = Field(
+        default=None,
+        max_length=100,
+        description="Who the Python client and the CLI record as deciding a review (accept, "
+        "un-accept) when the call names no one (by=, --by); the HTTP API records the key's name.",
+    )
     flower_user: str = Field(default="evalq", min_length=1, description="Flower basic-auth user.")
     flower_password: SecretStr | None = Field(
         default=None, description="Flower basic-auth password; no default: Flower refuses to start."

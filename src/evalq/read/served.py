@@ -16,6 +16,7 @@ from pydantic import Field
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import NotFound
+from evalq.core.review_decisions import ReviewDecision
 from evalq.core.settings import Settings, get_settings
 from evalq.read import standings
 from evalq.read.compare import CompareReport, compare
@@ -31,6 +32,7 @@ from evalq.store import queries
 from evalq.store import standings as standings_store
 from evalq.store import traces as trace_store
 from evalq.store.baseline_sql import refresh_task_baseline
+from evalq.store.models import Review
 
 
 class LeaderLine(Reply):
@@ -280,6 +282,38 @@ def held_runs(
             )
             for row in rows
         ],
+    )
+
+
+class ReviewSubject(Reply):
+    """A run someone is about to accept or un-accept: what the decision changes (its task's
+    baseline), why it is held, and the decisions taken on it before."""
+
+    id: str
+    task_id: str
+    tool: str
+    model: str
+    review: Review | None
+    flags: list[str]
+    decisions: list[ReviewDecision] = Field(description="Newest first.")
+
+
+def review_subject(session: Session, *, submission_id: str) -> ReviewSubject:
+    """The run ``submission_id`` as a review decision on it is confirmed.
+
+    Raises:
+        NotFound: no such submission.
+    """
+    row = queries.get_submission_row(session, submission_id=submission_id)
+    review = queries.review_flags(session, submission_ids=[row.id]).get(row.id, {})
+    return ReviewSubject(
+        id=row.id,
+        task_id=row.task_id,
+        tool=row.tool,
+        model=row.model,
+        review=row.review,
+        flags=list(review.get("flags") or []),
+        decisions=queries.review_decisions(session, submission_id=row.id),
     )
 
 

@@ -23,9 +23,11 @@ from evalq.core.results import (
     MissingTier,
     TierStatus,
 )
+from evalq.core.review_decisions import ReviewDecision
 from evalq.core.schemas import STORED, Submission, Tier
 from evalq.core.settings import Settings
 from evalq.core.status import Status
+from evalq.read.criteria import CriteriaCheck, check_criteria
 from evalq.read.reply import Reply
 from evalq.read.view import task_context
 from evalq.store import queries, traces
@@ -76,6 +78,10 @@ class SubmissionResult(Reply):
     review: Review | None = Field(
         description="flagged: left out of the baseline until a person accepts it; null: never."
     )
+    review_decisions: list[ReviewDecision] = Field(
+        default_factory=list,
+        description="Who accepted or un-accepted the run, when and why; newest first.",
+    )
     metadata: dict[str, Any] = Field(description="The submission's metadata, as sent.")
     tiers: dict[Tier, TierState] = Field(description="The tiers that started, by name.")
     scores: EvaluationScores | None = Field(
@@ -90,6 +96,11 @@ class SubmissionResult(Reply):
     profile_hash: str | None = Field(default=None, description="The scoring profile used.")
     evaluated_at: str | None = Field(default=None, description="ISO 8601, as stored.")
     merged: Merged | None = None
+    criteria: CriteriaCheck | None = Field(
+        default=None,
+        description="The task's success criteria against the run's evidence, and the evidence "
+        "no criterion names; null when there are neither.",
+    )
     trace: TraceSummary | None = Field(
         default=None, description="Present when the submission was made from streamed spans."
     )
@@ -122,6 +133,10 @@ def submission_result(
         "status": row.status,
         "error": row.error,
         "review": row.review,
+        "review_decisions": [
+            d.model_dump(mode="json")
+            for d in queries.review_decisions(session, submission_id=submission_id)
+        ],
         "metadata": row.payload.get("metadata") or {},
         "tiers": {
             name: {"status": t.status, "metrics": t.metrics, "error": _public(t.error)}
@@ -142,7 +157,8 @@ def submission_result(
         return SubmissionResult.model_validate(redact_data(result, settings))
     context = task_context(session, task_id=row.task_id, settings=settings)
     current = context.current
-    arena = context.arena(Submission.model_validate(row.payload, context=STORED), row.cost_usd)
+    submission = Submission.model_validate(row.payload, context=STORED)
+    arena = context.arena(submission, row.cost_usd)
     scores = dict(evaluation.scores)
     scores["arena"] = arena.model_dump(mode="json")
     result |= {
@@ -156,6 +172,9 @@ def submission_result(
             "baseline_version": evaluation.baseline_version,
         },
     }
+    criteria = check_criteria(context.task, submission.evidence)
+    if criteria is not None:
+        result["criteria"] = criteria.model_dump(mode="json")
     return SubmissionResult.model_validate(redact_data(result, settings))
 
 

@@ -21,6 +21,7 @@ from evalq.core.labels import Label, LabelQueue, LabelRequest, parse_label, pars
 from evalq.core.pricing import quote_submission
 from evalq.core.profile import profile_named
 from evalq.core.receivers import check_receiver
+from evalq.core.review_decisions import ReviewAction, ReviewDecided, checked_decision
 from evalq.core.schemas import (
     Submission,
     Task,
@@ -289,19 +290,69 @@ class Client:
                 queries.release_unsent(session, ids=ids)
             raise BrokerUnavailable(error.reason, ids) from None
 
-    def accept_review(self, submission_id: str) -> int:
-        """Accept a submission flagged for review; its task's baseline counts it again.
+    def accept_review(
+        self, submission_id: str, *, reason: str, by: str | None = None
+    ) -> ReviewDecided:
+        """Accept a submission flagged for review: its task's baseline counts it again, and
+        the decision (who, when, why) is recorded and shown with the run.
 
-        The baseline is refreshed here and now (no worker needed) and its version returned.
-        Accepting an accepted submission again changes nothing.
+        The baseline is refreshed here and now (no worker needed). Accepting an accepted
+        submission again changes nothing and records nothing.
+
+        Args:
+            reason: why (required; 1 to 500 characters).
+            by: who decides; defaults to ``EVALQ_ACTOR`` (`Settings.actor`).
 
         Raises:
             NotFound: no such submission.
-            InvalidInput: on ``review`` when the submission is not flagged for review.
+            InvalidInput: on ``reason`` or ``by`` when missing or too long; on ``review`` when
+                the submission is not flagged for review. Nothing is stored.
         """
+        return self._decide(submission_id, "accept", reason=reason, by=by)
+
+    def unaccept_review(
+        self, submission_id: str, *, reason: str, by: str | None = None
+    ) -> ReviewDecided:
+        """Undo an accept: the submission is held for review again, out of its task's
+        baseline, which is refreshed as `accept_review` refreshes it; the decision is recorded
+        beside the accept it undoes. Un-accepting a held run changes nothing.
+
+        Raises:
+            NotFound: no such submission.
+            InvalidInput: on ``reason`` or ``by`` as `accept_review`; on ``review`` when the
+                submission was never flagged for review. Nothing is stored.
+        """
+        return self._decide(submission_id, "unaccept", reason=reason, by=by)
+
+    def _decide(
+        self, submission_id: str, action: ReviewAction, *, reason: str, by: str | None
+    ) -> ReviewDecided:
+        """Change the review, record the decision (one transaction), refresh the task."""
+        text, name = checked_decision(reason, self.settings.actor if by is None else by)
+        change = queries.accept_review if action == "accept" else queries.unaccept_review
         with session_scope(self.url) as session:
             task_id = queries.get_submission_row(session, submission_id=submission_id).task_id
-            queries.accept_review(session, submission_id=submission_id)
+            changed = change(session, submission_id=submission_id)
+            if changed:
+                queries.record_decision(
+                    session, submission_id=submission_id, action=action, by=name, reason=text
+                )
+        version = self._refresh(task_id)
+        with session_scope(self.url) as session:
+            review = queries.get_submission_row(session, submission_id=submission_id).review
+            latest = queries.review_decisions(session, submission_id=submission_id, action=action)
+        return ReviewDecided(
+            submission_id=submission_id,
+            task_id=task_id,
+            review=review,
+            changed=changed,
+            decision=latest[0] if latest else None,
+            baseline_version=version,
+        )
+
+    def _refresh(self, task_id: str) -> int:
+        """`served.refresh_task` in a transaction of its own, tried again when a concurrent
+        refresh stored the same version first; returns the baseline version."""
         for attempt in range(1, REFRESH_ATTEMPTS + 1):
             try:
                 with session_scope(self.url) as session:

@@ -395,3 +395,21 @@ class LabelRow(Base):
     note: Mapped[str | None] = mapped_column(Text, default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class ReviewDecisionRow(Base):
+    """One person's decision on a run's review (`evalq.core.review_decisions`): an accept or
+    an un-accept, who, when and why. Kept: undoing a decision adds a row (migration 0017)."""
+
+    __tablename__ = "review_decisions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"))
+    action: Mapped[str] = mapped_column(String(16))
+    decided_by: Mapped[str] = mapped_column(String(100))
+    reason: Mapped[str] = mapped_column(Text)
+    decided_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+# A run's decisions, newest first: one index range.
+Index("ix_review_decisions_submission", ReviewDecisionRow.submission_id, ReviewDecisionRow.id)

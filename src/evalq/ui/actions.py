@@ -1,11 +1,15 @@
-"""The forms that change something: sign in, sign out, and accept a run held for review.
+"""The forms that change something: sign in, sign out, and accept or un-accept a run held for
+review.
 
 Sign-in needs the form's own token (`evalq.ui.session.login_token_ok`) and a post from this
 site (`evalq.ui.security.posted_from_here`): a page of another site cannot sign a browser in
-with a key of its choosing. Sign-out and accept need the session's CSRF token
-(`evalq.ui.session.csrf_ok`); accept also the key's write scope, and calls the same code as
-``evalq review accept`` and ``POST /v1/submissions/{id}/review/accept``
-(`Client.accept_review`).
+with a key of its choosing. Sign-out and a review decision need the session's CSRF token
+(`evalq.ui.session.csrf_ok`); a decision also the key's write scope. An accept or an un-accept
+moves the task's baseline, so it takes two steps, both plain forms (no script): a confirmation
+page that names the task whose baseline moves and asks for the reason, then the post, which
+calls the same code as ``evalq review accept`` / ``unaccept`` and ``POST
+/v1/submissions/{id}/review/accept`` / ``unaccept`` (`Client.accept_review`,
+`Client.unaccept_review`) with the signed-in key's name as who decided.
 """
 
 from __future__ import annotations
@@ -13,19 +17,22 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from evalq.core.errors import EvalqError, NotFound
+from evalq.core.review_decisions import MAX_REASON_CHARS, ReviewAction
 from evalq.read import served
 from evalq.service.client import Client
 from evalq.store.db import session_scope
+from evalq.ui.pages import not_found
 from evalq.ui.security import posted_from_here
 from evalq.ui.session import (
     COOKIE,
     LOGIN_COOKIE,
     MAX_AGE_S,
+    Viewer,
     csrf_ok,
     login_token,
     login_token_ok,
@@ -113,35 +120,92 @@ def logout(request: Request, viewer: ViewerDep, csrf: FormText = "") -> Response
     return response
 
 
-@router.post("/ui/review/accept")
-async def accept(
-    request: Request, viewer: ViewerDep, submission_id: FormText, csrf: FormText = ""
+ACTIONS: dict[str, ReviewAction] = {"accept": "accept", "unaccept": "unaccept"}
+
+
+def _confirm_page(
+    request: Request,
+    viewer: Viewer,
+    subject: served.ReviewSubject,
+    action: ReviewAction,
+    *,
+    reason: str = "",
+    error: str = "",
+    status: int = 200,
+) -> HTMLResponse:
+    """The decision's second step: what it changes, a required reason, confirm or go back."""
+    return render(
+        request,
+        "review_confirm.html",
+        viewer,
+        status=status,
+        subject=subject,
+        action=action,
+        reason=reason,
+        error=error,
+        max_reason=MAX_REASON_CHARS,
+    )
+
+
+def _subject(request: Request, submission_id: str) -> served.ReviewSubject | None:
+    with session_scope(settings_of(request).database_url) as session:
+        try:
+            return served.review_subject(session, submission_id=submission_id)
+        except NotFound:
+            return None
+
+
+@router.get("/ui/review/{action}", response_class=HTMLResponse)
+def confirm(
+    request: Request,
+    viewer: ViewerDep,
+    action: str,
+    submission_id: Annotated[str, Query(max_length=500)] = "",
 ) -> Response:
-    """Accept a run held for review, as `evalq review accept` does."""
+    """The confirmation of an accept or an un-accept (a page of its own: no script needed)."""
+    if action not in ACTIONS:
+        return not_found(request, viewer, f"the review action {action!r}")
+    if not viewer.can("write"):
+        return render(request, "refused.html", viewer, status=403, why="the write scope")
+    subject = _subject(request, submission_id)
+    if subject is None:
+        return not_found(request, viewer, f"submission {submission_id!r}")
+    return _confirm_page(request, viewer, subject, ACTIONS[action])
+
+
+@router.post("/ui/review/{action}")
+async def decide(
+    request: Request,
+    viewer: ViewerDep,
+    action: str,
+    submission_id: FormText,
+    csrf: FormText = "",
+    reason: Annotated[str, Form(max_length=4 * MAX_REASON_CHARS)] = "",
+) -> Response:
+    """Accept or un-accept a run as `evalq review accept` / `unaccept` do, with the reason
+    the confirmation asked for; the signed-in key's name is recorded as who decided. Then the
+    run's page, which shows the record."""
+    if action not in ACTIONS:
+        return not_found(request, viewer, f"the review action {action!r}")
     if not csrf_ok(viewer, csrf):
         return render(request, "refused.html", viewer, status=403, why="the form's CSRF token")
     if not viewer.can("write"):
         return render(request, "refused.html", viewer, status=403, why="the write scope")
     client: Client = request.app.state.client
+    change = client.accept_review if action == "accept" else client.unaccept_review
     try:
-        await run_in_threadpool(client.accept_review, submission_id)
+        await run_in_threadpool(lambda: change(submission_id, reason=reason, by=viewer.name))
     except EvalqError as error:
-
-        def first_page() -> served.HeldRuns:
-            with session_scope(settings_of(request).database_url) as session:
-                return served.held_runs(session)
-
-        held = await run_in_threadpool(first_page)
-        return render(
+        subject = await run_in_threadpool(_subject, request, submission_id)
+        if subject is None:
+            return not_found(request, viewer, f"submission {submission_id!r}")
+        return _confirm_page(
             request,
-            "review.html",
             viewer,
-            status=404 if isinstance(error, NotFound) else 422,
-            rows=held.runs,
-            total=held.total,
-            page=1,
-            pages=max(1, -(-held.total // served.REVIEW_PAGE)),
-            done="",
+            subject,
+            ACTIONS[action],
+            reason=reason,
             error=str(error),
+            status=404 if isinstance(error, NotFound) else 422,
         )
-    return RedirectResponse(f"/ui/review?done={quote(submission_id, safe='')}", status_code=303)
+    return RedirectResponse(f"/ui/runs/{quote(submission_id, safe='')}", status_code=303)

@@ -110,6 +110,12 @@ def _verdict(page: BoardPage) -> str:
     return verdict_section(page.report)
 
 
+def _baseline_variant(page: BoardPage) -> str | None:
+    """The variant a Scylla board's uplifts are measured over (None for the other kinds)."""
+    variants = page.report.variants if page.report is not None else None
+    return variants.baseline if variants is not None else None
+
+
 @router.get("/ui/tasks/{task_id}", response_class=HTMLResponse)
 def board_view(
     request: Request,
@@ -182,6 +188,7 @@ def board_view(
             problems=problems,
             statuses=FINAL_STATUSES,
             choices=shown.choices,
+            baseline_variant=_baseline_variant(shown),
         )
 
     return live(request, viewer, board)
@@ -211,11 +218,10 @@ def run_view(request: Request, viewer: ViewerDep, submission_id: str) -> Respons
 def review_page(
     request: Request,
     viewer: ViewerDep,
-    done: Text = "",
     page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
 ) -> Response:
-    """The runs held for review, why, and (write scope) an accept button each; a page at a
-    time."""
+    """The runs held for review, why, and (write scope) an accept link each, to the
+    confirmation that asks for the reason; a page at a time."""
 
     def read(session: Session) -> HTMLResponse:
         held = served.held_runs(session, offset=(page - 1) * served.REVIEW_PAGE)
@@ -227,7 +233,6 @@ def review_page(
             total=held.total,
             page=page,
             pages=max(1, math.ceil(held.total / served.REVIEW_PAGE)),
-            done=done,
         )
 
     return live(request, viewer, read)

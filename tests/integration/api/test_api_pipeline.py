@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from evalq.core.errors import InvalidInput
+from evalq.core.review_decisions import REASON_RULE
 from evalq.producer.http import HttpClient
 from evalq.read.compare import compare
 from evalq.read.leaderboard import leaderboard
@@ -241,19 +242,51 @@ def test_compare_refuses_a_bad_request_naming_the_field(evaluated: Server) -> No
 def test_accepting_a_flagged_run_puts_it_back_into_the_baseline(evaluated: Server) -> None:
     # last in this module: it changes the task's baseline
     path = "/v1/submissions/arena-fe-09/review/accept"
-    assert evaluated.client("read").post(path).status_code == 403
+    because = {"reason": "its logs show a real cached build"}
+    assert evaluated.client("read").post(path, json=because).status_code == 403
     board = evaluated.client("read").get(f"/v1/tasks/{TASKS[0]}/leaderboard").json()
     flagged = next(e for e in board["entries"] if e["submission_id"] == "arena-fe-09")
     assert flagged["review"] == "flagged" and len(flagged["flags"]) >= 2
-    accepted = evaluated.client("write").post(path)
+    for body in (None, {}, {"reason": ""}, {"reason": " \n "}, {"reason": "x" * 501}):
+        refused = evaluated.client("write").post(path, json=body)
+        assert refused.status_code == 422, (body, refused.text)
+        assert refused.json()["detail"] == [{"field": "reason", "rule": REASON_RULE}]
+    extra = evaluated.client("write").post(path, json=because | {"by": "someone else"})
+    assert extra.status_code == 422 and extra.json()["detail"][0]["field"] == "(root)"
+    unchanged = evaluated.client("read").get("/v1/submissions/arena-fe-09").json()
+    assert (unchanged["review"], unchanged["review_decisions"]) == ("flagged", [])
+
+    accepted = evaluated.client("write").post(path, json=because)
     assert accepted.status_code == 200, accepted.text
     body = accepted.json()
     assert body["review"] == "accepted" and body["baseline_version"] > board["baseline_version"]
+    assert body["changed"] is True
+    assert (body["decision"]["action"], body["decision"]["by"]) == ("accept", "write")
+    assert body["decision"]["reason"] == because["reason"]
     baseline = evaluated.client("read").get(f"/v1/tasks/{TASKS[0]}/baseline").json()
     assert baseline["version"] == body["baseline_version"]
     assert baseline["baseline"]["submission_count"] == 12
     ranked = evaluated.client("read").get(f"/v1/tasks/{TASKS[0]}/leaderboard").json()
     first = ranked["entries"][0]  # accepted, it ranks
     assert (first["submission_id"], first["rank"], first["held"]) == ("arena-fe-09", 1, False)
-    not_flagged = evaluated.client("write").post("/v1/submissions/arena-fe-01/review/accept")
+    not_flagged = evaluated.client("write").post(
+        "/v1/submissions/arena-fe-01/review/accept", json=because
+    )
     assert not_flagged.status_code == 422 and "review" in not_flagged.text
+
+    undo = "/v1/submissions/arena-fe-09/review/unaccept"
+    assert evaluated.client("read").post(undo, json=because).status_code == 403
+    assert evaluated.client("write").post(undo, json={}).status_code == 422
+    undone = evaluated.client("write").post(undo, json={"reason": "the cache was the test's"})
+    assert undone.status_code == 200, undone.text
+    assert (undone.json()["review"], undone.json()["changed"]) == ("flagged", True)
+    again = evaluated.client("read").get(f"/v1/tasks/{TASKS[0]}/baseline").json()
+    assert again["baseline"]["submission_count"] == 11  # held again: out of the baseline
+    held = evaluated.client("read").get(f"/v1/tasks/{TASKS[0]}/leaderboard").json()
+    entry = next(e for e in held["entries"] if e["submission_id"] == "arena-fe-09")
+    assert (entry["rank"], entry["held"]) == (None, True)
+    shown = evaluated.client("read").get("/v1/submissions/arena-fe-09").json()
+    assert [(d["action"], d["by"], d["reason"]) for d in shown["review_decisions"]] == [
+        ("unaccept", "write", "the cache was the test's"),
+        ("accept", "write", because["reason"]),
+    ]

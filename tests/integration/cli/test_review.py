@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from sqlalchemy import insert
 from typer.testing import CliRunner
@@ -92,9 +94,13 @@ def test_list_of_one_task(store: str) -> None:
 
 
 def test_accept_counts_the_run_again_in_a_refreshed_baseline(store: str) -> None:
-    result = CliRunner().invoke(app, ["review", "accept", "f1"])
+    because = ["--reason", "a cached build: real", "--by", "ana"]
+    result = CliRunner().invoke(app, ["review", "accept", "f1", *because])
     assert result.exit_code == 0, result.output
     assert "accepted f1; the baseline of t1 counts it (version 1)" in result.stdout
+    assert re.search(
+        r"recorded: ana at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC: a cached", result.stdout
+    )
     assert review(store, "f1") == "accepted"
     with session_scope(store) as session:
         baseline = queries.current_baseline(session, task_id="t1")
@@ -103,9 +109,54 @@ def test_accept_counts_the_run_again_in_a_refreshed_baseline(store: str) -> None
     assert "f1" not in listed.stdout
     assert "f2" in listed.stdout
 
-    again = CliRunner().invoke(app, ["review", "accept", "f1"])
+    again = CliRunner().invoke(app, ["review", "accept", "f1", *because])
     assert again.exit_code == 0, again.output
     assert "f1 was already accepted; nothing changed" in again.stdout
+    with session_scope(store) as session:
+        assert len(queries.review_decisions(session, submission_id="f1")) == 1
+
+
+def test_unaccept_holds_the_run_again_and_keeps_both_decisions(
+    store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configure(monkeypatch, actor="ops@example.com")  # who decides when --by is not given
+    accepted = CliRunner().invoke(app, ["review", "accept", "f1", "--reason", "looked fine"])
+    assert accepted.exit_code == 0, accepted.output
+    result = CliRunner().invoke(app, ["review", "unaccept", "f1", "--reason", "it was not"])
+    assert result.exit_code == 0, result.output
+    assert "un-accepted f1: held for review again, out of the baseline of t1" in result.stdout
+    assert review(store, "f1") == "flagged"
+    with session_scope(store) as session:
+        baseline = queries.current_baseline(session, task_id="t1")
+        assert baseline is not None and baseline.submission_count == 1  # ok only
+        decisions = queries.review_decisions(session, submission_id="f1")
+    assert [(d.action, d.by, d.reason) for d in decisions] == [
+        ("unaccept", "ops@example.com", "it was not"),
+        ("accept", "ops@example.com", "looked fine"),
+    ]
+    listed = CliRunner().invoke(app, ["review", "list"])
+    assert "f1" in listed.stdout
+    again = CliRunner().invoke(app, ["review", "unaccept", "f1", "--reason", "twice"])
+    assert "f1 was already held for review; nothing changed" in again.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--by", "ana"], "error: reason: required: why"),
+        (["--reason", "  ", "--by", "ana"], "error: reason: required: why"),
+        (["--reason", "fine"], "error: by: required: who decides"),  # no --by, no EVALQ_ACTOR
+    ],
+)
+def test_a_decision_without_reason_or_decider_is_refused(
+    store: str, args: list[str], message: str
+) -> None:
+    result = CliRunner().invoke(app, ["review", "accept", "f1", *args])
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert review(store, "f1") == "flagged"
+    with session_scope(store) as session:
+        assert queries.review_decisions(session, submission_id="f1") == []
 
 
 @pytest.mark.parametrize(
@@ -116,7 +167,7 @@ def test_accept_counts_the_run_again_in_a_refreshed_baseline(store: str) -> None
     ],
 )
 def test_accept_of_an_unknown_or_unflagged_run_fails(store: str, sid: str, message: str) -> None:
-    result = CliRunner().invoke(app, ["review", "accept", sid])
+    result = CliRunner().invoke(app, ["review", "accept", sid, "--reason", "r", "--by", "ana"])
     assert result.exit_code == 2
     assert message in result.stderr
     assert result.stdout == ""

@@ -39,7 +39,9 @@ from evalq.core.errors import (
     Unauthorized,
     UpstreamFailure,
 )
+from evalq.core.review_decisions import MAX_REASON_CHARS, REASON_RULE, ReviewDecided
 from evalq.core.schemas import Task
+from evalq.core.settings import get_settings
 from evalq.core.storable import NUL_RULE, SURROGATE_RULE
 from evalq.core.webhooks import DeliveryInfo, WebhookCreated, WebhookInfo
 from evalq.producer.cli import app as cli
@@ -81,7 +83,8 @@ class Producer(Protocol):
     def webhooks(self, task_id: str) -> list[WebhookInfo]: ...
     def remove_webhook(self, task_id: str, webhook_id: str) -> None: ...
     def webhook_deliveries(self, task_id: str, webhook_id: str) -> list[DeliveryInfo]: ...
-    def accept_review(self, submission_id: str) -> int: ...
+    def accept_review(self, submission_id: str, *, reason: str) -> ReviewDecided: ...
+    def unaccept_review(self, submission_id: str, *, reason: str) -> ReviewDecided: ...
 
 
 @pytest.fixture(params=["in-process", "http"])
@@ -93,7 +96,9 @@ def kind(request: pytest.FixtureRequest) -> str:
 def producer(kind: str, api: Server) -> Iterator[Producer]:
     """The in-process client over the server's store and broker, or the HTTP client to it."""
     if kind == "in-process":
-        client = Client()  # the api fixture configured this process for the server's store
+        # the api fixture configured this process for the server's store; the HTTP client's
+        # decisions are recorded under its key's name, "rw": the in-process one decides as it
+        client = Client(get_settings().model_copy(update={"actor": "rw"}))
         yield client
         client.close()
         client.app.close()
@@ -320,10 +325,52 @@ def test_webhooks_are_registered_listed_and_removed_alike(producer: Producer, ki
 def test_accepting_a_review_answers_alike(producer: Producer, kind: str) -> None:
     producer.submit(run(f"{kind}-not-held"))
     with pytest.raises(InvalidInput) as caught:
-        producer.accept_review(f"{kind}-not-held")  # not flagged for review
+        producer.accept_review(f"{kind}-not-held", reason="looked")  # not flagged for review
     assert [f for f, _ in caught.value.problems] == ["review"]
     with pytest.raises(NotFound):
-        producer.accept_review(f"{kind}-never-sent")
+        producer.accept_review(f"{kind}-never-sent", reason="looked")
+    with pytest.raises(InvalidInput) as caught:
+        producer.unaccept_review(f"{kind}-not-held", reason="looked")  # never accepted
+    assert [f for f, _ in caught.value.problems] == ["review"]
+
+
+def test_a_review_decision_needs_a_reason_is_recorded_and_can_be_undone_alike(
+    producer: Producer, kind: str, api: Server
+) -> None:
+    # one tool call in 1 s: spec 000's outlier, held by its merge
+    usage = {"input_tokens": 800, "output_tokens": 200, "tool_calls": 1, "execution_time": 1}
+    held = run(f"{kind}-too-fast", usage=usage, output=f"{kind}: done in one call")
+    producer.submit(held)
+    with workers_for(api):
+        producer.wait([held["id"]], timeout=120)
+    sid = held["id"]
+    assert producer.get_result(sid)["review"] == "flagged"
+
+    for reason in ("", "   ", "x" * (MAX_REASON_CHARS + 1)):
+        with pytest.raises(InvalidInput) as caught:
+            producer.accept_review(sid, reason=reason)
+        assert caught.value.problems == [("reason", REASON_RULE)]
+    refused = producer.get_result(sid)
+    assert (refused["review"], refused["review_decisions"]) == ("flagged", [])
+
+    accepted = producer.accept_review(sid, reason="  checked its logs by hand: a real fast run  ")
+    assert (accepted.changed, accepted.review, accepted.task_id) == (True, "accepted", "t1")
+    assert accepted.decision is not None
+    assert (accepted.decision.action, accepted.decision.by) == ("accept", "rw")
+    assert accepted.decision.reason == "checked its logs by hand: a real fast run"
+    again = producer.accept_review(sid, reason="again")  # nothing changes, nothing recorded
+    assert (again.changed, again.decision) == (False, accepted.decision)
+
+    undone = producer.unaccept_review(sid, reason="the logs were another run's")
+    assert (undone.changed, undone.review) == (True, "flagged")
+    assert undone.baseline_version > accepted.baseline_version
+    shown = producer.get_result(sid)
+    assert shown["review"] == "flagged"
+    assert [(d["action"], d["by"], d["reason"]) for d in shown["review_decisions"]] == [
+        ("unaccept", "rw", "the logs were another run's"),
+        ("accept", "rw", "checked its logs by hand: a real fast run"),
+    ]
+    assert producer.unaccept_review(sid, reason="held already").changed is False
 
 
 def test_the_http_api_names_a_metadata_filter_given_twice(api: Server) -> None:
@@ -393,6 +440,29 @@ def test_the_async_client_waits_for_an_evaluation(api: Server) -> None:
                 return await client.wait(["async-wait"], timeout=120, poll=0.2)
 
     assert asyncio.run(scenario()) == {"async-wait": "done"}
+
+
+def test_the_async_client_accepts_and_unaccepts_with_a_reason(api: Server) -> None:
+    usage = {"input_tokens": 800, "output_tokens": 200, "tool_calls": 1, "execution_time": 1}
+    held = run("async-held", usage=usage, output="async: done in one call")
+
+    async def scenario() -> list[ReviewDecided]:
+        async with AsyncHttpClient(api.url, api.keys["rw"]) as client:
+            await client.submit(held)
+            with workers_for(api):
+                await client.wait([held["id"]], timeout=120, poll=0.2)
+            with pytest.raises(InvalidInput) as caught:
+                await client.accept_review(held["id"], reason="")
+            assert caught.value.problems == [("reason", REASON_RULE)]
+            return [
+                await client.accept_review(held["id"], reason="fast, and real"),
+                await client.unaccept_review(held["id"], reason="not real after all"),
+            ]
+
+    accepted, undone = asyncio.run(scenario())
+    assert (accepted.review, accepted.changed) == ("accepted", True)
+    assert (undone.review, undone.changed) == ("flagged", True)
+    assert undone.decision is not None and undone.decision.reason == "not real after all"
 
 
 def test_an_error_answer_is_raised_at_once_never_resent(api: Server) -> None:

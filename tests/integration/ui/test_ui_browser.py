@@ -274,6 +274,8 @@ def test_each_kind_has_its_board_ranked_by_its_own_score_verdict_first(
     # only an Arena board ranks against a baseline (a Scylla board said "Arena figures against
     # baseline v1")
     assert ("baseline v" in meta) == (board["kind"] == "arena"), meta
+    if board["kind"] == "scylla":  # it names the figures it has: uplifts over a variant
+        assert "uplifts are measured over variant T0" in meta, meta
     assert "Arena figures" not in meta
     shoot(page, f"board-{board['kind']}")
     watched.clean()
@@ -459,7 +461,8 @@ def test_two_rows_ticked_on_a_board_open_their_outputs_and_compare_offers_what_e
 def test_hostile_strings_show_as_text_and_never_run(server: Server, browser: Browser) -> None:
     watched = signed_in(browser, server)
     page = watched.page
-    for path in ("/", f"/ui/tasks/{ARENA}", "/ui/runs/hostile-1", "/ui/review"):
+    confirm = "/ui/review/accept?submission_id=hostile-1"  # names its tool and model
+    for path in ("/", f"/ui/tasks/{ARENA}", "/ui/runs/hostile-1", "/ui/review", confirm):
         page.goto(path)
         assert page.locator("img[src=x], iframe, main svg circle").count() == 0, path
         scripts = page.locator("script").evaluate_all("s => s.map(e => e.src)")
@@ -567,7 +570,8 @@ def test_polling_an_unchanged_page_costs_a_304(server: Server, browser: Browser)
 def test_pages_fit_800_px(server: Server, browser: Browser) -> None:
     watched = signed_in(browser, server, width=800)
     page = watched.page
-    for path in ("/", f"/ui/tasks/{SCYLLA}", "/ui/runs/hostile-1", "/ui/review"):
+    confirm = "/ui/review/accept?submission_id=hostile-1"
+    for path in ("/", f"/ui/tasks/{SCYLLA}", "/ui/runs/hostile-1", "/ui/review", confirm):
         page.goto(path)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 800, (path, width)
@@ -577,7 +581,7 @@ def test_pages_fit_800_px(server: Server, browser: Browser) -> None:
     page.context.close()
 
 
-def test_review_accept_needs_write_scope_and_csrf_then_ranks_the_run(
+def test_review_accept_needs_write_scope_csrf_and_a_reason_and_can_be_undone(
     server: Server, browser: Browser
 ) -> None:
     reader = signed_in(browser, server, key="read")
@@ -588,12 +592,13 @@ def test_review_accept_needs_write_scope_and_csrf_then_ranks_the_run(
     expect(rows.first).to_contain_text("needs the write scope")
     read_cookies = {c["name"]: c["value"] for c in reader.page.context.cookies()}
     csrf = reader.page.locator('header input[name="csrf"]').get_attribute("value")
-    refused = httpx.post(
-        f"{server.url}/ui/review/accept",
-        data={"submission_id": held, "csrf": csrf},
-        cookies=read_cookies,
-    )
+    decision = {"submission_id": held, "csrf": csrf, "reason": "looked"}
+    refused = httpx.post(f"{server.url}/ui/review/accept", data=decision, cookies=read_cookies)
     assert refused.status_code == 403 and "write scope" in refused.text
+    confirm = httpx.get(
+        f"{server.url}/ui/review/accept", params={"submission_id": held}, cookies=read_cookies
+    )
+    assert confirm.status_code == 403 and "write scope" in confirm.text
     reader.page.context.close()
 
     writer = signed_in(browser, server, key="rw")
@@ -602,14 +607,100 @@ def test_review_accept_needs_write_scope_and_csrf_then_ranks_the_run(
     shoot(page, "review")
     cookies = {c["name"]: c["value"] for c in page.context.cookies()}
     no_token = httpx.post(
-        f"{server.url}/ui/review/accept", data={"submission_id": held}, cookies=cookies
+        f"{server.url}/ui/review/accept",
+        data={"submission_id": held, "reason": "looked"},
+        cookies=cookies,
     )
     assert no_token.status_code == 403 and "CSRF" in no_token.text
     with HttpClient(server.url, api_key=server.keys["read"]) as client:
-        assert client.get_result(held)["review"] == "flagged"
+        before = client.get_result(held)
+        assert (before["review"], before["review_decisions"]) == ("flagged", [])
+        task = before["task_id"]
+
+        # step one: the confirmation names the task whose baseline moves (keyboard only)
+        page.get_by_role("link", name=f"Accept {held}…").press("Enter")
+        expect(page.get_by_role("heading", name=f"Accept run {held}?")).to_be_visible()
+        changes = page.locator("#decision-changes")
+        expect(changes).to_contain_text(f"The baseline of {task} moves")
+        expect(changes).to_contain_text(f"runs of {task} may change places on its board")
+        shoot(page, "review-confirm")
+
+        # no reason (only spaces pass the browser's own check): refused, nothing changed
+        reason = page.get_by_label("Reason (required)")
+        reason.fill("   ")
         page.get_by_role("button", name=f"Accept {held}").press("Enter")
-        expect(page.get_by_role("status").first).to_have_text(f"Accepted {held}.")
-        expect(page.locator(f'#review tr[data-run="{held}"]')).to_have_count(0)
+        expect(page.get_by_role("alert")).to_contain_text("reason: required: why")
+        expect(reason).to_have_attribute("aria-invalid", "true")
+        refused_now = client.get_result(held)
+        assert (refused_now["review"], refused_now["review_decisions"]) == ("flagged", [])
+        bare = httpx.post(  # no form field at all, as a client without the page would post
+            f"{server.url}/ui/review/accept",
+            data={
+                "submission_id": held,
+                "csrf": page.locator('form.decision input[name="csrf"]').get_attribute("value"),
+            },
+            cookies=cookies,
+        )
+        assert bare.status_code == 422 and "reason: required" in bare.text
+
+        # step two: the reason, then the button, by keyboard
+        reason.fill("its build cache explains the speed")
+        page.keyboard.press("Tab")
+        expect(page.get_by_role("button", name=f"Accept {held}")).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(page).to_have_url(re.compile(rf"/ui/runs/{re.escape(held)}$"))
+        record = page.locator("#review-decisions li")
+        expect(record).to_have_count(1)
+        when = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"
+        expect(record.first).to_have_text(
+            re.compile(rf"^accepted by rw at {when}: its build cache explains the speed$")
+        )
+        expect(page.locator("#review-state")).to_contain_text("accepted")
         assert client.get_result(held)["review"] == "accepted"
-    writer.clean()
+        shoot(page, "run-accepted")
+
+        # undo: the same two steps
+        page.get_by_role("link", name="Un-accept…").press("Enter")
+        expect(page.get_by_role("heading", name=f"Un-accept run {held}?")).to_be_visible()
+        expect(page.locator("#decision-changes")).to_contain_text("held for review again")
+        page.get_by_label("Reason (required)").fill("the cache was warmed by the test itself")
+        page.get_by_role("button", name=f"Un-accept {held}").press("Enter")
+        expect(page).to_have_url(re.compile(rf"/ui/runs/{re.escape(held)}$"))
+        expect(page.locator("#review-state")).to_contain_text("held for review")
+        expect(record).to_have_count(2)
+        expect(record.first).to_have_text(
+            re.compile(rf"^un-accepted by rw at {when}: the cache was warmed by the test itself$")
+        )
+        after = client.get_result(held)
+        assert after["review"] == "flagged"
+        assert [d["action"] for d in after["review_decisions"]] == ["unaccept", "accept"]
+        page.goto("/ui/review")
+        expect(page.locator(f'#review tr[data-run="{held}"]')).to_have_count(1)
+    writer.clean(answered=(422,))
+    page.context.close()
+
+
+def test_the_run_page_shows_each_criterion_against_the_evidence(
+    server: Server, browser: Browser
+) -> None:
+    # arena-fe-11 meets its three criteria; its output says the header test fails, and its
+    # evidence reports it failed: a test no criterion names
+    watched = signed_in(browser, server)
+    page = watched.page
+    page.goto("/ui/runs/arena-fe-11")
+    rows = page.locator("#criteria-table tr[data-state]")
+    expect(rows).to_have_count(3)
+    assert rows.evaluate_all("rows => rows.map(r => r.dataset.state)") == ["met"] * 3
+    failed = page.locator('#unclaimed-evidence li[data-failed="yes"]')
+    expect(failed).to_have_count(1)
+    expect(failed).to_have_text("failed test: Header.test.tsx > renders the theme toggle")
+    expect(page.locator("#criteria")).to_contain_text("1 report a failure")
+    with HttpClient(server.url, api_key=server.keys["read"]) as client:
+        served = client.get_result("arena-fe-11")["criteria"]
+    assert [c["state"] for c in served["criteria"]] == ["met"] * 3
+    assert [u["name"] for u in served["unclaimed"] if u["failed"]] == [
+        "Header.test.tsx > renders the theme toggle"
+    ]
+    shoot(page, "run-criteria")
+    watched.clean()
     page.context.close()

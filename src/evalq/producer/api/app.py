@@ -18,6 +18,7 @@ from evalq import __version__
 from evalq.core.labels import LabelBatch
 from evalq.core.profile import profile_names
 from evalq.core.redact import install_log_redaction
+from evalq.core.review_decisions import DecisionRequest
 from evalq.core.schemas import Submission, Task
 from evalq.core.settings import Settings, get_settings
 from evalq.core.trace_rules import BackfillRequest
@@ -167,6 +168,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
                 (WebhookRequest, "validation"),
                 (BackfillRequest, "validation"),
                 (LabelBatch, "validation"),
+                (DecisionRequest, "validation"),
             ],
             ref_template="#/components/schemas/{model}",
         )

@@ -88,11 +88,3 @@ class Health(BaseModel):
     status: Literal["ok", "unavailable"]
     database: Check
     broker: Check
-
-
-class ReviewAccepted(BaseModel):
-    """A flagged submission accepted, and the baseline version that now counts it."""
-
-    submission_id: str
-    review: Literal["accepted"]
-    baseline_version: int

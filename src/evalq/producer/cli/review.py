@@ -1,4 +1,5 @@
-"""Manual review of outlier runs: `evalq review list` and `evalq review accept`.
+"""Manual review of outlier runs: `evalq review list`, `evalq review accept` and
+`evalq review unaccept` (each decision with its reason and who decided, recorded).
 
 A run the merge flags for review is left out of its task's baseline until a person accepts it.
 """
@@ -12,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from evalq.core.errors import EvalqError
+from evalq.core.review_decisions import ReviewAction
 from evalq.producer.cli.output import console, fail
 
 review_app = typer.Typer(
@@ -45,30 +47,69 @@ def list_flagged(
     if held.offset + len(held.runs) < held.total:
         listed = held.offset + len(held.runs)
         _say(f"  {len(held.runs)} from {held.offset} listed: --offset {listed} for more")
-    _say("  left out of their task's baseline until accepted: evalq review accept ID")
+    _say(
+        "  left out of their task's baseline until accepted: "
+        "evalq review accept ID --reason TEXT [--by NAME]"
+    )
+
+
+Reason = Annotated[
+    str | None,
+    typer.Option(help="Why (required; 1 to 500 characters). Recorded with who and when."),
+]
+By = Annotated[
+    str | None,
+    typer.Option(help="Who decides (recorded); default EVALQ_ACTOR."),
+]
 
 
 @review_app.command("accept")
 def accept(
     submission_id: Annotated[str, typer.Argument(help="The flagged submission's id.")],
+    reason: Reason = None,
+    by: By = None,
 ) -> None:
-    """Accept a flagged submission: its task's baseline counts it again."""
+    """Accept a held submission: its task's baseline counts it again (the task's runs are
+    scored against the moved baseline and may change places). Undo: evalq review unaccept."""
+    _decide(submission_id, "accept", reason=reason, by=by)
+
+
+@review_app.command("unaccept")
+def unaccept(
+    submission_id: Annotated[str, typer.Argument(help="The accepted submission's id.")],
+    reason: Reason = None,
+    by: By = None,
+) -> None:
+    """Undo an accept: the submission is held for review again, out of its task's baseline."""
+    _decide(submission_id, "unaccept", reason=reason, by=by)
+
+
+def _decide(
+    submission_id: str, action: ReviewAction, *, reason: str | None, by: str | None
+) -> None:
     from evalq.service.client import Client
-    from evalq.store import queries
-    from evalq.store.db import session_scope
 
     client = Client()
     try:
-        with session_scope(client.url) as session:
-            row = queries.get_submission_row(session, submission_id=submission_id)
-            already, task_id = row.review == "accepted", row.task_id
-        version = client.accept_review(submission_id)
+        change = client.accept_review if action == "accept" else client.unaccept_review
+        done = change(submission_id, reason=reason or "", by=by)
     except EvalqError as error:
         fail(error)
-    if already:
-        _say(f"{submission_id} was already accepted; nothing changed")
+    if not done.changed:
+        state = "accepted" if action == "accept" else "held for review"
+        _say(f"{submission_id} was already {state}; nothing changed")
         return
-    _say(f"accepted {submission_id}; the baseline of {task_id} counts it (version {version})")
+    decision = done.decision
+    assert decision is not None  # a change records one
+    what = (
+        f"accepted {submission_id}; the baseline of {done.task_id} counts it"
+        if action == "accept"
+        else f"un-accepted {submission_id}: held for review again, out of the baseline of "
+        f"{done.task_id}"
+    )
+    _say(f"{what} (version {done.baseline_version})")
+    when = f"{decision.decided_at:%Y-%m-%d %H:%M:%S} UTC"
+    _say(f"  recorded: {decision.by} at {when}: {decision.reason}")
 
 
 def _say(text: str) -> None:

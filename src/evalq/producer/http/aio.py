@@ -14,6 +14,7 @@ import httpx
 from evalq.core.errors import InvalidInput
 from evalq.core.judge_validation import JudgeAgreement
 from evalq.core.labels import Label, LabelList, LabelQueue, LabelRequest, parse_label
+from evalq.core.review_decisions import ReviewDecided
 from evalq.core.schemas import Submission, Task
 from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
 from evalq.core.webhooks import (
@@ -343,8 +344,14 @@ class AsyncHttpClient:
         answer = await self._send(wire.judge_agreement_call(tasks, seed=seed))
         return JudgeAgreement.model_validate(answer)
 
-    async def accept_review(self, submission_id: str) -> int:
-        """Accept a submission flagged for review; returns the baseline version that counts it.
-        Errors as `Client.accept_review`."""
-        answer = await self._send(wire.accept_review_call(submission_id))
-        return int(answer["baseline_version"])
+    async def accept_review(self, submission_id: str, *, reason: str) -> ReviewDecided:
+        """Accept a submission held for review, saying why (POST .../review/accept); the API
+        records the key's name as who accepted. Errors as `Client.accept_review`."""
+        call = wire.review_call(submission_id, "accept", reason=reason)
+        return ReviewDecided.model_validate(await self._send(call))
+
+    async def unaccept_review(self, submission_id: str, *, reason: str) -> ReviewDecided:
+        """Undo an accept, saying why (POST .../review/unaccept): the run is held again.
+        Errors as `Client.unaccept_review`."""
+        call = wire.review_call(submission_id, "unaccept", reason=reason)
+        return ReviewDecided.model_validate(await self._send(call))

@@ -13,6 +13,7 @@ import httpx
 from evalq.core.errors import InvalidInput
 from evalq.core.judge_validation import JudgeAgreement
 from evalq.core.labels import Label, LabelList, LabelQueue, LabelRequest, parse_label
+from evalq.core.review_decisions import ReviewDecided
 from evalq.core.schemas import Submission, Task
 from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
 from evalq.core.webhooks import (
@@ -334,7 +335,14 @@ class HttpClient:
         answer = self._send(wire.judge_agreement_call(tasks, seed=seed))
         return JudgeAgreement.model_validate(answer)
 
-    def accept_review(self, submission_id: str) -> int:
-        """Accept a submission flagged for review; returns the baseline version that counts it.
-        Errors as `Client.accept_review`."""
-        return int(self._send(wire.accept_review_call(submission_id))["baseline_version"])
+    def accept_review(self, submission_id: str, *, reason: str) -> ReviewDecided:
+        """Accept a submission held for review, saying why (POST .../review/accept); the API
+        records the key's name as who accepted. Errors as `Client.accept_review`."""
+        call = wire.review_call(submission_id, "accept", reason=reason)
+        return ReviewDecided.model_validate(self._send(call))
+
+    def unaccept_review(self, submission_id: str, *, reason: str) -> ReviewDecided:
+        """Undo an accept, saying why (POST .../review/unaccept): the run is held again.
+        Errors as `Client.unaccept_review`."""
+        call = wire.review_call(submission_id, "unaccept", reason=reason)
+        return ReviewDecided.model_validate(self._send(call))

@@ -29,6 +29,7 @@ from evalq.core.errors import (
 )
 from evalq.core.labels import LabelRequest, parse_labels
 from evalq.core.metadata import filter_problems
+from evalq.core.review_decisions import ReviewAction, checked_reason
 from evalq.core.schemas import Submission, Task, parse_submission, parse_submissions, parse_task
 from evalq.core.trace_rules import TraceRule, parse_backfill, parse_trace_rule
 from evalq.core.webhooks import parse_webhook_request
@@ -262,9 +263,13 @@ def single(error: InvalidInput) -> InvalidInput:
     return InvalidInput([(f.removeprefix("[0]."), rule) for f, rule in error.problems])
 
 
-def accept_review_call(submission_id: str) -> Call:
-    """POST /v1/submissions/{id}/review/accept."""
-    return Call("POST", f"/v1/submissions/{quote(submission_id, safe='/:')}/review/accept")
+def review_call(submission_id: str, action: ReviewAction, *, reason: str) -> Call:
+    """POST /v1/submissions/{id}/review/accept or .../unaccept with its reason, checked here
+    (`InvalidInput` on ``reason`` as `Client.accept_review`); the server records the key's
+    name as who decided."""
+    body = {"reason": checked_reason(reason)}
+    path = f"/v1/submissions/{quote(submission_id, safe='/:')}/review/{action}"
+    return Call("POST", path, json=body)
 
 
 def _segment(task_id: str) -> str:

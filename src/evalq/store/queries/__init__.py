@@ -31,8 +31,11 @@ from evalq.store.queries.review import (
     fact_rows,
     flag_for_review,
     flagged_submissions,
+    record_decision,
+    review_decisions,
     review_flags,
     run_facts,
+    unaccept_review,
 )
 from evalq.store.queries.submissions import (
     Job,
@@ -103,8 +106,10 @@ __all__ = [
     "missing_tasks",
     "pending_tiers",
     "put_task",
+    "record_decision",
     "release_refresh",
     "release_unsent",
+    "review_decisions",
     "review_flags",
     "run_facts",
     "running_owners",
@@ -120,5 +125,6 @@ __all__ = [
     "tasks_evaluations",
     "tier_outcome",
     "tier_results",
+    "unaccept_review",
     "unknown_task_rule",
 ]

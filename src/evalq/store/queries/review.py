@@ -1,19 +1,22 @@
-"""Manual review: flag a run, accept it, list the flagged ones.
+"""Manual review: flag a run, accept it, un-accept it, record who decided and why, list the
+flagged ones.
 
 Every function takes the session as a keyword argument."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC
 from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
+from evalq.core.review_decisions import ReviewAction, ReviewDecision
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.review import RunFacts
-from evalq.store.models import EvaluationRow, SubmissionRow, utcnow
+from evalq.store.models import EvaluationRow, ReviewDecisionRow, SubmissionRow, utcnow
 from evalq.store.queries.evaluations import CHUNK
 from evalq.store.queries.submissions import get_submission_row
 
@@ -31,10 +34,9 @@ def flag_for_review(session: Session, *, submission_id: str) -> None:
     )
 
 
-def accept_review(session: Session, *, submission_id: str) -> None:
-    """Accept a flagged submission: it counts towards its task's baseline again.
-
-    Accepting an accepted submission again changes nothing.
+def accept_review(session: Session, *, submission_id: str) -> bool:
+    """Accept a flagged submission: it counts towards its task's baseline again. Returns
+    whether anything changed (accepting an accepted submission again changes nothing).
 
     Raises:
         NotFound: no such submission.
@@ -46,10 +48,65 @@ def accept_review(session: Session, *, submission_id: str) -> None:
         .values(review="accepted", reviewed_at=utcnow())
     )
     if accepted.rowcount:  # type: ignore[attr-defined]
-        return
+        return True
     row = get_submission_row(session, submission_id=submission_id)
     if row.review != "accepted":
         raise InvalidInput([("review", f"submission {submission_id!r} is not flagged for review")])
+    return False
+
+
+def unaccept_review(session: Session, *, submission_id: str) -> bool:
+    """Undo an accept: the submission is held for review again, out of its task's baseline
+    until a person accepts it. Returns whether anything changed (un-accepting a held run
+    changes nothing).
+
+    Raises:
+        NotFound: no such submission.
+        InvalidInput: the submission was never flagged for review.
+    """
+    held = session.execute(
+        update(SubmissionRow)
+        .where(SubmissionRow.id == submission_id, SubmissionRow.review == "accepted")
+        .values(review="flagged", reviewed_at=utcnow())
+    )
+    if held.rowcount:  # type: ignore[attr-defined]
+        return True
+    row = get_submission_row(session, submission_id=submission_id)
+    if row.review != "flagged":
+        raise InvalidInput([("review", f"submission {submission_id!r} is not accepted")])
+    return False
+
+
+def record_decision(
+    session: Session, *, submission_id: str, action: ReviewAction, by: str, reason: str
+) -> ReviewDecision:
+    """Store one decision on a run's review (kept: a later decision adds a row)."""
+    row = ReviewDecisionRow(
+        submission_id=submission_id, action=action, decided_by=by, reason=reason
+    )
+    session.add(row)
+    session.flush()
+    return _decision(row)
+
+
+def review_decisions(
+    session: Session, *, submission_id: str, action: ReviewAction | None = None
+) -> list[ReviewDecision]:
+    """The decisions on a run's review, newest first (of one action, or all)."""
+    query = select(ReviewDecisionRow).where(ReviewDecisionRow.submission_id == submission_id)
+    if action is not None:
+        query = query.where(ReviewDecisionRow.action == action)
+    return [_decision(r) for r in session.scalars(query.order_by(ReviewDecisionRow.id.desc()))]
+
+
+def _decision(row: ReviewDecisionRow) -> ReviewDecision:
+    return ReviewDecision(
+        action=row.action,
+        by=row.decided_by,
+        reason=row.reason,
+        # SQLite hands back the stored UTC time without its zone
+        decided_at=row.decided_at if row.decided_at.tzinfo else row.decided_at.replace(tzinfo=UTC),
+    )
 
 
 def flagged_submissions(

@@ -2,29 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 
 from evalq.core.errors import MAX_PROBLEMS, InvalidInput
+from evalq.core.review_decisions import ReviewDecided, checked_reason
 from evalq.core.schemas import Submission, parse_submission, problems_of
 from evalq.core.settings import Settings
 from evalq.producer.api.auth import require
+from evalq.producer.api.body import is_json, parse_json
 from evalq.producer.api.deps import ClientDep, JsonBody, SessionDep, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import (
     Accepted,
     BatchAccepted,
     Message,
-    ReviewAccepted,
 )
 from evalq.read import served
 from evalq.read.submission import SubmissionResult
 from evalq.service.client import Client
 from evalq.store import queries
 from evalq.store.db import session_scope
+from evalq.store.keys import ApiKey
 
 router = APIRouter(prefix="/v1/submissions", tags=["submissions"])
 
@@ -146,20 +148,81 @@ def submit_all(
     return accepted
 
 
+DECISION_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/DecisionRequest"}}
+        },
+    }
+}
+DECISION_RESPONSES: dict[int | str, dict[str, Any]] = {
+    404: {"model": Message, "description": "No such submission."},
+    413: {"model": Message, "description": "Body larger than EVALQ_API_MAX_BODY_BYTES."},
+    415: {"model": Message, "description": "Content-Type is not application/json."},
+    **ERROR_RESPONSES,
+}
+
+
+async def decision_reason(request: Request) -> str:
+    """The ``reason`` of a decision's body ``{"reason": "..."}``; a post without a body has
+    none, and is refused on ``reason`` as an empty one is."""
+    raw = await request.body()
+    if not raw:
+        return checked_reason(None)
+    if not is_json(request.headers.get("content-type")):
+        raise HTTPException(415, "Content-Type must be application/json")
+    data = parse_json(raw)
+    if not isinstance(data, dict) or not set(data) <= {"reason"}:
+        raise InvalidInput([("(root)", 'must be an object {"reason": "..."} and nothing else')])
+    return checked_reason(data.get("reason"))
+
+
+ReasonDep = Annotated[str, Depends(decision_reason)]
+
+
 @router.post(
     "/{submission_id:path}/review/accept",
-    summary="Accept a submission flagged for review",
-    dependencies=[Depends(require("write"))],
-    responses={404: {"model": Message, "description": "No such submission."}, **ERROR_RESPONSES},
+    summary="Accept a submission held for review, saying why",
+    openapi_extra=DECISION_BODY,
+    responses=DECISION_RESPONSES,
 )
-def accept_review(submission_id: str, client: ClientDep) -> ReviewAccepted:
-    """Accept a run the merge flagged as an outlier: its task's baseline counts it again.
+def accept_review(
+    submission_id: str,
+    client: ClientDep,
+    key: Annotated[ApiKey, Depends(require("write"))],
+    reason: ReasonDep,
+) -> ReviewDecided:
+    """Accept a run the merge flagged as an outlier: its task's baseline counts it again, and
+    the runs of the task are scored against the moved baseline (their places may change).
 
-    The baseline is refreshed at once and its version returned; accepting an accepted run
-    again changes nothing. A run that is not flagged is a 422 on ``review``.
+    The decision is recorded with the API key's name, the time and the ``reason`` (required),
+    and shown with the run (``review_decisions``). The baseline is refreshed at once and its
+    version returned; accepting an accepted run again changes nothing (``changed`` false). A
+    run that is not flagged is a 422 on ``review``; ``POST .../review/unaccept`` undoes it.
     """
-    version = client.accept_review(known("submission", submission_id))
-    return ReviewAccepted(submission_id=submission_id, review="accepted", baseline_version=version)
+    sid = known("submission", submission_id)
+    return client.accept_review(sid, reason=reason, by=key.name)
+
+
+@router.post(
+    "/{submission_id:path}/review/unaccept",
+    summary="Undo an accept: hold the submission for review again, saying why",
+    openapi_extra=DECISION_BODY,
+    responses=DECISION_RESPONSES,
+)
+def unaccept_review(
+    submission_id: str,
+    client: ClientDep,
+    key: Annotated[ApiKey, Depends(require("write"))],
+    reason: ReasonDep,
+) -> ReviewDecided:
+    """Undo an accept: the run is held again, out of its task's baseline, which is refreshed
+    as an accept refreshes it. Recorded as the accept is (key's name, time, ``reason``).
+    Un-accepting a held run changes nothing; a run never flagged is a 422 on ``review``.
+    """
+    sid = known("submission", submission_id)
+    return client.unaccept_review(sid, reason=reason, by=key.name)
 
 
 @router.get(
