@@ -28,6 +28,7 @@ from evalq.core.settings import Settings
 from evalq.core.status import Status
 from evalq.read.reply import Reply
 from evalq.read.view import task_context
+from evalq.scoring.injection import injection_attempts
 from evalq.store import queries, traces
 from evalq.store.models import Review
 
@@ -93,6 +94,11 @@ class SubmissionResult(Reply):
     trace: TraceSummary | None = Field(
         default=None, description="Present when the submission was made from streamed spans."
     )
+    injection: list[str] = Field(
+        default_factory=list,
+        description="How the output tries to instruct its evaluator (docs/judge.md, 'Injection "
+        "attempts'): a mark, never scored; empty when it does not.",
+    )
     judge_validation: JudgeValidation | None = Field(
         default=None,
         description="The judge's agreement with people's labels and whether its scores are "
@@ -142,11 +148,13 @@ def submission_result(
         return SubmissionResult.model_validate(redact_data(result, settings))
     context = task_context(session, task_id=row.task_id, settings=settings)
     current = context.current
-    arena = context.arena(Submission.model_validate(row.payload, context=STORED), row.cost_usd)
+    submission = Submission.model_validate(row.payload, context=STORED)
+    arena = context.arena(submission, row.cost_usd)
     scores = dict(evaluation.scores)
     scores["arena"] = arena.model_dump(mode="json")
     result |= {
         "scores": scores,
+        "injection": injection_attempts(submission.output),
         "missing_tiers": evaluation.missing_tiers,
         "baseline_version": current.version,
         "profile_hash": evaluation.profile_hash,
