@@ -122,3 +122,18 @@ def test_without_judge_scores_people_agreement_is_served_and_shown(client: Clien
         assert f"constructiveness / people: alpha {alpha:.2f} over 3 run(s)" in board.text
         quiet = browser.get("/ui/tasks/b")
         assert "No judge scores yet and no labels: nothing to compare." in quiet.text
+
+
+def test_a_label_moves_the_versions_of_its_tasks_board_and_run_pages(client: Client) -> None:
+    """The board and the run page show the task's agreement with people: a label added must
+    move their ETags, or a browser revalidating its copy would keep the old figure."""
+    from evalq.ui.freshness import version_of
+
+    pages = ("/ui/tasks/a", "/ui/runs/a2", "/ui/tasks/b")
+    with session_scope(client.url) as session:
+        before = [version_of(session, page) for page in pages]
+    client.add_label({"submission_id": "a1", "labeller": "ann", "scores": {"constructiveness": 3}})
+    with session_scope(client.url) as session:
+        after = [version_of(session, page) for page in pages]
+    assert after[0] != before[0] and after[1] != before[1]
+    assert after[2] == before[2]  # another task's board holds still

@@ -25,6 +25,7 @@ from evalq.core.labels import EMPTY_RULE, SCORE_RULE
 from evalq.producer.cli import EXAMPLES
 from evalq.producer.http import HttpClient
 from tests.integration.api.conftest import Server, examples, serve_api
+from tests.integration.ui.test_ui_browser import shoot
 from tests.support.openai_stub import OpenAIStub
 from tests.support.tools import required_program
 
@@ -146,6 +147,8 @@ def test_a_label_added_on_a_run_page_moves_the_judge_human_agreement(
     after = agreement_text(server, PEERREAD)
     assert after != before and "n 3" in after
     assert shown_agreement(page) == after  # the run page shows the task's agreement too
+    page.locator("#labels").scroll_into_view_if_needed()
+    shoot(page, "run-labels")
     page.goto(f"/ui/tasks/{PEERREAD}")
     assert shown_agreement(page) == after
     page.context.close()
@@ -171,6 +174,7 @@ def test_the_labelling_queue_scores_by_keys_and_moves_to_the_next_run(
     page.get_by_label("task").select_option(ARENA)
     page.get_by_role("button", name="Show").click()
     first, left = queue_run(page), waiting(page)
+    shoot(page, "labels")
     assert first.startswith("arena-") and left >= 3
     page.keyboard.press("4")  # the first rubric, then the next
     page.keyboard.press("2")
@@ -290,6 +294,7 @@ def test_a_run_that_tries_to_instruct_its_evaluator_is_marked(
     expect(page.locator(f'#board tr[data-run="{INJECTION}"] .mark.injection')).to_have_text(
         "injection attempt"
     )
+    shoot(page, "board-peerread-labelled")
     page.goto(f"/ui/runs/{INJECTION}")
     expect(page.locator("#injection-mark")).to_have_text("injection attempt")
     expect(page.locator("dl.facts")).to_contain_text("orders the evaluator")
