@@ -6,9 +6,10 @@ Builds a throwaway SQLite store with one Arena task of ``--runs`` evaluated subm
 written in bulk, `tests/support/compare_store.py`) and starts `evalq api` on it (Redis db 12 as
 the broker, which these reads never use). Signs in through the form, then measures:
 
-- each page's server time (tasks list, the board, a run, review, compare): median and p95 of
-  full renders, the task touched before each so nothing is served from the UI's memo; and the
-  board again with nothing changed (what a second viewer of the same version costs);
+- each page's server time (tasks list, the board, a run, review, the labelling queue,
+  compare): median and p95 of full renders, the task touched before each so nothing is served
+  from the UI's memo; and the board again with nothing changed (what a second viewer of the
+  same version costs);
 - ``--pages`` open live pages (a third each: the tasks list, the board, a run) polling every
   5 s as ui.js does, for ``--window`` seconds while nothing changes: the API process's CPU time
   (utime + stime from /proc) as a share of one core, with ``If-None-Match`` (the UI: 304s) and
@@ -203,6 +204,8 @@ def main() -> None:
                 f"board ({options.runs} runs)": "/ui/tasks/t000",
                 "run": "/ui/runs/s000000",
                 "review": "/ui/review",
+                "labelling queue (one task)": "/ui/labels?task=t000",
+                "labelling queue (all tasks)": "/ui/labels",
                 "compare (2 models)": "/ui/compare?tasks=t000&by=model&values=m00&values=m01",
             }
             with httpx.Client(base_url=url, cookies=cookies, timeout=600) as client:

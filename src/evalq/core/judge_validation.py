@@ -95,24 +95,44 @@ class JudgeValidation(BaseModel):
     """Whether the judge scores shown beside it can be trusted: its agreement with people.
 
     Served as ``judge_validation`` by the leaderboard, a submission's detail, the comparison
-    and the report, wherever the judge's scores appear; absent when they hold no judge score.
+    and the report, wherever the judge's scores appear, and wherever people labelled runs that
+    no judge scored yet (status ``no judge scores``: then ``people`` says how well the
+    labellers agree among themselves); absent when there is neither.
     """
 
-    status: Literal["validated", "not validated"] = Field(
-        description="'validated' only when every rubric and judge model below is."
+    status: Literal["validated", "not validated", "no judge scores"] = Field(
+        description="'validated' only when every rubric and judge model below is; 'no judge "
+        "scores': people labelled runs that no judge scored."
     )
     rubrics: list[RubricAgreement] = Field(
         description="Per rubric and judge model: over the one task shown, or pooled over the "
         "tasks shown."
     )
+    people: list[PeopleAgreement] = Field(
+        default_factory=list,
+        description="With status 'no judge scores': people's agreement per rubric they scored; "
+        "absent otherwise.",
+        exclude_if=lambda value: not value,
+    )
 
     def lines(self) -> list[str]:
         """The judge's validation in words, one line per rubric and model (the CLI, the page)."""
+        if self.status == "no judge scores":
+            out = ["judge scores: none yet; people's labels agree among themselves as follows"]
+            for person in self.people:
+                alpha = "no run labelled by two people yet"
+                if person.runs:
+                    value = "-" if person.alpha is None else f"{person.alpha:.2f}"
+                    alpha = f"alpha {value} over {person.runs} run(s) labelled by two or more"
+                out.append(f"  {person.rubric} / people: {alpha}")
+            return out
         out = [f"judge scores: {self.status} against people's labels"]
         for entry in self.rubrics:
             alpha = "alpha -" if entry.alpha is None else f"alpha {entry.alpha:.2f}"
             if entry.alpha_ci is not None:
                 alpha += f" [{entry.alpha_ci[0]:.2f}, {entry.alpha_ci[1]:.2f}]"
+            elif entry.alpha is not None:
+                alpha += f" (no interval: {entry.runs} labelled run(s))"
             bias = "" if entry.bias is None else f", bias {entry.bias:+.2f}"
             out.append(
                 f"  {entry.rubric} / {entry.model}: {alpha}{bias}, n {entry.pairs} ({entry.note})"

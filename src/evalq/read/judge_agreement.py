@@ -14,7 +14,12 @@ from typing import Literal, TypeVar
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from evalq.core.judge_validation import HumanScore, JudgeAgreement, JudgedRun, JudgeValidation
+from evalq.core.judge_validation import (
+    HumanScore,
+    JudgeAgreement,
+    JudgedRun,
+    JudgeValidation,
+)
 from evalq.core.labels import LabelCandidate, LabelQueue
 from evalq.core.profile import profile_named
 from evalq.core.results import CascadeRecord, JudgeResult
@@ -47,11 +52,12 @@ def task_judge_agreement(
 def judge_validation(
     session: Session, *, task_ids: Sequence[str], settings: Settings
 ) -> JudgeValidation | None:
-    """The judge's agreement with people on ``task_ids`` (pooled when several), or None when
-    they hold no judge score (then there is nothing to validate)."""
+    """The judge's agreement with people on ``task_ids`` (pooled when several). Without a judge
+    score, people's agreement among themselves when they labelled runs (status ``no judge
+    scores``), else None (nothing to validate, nothing labelled)."""
     judged = judged_runs(session, task_ids=list(task_ids)) if task_ids else []
     if not judged:
-        return None
+        return people_validation(session, task_ids=task_ids)
     report = _agreement(session, task_ids=list(task_ids), settings=settings, seed=0, judged=judged)
     pooled = [entry for entry in report.rubrics if entry.task_id is None]
     entries = pooled or report.rubrics
@@ -59,6 +65,23 @@ def judge_validation(
         return None
     validated = all(entry.validated for entry in entries)
     return JudgeValidation(status="validated" if validated else "not validated", rubrics=entries)
+
+
+def people_validation(session: Session, *, task_ids: Sequence[str]) -> JudgeValidation | None:
+    """People's own agreement per rubric on the tasks' labelled runs, as the judge validation
+    of tasks no judge scored yet (status ``no judge scores``); None when nobody scored a rubric
+    of them. The pure `evalq.judge.validation.people_agreement` (the ceiling `evalq judge
+    agreement` reports) is imported only here, when there are labels to compare."""
+    humans = [
+        HumanScore(label.submission_id, label.labeller, rubric, score)
+        for label in (list_labels(session, task_ids=list(task_ids)) if task_ids else [])
+        for rubric, score in label.scores.items()
+    ]
+    if not humans:
+        return None
+    from evalq.judge.validation import people_agreement
+
+    return JudgeValidation(status="no judge scores", rubrics=[], people=people_agreement(humans))
 
 
 def with_judge_validation(

@@ -134,6 +134,12 @@ class LeaderboardEntry(Reply):
     )
     flags: list[str] = Field(description="Outlier indicators that asked for a manual review.")
     warnings: list[str] = Field(description="Validation warnings (shown, never held against).")
+    injection: list[str] = Field(
+        default_factory=list,
+        description="How the run's output tries to instruct its evaluator (docs/judge.md, "
+        "'Injection attempts'): a mark for a person to read the output, never scored; empty "
+        "when it does not.",
+    )
     overall: float = Field(description="Arena overall before the difficulty factor (0-100).")
     overall_adjusted: float = Field(description="Arena overall after the difficulty factor.")
     efficiency: float
@@ -856,6 +862,7 @@ def _entry(
         held=row.held,
         flags=list(scores.review.flags),
         warnings=row.warnings,
+        injection=row.injection,
         overall=round(arena.unadjusted_score, 2),
         overall_adjusted=round(arena.overall_score, 2),
         efficiency=round(arena.efficiency_score, 2),

@@ -30,6 +30,7 @@ from evalq.core.status import Status
 from evalq.read.criteria import CriteriaCheck, check_criteria
 from evalq.read.reply import Reply
 from evalq.read.view import task_context
+from evalq.scoring.injection import injection_attempts
 from evalq.store import queries, traces
 from evalq.store.models import Review
 
@@ -104,6 +105,11 @@ class SubmissionResult(Reply):
     trace: TraceSummary | None = Field(
         default=None, description="Present when the submission was made from streamed spans."
     )
+    injection: list[str] = Field(
+        default_factory=list,
+        description="How the output tries to instruct its evaluator (docs/judge.md, 'Injection "
+        "attempts'): a mark, never scored; empty when it does not.",
+    )
     judge_validation: JudgeValidation | None = Field(
         default=None,
         description="The judge's agreement with people's labels and whether its scores are "
@@ -163,6 +169,7 @@ def submission_result(
     scores["arena"] = arena.model_dump(mode="json")
     result |= {
         "scores": scores,
+        "injection": injection_attempts(submission.output),
         "missing_tiers": evaluation.missing_tiers,
         "baseline_version": current.version,
         "profile_hash": evaluation.profile_hash,

@@ -28,6 +28,7 @@ from evalq.read.baseline import CurrentBaseline, current_baseline
 from evalq.scoring.arena import score_arena_run
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.validation import validate_evaluation
+from evalq.scoring.injection import injection_attempts
 from evalq.scoring.kinds import KindRule, RankedValues, kind_of
 from evalq.scoring.review import duplicates
 from evalq.store import queries
@@ -54,6 +55,9 @@ class ScoredRow:
     warnings: list[str] = field(default_factory=list)
     """The validation rules' messages on the Arena scores above (the board's, not the ones
     the merge saw against an older baseline)."""
+    injection: list[str] = field(default_factory=list)
+    """The kinds of attempt its output makes to instruct its evaluator
+    (`evalq.scoring.injection`): shown as a mark, never scored."""
 
     @property
     def held(self) -> bool:
@@ -105,6 +109,7 @@ class TaskContext:
             values,
             submission.scenarios,
             validate_evaluation(arena, run),
+            injection_attempts(submission.output),
         )
 
 

@@ -32,10 +32,13 @@ def latest_baseline(task_id: str) -> ColumnElement[Any]:
     )
 
 
-def task_version(session: Session, *, task_id: str) -> str:
-    """Moves when one of the task's submissions changes, or its baseline or definition does."""
+def task_version(
+    session: Session, *, task_id: str, also: tuple[ColumnElement[Any], ...] = ()
+) -> str:
+    """Moves when one of the task's submissions changes, or its baseline or definition does
+    (or one of ``also``: more figures a page of the task shows, read in the same statement)."""
     runs = select(func.max(SubmissionRow.updated_at)).where(SubmissionRow.task_id == task_id)
     task = select(TaskRow.updated_at).where(TaskRow.id == task_id)
     return version(
-        session, runs.scalar_subquery(), task.scalar_subquery(), latest_baseline(task_id)
+        session, runs.scalar_subquery(), task.scalar_subquery(), latest_baseline(task_id), *also
     )

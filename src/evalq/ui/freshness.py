@@ -4,17 +4,19 @@ A page polls with ``If-None-Match``; the server runs the page's statement and an
 the figures have not moved, so an open page costs one statement per poll while nothing changes.
 Each figure is something an evaluation finishing moves: a submission's ``updated_at`` (every
 status change and review touches it; submissions are never deleted), a tier's ``updated_at``,
-a baseline's version, a task's definition.
+a baseline's version, a task's definition; and, for a board and a run page, which show the
+judge's agreement with people, the task's labels (their number and latest change).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
-from evalq.store.models import SubmissionRow, TaskRow, TierResultRow
+from evalq.store.models import LabelRow, SubmissionRow, TaskRow, TierResultRow
 from evalq.store.versions import latest_baseline, task_version, version
 
 
@@ -28,14 +30,27 @@ def tasks_version(session: Session) -> str:
     )
 
 
+def labels_of(task_id: str) -> tuple[ColumnElement[Any], ...]:
+    """The task's labels as version figures: how many, and the latest change (indexed)."""
+    labels = select(func.count(), func.max(LabelRow.updated_at)).where(LabelRow.task_id == task_id)
+    return (
+        labels.with_only_columns(func.count()).scalar_subquery(),
+        labels.with_only_columns(func.max(LabelRow.updated_at)).scalar_subquery(),
+    )
+
+
 def run_version(session: Session, *, submission_id: str, task_id: str) -> str:
-    """Moves when the run, one of its tiers, or its task's baseline changes."""
+    """Moves when the run, one of its tiers, its task's baseline, or its task's labels change."""
     run = select(SubmissionRow.updated_at).where(SubmissionRow.id == submission_id)
     tiers = select(func.max(TierResultRow.updated_at)).where(
         TierResultRow.submission_id == submission_id
     )
     return version(
-        session, run.scalar_subquery(), tiers.scalar_subquery(), latest_baseline(task_id)
+        session,
+        run.scalar_subquery(),
+        tiers.scalar_subquery(),
+        latest_baseline(task_id),
+        *labels_of(task_id),
     )
 
 
@@ -73,7 +88,8 @@ def version_of(session: Session, path: str) -> str | None:
         if page == "review":
             return review_version(session)
         if page == "task":
-            return task_version(session, task_id=found.group(1))
+            task_id = found.group(1)
+            return task_version(session, task_id=task_id, also=labels_of(task_id))
         task_id = session.scalar(
             select(SubmissionRow.task_id).where(SubmissionRow.id == found.group(1))
         )

@@ -9,7 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from evalq.ui import actions, compare, events, pages
+from evalq.ui import actions, compare, events, labels, pages
 from evalq.ui.polls import LivePolls
 from evalq.ui.security import SecurityHeaders
 from evalq.ui.web import LOGIN, ScopeMissing, SignInNeeded, render
@@ -22,6 +22,7 @@ def install(app: FastAPI) -> None:
     app.include_router(pages.router)
     app.include_router(compare.router)
     app.include_router(actions.router)
+    app.include_router(labels.router)
     app.include_router(events.router)
     app.mount("/ui/static", StaticFiles(directory=STATIC), name="ui-static")
     app.add_middleware(LivePolls)

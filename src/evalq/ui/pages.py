@@ -22,7 +22,7 @@ from evalq.read.health import evaluation_health
 from evalq.report.svg import binned_histogram
 from evalq.report.verdict import standings_verdict, verdict_section
 from evalq.store import traces
-from evalq.ui.run import run_page
+from evalq.ui.labels import render_run
 from evalq.ui.web import ViewerDep, live, render, settings_of
 
 router = APIRouter(include_in_schema=False)
@@ -195,13 +195,15 @@ def board_view(
 
 
 @router.get("/ui/runs/{submission_id:path}", response_class=HTMLResponse)
-def run_view(request: Request, viewer: ViewerDep, submission_id: str) -> Response:
-    """One run: output beside the references, tiers, judge, trace, cost, errors, review."""
-    settings = settings_of(request)
+def run_view(
+    request: Request, viewer: ViewerDep, submission_id: str, labelled: Text = ""
+) -> Response:
+    """One run: output beside the references, tiers, judge, trace, cost, errors, review, and
+    people's labels with the label form."""
 
     def page(session: Session) -> HTMLResponse:
         try:
-            found = run_page(session, submission_id=submission_id, settings=settings)
+            return render_run(request, viewer, session, submission_id, labelled=labelled)
         except NotFound:
             trace = traces.trace_of_id(session, submission_id=submission_id)
             note = None
@@ -209,7 +211,6 @@ def run_view(request: Request, viewer: ViewerDep, submission_id: str) -> Respons
                 why = traces.reason(trace) or "no reason was stored"
                 note = f"Its trace {trace.trace_id} was {trace.status}: {why}"
             return not_found(request, viewer, f"submission {submission_id!r}", note=note)
-        return render(request, "run.html", viewer, run=found, r=found.result)
 
     return live(request, viewer, page)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from evalq.core.labels import Label
 from evalq.core.redact import redact_data
 from evalq.core.results import JudgeResult, PriceSource
 from evalq.core.schemas import STORED, Submission, Task
@@ -21,6 +22,7 @@ from evalq.core.settings import Settings
 from evalq.read import served
 from evalq.read.submission import SubmissionResult
 from evalq.store import queries
+from evalq.store.labels import list_labels
 
 SHOWN_STEPS = 200
 """Steps listed per agent on a run page; the others are counted, not rendered."""
@@ -85,6 +87,8 @@ class RunPage:
     judge: JudgeResult | None
     trace: TraceSummary | None
     figures: dict[str, list[tuple[str, Any, str]]] = field(default_factory=dict)
+    labels: list[Label] = field(default_factory=list)
+    """People's labels of the run, by labeller."""
 
 
 def summarise_trace(submission: Submission) -> TraceSummary | None:
@@ -147,4 +151,5 @@ def run_page(session: Session, *, submission_id: str, settings: Settings | None)
         judge=judge,
         trace=summarise_trace(submission),
         figures=_figures(result),
+        labels=list_labels(session, submission_id=submission_id),
     )

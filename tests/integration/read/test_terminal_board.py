@@ -48,3 +48,12 @@ def test_wide_adds_tool_and_model(store: str) -> None:
     text, _ = rendered(store, TASKS[0], width=200, wide=True)
     header = next(line for line in text.splitlines() if " rank " in f" {line} ")
     assert " tool " in header and " model " in header
+
+
+def test_the_run_that_tries_to_instruct_its_evaluator_is_noted(store: str) -> None:
+    """As `make demo` shows it (no judge): the injection attempt keeps its rank, with a note."""
+    text, ids = rendered(store, "peerread-salience-gating", width=200)
+    lines = {i: next(line for line in text.splitlines() if f" {i} " in line) for i in ids}
+    noted = [i for i, line in lines.items() if "injection attempt" in line]
+    assert noted == ["peer-05-injection"]
+    assert ids.index("peer-05-injection") == 1  # 2nd, as README's board shows

@@ -106,7 +106,49 @@
     });
   }
 
+  // The labelling queue's keys: they only fill and send the plain form (which works without
+  // script). 1-5 score the current rubric and move to the next, 0 clears it; p / f pass / fail;
+  // n the note; Enter saves; s skips the run. Keys typed into the note or a list are left alone.
+  function labelKeys() {
+    var form = document.querySelector("#queue-run form[data-label-keys]");
+    if (!form) { return; }
+    var sets = form.querySelectorAll("fieldset.score");
+    var current = 0;
+    function mark() {
+      for (var i = 0; i < sets.length; i++) { sets[i].classList.toggle("current", i === current); }
+    }
+    mark();
+    document.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) { return; }
+      var target = event.target;
+      var tag = target && target.tagName;
+      if (tag === "TEXTAREA" || tag === "SELECT" || tag === "BUTTON" || tag === "A") { return; }
+      if (tag === "INPUT" && target.type !== "radio") { return; }
+      var key = event.key;
+      if (/^[0-5]$/.test(key) && sets.length) {
+        var radios = sets[current].querySelectorAll('input[type="radio"]');
+        radios[Number(key)].checked = true; // radio 0 is "none"
+        current = Math.min(current + 1, sets.length - 1);
+        mark();
+      } else if (key === "p" || key === "f") {
+        var decision = form.querySelector('input[name="passed"][value="' + (key === "p" ? "pass" : "fail") + '"]');
+        if (decision) { decision.checked = true; }
+      } else if (key === "n") {
+        form.querySelector("textarea").focus();
+      } else if (key === "s") {
+        var skip = document.getElementById("skip");
+        if (skip) { location.href = skip.href; }
+      } else if (key === "Enter") {
+        form.requestSubmit();
+      } else {
+        return;
+      }
+      event.preventDefault();
+    });
+  }
+
   sortable(document);
+  labelKeys();
   if (main) {
     var every = Number(main.getAttribute("data-live")) || 5000;
     var served = document.querySelector('meta[name="evalq-etag"]');
