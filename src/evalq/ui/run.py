@@ -18,6 +18,7 @@ from evalq.core.redact import redact_data
 from evalq.core.results import JudgeResult, PriceSource
 from evalq.core.schemas import STORED, Submission, Task
 from evalq.core.settings import Settings
+from evalq.core.trajectory import TrajectoryMatch
 from evalq.read import served
 from evalq.read.submission import SubmissionResult
 from evalq.store import queries
@@ -85,6 +86,7 @@ class RunPage:
     judge: JudgeResult | None
     trace: TraceSummary | None
     figures: dict[str, list[tuple[str, Any, str]]] = field(default_factory=dict)
+    trajectory: TrajectoryMatch | None = None
 
 
 def summarise_trace(submission: Submission) -> TraceSummary | None:
@@ -147,4 +149,14 @@ def run_page(session: Session, *, submission_id: str, settings: Settings | None)
         judge=judge,
         trace=summarise_trace(submission),
         figures=_figures(result),
+        trajectory=_trajectory(result),
     )
+
+
+def _trajectory(result: SubmissionResult) -> TrajectoryMatch | None:
+    """The graph tier's trajectory match, when the task names its expected calls."""
+    graph = result.tiers.get("graph")
+    if graph is None or graph.status != "ok" or not graph.metrics:
+        return None
+    found = graph.metrics.get("trajectory")
+    return None if found is None else TrajectoryMatch.model_validate(found)

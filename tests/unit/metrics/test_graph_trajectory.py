@@ -113,3 +113,41 @@ def test_a_trace_from_the_opentelemetry_sdk_exporter() -> None:
         assert found.passed is passed and found.loops == [], mode
     found = trajectory_match(made, calls("search", "summarise"), "in_order")
     assert not found.passed and found.missing == ["summarise"] and found.score == 0.5
+
+
+def test_the_graph_tier_scores_a_task_that_names_its_calls_and_weighs_it_where_told() -> None:
+    from evalq.core.schemas import Task, Trace
+    from evalq.metrics.graph import graph_metrics
+
+    trace = Trace.model_validate(
+        {
+            "steps": [
+                {"tool": "search", "arguments": {"query": "sparse attention"}},
+                {"tool": "read"},
+                {"tool": "lint"},
+            ]
+        }
+    )
+    plain = Task(id="t", optimal_tools={})
+    assert graph_metrics(trace, plain).trajectory is None
+    assert "expected_tool_calls" not in plain.model_dump(mode="json")  # hashes as before
+    task = Task.model_validate(
+        {
+            "id": "t",
+            "expected_tool_calls": [
+                {"tool": "search", "arguments": {"query": "sparse attention"}},
+                {"tool": "read"},
+            ],
+            "trajectory_mode": "subset",
+        }
+    )
+    found = graph_metrics(trace, task)
+    assert found.trajectory is not None and found.trajectory.mode == "subset"
+    assert found.trajectory.unexpected == ["lint"] and found.trajectory.score == pytest.approx(
+        2 / 3
+    )
+    # no reference graph, no optimal tools: tool efficiency is the trajectory's score only
+    # where the profile weighs it
+    assert found.tool_efficiency is None
+    weighed = graph_metrics(trace, task, tool_efficiency_weights={"trajectory_match": 1.0})
+    assert weighed.tool_efficiency == pytest.approx(2 / 3)
