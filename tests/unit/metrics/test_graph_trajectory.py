@@ -6,7 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.support.otel_runs import as_protobuf, two_agent_run
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from tests.support.otel_runs import Run, as_protobuf, two_agent_run
 
 from evalq.core.trajectory import ToolCall, TrajectoryMode
 from evalq.metrics.graph.trajectory import find_loops, trajectory_match
@@ -151,3 +155,37 @@ def test_the_graph_tier_scores_a_task_that_names_its_calls_and_weighs_it_where_t
     assert found.tool_efficiency is None
     weighed = graph_metrics(trace, task, tool_efficiency_weights={"trajectory_match": 1.0})
     assert weighed.tool_efficiency == pytest.approx(2 / 3)
+
+
+def test_arguments_recorded_on_opentelemetry_tool_spans_are_matched() -> None:
+    """GenAI tool spans with ``gen_ai.tool.call.arguments`` (a JSON object), recorded by the
+    SDK: scalars are kept, the rest left out, and the plan's arguments are checked."""
+    exporter = InMemorySpanExporter()
+    resource = {"evalq.task_id": "t", "evalq.tool": "agent"}
+    provider = TracerProvider(resource=Resource.create(resource))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    run = Run(provider.get_tracer("evalq-tests"), "genai", frozenset())
+    arguments = ('{"query": "sparse attention", "limit": 5, "filters": {"year": 2024}}', "[1]")
+    with run.span("workflow", {}, 0, 4), run.agent("researcher", 0, 4):
+        run.llm(0, 1, 100, 20, 0.001)
+        for n, given in enumerate(arguments, start=1):
+            attributes = {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "search",
+                "gen_ai.tool.call.arguments": given,
+            }
+            with run.span("execute_tool search", attributes, n, n + 1):
+                pass
+    provider.shutdown()
+    spans = list(exporter.get_finished_spans())
+    (imported,) = submissions_from_otlp(parse_protobuf(as_protobuf(spans)))
+    trace = imported.submission.trace
+    assert trace is not None
+    first, second = trace.steps
+    assert first.arguments == {"query": "sparse attention", "limit": 5}
+    assert second.arguments is None  # not a JSON object
+    made = [ToolCall(tool=s.tool, arguments=s.arguments) for s in trace.steps]
+    plan = calls(("search", {"query": "sparse attention"}), ("search", {"query": "dense"}))
+    found = trajectory_match(made, plan, "exact")
+    assert found.matched == ["search(query='sparse attention')"]
+    assert found.missing == ["search(query='dense')"] and found.unexpected == ["search"]
