@@ -160,3 +160,17 @@ def test_the_pages_show_no_data_and_metrics_parse_with_the_new_gauges(
         for sample in families[name].samples:
             assert set(sample.labels) <= {"task", "key", "monitor", "state"}
     api.client().delete("/v1/monitors/pages")
+
+
+def test_a_group_narrows_the_window(runs: Server) -> None:
+    """by/group: the runs of one model count; a metadata value no run carries is no data."""
+    with HttpClient(runs.url, runs.keys["rw"]) as http:
+        model = http.set_monitor("by-model", MONITOR | {"by": "model", "group": "gpt-4o"})
+        other = http.set_monitor("by-other", MONITOR | {"by": "model", "group": "o3"})
+        branch = http.set_monitor("by-branch", MONITOR | {"by": "metadata.branch", "group": "main"})
+        for name in ("by-model", "by-other", "by-branch"):
+            http.remove_monitor(name)
+    n = {m.name: {s.task_id: s.n for s in m.states} for m in (model, other, branch)}
+    assert n["by-model"]["mon-t"] == 2
+    assert n["by-other"]["mon-t"] == 0 and n["by-branch"]["mon-t"] == 0
+    assert {s.task_id: s.state for s in branch.states}["mon-t"] == "no data"
