@@ -28,6 +28,7 @@ from evalq.core.schemas import TaskKind, Tier
 
 # Re-exported: scoring/evaluation.py and producer/api/reports.py import it from here.
 from evalq.core.status import EvaluationStatus as EvaluationStatus
+from evalq.core.trajectory import TrajectoryMatch
 
 FinalTierStatus = Literal["ok", "skipped", "failed"]
 TierStatus = Literal["running", FinalTierStatus]
@@ -117,6 +118,8 @@ class GraphResult(Record):
         task_distribution_balance: 1 - stdev / mean of the per-agent step counts, >= 0.
         tool_efficiency: PeerRead composite input (docs/scoring/tier3.md).
         coordination_quality: PeerRead composite input (docs/scoring/tier3.md).
+        trajectory: the run's tool calls against the task's expected ones (None: the task
+            names none).
     """
 
     path_convergence: float | None = None
@@ -128,6 +131,7 @@ class GraphResult(Record):
     task_distribution_balance: float | None = None
     tool_efficiency: float | None = None
     coordination_quality: float | None = None
+    trajectory: TrajectoryMatch | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 PriceOrigin = Literal["profile", "genai-prices", "reported"]

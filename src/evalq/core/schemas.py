@@ -30,6 +30,7 @@ from pydantic import (
 from evalq.core.errors import MAX_PROBLEMS, InvalidInput
 from evalq.core.metadata import KEY_PATTERN, MAX_BYTES, MAX_DEPTH, MAX_KEYS, check_metadata
 from evalq.core.storable import MAX_INT, printable, storable_keys, storable_string
+from evalq.core.trajectory import ArgValue, ToolCall, TrajectoryMode
 
 MAX_TEXT_CHARS = 100_000
 """Longest output, reference or scenario text accepted (characters)."""
@@ -259,6 +260,18 @@ class Task(Strict):
     )
     context: Context | None = Field(default=None, description="Paper or task context text.")
     reference_tool_graph: ToolGraph | None = Field(default=None, description="For tier 3.")
+    expected_tool_calls: list[ToolCall] | None = Field(
+        default=None,
+        max_length=MAX_TRACE_EDGES,
+        description="Tier 3's trajectory match: the tool calls a run should make, in order, "
+        "each with the arguments that must match (docs/scoring.md, 'Trajectory match').",
+        exclude_if=lambda value: value is None,  # a task without it hashes as before
+    )
+    trajectory_mode: TrajectoryMode = Field(
+        default="in_order",
+        description="How the calls are matched: exact, in_order, any_order or subset.",
+        exclude_if=lambda value: value == "in_order",
+    )
     optimal_tools: dict[Name, Name] = Field(
         default_factory=dict,
         max_length=MAX_TRACE_NODES,
@@ -353,6 +366,12 @@ class TraceStep(Strict):
     context: Name | None = Field(default=None, description="Decision context, for tool accuracy.")
     started_at: Seconds | None = None
     ended_at: Seconds | None = None
+    arguments: dict[Annotated[str, Field(max_length=200)], ArgValue] | None = Field(
+        default=None,
+        max_length=50,
+        description="The call's arguments (scalars), for the trajectory match.",
+        exclude_if=lambda value: value is None,  # a trace without them hashes as before
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> TraceStep:

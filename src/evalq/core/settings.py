@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     recover_every_s: float = Field(
         default=60, gt=0, description="Period of the beat entry that runs the recovery sweep."
     )
+    monitor_every_s: float = Field(
+        default=60, gt=0, description="Period of the beat entry that checks every monitor."
+    )
     worker_heartbeat_s: float = Field(
         default=10,
         gt=0,

@@ -19,7 +19,8 @@ from evalq.core.errors import InvalidInput
 from evalq.core.schemas import problems_of
 
 EVENT_TYPE = "evaluation.completed"
-"""The one event evalq sends: an evaluation ended (its ``data.status`` says how)."""
+"""An evaluation ended (its ``data.status`` says how). A task's webhooks also hear of its
+monitors (`evalq.core.monitors`: ``monitor.alert``, ``monitor.resolved``)."""
 
 MAX_URL_CHARS = 2000
 MAX_WEBHOOKS_PER_TASK = 20
@@ -108,7 +109,9 @@ class DeliveryInfo(BaseModel):
 
     id: str = Field(description="The event's ``webhook-id``: the same on every retry.")
     webhook_id: str
-    submission_id: str
+    submission_id: str | None = Field(
+        description="The evaluation's run; None for a monitor's event (monitor.alert, ...)."
+    )
     event: str
     status: DeliveryStatus
     attempts: int
@@ -182,7 +185,10 @@ def message_id(webhook_id: str, submission_id: str, status: str) -> str:
     return f"msg_{digest[:32]}"
 
 
-def envelope(result: dict[str, Any], *, timestamp: datetime) -> dict[str, Any]:
+def envelope(
+    result: dict[str, Any], *, timestamp: datetime, event: str = EVENT_TYPE
+) -> dict[str, Any]:
     """The event body: ``{"type", "timestamp", "data"}`` with ``data`` as GET /v1/submissions/ID
-    answers it (``timestamp``: when the event was created, the same on every retry)."""
-    return {"type": EVENT_TYPE, "timestamp": timestamp.isoformat(), "data": result}
+    answers it, or a monitor's `MonitorEvent` (``timestamp``: when the event was created, the
+    same on every retry)."""
+    return {"type": event, "timestamp": timestamp.isoformat(), "data": result}

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from evalq.core.applicable import remaining_tiers, skipped_tiers
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
 from evalq.core.labels import Label, LabelQueue, LabelRequest, parse_label, parse_labels
+from evalq.core.monitors import Monitor, MonitorRequest
 from evalq.core.pricing import quote_submission
 from evalq.core.profile import profile_named
 from evalq.core.receivers import check_receiver
@@ -39,6 +40,7 @@ from evalq.core.webhooks import (
     WebhookInfo,
     parse_webhook_request,
 )
+from evalq.read import monitors as watched
 from evalq.read import served
 from evalq.service.submitted import FINAL_STATUSES, Submitted
 from evalq.store import intake, queries, webhooks
@@ -47,6 +49,7 @@ from evalq.store import traces as trace_store
 from evalq.store.db import session_scope
 from evalq.workers.app import make_app
 from evalq.workers.chords import enqueue_many
+from evalq.workers.names import MONITOR_EVENT_TASK, ROUTES
 from evalq.workers.policy import REFRESH_ATTEMPTS
 
 if TYPE_CHECKING:  # scipy.stats comes with it: only `compare` needs it, when it runs
@@ -441,6 +444,51 @@ class Client:
         """The webhook's deliveries, newest first, each with its attempts."""
         with session_scope(self.url) as session:
             return webhooks.deliveries(session, task_id=task_id, webhook_id=webhook_id, limit=limit)
+
+    def set_monitor(
+        self,
+        name: str,
+        monitor: MonitorRequest | Mapping[str, Any],
+        *,
+        created_by: str | None = None,
+    ) -> Monitor:
+        """Create or replace the monitor ``name`` (docs/monitors.md) and check it at once: the
+        answer holds each watched task's state (``no data`` before enough runs). An event the
+        first check decides (a task already below a threshold) is sent to the task's webhooks.
+
+        Raises:
+            InvalidInput: a bad name or definition, naming the field and the rule (nothing
+                stored).
+        """
+        with session_scope(self.url) as session:
+            found, due = watched.set_monitor(
+                session, name=name, data=monitor, created_by=created_by
+            )
+        for delivery_id in due:
+            try:
+                self.app.send_task(
+                    MONITOR_EVENT_TASK,
+                    args=[delivery_id],
+                    queue=ROUTES[MONITOR_EVENT_TASK]["queue"],
+                )
+            except Exception:  # stored: the event waits in the store, the monitor is set
+                log.exception("could not send the monitor event %s", delivery_id)
+        return found
+
+    def monitors(self) -> list[Monitor]:
+        """Every monitor with each watched task's state, by name."""
+        with session_scope(self.url) as session:
+            return watched.list_monitors(session).monitors
+
+    def monitor(self, name: str) -> Monitor:
+        """One monitor with its tasks' states. `NotFound`: no such monitor."""
+        with session_scope(self.url) as session:
+            return watched.get_monitor(session, name=name)
+
+    def remove_monitor(self, name: str) -> None:
+        """Remove a monitor and its states. `NotFound`: no such monitor."""
+        with session_scope(self.url) as session:
+            watched.remove_monitor(session, name=name)
 
     def put_trace_rule(self, task_id: str, rule: TraceRule | Mapping[str, Any]) -> TraceRuleOf:
         """Create or replace the rule by which the task takes traces that name no task

@@ -285,14 +285,21 @@ class WebhookRow(Base):
 
 
 class WebhookDeliveryRow(Base):
-    """One event for one webhook (keyed by its stable ``webhook-id``) and its attempts."""
+    """One event for one webhook (keyed by its stable ``webhook-id``) and its attempts.
+
+    An evaluation's event names its submission (its body is the run's result, read when sent);
+    a monitor's event has none and carries its body in ``payload``, fixed when the state
+    changed (migration 0019), so every retry sends what was true then."""
 
     __tablename__ = "webhook_deliveries"
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"))
-    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"), index=True)
+    submission_id: Mapped[str | None] = mapped_column(
+        ForeignKey("submissions.id"), index=True, default=None
+    )
     event: Mapped[str] = mapped_column(String(40))
+    payload: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     status: Mapped[str] = mapped_column(String(16))  # pending / delivered / failed
     attempts: Mapped[int] = mapped_column(default=0)
     last_status_code: Mapped[int | None] = mapped_column(default=None)
@@ -413,3 +420,37 @@ class ReviewDecisionRow(Base):
 
 # A run's decisions, newest first: one index range.
 Index("ix_review_decisions_submission", ReviewDecisionRow.submission_id, ReviewDecisionRow.id)
+
+
+class MonitorRow(Base):
+    """A monitor (`evalq.core.monitors.MonitorRequest` as JSON), by name (migration 0019)."""
+
+    __tablename__ = "monitors"
+
+    name: Mapped[str] = mapped_column(String(63), primary_key=True)
+    definition: Mapped[dict[str, Any]]
+    created_by: Mapped[str | None] = mapped_column(String(100), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class MonitorStateRow(Base):
+    """One task's state under one monitor, and the last event sent about it."""
+
+    __tablename__ = "monitor_states"
+
+    monitor: Mapped[str] = mapped_column(
+        String(63), ForeignKey("monitors.name", ondelete="CASCADE"), primary_key=True
+    )
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id"), primary_key=True)
+    state: Mapped[str] = mapped_column(String(16))  # ok / warning / alert / no data
+    value: Mapped[float | None] = mapped_column(Float, default=None)
+    n: Mapped[int] = mapped_column(default=0)
+    evaluated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    changed_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The last event sent (monitor.alert / monitor.resolved), the state it told of, and when;
+    # ``notices`` counts the events, so each has its own stable webhook-id.
+    notified: Mapped[str | None] = mapped_column(String(40), default=None)
+    notified_state: Mapped[str | None] = mapped_column(String(16), default=None)
+    notified_at: Mapped[datetime | None] = mapped_column(default=None)
+    notices: Mapped[int] = mapped_column(default=0)

@@ -213,14 +213,18 @@ def claim_delivery(
     row = session.get(WebhookDeliveryRow, event_id, populate_existing=True)
     if row is None or row.status != "pending":
         return None
+    secret = _secret(webhook, settings)
+    return Delivery(event_id, webhook.url, secret, row.attempts, as_utc(row.created_at))
+
+
+def _secret(webhook: WebhookRow, settings: Settings) -> str:
     try:
-        secret = cipher(settings).decrypt(webhook.secret_encrypted.encode()).decode()
+        return cipher(settings).decrypt(webhook.secret_encrypted.encode()).decode()
     except InvalidToken:
         raise NotConfigured(
             "EVALQ_WEBHOOK_KEY does not decrypt this webhook's secret (was the key replaced "
             "rather than rotated? keep the old key after the new one)"
         ) from None
-    return Delivery(event_id, webhook.url, secret, row.attempts, as_utc(row.created_at))
 
 
 def record_attempt(
@@ -240,3 +244,45 @@ def record_attempt(
     row.status = "delivered" if ok else ("failed" if give_up else "pending")
     if ok:
         row.delivered_at = attempt.at
+
+
+def add_event(
+    session: Session, *, webhook_id: str, event_id: str, event: str, payload: dict[str, object]
+) -> None:
+    """Store a pending delivery of an event whose body is ``payload`` (a monitor's: it names no
+    submission), in the transaction that decided it; an event stored already is left alone."""
+    now = utcnow()
+    upsert(
+        session,
+        WebhookDeliveryRow.__table__,  # type: ignore[arg-type]
+        values={
+            "id": event_id,
+            "webhook_id": webhook_id,
+            "submission_id": None,
+            "event": event,
+            "payload": payload,
+            "status": "pending",
+            "attempts": 0,
+            "history": [],
+            "created_at": now,
+            "updated_at": now,
+        },
+        keys=["id"],
+        update={"id": event_id},
+    )
+
+
+def claim_event(
+    session: Session, *, delivery_id: str, settings: Settings
+) -> tuple[Delivery, str, dict[str, object]] | None:
+    """A stored event still to send: the delivery, its type and its body (None: delivered,
+    given up on, or its webhook removed)."""
+    row = session.get(WebhookDeliveryRow, delivery_id, populate_existing=True)
+    if row is None or row.status != "pending" or row.payload is None:
+        return None
+    webhook = session.get(WebhookRow, row.webhook_id)
+    if webhook is None:
+        return None
+    secret = _secret(webhook, settings)
+    delivery = Delivery(row.id, webhook.url, secret, row.attempts, as_utc(row.created_at))
+    return delivery, row.event, dict(row.payload)

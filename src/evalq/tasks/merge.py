@@ -16,6 +16,7 @@ from evalq.read.view import TaskContext
 from evalq.scoring.evaluation import evaluate_submission
 from evalq.store import queries
 from evalq.store.db import session_scope
+from evalq.tasks.monitors import check_monitors
 from evalq.tasks.webhooks import send_events
 from evalq.workers.names import MERGE_TASK, REFRESH_TASK
 from evalq.workers.policy import (
@@ -117,13 +118,18 @@ def refresh_baseline(task_id: str) -> int:
     merge schedules the next as soon as this one starts; an operator can run one by hand): both
     then ask for the same version number, the database's unique key rejects the second, and it
     computes again from what it reads then, so the newest version is never older than either.
+    The task's monitors are checked once the new version is stored (`check_monitors`): the
+    debounce that spares the baseline a refresh per merge spares the monitors a check per merge.
     """
     with session_scope() as session:
         queries.release_refresh(session, task_id=task_id)
     attempt = 1
     while True:
         try:
-            return _store_baseline(task_id)
+            version = _store_baseline(task_id)
+            # the task's runs are merged and its standings current: its monitors are due
+            check_monitors([task_id])
+            return version
         except IntegrityError:
             # A concurrent refresh of the task stored this version first (the refresh a merge
             # scheduled while this one ran, or one started by hand): read the state again.

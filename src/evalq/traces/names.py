@@ -13,6 +13,7 @@ from openinference.semconv.trace import OpenInferenceSpanKindValues, SpanAttribu
 GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
 GEN_AI_AGENT_NAME = "gen_ai.agent.name"
 GEN_AI_TOOL_NAME = "gen_ai.tool.name"
+GEN_AI_TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
 GEN_AI_REQUEST_MODEL = "gen_ai.request.model"
 GEN_AI_RESPONSE_MODEL = "gen_ai.response.model"
 GEN_AI_USAGE_INPUT_TOKENS = "gen_ai.usage.input_tokens"

@@ -8,6 +8,8 @@ with a change of agent are a ``handoff``, as when one agent transfers the conver
 
 from __future__ import annotations
 
+import json
+import math
 from collections import defaultdict
 from itertools import pairwise
 from typing import Any
@@ -45,7 +47,37 @@ def step_of(tree: SpanTree, span: Span, where: Provenance, at: str) -> dict[str,
     if names.EVALQ_CONTEXT in span.attributes:
         step["context"] = span.attributes[names.EVALQ_CONTEXT]
         where[f"{at}.context"] = f"{span.label}.{names.EVALQ_CONTEXT}"
+    arguments = call_arguments(span.attributes.get(names.GEN_AI_TOOL_ARGUMENTS))
+    if arguments:
+        step["arguments"] = arguments
+        where[f"{at}.arguments"] = f"{span.label}.{names.GEN_AI_TOOL_ARGUMENTS}"
     return step
+
+
+MAX_ARGUMENTS = 50
+"""Arguments of one call kept for the trajectory match (a step holds at most this many)."""
+
+
+def call_arguments(value: Any) -> dict[str, Any] | None:
+    """A tool call's scalar arguments from ``gen_ai.tool.call.arguments`` (a JSON object, as
+    the GenAI conventions record it; opt-in in most instrumentations). What is not a JSON
+    object, and arguments that are not scalars, are left out: the trajectory match compares
+    scalars, and a call's arguments never stop its run from being imported."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    if not isinstance(value, dict):
+        return None
+    kept = {
+        str(key)[:200]: item
+        for key, item in value.items()
+        if item is None
+        or isinstance(item, str | bool | int)
+        or (isinstance(item, float) and math.isfinite(item))
+    }
+    return dict(list(kept.items())[:MAX_ARGUMENTS]) or None
 
 
 def agent_name(span: Span) -> str:

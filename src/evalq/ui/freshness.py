@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
+from evalq.store import monitors as monitor_store
 from evalq.store.models import LabelRow, SubmissionRow, TaskRow, TierResultRow
 from evalq.store.versions import latest_baseline, task_version, version
 
@@ -68,6 +69,13 @@ def review_version(session: Session) -> str:
     )
 
 
+def monitors_version(session: Session, task_id: str | None = None) -> str:
+    """Moves when a monitor's state changes on the task (any task when None): the beat may
+    change one while no evaluation moves."""
+    count, changed = monitor_store.states_version(session, task_id=task_id)
+    return f"m{count}.{changed.timestamp() if changed else 0}"
+
+
 LIVE_PATHS = (
     (re.compile(r"/"), "tasks"),
     (re.compile(r"/ui/review"), "review"),
@@ -84,12 +92,13 @@ def version_of(session: Session, path: str) -> str | None:
         if found is None:
             continue
         if page == "tasks":
-            return tasks_version(session)
+            return f"{tasks_version(session)}-{monitors_version(session)}"
         if page == "review":
             return review_version(session)
         if page == "task":
             task_id = found.group(1)
-            return task_version(session, task_id=task_id, also=labels_of(task_id))
+            labelled = task_version(session, task_id=task_id, also=labels_of(task_id))
+            return f"{labelled}-{monitors_version(session, task_id)}"
         task_id = session.scalar(
             select(SubmissionRow.task_id).where(SubmissionRow.id == found.group(1))
         )

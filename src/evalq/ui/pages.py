@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.status import FINAL_STATUSES, STATUSES
+from evalq.read import monitors as watched
 from evalq.read import served
 from evalq.read.board_page import BoardPage, board_page
 from evalq.read.health import evaluation_health
@@ -57,6 +58,7 @@ def tasks_page(request: Request, viewer: ViewerDep, q: Text = "") -> Response:
             statuses=STATUSES,
             health=evaluation_health(session),
             depths=queue_depths(settings.broker_url),
+            monitors=watched.task_monitors(session, task_ids=[o.id for o in shown]),
         )
 
     return live(request, viewer, page)
@@ -189,6 +191,7 @@ def board_view(
             statuses=FINAL_STATUSES,
             choices=shown.choices,
             baseline_variant=_baseline_variant(shown),
+            monitors=watched.task_monitors(session, task_ids=[task_id]).get(task_id, []),
         )
 
     return live(request, viewer, board)

@@ -19,6 +19,7 @@ from evalq.core.redact import redact_data
 from evalq.core.results import JudgeResult, PriceSource
 from evalq.core.schemas import STORED, Submission, Task
 from evalq.core.settings import Settings
+from evalq.core.trajectory import TrajectoryMatch
 from evalq.read import served
 from evalq.read.submission import SubmissionResult
 from evalq.store import queries
@@ -89,6 +90,7 @@ class RunPage:
     figures: dict[str, list[tuple[str, Any, str]]] = field(default_factory=dict)
     labels: list[Label] = field(default_factory=list)
     """People's labels of the run, by labeller."""
+    trajectory: TrajectoryMatch | None = None
 
 
 def summarise_trace(submission: Submission) -> TraceSummary | None:
@@ -152,4 +154,14 @@ def run_page(session: Session, *, submission_id: str, settings: Settings | None)
         trace=summarise_trace(submission),
         figures=_figures(result),
         labels=list_labels(session, submission_id=submission_id),
+        trajectory=_trajectory(result),
     )
+
+
+def _trajectory(result: SubmissionResult) -> TrajectoryMatch | None:
+    """The graph tier's trajectory match, when the task names its expected calls."""
+    graph = result.tiers.get("graph")
+    if graph is None or graph.status != "ok" or not graph.metrics:
+        return None
+    found = graph.metrics.get("trajectory")
+    return None if found is None else TrajectoryMatch.model_validate(found)

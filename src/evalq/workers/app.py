@@ -19,7 +19,14 @@ from kombu.entity import Queue
 from kombu.messaging import Producer
 
 from evalq.core.settings import Settings, get_settings
-from evalq.workers.names import FINALISE_TRACES_TASK, MERGE_QUEUE, QUEUES, RECOVER_TASK, ROUTES
+from evalq.workers.names import (
+    FINALISE_TRACES_TASK,
+    MERGE_QUEUE,
+    MONITOR_TASK,
+    QUEUES,
+    RECOVER_TASK,
+    ROUTES,
+)
 from evalq.workers.policy import longest_retry_countdown, longest_webhook_wait
 
 PRODUCER_RETRY_POLICY = {
@@ -198,6 +205,7 @@ def celery_config(settings: Settings, *, producer: bool = False) -> dict[str, An
                 "task": FINALISE_TRACES_TASK,
                 "schedule": settings.trace_sweep_every_s,
             },
+            "evalq-monitors": {"task": MONITOR_TASK, "schedule": settings.monitor_every_s},
         },
     }
 

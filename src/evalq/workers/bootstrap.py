@@ -23,6 +23,7 @@ TASK_MODULES = (
     "evalq.tasks.merge",
     "evalq.tasks.recover",
     "evalq.tasks.webhooks",
+    "evalq.tasks.monitors",
     "evalq.tasks.traces",
 )
 

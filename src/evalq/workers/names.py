@@ -18,6 +18,8 @@ REFRESH_TASK = "evalq.refresh_baseline"
 RECOVER_TASK = "evalq.recover"
 WEBHOOK_TASK = "evalq.webhook.deliver"
 FINALISE_TRACES_TASK = "evalq.traces.finalise"
+MONITOR_TASK = "evalq.monitors.check"
+MONITOR_EVENT_TASK = "evalq.webhook.deliver_event"
 
 ROUTES = {
     TIER_TASKS["text"]: {"queue": TEXT_QUEUE},
@@ -28,4 +30,6 @@ ROUTES = {
     RECOVER_TASK: {"queue": MERGE_QUEUE},
     FINALISE_TRACES_TASK: {"queue": MERGE_QUEUE},
     WEBHOOK_TASK: {"queue": WEBHOOK_QUEUE},
+    MONITOR_TASK: {"queue": MERGE_QUEUE},
+    MONITOR_EVENT_TASK: {"queue": WEBHOOK_QUEUE},
 }

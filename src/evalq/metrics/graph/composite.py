@@ -33,15 +33,20 @@ def tool_efficiency(
     path_convergence: float | None,
     tool_selection_accuracy: float | None,
     weights: Mapping[str, float] = TOOL_EFFICIENCY_WEIGHTS,
+    *,
+    trajectory_match: float | None = None,
 ) -> float | None:
-    """Weighted mean of path convergence and tool selection accuracy over those present.
+    """Weighted mean of path convergence and tool selection accuracy over those present, and
+    of the trajectory match's score where the profile weighs ``trajectory_match`` (the default
+    weights do not: a task's score moves only when its profile says so).
 
     Returns:
-        A value in [0, 1], or None when neither part is present (or every present part weighs 0).
+        A value in [0, 1], or None when no part is present (or every present part weighs 0).
     """
     parts = {
         "path_convergence": path_convergence,
         "tool_selection_accuracy": tool_selection_accuracy,
+        "trajectory_match": trajectory_match,
     }
     return weighted_mean(parts, weights).value
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from evalq.core.results import GraphResult
 from evalq.core.schemas import Task, Trace
+from evalq.core.trajectory import ToolCall
 from evalq.metrics.graph.balance import task_distribution_balance
 from evalq.metrics.graph.build import agents_of
 from evalq.metrics.graph.centrality import coordination_centrality, coordination_hub
@@ -18,6 +19,7 @@ from evalq.metrics.graph.composite import (
 from evalq.metrics.graph.overhead import communication_overhead
 from evalq.metrics.graph.path import path_convergence
 from evalq.metrics.graph.tools import tool_selection_accuracy
+from evalq.metrics.graph.trajectory import trajectory_match
 
 
 def graph_metrics(
@@ -44,6 +46,10 @@ def graph_metrics(
     centrality = coordination_centrality(messages, steps)
     hub = coordination_hub(centrality)
     balance = task_distribution_balance(steps)
+    trajectory = None
+    if task.expected_tool_calls is not None:
+        made = [ToolCall(tool=s.tool, arguments=s.arguments) for s in steps]
+        trajectory = trajectory_match(made, task.expected_tool_calls, task.trajectory_mode)
     return GraphResult(
         path_convergence=convergence,
         tool_selection_accuracy=accuracy,
@@ -52,7 +58,12 @@ def graph_metrics(
         central_agent=None if hub is None else hub[0],
         max_coordination_centrality=None if hub is None else hub[1],
         task_distribution_balance=balance,
-        tool_efficiency=tool_efficiency(convergence, accuracy, tool_efficiency_weights),
+        tool_efficiency=tool_efficiency(
+            convergence,
+            accuracy,
+            tool_efficiency_weights,
+            trajectory_match=None if trajectory is None else trajectory.score,
+        ),
         coordination_quality=coordination_quality(
             communication_overhead=overhead,
             task_distribution_balance=balance,
@@ -60,4 +71,5 @@ def graph_metrics(
             agent_count=len(agents_of(steps, messages)),
             weights=coordination_quality_weights,
         ),
+        trajectory=trajectory,
     )

@@ -32,6 +32,7 @@ from evalq.producer.api.routes import (
     health,
     judge,
     labels,
+    monitors,
     submissions,
     tasks,
     trace_rules,
@@ -80,6 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(trace_rules.router)
     app.include_router(metrics.router)
     app.include_router(webhooks.router)
+    app.include_router(monitors.router)
     ui.install(app)
     app.include_router(labels.router)
     app.include_router(judge.router)

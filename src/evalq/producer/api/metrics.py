@@ -22,12 +22,15 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from evalq.core.monitors import MONITOR_STATES, TaskMonitorState
 from evalq.core.settings import Settings
 from evalq.core.status import STATUSES
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import SettingsDep
 from evalq.producer.api.errors import ERROR_RESPONSES
+from evalq.read import monitors
 from evalq.read.health import EvaluationHealth, evaluation_health
+from evalq.read.monitors import SCORE_WINDOW, TaskScore
 from evalq.store.db import session_scope
 from evalq.store.models import TraceStatus
 from evalq.workers.depths import redis_queue_depths, with_timeouts
@@ -45,7 +48,10 @@ class EvaluationCollector(Collector):
         """Every series, read now."""
         with session_scope(self.settings.database_url) as session:
             health = evaluation_health(session)
+            scores = monitors.task_scores(session)
+            states = monitors.all_states(session)
         yield from store_series(health, datetime.now(UTC))
+        yield from score_series(scores, states)
         yield from broker_series(self.settings.broker_url)
 
 
@@ -94,6 +100,46 @@ def store_series(
         "Seconds the longest-waiting queued submission has waited (0: none queued).",
         value=health.oldest_queued_age_s(now),
     )
+
+
+def score_series(
+    scores: list[TaskScore], states: list[tuple[str, TaskMonitorState]]
+) -> Iterator[GaugeMetricFamily]:
+    """Each task's recent score and each monitor's state: one series per task and kind key,
+    one per monitor, task and state (no run, model or tool label: the count of series is the
+    count of tasks and monitored tasks, however many runs arrive)."""
+    score = GaugeMetricFamily(
+        "evalq_task_score",
+        f"Mean of the task kind's ranking value over its latest {SCORE_WINDOW} complete runs.",
+        labels=["task", "key"],
+    )
+    runs = GaugeMetricFamily(
+        "evalq_task_score_runs",
+        "Runs the task's score gauge is the mean of.",
+        labels=["task", "key"],
+    )
+    for found in scores:
+        score.add_metric([found.task_id, found.key], found.mean)
+        runs.add_metric([found.task_id, found.key], found.runs)
+    yield score
+    yield runs
+    state = GaugeMetricFamily(
+        "evalq_monitor_state",
+        "1 for the state a monitor holds a task in (ok, warning, alert, no data), else 0.",
+        labels=["monitor", "task", "state"],
+    )
+    value = GaugeMetricFamily(
+        "evalq_monitor_value",
+        "A monitor's statistic over its window (absent with no runs in it).",
+        labels=["monitor", "task"],
+    )
+    for name, task in states:
+        for each in MONITOR_STATES:
+            state.add_metric([name, task.task_id, each], 1 if task.state == each else 0)
+        if task.value is not None:
+            value.add_metric([name, task.task_id], task.value)
+    yield state
+    yield value
 
 
 def broker_series(broker_url: str | None) -> Iterator[GaugeMetricFamily]:

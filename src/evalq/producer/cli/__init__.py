@@ -23,6 +23,7 @@ from evalq.producer.cli import (
     judge,
     labels,
     lists,
+    monitors,
     ops,
     review,
     rules,
@@ -52,6 +53,7 @@ app.add_typer(keys_app, name="keys")
 app.add_typer(review.review_app, name="review")
 app.add_typer(traces.import_app, name="import")
 app.add_typer(webhooks.webhook_app, name="webhook")
+app.add_typer(monitors.monitor_app, name="monitor")
 app.add_typer(rules.rule_app, name="rule")
 app.add_typer(labels.labels_app, name="labels")
 app.add_typer(judge.judge_app, name="judge")

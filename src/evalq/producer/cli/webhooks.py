@@ -86,13 +86,14 @@ def deliveries(
         _say(f"webhook {webhook_id} has no deliveries yet")
         return
     table = Table(title=f"deliveries of {escape(webhook_id)}")
-    for column in ("webhook-id", "submission", "status", "attempts", "last", "updated"):
+    for column in ("webhook-id", "event", "submission", "status", "attempts", "last", "updated"):
         table.add_column(column)
     for item in found:
         last = item.last_error or (str(item.last_status_code) if item.last_status_code else "")
         cells = (
             item.id,
-            item.submission_id,
+            item.event,
+            item.submission_id or "",
             item.status,
             str(item.attempts),
             last,

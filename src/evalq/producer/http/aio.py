@@ -14,6 +14,7 @@ import httpx
 from evalq.core.errors import InvalidInput
 from evalq.core.judge_validation import JudgeAgreement
 from evalq.core.labels import Label, LabelList, LabelQueue, LabelRequest, parse_label
+from evalq.core.monitors import Monitor, MonitorList, MonitorRequest
 from evalq.core.review_decisions import ReviewDecided
 from evalq.core.schemas import Submission, Task
 from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
@@ -275,6 +276,25 @@ class AsyncHttpClient:
     async def remove_webhook(self, task_id: str, webhook_id: str) -> None:
         """Remove a webhook and its delivery records. `NotFound`: no such webhook of the task."""
         await self._send(wire.remove_webhook_call(task_id, webhook_id))
+
+    async def set_monitor(self, name: str, monitor: MonitorRequest | Mapping[str, Any]) -> Monitor:
+        """Create or replace a monitor and check it at once (PUT /v1/monitors/{name}): each
+        watched task's state. Errors as `Client.set_monitor`."""
+        answer = await self._send(wire.put_monitor_call(name, monitor))
+        return Monitor.model_validate(answer)
+
+    async def monitors(self) -> list[Monitor]:
+        """Every monitor with each watched task's state, by name."""
+        answer = await self._send(wire.monitor_call())
+        return MonitorList.model_validate(answer).monitors
+
+    async def monitor(self, name: str) -> Monitor:
+        """One monitor with its tasks' states. `NotFound`: no such monitor."""
+        return Monitor.model_validate(await self._send(wire.monitor_call(name)))
+
+    async def remove_monitor(self, name: str) -> None:
+        """Remove a monitor and its states. `NotFound`: no such monitor."""
+        await self._send(wire.monitor_call(name, "DELETE"))
 
     async def put_trace_rule(
         self, task_id: str, rule: TraceRule | Mapping[str, Any]

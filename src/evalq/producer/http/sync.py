@@ -13,6 +13,7 @@ import httpx
 from evalq.core.errors import InvalidInput
 from evalq.core.judge_validation import JudgeAgreement
 from evalq.core.labels import Label, LabelList, LabelQueue, LabelRequest, parse_label
+from evalq.core.monitors import Monitor, MonitorList, MonitorRequest
 from evalq.core.review_decisions import ReviewDecided
 from evalq.core.schemas import Submission, Task
 from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
@@ -270,6 +271,25 @@ class HttpClient:
     def remove_webhook(self, task_id: str, webhook_id: str) -> None:
         """Remove a webhook and its delivery records. `NotFound`: no such webhook of the task."""
         self._send(wire.remove_webhook_call(task_id, webhook_id))
+
+    def set_monitor(self, name: str, monitor: MonitorRequest | Mapping[str, Any]) -> Monitor:
+        """Create or replace a monitor and check it at once (PUT /v1/monitors/{name}): each
+        watched task's state. Errors as `Client.set_monitor`."""
+        answer = self._send(wire.put_monitor_call(name, monitor))
+        return Monitor.model_validate(answer)
+
+    def monitors(self) -> list[Monitor]:
+        """Every monitor with each watched task's state, by name."""
+        answer = self._send(wire.monitor_call())
+        return MonitorList.model_validate(answer).monitors
+
+    def monitor(self, name: str) -> Monitor:
+        """One monitor with its tasks' states. `NotFound`: no such monitor."""
+        return Monitor.model_validate(self._send(wire.monitor_call(name)))
+
+    def remove_monitor(self, name: str) -> None:
+        """Remove a monitor and its states. `NotFound`: no such monitor."""
+        self._send(wire.monitor_call(name, "DELETE"))
 
     def put_trace_rule(self, task_id: str, rule: TraceRule | Mapping[str, Any]) -> TraceRuleOf:
         """Create or replace the task's trace rule (PUT /v1/tasks/{id}/trace-rule).

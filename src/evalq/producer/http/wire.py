@@ -29,6 +29,7 @@ from evalq.core.errors import (
 )
 from evalq.core.labels import LabelRequest, parse_labels
 from evalq.core.metadata import filter_problems
+from evalq.core.monitors import MonitorRequest, parse_monitor
 from evalq.core.review_decisions import ReviewAction, checked_reason
 from evalq.core.schemas import Submission, Task, parse_submission, parse_submissions, parse_task
 from evalq.core.trace_rules import TraceRule, parse_backfill, parse_trace_rule
@@ -208,6 +209,18 @@ def webhooks_call(task_id: str) -> Call:
 def remove_webhook_call(task_id: str, webhook_id: str) -> Call:
     """DELETE /v1/tasks/{id}/webhooks/{webhook id}."""
     return Call("DELETE", f"/v1/tasks/{_segment(task_id)}/webhooks/{_segment(webhook_id)}")
+
+
+def put_monitor_call(name: str, monitor: MonitorRequest | Mapping[str, Any]) -> Call:
+    """PUT /v1/monitors/{name} of a monitor validated here (as `Client.set_monitor`)."""
+    request = parse_monitor(name, monitor)
+    body = request.model_dump(mode="json", exclude_none=True)
+    return Call("PUT", f"/v1/monitors/{_segment(name)}", json=body)
+
+
+def monitor_call(name: str | None = None, method: str = "GET") -> Call:
+    """GET /v1/monitors, or GET (or DELETE) /v1/monitors/{name}."""
+    return Call(method, "/v1/monitors" if name is None else f"/v1/monitors/{_segment(name)}")
 
 
 def put_trace_rule_call(task_id: str, rule: TraceRule | Mapping[str, Any]) -> Call:
