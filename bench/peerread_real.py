@@ -201,6 +201,10 @@ def main() -> None:
             f"{name:<44} {count('main', test, rows):>16} {count('evalq', test, rows):>16} "
             f"{count('evalq', test, unseen):>16}  {goal}"
         )
+    for row, paper in zip(rows, papers, strict=True):
+        if not first(row, "evalq"):
+            rivals = [k for k in KINDS if k != "real" and row[k]["evalq"] >= row["real"]["evalq"]]
+            print(f"  paper {paper['id']}: the real review is not first (at or below: {rivals})")
     for attack in ATTACKS:
         marked = sum(r[attack]["marked"] for r in rows)
         print(

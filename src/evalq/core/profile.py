@@ -84,6 +84,12 @@ class TextProfile(Section):
     copy_min_words: int = Field(
         default=3, ge=2, le=50, description="Shortest passage (words) counted as copied."
     )
+    copy_allowance: Unit = Field(
+        default=0.3,
+        lt=1,
+        description="Share of words an original review may quote from the references or the "
+        "context (its summary of the paper) without penalty.",
+    )
     borrowed_allowance: Unit = Field(
         default=0.5,
         description="Share of content words an original review takes from the references "

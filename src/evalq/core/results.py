@@ -98,7 +98,9 @@ class CopyRecord(Record):
         description="Share of the output's words in passages copied from any source."
     )
     borrowed_words: float = Field(description="Share of its content words found in the references.")
-    originality: float = Field(description="(1 - copied) x (1 - borrowed excess), in [0, 1].")
+    originality: float = Field(
+        description="(1 - copied excess) x (1 - borrowed excess), in [0, 1]."
+    )
     sources: tuple[SourceCopy, ...] = ()
 
 

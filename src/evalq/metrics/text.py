@@ -275,12 +275,14 @@ def copy_record(
 
     ``copied`` is the share of the output's words inside extractive fragments (`fragments`,
     Grusky et al. 2018) of at least ``profile.copy_min_words`` words found in a reference or in
-    the context (a splice of several sources counts as one copy does). ``borrowed_words`` is the
-    share of its content words (`content_words`) found anywhere in the references; beyond
+    the context (a splice of several sources counts as one copy does); up to
+    ``profile.copy_allowance`` it is a review quoting the paper it summarises. ``borrowed_words``
+    is the share of its content words (`content_words`) found anywhere in the references; beyond
     ``profile.borrowed_allowance`` (what an independent expert review shares with the others) it
     is read as words taken from them (a list of the references' terms). ``originality`` is
-    ``(1 - copied) * (1 - excess)``, ``excess`` the borrowed share above the allowance as a
-    share of what lies above it. Each source's own coverage and density are kept in ``sources``.
+    ``(1 - copied excess) * (1 - borrowed excess)``, each excess the share above its allowance as
+    a share of what lies above it. Each source's own coverage and density are kept in
+    ``sources``.
     """
     tokens = words(output)
     sources = {f"reference {i}": words(r) for i, r in enumerate(references, start=1)}
@@ -300,14 +302,18 @@ def copy_record(
     vocabulary = {t for name, source in sources.items() if name != "context" for t in source}
     content = content_words(tokens)
     borrowed = sum(1 for t in content if t in vocabulary) / len(content) if content else 0.0
-    allowance = profile.borrowed_allowance
-    excess = max(0.0, borrowed - allowance) / (1 - allowance) if allowance < 1 else 0.0
     return CopyRecord(
         copied=copied,
         borrowed_words=borrowed,
-        originality=(1 - copied) * (1 - excess),
+        originality=(1 - _excess(copied, profile.copy_allowance))
+        * (1 - _excess(borrowed, profile.borrowed_allowance)),
         sources=each,
     )
+
+
+def _excess(share: float, allowance: float) -> float:
+    """How far ``share`` lies above ``allowance``, as a share of what lies above it."""
+    return max(0.0, share - allowance) / (1 - allowance) if allowance < 1 else 0.0
 
 
 def copy_note(record: CopyRecord, profile: TextProfile) -> str | None:

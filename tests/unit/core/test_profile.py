@@ -21,7 +21,7 @@ def test_bundled_toml_is_the_documented_defaults() -> None:
     assert bundled.arena.category_weights["debugging"]["speed"] == 0.35
 
 
-DEFAULT_HASH = "8beaec37bd20d6a0879c42623c8d8f78350e8f53f87540ec9ac7335d0725e5bb"
+DEFAULT_HASH = "f62a05fa62f79721692ee0198bd6f546d7c45fce995e7944c73460948d8a0895"
 """The bundled profile's hash since PeerRead reads copying, a floor and the judge's review rubrics
 (the scores changed, so the hash did; ``text.precision`` and ``judge.panel`` at their defaults
 still leave it as it was without them)."""

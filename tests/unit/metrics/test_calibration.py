@@ -10,6 +10,8 @@ from evalq.core.profile import TextProfile
 from evalq.metrics.text import (
     cached_anchors,
     calibrated_similarity,
+    copy_note,
+    copy_record,
     overall_similarity,
     reference_agreement,
     success_of,
@@ -115,3 +117,29 @@ def test_the_floor_and_ceiling_are_computed_once_per_set_of_references() -> None
     assert first.floor == unrelated_agreement(REFERENCES, profile=PROFILE, semantic=None)
     other = cached_anchors(REFERENCES[:2], profile=PROFILE, semantic=None)
     assert other.ceiling == reference_agreement(REFERENCES[:2], profile=PROFILE, semantic=None)
+
+
+CONTEXT = (
+    "We propose salience gating, which keeps the top sentences before summarising long inputs."
+)
+
+
+def test_a_review_quoting_its_paper_a_little_keeps_all_its_originality() -> None:
+    review = (
+        "The authors keeps the top sentences before summarising, a simple idea. The ablation "
+        "does not isolate the gate, the baselines are weak and the human study is tiny, so I "
+        "am not convinced the gain is real; more datasets would help a great deal here."
+    )
+    record = copy_record(review, REFERENCES, CONTEXT, PROFILE)
+    assert 0 < record.copied <= PROFILE.copy_allowance  # a short quote of the paper
+    assert record.originality == 1.0
+    assert copy_note(record, PROFILE) is None
+
+
+def test_a_restated_context_loses_its_originality_and_is_marked() -> None:
+    record = copy_record(f"{CONTEXT} Accept.", REFERENCES, CONTEXT, PROFILE)
+    # 13 of its 14 words copied: (1 - (13/14 - 0.3) / 0.7) = 0.102 of its similarity is left
+    assert record.copied == pytest.approx(13 / 14) and record.originality < 0.15
+    assert (copy_note(record, PROFILE) or "").startswith("restates the task's context")
+    context = next(s for s in record.sources if s.source == "context")
+    assert context.coverage > 0.9 and context.density > 10  # one long fragment
