@@ -75,12 +75,17 @@ def fragments(text: Sequence[str], sources: Sequence[Sequence[str]]) -> Fragment
     i = 0
     while i < len(text):
         longest = 0
+        rest = len(text) - i
         for source, where in positions:
             for j in where.get(text[i], ()):
                 k = 1
-                while i + k < len(text) and j + k < len(source) and text[i + k] == source[j + k]:
+                while k < rest and j + k < len(source) and text[i + k] == source[j + k]:
                     k += 1
                 longest = max(longest, k)
+                if longest == rest:  # nothing longer exists: a repeated word cannot stall it
+                    break
+            if longest == rest:
+                break
         if longest:
             lengths.append(longest)
             i += longest

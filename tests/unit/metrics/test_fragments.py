@@ -71,3 +71,8 @@ def test_fragments_tile_part_of_the_text(text: list[str], sources: list[list[str
     assert found.coverage == pytest.approx(
         sum(t in vocabulary for t in text) / len(text) if text else 0.0
     )  # every token found in a source starts or continues a fragment
+
+
+def test_a_text_of_one_repeated_word_is_one_fragment_without_stalling() -> None:
+    found = fragments(["a"] * 5_000, [["a"] * 20_000])
+    assert found.lengths == (5_000,)
