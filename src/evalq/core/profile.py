@@ -71,6 +71,35 @@ class TextProfile(Section):
         description="task_success: weights of the overall similarity (spec 001).",
     )
     success_threshold: Unit = Field(default=0.8, description="confidence_threshold (spec 001).")
+    success_ramp: Unit = Field(
+        default=0.3,
+        description="task_success rises linearly from threshold - ramp to the threshold "
+        "(0: the spec's step).",
+    )
+    similarity_at_ceiling: float = Field(
+        default=0.8,
+        gt=0,
+        lt=1,
+        description="Calibrated similarity of an output as close to the references as they "
+        "are to each other.",
+    )
+    copy_min_words: int = Field(
+        default=3, ge=2, le=50, description="Shortest passage (words) counted as copied."
+    )
+    copy_allowance: Unit = Field(
+        default=0.3,
+        lt=1,
+        description="Share of words an original review may quote from the references or the "
+        "context (its summary of the paper) without penalty.",
+    )
+    borrowed_allowance: Unit = Field(
+        default=0.5,
+        description="Share of content words an original review takes from the references "
+        "without penalty.",
+    )
+    copy_mark: Unit = Field(
+        default=0.5, description="A run whose originality is below this is marked as copying."
+    )
     tier_weights: dict[str, Weight] = Field(
         default={"semantic": 0.4, "cosine": 0.3, "jaccard": 0.2, "time_taken": 0.1},
         description="Tier-1 score weights, kept apart from task_success's (docs/scoring.md).",
@@ -251,6 +280,8 @@ class PeerReadProfile(Section):
             "tool_efficiency": 0.167,
             "planning_rationality": 0.167,
             "output_similarity": 0.167,
+            "technical_accuracy": 0.167,
+            "constructiveness": 0.167,
         },
         description="Normalised by their sum (docs/scoring.md).",
     )

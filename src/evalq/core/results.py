@@ -83,6 +83,28 @@ class ErrorRecord(Record):
 # --- tier results ----------------------------------------------------------------------------
 
 
+class SourceCopy(Record):
+    """The extractive fragments of an output in one source (Grusky et al. 2018)."""
+
+    source: str = Field(description="'reference 1', 'reference 2', ... or 'context'.")
+    coverage: float = Field(description="Share of the output's words inside a fragment.")
+    density: float = Field(description="Mean squared fragment length per word.")
+    copied: float = Field(description="Share of its words in fragments of copy_min_words+.")
+
+
+class CopyRecord(Record):
+    """What an output copies from its task's references and context (docs/scoring/tier1.md)."""
+
+    copied: float = Field(
+        description="Share of the output's words in passages copied from any source."
+    )
+    borrowed_words: float = Field(description="Share of its content words found in the references.")
+    originality: float = Field(
+        description="(1 - copied excess) x (1 - borrowed excess), in [0, 1]."
+    )
+    sources: tuple[SourceCopy, ...] = ()
+
+
 class TextResult(Record):
     """Tier 1 (spec 001): similarities of the output to the task's references."""
 
@@ -101,7 +123,23 @@ class TextResult(Record):
     )
     calibrated_similarity: float | None = Field(
         default=None,
-        description="min(1, overall_similarity / reference_agreement); None without a ceiling.",
+        description="overall_similarity placed between unrelated_agreement (0) and "
+        "reference_agreement (0.8), uncapped below 1; None without a ceiling.",
+    )
+    unrelated_agreement: float | None = Field(
+        default=None,
+        description="How close reviews of unrelated papers come to the references (the floor).",
+    )
+    copying: CopyRecord | None = Field(
+        default=None, description="What the output copies from the references and the context."
+    )
+    original_similarity: float | None = Field(
+        default=None,
+        description="The calibrated (else raw) similarity times the output's originality: the "
+        "PeerRead output_similarity.",
+    )
+    copy_note: str | None = Field(
+        default=None, description="Set when the output copies rather than reviews."
     )
 
 
@@ -540,6 +578,11 @@ class PeerReadScores(Record):
         default=None,
         description="What the composite cannot see (no judge ran: it cannot tell a review from "
         "a summary of the paper).",
+    )
+    copied: str | None = Field(
+        default=None,
+        description="Set when the run copies or restates instead of reviewing (tier 1's "
+        "copy_note); its similarity then counts only what it did not copy.",
     )
 
 

@@ -120,9 +120,12 @@ PeerReadInput = Literal[
     "coordination_quality",
     "tool_efficiency",
     "planning_rationality",
+    "technical_accuracy",
+    "constructiveness",
 ]
 PEERREAD_INPUTS: tuple[PeerReadInput, ...] = get_args(PeerReadInput)
-"""The six PeerRead inputs of spec 001, in its order."""
+"""The six PeerRead inputs of spec 001, in its order, then the judge's two review rubrics
+(evalq's addition: with a judge configured they are what tells a review from a summary)."""
 TRACE_INPUTS: tuple[PeerReadInput, ...] = (
     "coordination_quality",
     "tool_efficiency",

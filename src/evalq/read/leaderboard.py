@@ -157,6 +157,11 @@ class LeaderboardEntry(Reply):
         description="What the PeerRead composite cannot see (no judge ran: similarity cannot "
         "tell a review from a summary of the paper).",
     )
+    peerread_copied: str | None = Field(
+        default=None,
+        description="Set when the run copies a reference or restates the task's context instead "
+        "of reviewing (its similarity counts only what it did not copy).",
+    )
     scylla_composite: float | None
     scylla_grade: str | None
     suite_passed: bool | None
@@ -876,6 +881,7 @@ def _entry(
         peerread=scores.peerread.composite if scores.peerread else None,
         recommendation=scores.peerread.recommendation if scores.peerread else None,
         peerread_note=scores.peerread.note if scores.peerread else None,
+        peerread_copied=scores.peerread.copied if scores.peerread else None,
         scylla_composite=scores.scylla.composite if scores.scylla else None,
         scylla_grade=scores.scylla.grade if scores.scylla else None,
         suite_passed=scores.suite.passed if scores.suite else None,

@@ -63,6 +63,8 @@ def tier_notes(entries: list[LeaderboardEntry], gaps: Sequence[TierGap] = ()) ->
 def entry_tier_note(entry: LeaderboardEntry) -> str:
     """The tiers that did not run for one entry, joined by ``;`` (empty when all ran)."""
     parts = []
+    if entry.peerread_copied:
+        parts.append(entry.peerread_copied)
     if entry.peerread_note:
         parts.append(entry.peerread_note)
     if entry.partial:

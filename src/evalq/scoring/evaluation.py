@@ -29,7 +29,15 @@ from evalq.core.results import (
     TierOutcome,
     TierResults,
 )
-from evalq.core.schemas import PEERREAD_INPUTS, RUBRIC_NAMES, TIERS, Submission, Task, Tier
+from evalq.core.schemas import (
+    PEERREAD_INPUTS,
+    RUBRIC_NAMES,
+    TIERS,
+    RubricName,
+    Submission,
+    Task,
+    Tier,
+)
 from evalq.scoring.arena import Baseline, score_arena_run
 from evalq.scoring.arena.outliers import run_flags
 from evalq.scoring.arena.run import ArenaRun
@@ -103,6 +111,15 @@ class InputSet:
     excluded: tuple[str, ...]
 
 
+JUDGE_INPUTS: tuple[RubricName, ...] = (
+    "technical_accuracy",
+    "constructiveness",
+    "planning_rationality",
+)
+"""The judge's rubrics that are PeerRead inputs: all three (spec 001 names only planning
+rationality; the review rubrics are evalq's addition, docs/scoring.md)."""
+
+
 def peerread_inputs(
     submission: Submission, task: Task, tiers: Mapping[Tier, TierOutcome]
 ) -> InputSet:
@@ -129,9 +146,11 @@ def peerread_inputs(
             value = None
             if result is not None and name == "task_success":
                 value = result.task_success
-            elif result is not None:  # read relative to the references' own agreement
-                value = result.calibrated_similarity
-                if value is None:  # one reference (or a result stored before): the raw value
+            elif result is not None:  # what it did not copy, read between floor and ceiling
+                value = result.original_similarity
+                if value is None:  # a result stored before: its calibrated, else raw, value
+                    value = result.calibrated_similarity
+                if value is None:
                     value = result.overall_similarity
             put(name, value, when_none="not_reported")
 
@@ -154,21 +173,21 @@ def peerread_inputs(
             put(name, value, when_none="not_reported")
 
     judge = tiers.get("judge")
-    rubric = "planning_rationality"
-    if judge is not None and judge.status == "skipped":
-        put(rubric, None, when_none="excluded")  # no judge in this deployment: none has it
-    elif judge is None or judge.status == "failed" or judge.judge is None:
-        put(rubric, None, when_none="partial")
-    else:
-        score = judge.judge.scores.get(rubric)
-        unanswered = "partial"
-        try:
-            reason = judge.judge.rubric(rubric).skip_reason or ""
-            if reason.startswith("not applicable"):
-                unanswered = "not_reported"  # the submission lacks what the rubric reads
-        except KeyError:
-            unanswered = "excluded"  # the profile's judge does not ask this rubric
-        put(rubric, score, when_none=unanswered)
+    for rubric in JUDGE_INPUTS:
+        if judge is not None and judge.status == "skipped":
+            put(rubric, None, when_none="excluded")  # no judge in this deployment: none has it
+        elif judge is None or judge.status == "failed" or judge.judge is None:
+            put(rubric, None, when_none="partial")
+        else:
+            score = judge.judge.scores.get(rubric)
+            unanswered = "partial"
+            try:
+                reason = judge.judge.rubric(rubric).skip_reason or ""
+                if reason.startswith("not applicable"):
+                    unanswered = "not_reported"  # the submission lacks what the rubric reads
+            except KeyError:
+                unanswered = "excluded"  # the profile's judge does not ask this rubric
+            put(rubric, score, when_none=unanswered)
 
     def named(kind: str) -> tuple[str, ...]:
         return tuple(name for name in PEERREAD_INPUTS if state.get(name) == kind)
@@ -276,6 +295,7 @@ def evaluate_submission(
                 "raw_similarity": found.overall_similarity if found else None,
                 "reference_agreement": found.reference_agreement if found else None,
                 "note": None if judge_ran(tiers.get("judge")) else NOT_JUDGED,
+                "copied": found.copy_note if found else None,
             }
         )
     scylla_scores: ScyllaScores | None = None

@@ -28,6 +28,7 @@ def compute_text(job: Job) -> TierOutcome:
         job.submission.usage.execution_time,
         profile=profile.text,
         semantic=semantic_scorer(profile),
+        context=task.context,
     )
     return TierOutcome(tier="text", status="ok", result=result)
 

@@ -39,7 +39,11 @@ MEANINGS: dict[str, str] = {
     "task_success": "success criteria met, weighted as the spec's task_success (0-1)",
     "tier_score": "the tier's own score (0-1)",
     "reference_agreement": "how alike the references are to each other (0-1)",
-    "calibrated_similarity": "similarity rescaled by the references' agreement (0-1)",
+    "calibrated_similarity": "similarity placed between unrelated reviews (0) and the "
+    "references' agreement (0.8)",
+    "unrelated_agreement": "how close reviews of unrelated papers come to the references (0-1)",
+    "original_similarity": "the calibrated similarity of what the run did not copy (0-1)",
+    "copy_note": "why the run reads as copying rather than reviewing",
     "path_convergence": "shortest reference path / steps taken from start to end (0-1)",
     "tool_selection_accuracy": "share of judged steps that used the context's optimal tool",
     "communication_overhead": "coordination messages / all messages (lower is better)",

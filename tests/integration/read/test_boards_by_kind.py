@@ -38,6 +38,13 @@ def test_the_peerread_board_puts_the_balanced_review_above_the_shortcuts(store: 
     assert peer["peer-07-terse"].overall > peer["peer-01-balanced"].overall  # fewer tokens
 
 
+def test_the_peerread_board_marks_the_run_that_restates_the_paper(store: str) -> None:
+    peer = {e.submission_id: e for e in board(store, "peerread-salience-gating").entries}
+    # peer-06 retells the paper's own account of itself (the task's context)
+    assert (peer["peer-06-parrot"].peerread_copied or "").startswith("restates the task's context")
+    assert {name for name, e in peer.items() if e.peerread_copied} == {"peer-06-parrot"}
+
+
 def test_the_suite_board_leads_with_the_run_that_passes_its_gate(store: str) -> None:
     found = board(store, "suite-refund-agent")
     assert found.kind == "suite"

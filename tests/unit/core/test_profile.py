@@ -21,8 +21,10 @@ def test_bundled_toml_is_the_documented_defaults() -> None:
     assert bundled.arena.category_weights["debugging"]["speed"] == 0.35
 
 
-DEFAULT_HASH = "abfa754374080f16097bba01b2695338ac7b54e25636efdcd46cac1dd647ddff"
-"""The bundled profile's hash before ``text.precision`` existed: stored evaluations carry it."""
+DEFAULT_HASH = "f62a05fa62f79721692ee0198bd6f546d7c45fce995e7944c73460948d8a0895"
+"""The bundled profile's hash since PeerRead reads copying, a floor and the judge's review rubrics
+(the scores changed, so the hash did; ``text.precision`` and ``judge.panel`` at their defaults
+still leave it as it was without them)."""
 
 
 def test_precision_is_fp32_by_default_and_bf16_changes_the_hash(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from evalq.metrics.text import (
     tier1_score,
 )
 
-PROFILE = TextProfile()
+PROFILE = TextProfile(success_ramp=0.0)  # the spec's step (the ramp: test_calibration.py)
 IDF_ONE = math.log(1.5) + 1  # smooth idf of a term in one of two documents
 
 unit = st.floats(0, 1, allow_nan=False)
@@ -138,8 +138,8 @@ def test_overall_similarity_and_task_success_hand_computed() -> None:
 def test_task_success_threshold_is_inclusive_and_from_the_profile() -> None:
     # all .5: overall .25 + .15 + .1 = .5 exactly
     half = metrics(semantic=0.5, cosine=0.5, jaccard=0.5)
-    assert task_success(half, TextProfile(success_threshold=0.5)) == 1.0
-    assert task_success(half, TextProfile(success_threshold=0.51)) == 0.0
+    assert task_success(half, TextProfile(success_threshold=0.5, success_ramp=0.0)) == 1.0
+    assert task_success(half, TextProfile(success_threshold=0.51, success_ramp=0.0)) == 0.0
 
 
 def test_overall_without_semantic_renormalises() -> None:

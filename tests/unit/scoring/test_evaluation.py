@@ -21,10 +21,12 @@ from evalq.core.results import (
     TierOutcome,
 )
 from evalq.core.schemas import Submission, Task
+from evalq.metrics.text import success_of
 from evalq.scoring.arena import compute_baseline
 from evalq.scoring.evaluation import EvaluationResult, evaluate_submission
 
 PROFILE = Profile()
+RUBRICS = ("planning_rationality", "technical_accuracy", "constructiveness")
 BASELINE = compute_baseline([], PROFILE.arena)
 TASK = Task.model_validate(
     {"id": "t", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
@@ -94,8 +96,9 @@ def test_all_tiers_present_is_done_and_peerread_is_the_plain_mean() -> None:
     assert result.status == "done" and result.missing == {}
     peer = result.scores.peerread
     assert peer is not None and result.scores.kind == "peerread"
-    # mean of (time, task success 0, similarity 0.6, coordination 0.8, tool efficiency 1, judge 1)
-    assert peer.composite == pytest.approx((TIME + 0 + 0.6 + 0.8 + 1.0 + 1.0) / 6)
+    # mean of (time, task success 0, similarity 0.6, coordination 0.8, tool efficiency 1, the
+    # judge's planning 1, technical accuracy 0.5 and constructiveness 0.75)
+    assert peer.composite == pytest.approx((TIME + 0 + 0.6 + 0.8 + 1.0 + 1.0 + 0.5 + 0.75) / 8)
     assert peer.not_reported == () and not peer.partial
     assert result.scores.judge["planning_rationality"] == 1.0
 
@@ -106,7 +109,7 @@ def test_no_judge_in_the_deployment_leaves_its_input_out_for_everyone() -> None:
     assert result.missing == {"judge": MissingTier(status="skipped", reason="no judge configured")}
     peer = result.scores.peerread
     assert peer is not None and not peer.partial
-    assert peer.missing == ("planning_rationality",)
+    assert peer.missing == RUBRICS
     assert peer.composite == pytest.approx((TIME + 0 + 0.6 + 0.8 + 1.0) / 5)
 
 
@@ -118,7 +121,7 @@ def test_failed_judge_degrades_marks_the_composite_partial_and_hides_the_traceba
         error=ErrorRecord(type="ModelHTTPError", message="500", kind="transient"),
     )
     peer = result.scores.peerread
-    assert peer is not None and peer.partial and peer.missing == ("planning_rationality",)
+    assert peer is not None and peer.partial and peer.missing == RUBRICS
     assert peer.composite == pytest.approx((TIME + 0 + 0.6 + 0.8 + 1.0) / 5)  # never a 0
 
 
@@ -131,7 +134,7 @@ def test_time_not_reported_or_zero_counts_as_the_worst_value(unmeasured: float |
     assert timed is not None and untimed is not None
     # the same input set for both; leaving the time out (or reporting 0) never raises a score
     assert untimed.not_reported == ("time_taken",)
-    assert untimed.composite == pytest.approx((0 + 0 + 0.6 + 0.8 + 1.0 + 1.0) / 6)
+    assert untimed.composite == pytest.approx((0 + 0 + 0.6 + 0.8 + 1.0 + 1.0 + 0.5 + 0.75) / 8)
     assert untimed.composite < timed.composite
     assert untimed.inputs["time_taken"] == 0.0
 
@@ -142,7 +145,7 @@ def test_a_missing_trace_counts_its_graph_inputs_as_the_worst_value() -> None:
     peer = result.scores.peerread
     assert result.status == "done" and peer is not None
     assert peer.not_reported == ("coordination_quality", "tool_efficiency")
-    assert peer.composite == pytest.approx((TIME + 0 + 0.6 + 0 + 0 + 1.0) / 6)
+    assert peer.composite == pytest.approx((TIME + 0 + 0.6 + 0 + 0 + 1.0 + 0.5 + 0.75) / 8)
 
 
 def test_peerread_applies_only_to_peerread_tasks() -> None:
@@ -255,16 +258,17 @@ def test_a_rubric_the_judge_could_not_answer_makes_the_composite_partial() -> No
         tier="judge",
         status="ok",
         result=JudgeResult(
-            scores={"planning_rationality": None},
+            scores={rubric: None for rubric in RUBRICS},
             failed=False,
-            rubrics=(
-                RubricResult(rubric="planning_rationality", status="skipped", skip_reason="budget"),
+            rubrics=tuple(
+                RubricResult(rubric=rubric, status="skipped", skip_reason="budget")
+                for rubric in RUBRICS
             ),
         ),
     )
     result = evaluate(submission(), REVIEW, {"text": TEXT, "judge": budget, "graph": GRAPH})
     peer = result.scores.peerread
-    assert peer is not None and peer.partial and peer.missing == ("planning_rationality",)
+    assert peer is not None and peer.partial and peer.missing == RUBRICS
     assert peer.not_reported == ()  # not the submitter's omission, and never a 0
 
 
@@ -280,7 +284,14 @@ def test_a_text_only_review_task_leaves_the_trace_inputs_out_never_zero() -> Non
     assert peer is not None and not peer.partial
     assert peer.not_reported == ()
     assert set(peer.missing) == {"coordination_quality", "tool_efficiency", "planning_rationality"}
-    assert peer.composite == pytest.approx((TIME + 0 + 0.6) / 3)  # renormalised, no zeroes
+    # renormalised, no zeroes; the judge's review rubrics count for a text-only task
+    assert peer.composite == pytest.approx((TIME + 0 + 0.6 + 0.5 + 0.75) / 5)
+
+
+def test_without_a_judge_a_text_only_task_is_scored_on_tier_1_alone() -> None:
+    result = evaluate(submission(), TEXT_ONLY, {"text": TEXT, "judge": SKIPPED, "graph": NO_TRACE})
+    peer = result.scores.peerread
+    assert peer is not None and peer.composite == pytest.approx((TIME + 0 + 0.6) / 3)
 
 
 def test_a_trace_sent_to_a_text_only_task_does_not_change_its_inputs() -> None:
@@ -337,7 +348,21 @@ def test_the_composite_reads_similarity_relative_to_the_references_and_keeps_the
     assert peer is not None
     assert peer.inputs["output_similarity"] == 0.75
     assert peer.raw_similarity == 0.3 and peer.reference_agreement == 0.4
-    assert peer.composite == pytest.approx((TIME + 1.0 + 0.75) / 3)
+    assert peer.composite == pytest.approx((TIME + 1.0 + 0.75 + 0.5 + 0.75) / 5)
+
+
+def test_the_composite_reads_what_the_run_did_not_copy_and_carries_the_mark() -> None:
+    copied = CALIBRATED.model_copy(
+        update={
+            "result": CALIBRATED.text.model_copy(  # type: ignore[union-attr]
+                update={"original_similarity": 0.1, "copy_note": "copies reference 1: 95%"}
+            )
+        }
+    )
+    peer = evaluate(submission(), TEXT_ONLY, {"text": copied, "judge": SKIPPED}).scores.peerread
+    assert peer is not None
+    assert peer.inputs["output_similarity"] == 0.1
+    assert peer.copied == "copies reference 1: 95%"
 
 
 def test_without_a_judge_the_peerread_score_says_it_cannot_tell_a_review_from_a_summary() -> None:
@@ -367,3 +392,26 @@ def test_a_row_stored_without_its_price_source_is_priced_again() -> None:
     assert found.cost == RunCost(usd=cost, priced_by=PriceSource(origin="profile", entry="gpt-4o"))
     moved = evaluate_submission(sub, Task(id="t"), {}, BASELINE, PROFILE, cost_usd=1.0).scores
     assert moved.cost == RunCost(usd=1.0, priced_by=None)  # prices changed since: unknown
+
+
+@pytest.mark.parametrize("below", [0.79, 0.75])
+def test_a_review_just_below_the_success_line_keeps_most_of_its_composite(below: float) -> None:
+    def composite(similarity: float) -> float:
+        text = CALIBRATED.model_copy(
+            update={
+                "result": CALIBRATED.text.model_copy(  # type: ignore[union-attr]
+                    update={
+                        "original_similarity": similarity,
+                        "task_success": success_of(similarity, PROFILE.text),
+                    }
+                )
+            }
+        )
+        peer = evaluate(submission(), TEXT_ONLY, {"text": text, "judge": SKIPPED}).scores.peerread
+        assert peer is not None and peer.composite is not None
+        return peer.composite
+
+    at_line, just_below = composite(0.8), composite(below)
+    # the spec's step took the whole task-success input away (about 0.71 -> 0.29 in a real case)
+    assert just_below > 0.8 * at_line
+    assert at_line - just_below <= (0.8 - below) * (1 + 1 / PROFILE.text.success_ramp) / 3 + 1e-9

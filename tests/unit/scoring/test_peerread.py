@@ -12,7 +12,15 @@ from hypothesis import strategies as st
 from evalq.core.profile import PeerReadProfile
 from evalq.scoring.peerread import peerread_composite, recommendation
 
-PROFILE = PeerReadProfile()  # six weights of 0.167
+SPEC_INPUTS = (
+    "time_taken",
+    "task_success",
+    "coordination_quality",
+    "tool_efficiency",
+    "planning_rationality",
+    "output_similarity",
+)
+PROFILE = PeerReadProfile(weights=dict.fromkeys(SPEC_INPUTS, 0.167))  # spec 001's six weights
 FULL = {
     "time_taken": 0.9,
     "task_success": 0.8,
@@ -46,6 +54,12 @@ def test_judge_failed_without_a_value_is_the_same() -> None:
     score = peerread_composite(inputs, PROFILE)
     assert score.composite == pytest.approx(0.68)
     assert score.missing == ("planning_rationality",)
+
+
+def test_the_default_profile_adds_the_judges_review_rubrics_at_the_same_weight() -> None:
+    weights = PeerReadProfile().weights
+    assert set(weights) == {*SPEC_INPUTS, "technical_accuracy", "constructiveness"}
+    assert set(weights.values()) == {0.167}
 
 
 def test_no_inputs_gives_no_composite() -> None:

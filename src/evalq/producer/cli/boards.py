@@ -97,6 +97,8 @@ def _notes(entry: LeaderboardEntry) -> str:
         notes.append("partial")
     if entry.not_reported:
         notes.append("not reported: " + ",".join(entry.not_reported))
+    if entry.peerread_copied:
+        notes.append(entry.peerread_copied)
     if entry.peerread_note:
         notes.append("no judge: cannot tell a review from a paper summary")
     if entry.review == "flagged":
