@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Annotated, Any, ClassVar, Literal, get_args
@@ -528,6 +529,26 @@ def run_digests(payload: dict[str, Any]) -> tuple[str, str | None]:
     run = canonical_hash({key: payload.get(key) for key in RUN_CONTENT})
     output = payload.get("output") or ""
     return run, (canonical_hash(output) if output else None)
+
+
+SHAPE_CONTENT = tuple(key for key in RUN_CONTENT if key != "usage")
+"""What a run did apart from its usage: two runs of one agent equal on these, with usage within
+`evalq.scoring.review.NEAR_COPY_TOLERANCE`, are one run sent twice (a near-copy)."""
+
+
+def shape_digest(payload: dict[str, Any]) -> str:
+    """Digest of a stored payload's `SHAPE_CONTENT`, its output text normalised
+    (`normalised_output`): a resend that changes only the usage, the case or the spacing of the
+    output has the run's shape digest."""
+    shape = {key: payload.get(key) for key in SHAPE_CONTENT}
+    shape["output"] = normalised_output(payload.get("output") or "")
+    return canonical_hash(shape)
+
+
+def normalised_output(text: str) -> str:
+    """``text`` in Unicode NFKC, case-folded, every run of white space one space, stripped: the
+    edits that change no word of an answer."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def canonical_hash(data: Any) -> str:

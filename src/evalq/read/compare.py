@@ -46,6 +46,7 @@ from evalq.store.models import EvaluationRow, SubmissionRow, TaskRow
 FIELDS = ("model", "tool", "variant")
 HELD = "held for review"
 COPY = "copy of an earlier run"
+NEAR = "near-copy of an earlier run (same agent, output and trace; usage nudged)"
 """Why a run is left out of a comparison until a person accepts it (`evalq review accept`)."""
 MAX_RESAMPLES = 100_000
 """Most bootstrap resamples one comparison may ask for (the default is 2,000)."""
@@ -258,7 +259,8 @@ def _gather(views: Sequence[TaskView], by: str, *, include_held: bool) -> _Gathe
         for copy in view.copies:
             group = group_of(by, copy)
             if group is not None:
-                left_out[(group, COPY)] += 1
+                near = copy.submission.id in view.near_copies
+                left_out[(group, NEAR if near else COPY)] += 1
         for row in view.rows:
             held = row.held and not include_held
             if row.scores.scylla is not None and len(views) == 1 and not held:

@@ -65,7 +65,14 @@ from evalq.read.view import (
     view_of,
 )
 from evalq.scoring.kinds import KINDS, KindRule, kind_of, ranking_value, sort_key
-from evalq.scoring.review import dominant_agent, dominant_of, duplicates
+from evalq.scoring.review import NEAR_COPY as NEAR_COPY  # what the doors say of near-copies
+from evalq.scoring.review import (
+    NEAR_COPY_TOLERANCE,
+    dominant_agent,
+    dominant_of,
+    duplicates,
+    near_copies,
+)
 from evalq.scoring.variants import compare_variants
 from evalq.scoring.worth import analyse_variants
 from evalq.stats import rank_interval
@@ -79,6 +86,7 @@ from evalq.store.models import EvaluationRow, Review, SubmissionRow
 from evalq.store.versions import task_version
 
 CATEGORIES = ("efficiency", "speed", "cost", "correctness")
+
 HELD = "held for review: not ranked until a person accepts it (evalq review accept)"
 
 
@@ -238,7 +246,15 @@ class LeaderboardReport(Reply):
         default_factory=dict,
         description="Copies: each id whose run repeats an earlier run's content (output, trace, "
         "usage, evidence; another id, labels or metadata) and the id of that earliest run. A "
-        "copy counts once, as the earliest: it is not listed, ranked or counted anywhere.",
+        "copy counts once, as the earliest: it is not listed, ranked or counted anywhere. "
+        "Near-copies (near_copies) are among them.",
+    )
+    near_copies: dict[str, str] = Field(
+        default_factory=dict,
+        description="The near-copies among duplicate_of: runs of one agent with an earlier "
+        "run's output, trace and evidence and every usage figure within "
+        f"{NEAR_COPY_TOLERANCE:.0%} of its (a copy with its usage nudged), counted once like "
+        "a copy.",
     )
     baseline_note: str | None = Field(
         default=None,
@@ -430,6 +446,7 @@ def board_of(
         else none_drawn(level, "rank intervals not computed for this read"),
         include_held=include_held,
         duplicate_of=dict(sorted(view.duplicate_of.items())),
+        near_copies=dict(sorted(view.near_copies.items())),
         baseline_note=_baseline_note(
             rule.kind, [(r.submission.tool, r.submission.model) for r in every if not r.held]
         ),
@@ -441,13 +458,14 @@ MAX_LIMIT = 1_000
 """Most entries one page of a board may list."""
 
 
-def copies_of(session: Session, *, task_id: str) -> dict[str, str]:
-    """`duplicates` among the task's evaluated runs: only the runs whose content was sent more
-    than once are read (an index-only grouping finds them)."""
+def copies_of(session: Session, *, task_id: str) -> tuple[dict[str, str], dict[str, str]]:
+    """`duplicates` among the task's evaluated runs, and the near-copies among them: only the
+    runs whose content, or one agent's shape, was sent more than once are read (index-only
+    groupings find them)."""
     repeated = table.repeated_runs(session, task_id=task_id)
-    return duplicates(
-        [queries.run_facts(row) for row in queries.fact_rows(session, submission_ids=repeated)]
-    )
+    facts = [queries.run_facts(row) for row in queries.fact_rows(session, submission_ids=repeated)]
+    found = duplicates(facts)
+    return found, near_copies(facts, found)
 
 
 def paged(
@@ -460,7 +478,7 @@ def paged(
     offset: int,
     *,
     stored: table.Summary | None = None,
-    copied: Mapping[str, str] | None = None,
+    copied: tuple[Mapping[str, str], Mapping[str, str]] | None = None,
 ) -> tuple[LeaderboardReport, table.Summary]:
     """One page of a board, ranked in the database from the task's standings
     (`evalq.read.standings`): a bounded number of statements whatever the task's size, and
@@ -468,10 +486,10 @@ def paged(
 
     ``stored``: the unfiltered board's summary as the refresh stored it, current: the page is
     then read in the order of the places stored with it (an index range), else ranked here
-    with window functions over the kept rows."""
-    if copied is None:
-        copied = copies_of(session, task_id=context.task.id)
-    kept = replace(kept, copies=frozenset(copied))
+    with window functions over the kept rows. ``copied``: the task's copies and near-copies
+    (`copies_of`), when already known."""
+    copies, near = copied or copies_of(session, task_id=context.task.id)
+    kept = replace(kept, copies=frozenset(copies))
     summary = stored or table.summary(
         session, rule, kept, include_held=include_held, copies=kept.copies
     )
@@ -517,7 +535,8 @@ def paged(
         ),
         rank_uncertainty=method_of(rule.kind, None, level),
         include_held=include_held,
-        duplicate_of=dict(sorted(copied.items())),
+        duplicate_of=dict(sorted(copies.items())),
+        near_copies=dict(sorted(near.items())),
         baseline_note=_baseline_note_of(rule.kind, summary.agents),
         total=summary.ranked + summary.held,
         offset=offset,
@@ -554,6 +573,9 @@ class BoardFigures(Reply):
     copies: dict[str, str] = Field(
         default_factory=dict, description="The copies left out when drawn (copy -> original)."
     )
+    near_copies: dict[str, str] = Field(
+        default_factory=dict, description="The near-copies among copies (copy -> original)."
+    )
 
     def placed(self, rank_intervals: bool = True) -> bool:
         """Whether pages of the unfiltered board can be read in the places stored with these
@@ -573,7 +595,15 @@ class BoardFigures(Reply):
         stored = table.Summary.of_json(self.summary)
         rule = KINDS[self.kind]
         found, _ = paged(
-            session, context, rule, kept, False, limit, offset, stored=stored, copied=self.copies
+            session,
+            context,
+            rule,
+            kept,
+            False,
+            limit,
+            offset,
+            stored=stored,
+            copied=(self.copies, self.near_copies),
         )
         return self.applied(found)
 
@@ -666,7 +696,7 @@ def board_figures(
         figures = BoardFigures.model_validate(stored.data)
         return figures if stored.version == version else figures.as_of(stored.computed_at)
     rule = rule_of(session, context)
-    copied = copies_of(session, task_id=context.task.id)
+    copied, near = copies_of(session, task_id=context.task.id)
     kept = table.Kept(context.task.id, copies=frozenset(copied))
     table.store_places(session, rule, kept)
     summary = table.summary(session, rule, kept, include_held=False, copies=kept.copies)
@@ -680,6 +710,7 @@ def board_figures(
         bins=table.bins(session, rule, kept, include_held=False, scale=rule.scale, n=BINS),
         kind=rule.kind,
         copies=dict(sorted(copied.items())),
+        near_copies=dict(sorted(near.items())),
     )
     if rule.kind in ("scylla", "suite"):
         view = view_of(session, context)

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 from evalq.read.board_page import Verdict
-from evalq.read.leaderboard import LeaderboardEntry, variant_caveats
+from evalq.read.leaderboard import NEAR_COPY, LeaderboardEntry, LeaderboardReport, variant_caveats
 from evalq.read.report_data import ReportData, SuiteGate
 from evalq.read.variants import VariantStep
 from evalq.report.ranks import interval_cell, rank_label, rank_note
@@ -233,11 +233,27 @@ def standings_verdict(kind: str, verdict: Verdict) -> str:
     )
 
 
+def copies_note(board: LeaderboardReport) -> str:
+    """The copies and near-copies the board counted once, named (else "")."""
+    if not board.duplicate_of:
+        return ""
+    near = (
+        f" {len(board.near_copies)} of them are {esc(NEAR_COPY)}: "
+        f"{esc(', '.join(board.near_copies))}."
+        if board.near_copies
+        else ""
+    )
+    return (
+        f'<p class="note copies">{len(board.duplicate_of)} copies of earlier runs, counted once '
+        f"as the earliest and left out of this verdict.{near}</p>"
+    )
+
+
 def verdict_section(data: ReportData) -> str:
     """``<section id="verdict">`` for the task's kind (an unknown kind gets the Arena board),
-    then the runs held for review, which no verdict counts."""
+    then the runs held for review, which no verdict counts, and the copies counted once."""
     title, render = VERDICTS.get(data.kind, VERDICTS["arena"])
     return (
         f'<section id="verdict" data-kind="{esc(data.kind)}"><h2>{esc(title)}</h2>'
-        f"{render(data)}{held_note(data)}</section>"
+        f"{render(data)}{held_note(data)}{copies_note(data.leaderboard)}</section>"
     )

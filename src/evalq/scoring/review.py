@@ -4,6 +4,10 @@ evaluated runs, so the answer does not depend on the order in which their merges
 - A **duplicate** is a run whose content (`evalq.core.schemas.RUN_CONTENT`: output, trace, usage,
   evidence, scenarios; not its id, labels or metadata) equals an earlier run's: it counts once,
   as the earliest (by submission time, then id).
+- A **near-copy** is a run of one agent (tool, model) whose shape (`SHAPE_CONTENT`: the content
+  without the usage, the output's case and spacing normalised) equals an earlier run's of the same
+  agent, and whose every usage figure is within `NEAR_COPY_TOLERANCE` of that run's: a copy
+  with its usage nudged. It counts once, like a duplicate (`duplicates` returns both).
 - An **outlier** has at least ``outlier_min_flags`` of spec 000's indicators, the token one
   measured against the median tokens of the task's runs (duplicates counted once), not against
   the baseline a merge happened to see.
@@ -30,6 +34,17 @@ DOMINANT_MIN_RUNS = 10
 """...when the task has at least this many counted runs (below it, one agent's few runs are
 not a volume to warn about)."""
 
+NEAR_COPY_TOLERANCE = 0.02
+"""Usage figures this close (relative to the earlier run's) are the same usage, nudged. Repeated
+runs of one agent with one shape differ by far more: the bundled Scylla runs that share an
+output and evidence differ by 19% to 100% on at least one figure."""
+
+NEAR_COPY = (
+    "near-copies: an earlier run's output, trace and evidence from the same agent, every usage "
+    f"figure within {NEAR_COPY_TOLERANCE:.0%} of its (a copy with its usage nudged)"
+)
+"""What every door says of the near-copies it names."""
+
 COPIED_OUTPUT = "copied_output"
 """Review flag: the output equals an earlier run's of another agent, with other usage."""
 
@@ -42,6 +57,7 @@ class RunFacts:
     submitted_at: datetime
     run_hash: str | None
     output_hash: str | None
+    shape_hash: str | None = None
 
     @property
     def order(self) -> tuple[datetime, str]:
@@ -50,11 +66,14 @@ class RunFacts:
 
 
 def duplicates(runs: Sequence[RunFacts]) -> dict[str, str]:
-    """``{id: id of the earliest run with the same content}`` for every duplicate run.
+    """``{id: id of the earliest run it repeats}`` for every duplicate and near-copy run.
 
-    Runs without a run hash (stored before evalq computed one) are never duplicates.
+    A run is compared with the runs counted before it (a copy is never an original). Runs
+    without a run hash (stored before evalq computed one) are never duplicates, and runs without
+    a shape hash never near-copies.
     """
     first: dict[str, str] = {}
+    shapes: dict[tuple[str, str, str], list[RunFacts]] = {}
     found: dict[str, str] = {}
     for facts in sorted(runs, key=lambda f: f.order):
         if facts.run_hash is None:
@@ -62,7 +81,47 @@ def duplicates(runs: Sequence[RunFacts]) -> dict[str, str]:
         original = first.setdefault(facts.run_hash, facts.run.submission_id)
         if original != facts.run.submission_id:
             found[facts.run.submission_id] = original
+            continue
+        if facts.shape_hash is None:
+            continue
+        earlier = shapes.setdefault((facts.shape_hash, facts.run.tool, facts.run.model), [])
+        near = next((e for e in earlier if same_usage(e.run, facts.run)), None)
+        if near is not None:
+            found[facts.run.submission_id] = near.run.submission_id
+        else:
+            earlier.append(facts)
     return found
+
+
+def near_copies(runs: Sequence[RunFacts], found: Mapping[str, str]) -> dict[str, str]:
+    """The near-copies among ``found`` (`duplicates` of ``runs``): the copies whose content is
+    not their original's (their usage differs a little)."""
+    hashes = {f.run.submission_id: f.run_hash for f in runs}
+    return {
+        copy: original
+        for copy, original in found.items()
+        if hashes.get(copy) is not None and hashes.get(copy) != hashes.get(original)
+    }
+
+
+def same_usage(a: ArenaRun, b: ArenaRun) -> bool:
+    """Whether every usage figure of ``b`` is within `NEAR_COPY_TOLERANCE` of ``a``'s (tokens,
+    tool calls, iterations, time and cost; a figure one reports and the other not differs)."""
+    pairs: tuple[tuple[float | None, float | None], ...] = (
+        (a.total_tokens, b.total_tokens),
+        (a.tool_calls, b.tool_calls),
+        (a.iterations, b.iterations),
+        (a.measured_time, b.measured_time),
+        (a.measured_cost, b.measured_cost),
+    )
+    for x, y in pairs:
+        if x is None or y is None:
+            if x is not y:
+                return False
+            continue
+        if abs(x - y) > NEAR_COPY_TOLERANCE * max(abs(x), abs(y)):
+            return False
+    return True
 
 
 def held_indicators(

@@ -27,7 +27,7 @@ from evalq.scoring.review import (
     token_threshold,
 )
 from evalq.store.models import EvaluationRow, SubmissionRow
-from evalq.store.queries import EVALUATED, FACT_COLUMNS, run_facts
+from evalq.store.queries import EVALUATED, FACT_COLUMNS, may_copy, run_facts
 from evalq.store.ranks import Ranks
 
 
@@ -72,16 +72,10 @@ def _chunks(ids: list[str], size: int = 2000) -> Iterator[list[str]]:
 
 
 def _mark_copies(session: Session, evaluated: ColumnElement[bool]) -> dict[str, str]:
-    """Set ``copy_of`` on every copy of an earlier run (and clear it where it no longer holds);
-    only the runs of a content sent more than once are read."""
-    repeated = (
-        select(SubmissionRow.run_hash)
-        .where(evaluated, SubmissionRow.run_hash.is_not(None))
-        .group_by(SubmissionRow.run_hash)
-        .having(func.count() > 1)
-    )
-    facts = _facts(session, and_(evaluated, SubmissionRow.run_hash.in_(repeated)))
-    copies = duplicates(facts)
+    """Set ``copy_of`` on every copy or near-copy of an earlier run (and clear it where it no
+    longer holds); only the runs of a content, or of one agent's shape, sent more than once are
+    read."""
+    copies = duplicates(_facts(session, may_copy(evaluated)))
     marked = dict(
         session.execute(
             # A copy has a run hash: the condition lets the run-hash index answer alone.

@@ -14,6 +14,7 @@ from evalq.scoring.review import (
     RunFacts,
     dominant_agent,
     duplicates,
+    near_copies,
     review_flags,
 )
 
@@ -78,6 +79,34 @@ def test_another_agents_output_with_other_usage_is_held_for_review() -> None:
     ]
     assert review_flags(runs, arena) == {"other": (COPIED_OUTPUT,)}
     assert review_flags(list(reversed(runs)), arena) == {"other": (COPIED_OUTPUT,)}
+
+
+def shaped(sid: str, tokens: int, second: int, *, model: str = "m", time: float = 60.0) -> RunFacts:
+    """A run of one shape ("s"): its content is its usage, so each usage is its own run hash."""
+    run = ArenaRun(sid, "t", tokens, 5, execution_time=time, tool="cli", model=model)
+    return RunFacts(run, T0 + timedelta(seconds=second), f"{tokens}/{time}", "o", "s")
+
+
+def test_near_copies_of_one_agent_count_once_as_the_earliest() -> None:
+    original = shaped("a", 200_000, 0)
+    nudged = [shaped(f"a+{i}", 200_000 + i, i) for i in range(1, 11)]
+    found = duplicates([original, *nudged])
+    assert found == {f"a+{i}": "a" for i in range(1, 11)}
+    assert near_copies([original, *nudged], found) == found
+    # in any order: the earliest is the original
+    assert duplicates(list(reversed([original, *nudged]))) == found
+
+
+def test_near_copy_needs_the_same_agent_and_every_figure_within_the_tolerance() -> None:
+    original = shaped("a", 100_000, 0)
+    other_model = shaped("b", 100_001, 1, model="other")  # another agent: copied_output rule
+    far = shaped("c", 103_000, 2)  # 3% more tokens: a repeated run of its own
+    slower = shaped("d", 100_001, 3, time=70.0)  # tokens nudged, time 17% longer
+    near_far = shaped("e", 103_001, 4)  # a near-copy of "c", not of "a"
+    found = duplicates([original, other_model, far, slower, near_far])
+    assert found == {"e": "c"}
+    exact = [shaped("x", 5, 0), shaped("y", 5, 1)]  # same content: a copy, not a near-copy
+    assert near_copies(exact, duplicates(exact)) == {}
 
 
 def test_nothing_to_decide() -> None:

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from evalq.core.errors import EvalqError
 from evalq.producer.cli.output import console, fail
+from evalq.scoring.review import NEAR_COPY
 
 if TYPE_CHECKING:
     from evalq.read.leaderboard import LeaderboardEntry, LeaderboardReport, VariantRank
@@ -175,6 +176,12 @@ def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
         console.print(
             f"  {len(board.duplicate_of)} cop{'y' if len(board.duplicate_of) == 1 else 'ies'} "
             f"of earlier runs counted once, as the earliest: {copies}",
+            highlight=False,
+            markup=False,
+        )
+    if board.near_copies:
+        console.print(
+            f"  {len(board.near_copies)} of them: {NEAR_COPY} ({', '.join(board.near_copies)})",
             highlight=False,
             markup=False,
         )

@@ -31,6 +31,7 @@ from evalq.store.queries.review import (
     fact_rows,
     flag_for_review,
     flagged_submissions,
+    may_copy,
     review_flags,
     run_facts,
 )
@@ -100,6 +101,7 @@ __all__ = [
     "idle_work",
     "load_job",
     "mark_running",
+    "may_copy",
     "missing_tasks",
     "pending_tiers",
     "put_task",

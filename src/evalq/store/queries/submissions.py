@@ -15,7 +15,7 @@ from evalq.core.errors import Conflict, NotFound
 from evalq.core.profile import Profile, profile_named
 from evalq.core.redact import redact_data
 from evalq.core.results import PriceSource
-from evalq.core.schemas import STORED, Submission, Task, run_digests
+from evalq.core.schemas import STORED, Submission, Task, run_digests, shape_digest
 from evalq.core.settings import Settings
 from evalq.core.status import PENDING_STATUSES, Status
 from evalq.store.models import (
@@ -64,6 +64,7 @@ def add_submission(
             payload=payload,
             run_hash=run_hash,
             output_hash=output_hash,
+            shape_hash=shape_digest(payload),
             status="queued",
             tool=submission.tool,
             model=submission.model,

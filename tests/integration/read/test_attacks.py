@@ -1,0 +1,140 @@
+"""A submitter who wants a better number, replayed on the bundled examples: each attack is a
+copy of the demo store with one change, compared with the unmodified boards. Either no rank or
+verdict moves, or the board, the comparison and the report say what happened.
+
+Near-copies: runs of one agent that repeat an earlier run's output, trace and evidence with
+every usage figure nudged by under 2% count once, like exact copies (docs/scoring.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.integration.read.test_copies import SCYLLA, add_runs, examples
+from tests.integration.read.test_held_runs import copy_of
+from typer.testing import CliRunner
+
+from evalq.core.schemas import Submission, Usage
+from evalq.producer.cli import app
+from evalq.read.compare import NEAR, compare
+from evalq.read.leaderboard import NEAR_COPY, leaderboard
+from evalq.read.report_data import report_data
+from evalq.read.reports import variant_report
+from evalq.report.page import render_html
+from evalq.scoring.review import COPIED_OUTPUT
+from evalq.store import queries
+from evalq.store.db import session_scope
+
+
+def nudged(run: Submission, i: int, **changes: Any) -> Submission:
+    """``run`` under a new id with ``i`` more input tokens (and ``changes``)."""
+    usage = Usage.model_validate(
+        run.usage.model_dump(exclude_none=True, exclude={"total_tokens"})
+        | {"input_tokens": (run.usage.input_tokens or 0) + i}
+    )
+    return run.model_copy(update={"id": f"{run.id}-near-{i}", "usage": usage, **changes})
+
+
+def passing_t1() -> list[Submission]:
+    return [s for s in examples("scylla.jsonl") if s.variant == "T1" and s.passed]
+
+
+def near_copies_of_t1(**changes: Any) -> list[Submission]:
+    """The attack: 10 near-copies of T1's passing runs, input tokens +1..+10."""
+    passing = passing_t1()
+    return [nudged(passing[i % len(passing)], i, **changes) for i in range(1, 11)]
+
+
+def scylla_figures(url: str) -> dict[str, Any]:
+    """Everything a reader of the Scylla task sees, but the copies' names."""
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id=SCYLLA).model_dump(mode="json")
+        variants = variant_report(session, task_id=SCYLLA).model_dump(mode="json")
+        by_variant = compare(session, tasks=SCYLLA, by="variant", values=["T0", "T1"]).model_dump(
+            mode="json"
+        )
+    for name in ("baseline_version", "duplicate_of", "near_copies"):
+        board.pop(name)
+    by_variant.pop("left_out")
+    return {"board": board, "variants": variants, "compare": by_variant}
+
+
+def test_near_copies_of_passing_runs_move_no_rank_or_verdict(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before near-copies counted once: T1 rank 3 -> 2, T0 -> T1 "worth it", p 0.096 -> 0.0057
+    url = copy_of(store, tmp_path)
+    attack = near_copies_of_t1()
+    add_runs(url, attack, monkeypatch)
+    assert scylla_figures(url) == scylla_figures(store)
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id=SCYLLA)
+        left_out = compare(session, tasks=SCYLLA, by="variant", values=["T0", "T1"]).left_out
+        row = queries.get_submission_row(session, submission_id=attack[0].id)
+        assert row.copy_of == passing_t1()[1].id  # marked in the store: out of the baseline
+        page = render_html(report_data(session, task_id=SCYLLA))
+    assert set(board.near_copies) == set(board.duplicate_of) == {r.id for r in attack}
+    assert [(x.group, x.reason, x.count) for x in left_out if x.reason == NEAR] == [
+        ("T1", NEAR, 10)
+    ]
+    assert "10 copies of earlier runs" in page and "near-copies" in page
+    terminal = CliRunner().invoke(app, ["leaderboard", SCYLLA], env={"EVALQ_DATABASE_URL": url})
+    assert terminal.exit_code == 0, terminal.output
+    assert NEAR_COPY in " ".join(terminal.output.split())
+
+
+def test_near_copies_with_the_case_or_spacing_of_the_output_changed_count_once(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    attack = [
+        run.model_copy(update={"output": f"  {(run.output or '').upper()}\n"})
+        for run in near_copies_of_t1()
+    ]
+    add_runs(url, attack, monkeypatch)
+    assert scylla_figures(url) == scylla_figures(store)
+    with session_scope(url) as session:
+        assert len(leaderboard(session, task_id=SCYLLA).near_copies) == 10
+
+
+def test_near_copies_relabelled_as_another_agent_are_held(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # another agent's output with other usage: held for review, out of every verdict
+    url = copy_of(store, tmp_path)
+    attack = near_copies_of_t1(model="claude-opus-4")
+    add_runs(url, attack, monkeypatch)
+    before, after = scylla_figures(store), scylla_figures(url)
+    assert (after["variants"], after["compare"]) == (before["variants"], before["compare"])
+    ranked = [e for e in after["board"]["entries"] if not e["held"]]
+    assert ranked == before["board"]["entries"]
+    assert after["board"]["variants"] == before["board"]["variants"]
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id=SCYLLA)
+        flagged = {
+            run.id
+            for run in attack
+            if COPIED_OUTPUT
+            in (queries.get_evaluation(session, submission_id=run.id) or pytest.fail()).scores[
+                "review"
+            ]["flags"]
+        }
+    # the first relabelled copy of each run is held; the later ones near-copy it, counted once
+    assert flagged | set(board.near_copies) == {run.id for run in attack}
+    assert flagged == {e.submission_id for e in board.entries if e.held}
+
+
+def test_repeated_runs_with_the_same_output_and_usage_far_apart_still_count(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one agent's own repeated runs end with the same text (the bundled T1 runs 3 and 7 do,
+    # 25% apart in usage): not near-copies
+    url = copy_of(store, tmp_path)
+    run = passing_t1()[0]
+    again = nudged(run, round((run.usage.input_tokens or 0) * 0.05), run_index=10)
+    add_runs(url, [again], monkeypatch)
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id=SCYLLA)
+    assert board.duplicate_of == {} and any(e.submission_id == again.id for e in board.entries)
