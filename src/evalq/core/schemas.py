@@ -25,6 +25,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     WithJsonSchema,
+    field_validator,
     model_validator,
 )
 
@@ -453,6 +454,10 @@ class ScenarioResult(Strict):
         return self
 
 
+MAX_PLANNED_RUNS = 10_000
+"""Most runs a variant's run plan may declare."""
+
+
 class Submission(Strict):
     """One agent run on one task. ``id`` is the idempotency key."""
 
@@ -464,6 +469,13 @@ class Submission(Strict):
         default=None, description="Scylla variant tier T0..Tn; T0 is the baseline."
     )
     run_index: Count | None = Field(default=None, description="Repeat number within a variant.")
+    planned_runs: Annotated[int, Field(ge=1, le=MAX_PLANNED_RUNS)] | None = Field(
+        default=None,
+        description="The run plan: how many runs this run's variant will send in all (the "
+        "largest any of its runs declares holds). Runs planned and not sent count as failures "
+        "at the task's worst cost; a variant that sends fewer runs than planned, or than its "
+        "peers, says so and its verdicts say so or are withheld. Needs a variant.",
+    )
     usage: Usage
     output: Text = ""
     trace: Trace | None = None
@@ -502,6 +514,13 @@ class Submission(Strict):
             raise ValueError("scenario ids must be unique")
         return self
 
+    @field_validator("planned_runs")
+    @classmethod
+    def _plan_of_a_variant(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and info.data.get("variant") is None:
+            raise ValueError("needs a variant: a run plan is a variant's")
+        return value
+
     def content_hash(self) -> str:
         """SHA-256 of the canonical JSON form; detects a reused id with different content.
 
@@ -512,6 +531,8 @@ class Submission(Strict):
         data = self.model_dump(mode="json")
         if not data["metadata"]:
             del data["metadata"]
+        if data["planned_runs"] is None:  # as metadata: runs stored before the field hash alike
+            del data["planned_runs"]
         return canonical_hash(data)
 
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import fnmatch
 from collections import Counter, defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 from pydantic import Field
@@ -31,6 +31,7 @@ from evalq.core.results import ScyllaScores
 from evalq.core.schemas import STORED, Task, TaskKind
 from evalq.core.settings import Settings, get_settings
 from evalq.read.baseline import current_baselines
+from evalq.read.plans import Shortfall, padded, shortfalls, with_shortfalls
 from evalq.read.reply import Reply
 from evalq.read.variants import VariantsAnalysis, variants_analysis
 from evalq.read.view import ScoredRow, TaskContext, TaskView, view_from
@@ -571,20 +572,31 @@ def _compared(
     profile = plan.profiles[task_ids[0]]
     level = profile.arena.confidence_level if level is None else level
     analysis = None
+    short: dict[str, Shortfall] = {}
+    observations = gathered.observations
     if by == "variant" and len(task_ids) == 1 and kind == "scylla":
-        runs = gathered.variant_runs
-        analysis = analyse_variants(
+        # the runs planned and not sent count as failures here too (`evalq.read.plans`)
+        rows = views[0].rows
+        short = shortfalls(rows, profile.scylla)
+        runs = padded(gathered.variant_runs, short, rows, profile.scylla)
+        observations = observations + [
+            Observation(task_ids[0], variant, 0.0, False)
+            for variant, shortfall in short.items()
+            for _ in range((shortfall.planned or 0) - shortfall.sent)
+        ]
+        found_analysis = analyse_variants(
             {v: runs[v] for v in groups if v in runs},
             profile.scylla,
             level=level,
             resamples=resamples,
             seed=seed,
         )
+        analysis = with_shortfalls(variants_analysis(found_analysis), short)
     # by default (every variant) a group left out entirely is reported too
     kept = set(groups) if values else gathered.present
     unit: Literal["task", "scenario"] = "scenario" if kind == "suite" else "task"
     found = contrast(
-        gathered.observations,
+        observations,
         groups,
         correction=correction,
         alpha=alpha,
@@ -603,7 +615,7 @@ def _compared(
         by=by,
         groups=list(found.groups),
         reference=found.reference,
-        comparisons=list(found.comparisons),
+        comparisons=[_said(c, short) for c in found.comparisons],
         units=list(found.units),
         correction=found.correction,
         alpha=found.alpha,
@@ -616,5 +628,18 @@ def _compared(
             if group in kept
         ],
         include_held=include_held,
-        variants=None if analysis is None else variants_analysis(analysis),
+        variants=analysis,
     )
+
+
+def _said(comparison: GroupComparison, short: Mapping[str, Shortfall]) -> GroupComparison:
+    """``comparison`` noting the variants short of their plan or peers (`evalq.read.plans`);
+    its conclusion withheld when one is short of its peers."""
+    found = [short[g] for g in (comparison.reference, comparison.other) if g in short]
+    if not found:
+        return comparison
+    notes = tuple(s.note() for s in found)
+    if any(s.withheld for s in found):
+        conclusion = f"withheld: {'; '.join(notes)}"
+        return replace(comparison, conclusion=conclusion, notes=comparison.notes + notes)
+    return replace(comparison, notes=comparison.notes + notes)

@@ -41,6 +41,7 @@ from evalq.core.results import CostOfPass, EvaluationStatus, ScyllaScores
 from evalq.core.schemas import TaskKind
 from evalq.core.settings import Settings
 from evalq.read import standings
+from evalq.read.plans import padded, planned_variant_runs, shortfalls, with_shortfalls
 from evalq.read.rank_uncertainty import (
     SINGLE_RUN,
     SINGLE_SUBMISSION,
@@ -54,7 +55,7 @@ from evalq.read.rank_uncertainty import (
 )
 from evalq.read.reply import Reply
 from evalq.read.standings import problem_of
-from evalq.read.variants import VariantsAnalysis, variant_runs, variants_analysis
+from evalq.read.variants import VariantsAnalysis, variants_analysis
 from evalq.read.view import (
     ScoredRow,
     TaskContext,
@@ -200,12 +201,19 @@ class VariantRank(Reply):
         description="How many of its runs have a cost (the others could not be priced): cost "
         "of pass and best value read only those.",
     )
+    run_plan: str | None = Field(
+        default=None,
+        description='Fewer runs than planned ("T1: 5 of 10 planned runs": the rest count as '
+        "failures at the task's worst cost, and runs counts them) or than its peers (its "
+        "verdicts withheld), in words; null when neither.",
+    )
 
 
 def variant_caveats(variant: VariantRank) -> list[str]:
-    """What a reader must know before trusting a variant's figures: it mixes models, or some
-    of its runs could not be priced (costed n of N). Empty when neither."""
-    caveats = []
+    """What a reader must know before trusting a variant's figures: it sent fewer runs than
+    planned or than its peers, it mixes models, or some of its runs could not be priced
+    (costed n of N). Empty when none."""
+    caveats = [] if variant.run_plan is None else [variant.run_plan]
     if len(variant.models) > 1:
         caveats.append("mixes models: " + ", ".join(variant.models))
     if variant.costed_runs < variant.runs:
@@ -715,7 +723,7 @@ def board_figures(
     if rule.kind in ("scylla", "suite"):
         view = view_of(session, context)
         whole = board_of(view)
-        by_variant = variant_runs(view.rows, include_held=False)
+        by_variant, short = planned_variant_runs(view.rows, context.profile.scylla)
         analysis = (
             analyse_variants(by_variant, context.profile.scylla, level=level)
             if by_variant
@@ -723,7 +731,9 @@ def board_figures(
         )
         figures = figures.model_copy(
             update={
-                "analysis": None if analysis is None else variants_analysis(analysis),
+                "analysis": None
+                if analysis is None
+                else with_shortfalls(variants_analysis(analysis), short),
                 "variants": whole.variants,
                 "rank_uncertainty": whole.rank_uncertainty,
                 "intervals": {
@@ -944,14 +954,17 @@ def _variant_board(
     """The per-variant board: each variant's pass rate, median composite, grade, cost of pass,
     uplift over the baseline variant, and rank interval, ranked by median composite; and how
     the intervals were drawn (None without variants)."""
-    runs: dict[str, list[ScyllaScores]] = {}
+    sent: dict[str, list[ScyllaScores]] = {}
     models: dict[str, set[str]] = {}
     for row in rows:
         if row.scores.scylla is not None:
-            runs.setdefault(row.scores.scylla.variant, []).append(row.scores.scylla)
+            sent.setdefault(row.scores.scylla.variant, []).append(row.scores.scylla)
             models.setdefault(row.scores.scylla.variant, set()).add(row.submission.model)
-    if not runs:
+    if not sent:
         return [], None
+    # the runs planned and not sent count as failures (`evalq.read.plans`)
+    short = shortfalls(rows, profile.scylla)
+    runs = padded(sent, short, rows, profile.scylla)
     report = compare_variants(runs, profile.scylla)
     medians = [
         -1.0 if stats.composite is None else stats.composite.median for stats in report.variants
@@ -981,6 +994,7 @@ def _variant_board(
                 not_separable_from=[names[j] for j in spread.not_separable_from],
                 models=sorted(models[stats.variant]),
                 costed_runs=sum(r.cost_usd is not None for r in runs[stats.variant]),
+                run_plan=short[stats.variant].note() if stats.variant in short else None,
             )
         )
     board.sort(key=lambda v: (v.rank, v.variant))

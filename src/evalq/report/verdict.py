@@ -82,9 +82,11 @@ def _uplift_cell(step: VariantStep | None, is_baseline: bool) -> str:
         if interval.low is None or interval.high is None
         else f"[{interval.low:+.1%}, {interval.high:+.1%}]"
     )
+    shown = "withheld" if step.withheld else step.verdict
     return (
         f'<td class="num">{interval.uplift:+.1%} {esc(bounds)}</td>'
-        f'<td class="verdict {esc(step.verdict.replace(" ", "-"))}">{esc(step.verdict)}</td>'
+        f'<td class="verdict {esc(shown.replace(" ", "-"))}" title="{esc(step.reason)}">'
+        f"{esc(shown)}</td>"
     )
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import bindparam, text
 from tests.integration.read.test_copies import SCYLLA, add_runs, examples
 from tests.integration.read.test_held_runs import copy_of
 from typer.testing import CliRunner
@@ -138,3 +139,109 @@ def test_repeated_runs_with_the_same_output_and_usage_far_apart_still_count(
     with session_scope(url) as session:
         board = leaderboard(session, task_id=SCYLLA)
     assert board.duplicate_of == {} and any(e.submission_id == again.id for e in board.entries)
+
+
+def best_five_of_t1() -> list[Submission]:
+    t1 = [s for s in examples("scylla.jsonl") if s.variant == "T1"]
+    return sorted(t1, key=lambda s: (not s.passed, -(s.impl_rate or 0), s.id))[:5]
+
+
+def cherry_picked(
+    url: str, monkeypatch: pytest.MonkeyPatch, extra: list[Submission], plan: int | None = None
+) -> None:
+    """The store's Scylla task with T1's runs sent again as the cherry-picker would: only its 5
+    best (new ids, declaring ``plan``), then ``extra``."""
+    t1 = [s.id for s in examples("scylla.jsonl") if s.variant == "T1"]
+    with session_scope(url) as session:
+        for table in ("standings", "tier_results", "evaluations"):
+            session.execute(
+                text(f"DELETE FROM {table} WHERE submission_id IN :ids").bindparams(
+                    bindparam("ids", expanding=True)
+                ),
+                {"ids": t1},
+            )
+        session.execute(
+            text("DELETE FROM submissions WHERE id IN :ids").bindparams(
+                bindparam("ids", expanding=True)
+            ),
+            {"ids": t1},
+        )
+    best = [
+        s.model_copy(update={"id": f"{s.id}-picked", "planned_runs": plan})
+        for s in best_five_of_t1()
+    ]
+    add_runs(url, best + extra, monkeypatch)
+
+
+def steps_of(url: str) -> dict[str, Any]:
+    with session_scope(url) as session:
+        variants = variant_report(session, task_id=SCYLLA)
+        board = leaderboard(session, task_id=SCYLLA)
+        compared = compare(session, tasks=SCYLLA, by="variant", values=["T0", "T1"])
+        page = render_html(report_data(session, task_id=SCYLLA))
+    step = next(s for s in variants.over_baseline if s.target == "T1")
+    t1 = next(v for v in board.variants or [] if v.variant == "T1")
+    return {
+        "step": step,
+        "run_plans": variants.run_plans,
+        "t1": t1,
+        "compared": compared.comparisons[0],
+        "page": page,
+        "best_value": variants.best_value,
+    }
+
+
+def test_sending_the_five_best_runs_of_ten_withholds_the_verdicts(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before run plans: T1 rank 3 -> 2, T0 -> T1 "worth it", best value T1 in 99.7% of resamples
+    before = steps_of(store)
+    assert before["step"].verdict == "inconclusive" and not before["step"].withheld
+    url = copy_of(store, tmp_path)
+    cherry_picked(url, monkeypatch, [])
+    after = steps_of(url)
+    said = "T1: 5 runs, its peers 10"
+    assert after["step"].withheld and after["step"].verdict == "inconclusive"
+    assert said in after["step"].reason and any(said in n for n in after["run_plans"])
+    assert after["t1"].run_plan is not None and said in after["t1"].run_plan
+    assert (
+        after["compared"].conclusion.startswith("withheld") and said in after["compared"].notes[-1]
+    )
+    assert "withheld" in after["page"] and said in after["page"]
+    terminal = CliRunner().invoke(app, ["leaderboard", SCYLLA], env={"EVALQ_DATABASE_URL": url})
+    assert terminal.exit_code == 0, terminal.output
+    assert said in " ".join(terminal.output.split())
+
+
+def test_the_five_best_sent_twice_with_a_token_more_are_near_copies_and_withheld(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    cherry_picked(url, monkeypatch, [nudged(s, 1) for s in best_five_of_t1()])
+    after = steps_of(url)
+    assert after["step"].withheld and "T1: 5 runs, its peers 10" in after["step"].reason
+    with session_scope(url) as session:
+        assert len(leaderboard(session, task_id=SCYLLA).near_copies) == 5
+
+
+def test_a_declared_plan_counts_the_runs_not_sent_as_failures(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    cherry_picked(url, monkeypatch, [], plan=10)
+    after = steps_of(url)
+    said = "T1: 5 of 10 planned runs"
+    assert not after["step"].withheld and after["step"].verdict != "worth it"
+    assert said in after["step"].reason and said in (after["t1"].run_plan or "")
+    assert after["t1"].runs == 10 and after["t1"].pass_rate is not None
+    assert after["t1"].pass_rate <= 0.5 and after["best_value"] != "T1"
+    assert said in after["compared"].notes[-1]
+    assert said in after["page"]
+
+
+def test_a_plan_lower_than_the_peers_runs_does_not_lift_the_hold(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    cherry_picked(url, monkeypatch, [], plan=5)
+    assert steps_of(url)["step"].withheld
