@@ -31,6 +31,7 @@ from evalq.core.results import ScyllaScores
 from evalq.core.schemas import STORED, Task, TaskKind
 from evalq.core.settings import Settings, get_settings
 from evalq.read.baseline import current_baselines
+from evalq.read.flood import range_note
 from evalq.read.plans import Shortfall, padded, shortfalls, with_shortfalls
 from evalq.read.reply import Reply
 from evalq.read.variants import VariantsAnalysis, variants_analysis
@@ -107,6 +108,12 @@ class CompareReport(Reply):
     )
     variants: VariantsAnalysis | None = Field(
         description="The variant analysis of a single Scylla task compared by variant."
+    )
+    notes: list[str] = Field(
+        default_factory=list,
+        description="Arena tasks whose ranges a crowd of agent names seen on no other task "
+        "stretched (evalq.read.flood): every score compared is measured against them, so each "
+        "comparison's conclusion is withheld. Empty when none.",
     )
     judge_validation: JudgeValidation | None = Field(
         default=None,
@@ -394,7 +401,7 @@ def compare(
     if not 0 <= seed < 2**32:
         raise InvalidInput([("seed", "from 0 to 2**32 - 1")])
     loaded = load_views(session, tasks=tasks, by=by, values=values, settings=settings)
-    return compare_loaded(
+    found = compare_loaded(
         loaded,
         by=by,
         values=values,
@@ -405,6 +412,28 @@ def compare(
         seed=seed,
         settings=settings,
         include_held=include_held,
+    )
+    return with_range_notes(session, found, loaded.views)
+
+
+def with_range_notes(
+    session: Session, found: CompareReport, views: Sequence[TaskView]
+) -> CompareReport:
+    """``found`` with the range notes of its Arena tasks (`evalq.read.flood.range_note`) and,
+    when there are any, every conclusion withheld."""
+    notes = [
+        f"{view.task.id}: {note}"
+        for view in views
+        if view.rule.kind == "arena" and (note := range_note(session, task_id=view.task.id))
+    ]
+    if not notes:
+        return found
+    withheld = f"withheld: {'; '.join(notes)}"
+    return found.model_copy(
+        update={
+            "notes": notes,
+            "comparisons": [replace(c, conclusion=withheld) for c in found.comparisons],
+        }
     )
 
 

@@ -41,6 +41,7 @@ from evalq.core.results import CostOfPass, EvaluationStatus, ScyllaScores
 from evalq.core.schemas import TaskKind
 from evalq.core.settings import Settings
 from evalq.read import standings
+from evalq.read.flood import range_note
 from evalq.read.plans import padded, planned_variant_runs, shortfalls, with_shortfalls
 from evalq.read.rank_uncertainty import (
     SINGLE_RUN,
@@ -270,6 +271,12 @@ class LeaderboardReport(Reply):
         "half of at least 10): that agent's runs set the baseline every score is measured "
         "against, so near-copies of one run move the others' scores. Null otherwise.",
     )
+    range_note: str | None = Field(
+        default=None,
+        description="An Arena board whose ranges (time, cost, tokens, tool calls) are "
+        "stretched by a crowd of agent names seen on no other task: every score is measured "
+        "against those ranges, so its verdict is withheld. Null otherwise.",
+    )
     judge_validation: JudgeValidation | None = Field(
         default=None,
         description="The judge's agreement with people's labels and whether its scores are "
@@ -288,6 +295,53 @@ class LeaderboardReport(Reply):
 
 
 def leaderboard(
+    session: Session,
+    *,
+    task_id: str,
+    tool: str | None = None,
+    model: str | None = None,
+    variant: str | None = None,
+    metadata: Mapping[str, str] | None = None,
+    settings: Settings | None = None,
+    rank_intervals: bool = True,
+    include_held: bool = False,
+    status: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+) -> LeaderboardReport:
+    """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3) by the score
+    its kind is about (`_leaderboard`), with what an Arena board must say of a crowd of new
+    agent names that stretches its ranges (`evalq.read.flood.range_note`).
+
+    Raises:
+        NotFound: no such task.
+        InvalidInput: as `_leaderboard`.
+    """
+    board = _leaderboard(
+        session,
+        task_id=task_id,
+        tool=tool,
+        model=model,
+        variant=variant,
+        metadata=metadata,
+        settings=settings,
+        rank_intervals=rank_intervals,
+        include_held=include_held,
+        status=status,
+        limit=limit,
+        offset=offset,
+    )
+    return with_range_note(session, board)
+
+
+def with_range_note(session: Session, board: LeaderboardReport) -> LeaderboardReport:
+    """``board`` with its range note (`evalq.read.flood.range_note`) when it is an Arena board."""
+    if board.kind != "arena":
+        return board
+    return board.model_copy(update={"range_note": range_note(session, task_id=board.task_id)})
+
+
+def _leaderboard(
     session: Session,
     *,
     task_id: str,

@@ -14,7 +14,13 @@ from evalq.core.errors import InvalidInput
 from evalq.core.profile import Recommendation
 from evalq.core.settings import Settings
 from evalq.read.compare import CompareReport, compare_task
-from evalq.read.leaderboard import CATEGORIES, LeaderboardEntry, LeaderboardReport, board_of
+from evalq.read.leaderboard import (
+    CATEGORIES,
+    LeaderboardEntry,
+    LeaderboardReport,
+    board_of,
+    with_range_note,
+)
 from evalq.read.plans import planned_variant_runs, with_shortfalls
 from evalq.read.reply import Reply
 from evalq.read.variants import VariantsAnalysis, VariantStep, variants_analysis
@@ -213,7 +219,7 @@ def report_data(
     variant analysis and the comparison, unless ``include_held``.
     """
     view = task_view(session, task_id=task_id, settings=settings)
-    board = board_of(view, include_held=include_held)
+    board = with_range_note(session, board_of(view, include_held=include_held))
     runs = {
         r.submission.id: Run(
             submission_id=r.submission.id,

@@ -174,11 +174,23 @@ def recommendation_verdict(counts: Mapping[str, int], unjudged: int, of: int) ->
 def arena_verdict(data: ReportData) -> str:
     """The top of the board, ranked by the Arena overall (before the difficulty factor); runs
     held for review are never in it (they are listed apart in the leaderboard below)."""
-    return board_verdict(data.ranked[:BOARD_ROWS], len(data.ranked), data.leaderboard.baseline_note)
+    board = data.leaderboard
+    return board_verdict(
+        data.ranked[:BOARD_ROWS], len(data.ranked), board.baseline_note, board.range_note
+    )
 
 
-def board_verdict(top: Sequence[LeaderboardEntry], ranked: int, baseline_note: str | None) -> str:
-    """`arena_verdict` from the board's first ranked rows and how many it ranks."""
+def board_verdict(
+    top: Sequence[LeaderboardEntry],
+    ranked: int,
+    baseline_note: str | None,
+    range_note: str | None = None,
+) -> str:
+    """`arena_verdict` from the board's first ranked rows and how many it ranks; withheld (the
+    rows are in the leaderboard below) when a crowd of new agent names stretched the ranges."""
+    if range_note:
+        return f'<p class="note withheld">Verdict withheld: {esc(range_note)}.</p>'
+
     rows = [
         f'<tr data-sid="{esc(e.submission_id)}"><td class="num">{rank_label(e)}</td>'
         f'<td class="wrap">{esc(e.submission_id)}</td><td class="wrap">{esc(e.tool)}</td>'
@@ -228,7 +240,7 @@ def standings_verdict(kind: str, verdict: Verdict) -> str:
         )
     else:
         title = VERDICTS["arena"][0]
-        body = board_verdict(verdict.top, verdict.ranked, verdict.baseline_note)
+        body = board_verdict(verdict.top, verdict.ranked, verdict.baseline_note, verdict.range_note)
     return (
         f'<section id="verdict" data-kind="{esc(kind)}"><h2>{esc(title)}</h2>'
         f"{body}{held_names(verdict.held, verdict.held_total)}</section>"

@@ -245,3 +245,91 @@ def test_a_plan_lower_than_the_peers_runs_does_not_lift_the_hold(
     url = copy_of(store, tmp_path)
     cherry_picked(url, monkeypatch, [], plan=5)
     assert steps_of(url)["step"].withheld
+
+
+FLOODED = "arena-debug-flaky-date-parser"
+
+
+def flood() -> list[Submission]:
+    """12 slow, costly runs from 6 throwaway agent names (2 each, their own outputs)."""
+    model = next(s for s in examples("arena.jsonl") if s.task_id == FLOODED)
+    return [
+        model.model_copy(
+            update={
+                "id": f"flood-{name}-{i}",
+                "tool": f"throwaway-{name}",
+                "model": f"model-{name}",
+                "output": f"{model.output} (attempt {i} by agent {name})",
+                "usage": Usage(
+                    input_tokens=300_000 + 40_000 * i,
+                    output_tokens=50_000,
+                    tool_calls=120 + 30 * i,
+                    iterations=3,
+                    execution_time=5_000.0 + 1_500 * i,
+                    cost_usd=25.0 + 10 * i,
+                ),
+            }
+        )
+        for name in range(6)
+        for i in range(2)
+    ]
+
+
+def places(url: str) -> dict[str, int | None]:
+    with session_scope(url) as session:
+        entries = leaderboard(session, task_id=FLOODED).entries
+    return {e.submission_id: e.rank for e in entries if not e.submission_id.startswith("flood")}
+
+
+def test_the_unmodified_demo_boards_say_nothing_of_a_flood(store: str) -> None:
+    with session_scope(store) as session:
+        for task_id in ("arena-frontend-dark-mode", FLOODED, "arena-data-sales-summary"):
+            assert leaderboard(session, task_id=task_id).range_note is None, task_id
+        compared = compare(session, tasks="arena-*", by="model", values=["claude-sonnet-4", "o3"])
+    assert compared.notes == []
+
+
+def test_a_flood_of_new_agent_names_is_said_and_withholds_the_verdicts(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    add_runs(url, flood(), monkeypatch)
+    before, after = places(store), places(url)
+    moved = sum(before[sid] != after[sid] for sid in before)
+    assert moved > 0  # the ranges moved the scores: said, not undone
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id=FLOODED)
+        compared = compare(session, tasks="arena-*", by="model", values=["claude-sonnet-4", "o3"])
+        page = render_html(report_data(session, task_id=FLOODED))
+        other = leaderboard(session, task_id="arena-data-sales-summary").range_note
+    note = board.range_note
+    assert note is not None and note.startswith("6 agent names seen on no other task (12 runs)")
+    assert "execution time (s)" in note and "cost (USD)" in note
+    assert other is None  # the other tasks' ranges are their own
+    assert compared.notes == [f"{FLOODED}: {note}"]
+    assert all(c.conclusion.startswith("withheld") for c in compared.comparisons)
+    assert "Verdict withheld" in page
+    terminal = CliRunner().invoke(app, ["leaderboard", FLOODED], env={"EVALQ_DATABASE_URL": url})
+    assert terminal.exit_code == 0, terminal.output
+    assert "6 agent names seen on no other task" in " ".join(terminal.output.split())
+
+
+def test_new_agent_names_inside_the_range_are_not_a_flood(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    typical = next(s for s in examples("arena.jsonl") if s.task_id == FLOODED)
+    newcomers = [
+        typical.model_copy(
+            update={
+                "id": f"newcomer-{name}",
+                "tool": f"new-tool-{name}",
+                "output": f"{typical.output} (newcomer {name})",
+                "usage": typical.usage.model_copy(update={"execution_time": 100.0 + 10 * name}),
+            }
+        )
+        for name in range(6)
+    ]
+    add_runs(url, newcomers, monkeypatch)
+    with session_scope(url) as session:
+        assert leaderboard(session, task_id=FLOODED).range_note is None

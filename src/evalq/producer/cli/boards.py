@@ -171,6 +171,8 @@ def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
         console.print(legend, highlight=False, markup=False)
     if board.baseline_note:
         console.print(f"  Read with care: {board.baseline_note}.", highlight=False, markup=False)
+    if board.range_note:
+        console.print(f"  Read with care: {board.range_note}.", highlight=False, markup=False)
     if board.duplicate_of:
         copies = ", ".join(f"{copy} (of {first})" for copy, first in board.duplicate_of.items())
         console.print(
