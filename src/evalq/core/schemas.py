@@ -566,6 +566,20 @@ def shape_digest(payload: dict[str, Any]) -> str:
     return canonical_hash(shape)
 
 
+def trace_bounds(payload: dict[str, Any]) -> tuple[float | None, int | None]:
+    """What a stored payload's trace says its usage must at least be: the seconds from its
+    first step's start to its last step's end (None without timed steps), and its number of
+    steps, each one tool call (None without steps)."""
+    steps = (payload.get("trace") or {}).get("steps") or []
+    timed = [
+        (s["started_at"], s["ended_at"])
+        for s in steps
+        if s.get("started_at") is not None and s.get("ended_at") is not None
+    ]
+    seconds = max(e for _, e in timed) - min(b for b, _ in timed) if timed else None
+    return seconds, (len(steps) if steps else None)
+
+
 def normalised_output(text: str) -> str:
     """``text`` in Unicode NFKC, case-folded, every run of white space one space, stripped: the
     edits that change no word of an answer."""

@@ -8,14 +8,16 @@ A submitter who sends only a variant's best runs (5 of 10) makes it look better 
 - Runs **planned and not sent** count as failures (pass rate, implementation rate and composite
   0) at the task's worst cost and time among its counted runs (`padded`). Runs held for review
   were sent: they are not counted as missing.
-- A variant with fewer runs than its plan, or (after its plan) than the variant with the most,
-  **says so** (`Shortfall.note`: "T1: 5 of 10 planned runs"). Against its peers without a plan
-  that covers them its steps' verdicts are **withheld**: nothing says which runs were not sent.
+- A variant with fewer runs than its plan, or (after its plan) than its peers (the median of
+  the other variants' runs, each after its plan), **says so** (`Shortfall.note`: "T1: 5 of 10
+  planned runs"). Short of its peers without a plan that covers them, its steps' verdicts are
+  **withheld**: nothing says which runs were not sent.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -28,7 +30,8 @@ from evalq.scoring.scylla import letter_grade
 
 @dataclass(frozen=True)
 class Shortfall:
-    """A variant that sent fewer runs than it planned or than its peers."""
+    """A variant that sent fewer runs than it planned or than its peers (``peers``: the median
+    of the other variants' runs, each at least its plan)."""
 
     variant: str
     sent: int
@@ -85,7 +88,10 @@ def shortfalls(rows: Sequence[ScoredRow], profile: ScyllaProfile) -> dict[str, S
     shown = {v: max(n, plans.get(v, 0)) for v, n in sent.items()}
     found = {}
     for variant, n in sent.items():
-        peers = max((m for v, m in shown.items() if v != variant), default=0)
+        others = [m for v, m in shown.items() if v != variant]
+        # the peers' typical count: a variant padded with extra runs does not make the others
+        # look short
+        peers = math.floor(statistics.median(others)) if others else 0
         short = Shortfall(variant, n, plans.get(variant), peers)
         if (short.planned is not None and n < short.planned) or short.withheld:
             found[variant] = short

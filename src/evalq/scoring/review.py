@@ -11,6 +11,11 @@ evaluated runs, so the answer does not depend on the order in which their merges
 - An **outlier** has at least ``outlier_min_flags`` of spec 000's indicators, the token one
   measured against the median tokens of the task's runs (duplicates counted once), not against
   the baseline a merge happened to see.
+- **Usage below its trace**: a run whose own trace shows more than it reports (its steps span
+  more seconds than its execution time, past `TRACE_TOLERANCE`, or it has more steps, each a
+  tool call, than its tool calls) under-reports: held for review with the flag
+  `USAGE_BELOW_TRACE`, whatever its indicators. Tokens are not in a submission's trace steps, so
+  a run's tokens are checked only where its usage comes from its spans (OTLP).
 - A **copied output**: the same output text as an earlier run of another agent (tool or model),
   sent with other usage. Held for review whatever its indicators. Repeated runs of one agent
   may well end with the same text (the bundled Scylla runs do, 10 per variant), so the same
@@ -45,6 +50,11 @@ NEAR_COPY = (
 )
 """What every door says of the near-copies it names."""
 
+USAGE_BELOW_TRACE = "usage_below_trace"
+"""Review flag: the run reports less time or fewer tool calls than its own trace shows."""
+TRACE_TOLERANCE = 0.02
+"""Reported time may fall this far (relative) below the trace's span: clocks and rounding."""
+
 COPIED_OUTPUT = "copied_output"
 """Review flag: the output equals an earlier run's of another agent, with other usage."""
 
@@ -58,6 +68,22 @@ class RunFacts:
     run_hash: str | None
     output_hash: str | None
     shape_hash: str | None = None
+    trace_seconds: float | None = None
+    trace_steps: int | None = None
+
+    @property
+    def below_trace(self) -> bool:
+        """The run reports less than its own trace shows (`USAGE_BELOW_TRACE`): a reported
+        time under the steps' span (past `TRACE_TOLERANCE`), or fewer tool calls than steps. A
+        time not reported is not checked (it already counts as the worst)."""
+        time = self.run.measured_time
+        slower = (
+            self.trace_seconds is not None
+            and time is not None
+            and time < self.trace_seconds * (1 - TRACE_TOLERANCE)
+        )
+        fewer = self.trace_steps is not None and self.run.tool_calls < self.trace_steps
+        return slower or fewer
 
     @property
     def order(self) -> tuple[datetime, str]:
@@ -167,6 +193,8 @@ def review_flags(runs: Sequence[RunFacts], profile: ArenaProfile) -> dict[str, t
     decided: dict[str, tuple[str, ...]] = {}
     for facts in counted:
         held = held_indicators(facts, threshold, profile)
+        if facts.below_trace:
+            held = (*held, USAGE_BELOW_TRACE)
         if facts.run.submission_id in copied:
             held = (*held, COPIED_OUTPUT)
         if held:

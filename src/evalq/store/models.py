@@ -90,6 +90,10 @@ class SubmissionRow(Base):
     # case and spacing normalised; one agent's runs with one shape and nudged usage are
     # near-copies (`evalq.scoring.review.duplicates`), marked copy_of like copies.
     shape_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+    # What the run's trace says its usage must at least be (`core.schemas.trace_bounds`,
+    # migration 0018): usage below it is held for review (`evalq.scoring.review`).
+    trace_seconds: Mapped[float | None] = mapped_column(Float, default=None)
+    trace_steps: Mapped[int | None] = mapped_column(Integer, default=None)
     # Manual review (migration 0004): a flagged run is left out of the baseline (baseline_sql).
     review: Mapped[Review | None] = mapped_column(String(16), default=None)
     reviewed_at: Mapped[datetime | None] = mapped_column(default=None)

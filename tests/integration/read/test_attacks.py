@@ -24,7 +24,7 @@ from evalq.read.leaderboard import NEAR_COPY, leaderboard
 from evalq.read.report_data import report_data
 from evalq.read.reports import variant_report
 from evalq.report.page import render_html
-from evalq.scoring.review import COPIED_OUTPUT
+from evalq.scoring.review import COPIED_OUTPUT, USAGE_BELOW_TRACE
 from evalq.store import queries
 from evalq.store.db import session_scope
 
@@ -333,3 +333,62 @@ def test_new_agent_names_inside_the_range_are_not_a_flood(
     add_runs(url, newcomers, monkeypatch)
     with session_scope(url) as session:
         assert leaderboard(session, task_id=FLOODED).range_note is None
+
+
+UNDER = "o3"
+
+
+def under_reported(model: str = UNDER) -> list[Submission]:
+    """``model``'s Arena runs sent again (new ids) reporting half their tokens and time."""
+    found = []
+    for run in examples("arena.jsonl"):
+        if run.model != model:
+            continue
+        usage = run.usage
+        time = usage.execution_time
+        halved = Usage.model_validate(
+            usage.model_dump(exclude_none=True, exclude={"total_tokens"})
+            | {
+                "input_tokens": (usage.input_tokens or usage.tokens) // 2,
+                "output_tokens": (usage.output_tokens or 0) // 2,
+                "execution_time": None if time is None else time / 2,
+            }
+        )
+        found.append(run.model_copy(update={"id": f"{run.id}-halved", "usage": halved}))
+    return found
+
+
+def test_usage_below_its_own_trace_is_held_with_the_reason(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # o3's run on the dark-mode task carries a timed trace (1,087.5 s over 20 steps): half its
+    # time disagrees with it; its other runs carry no trace and are not checked
+    url = copy_of(store, tmp_path)
+    attack = under_reported()
+    add_runs(url, attack, monkeypatch)
+    with session_scope(url) as session:
+        flags = {
+            run.id: (queries.get_evaluation(session, submission_id=run.id) or pytest.fail()).scores[
+                "review"
+            ]["flags"]
+            for run in attack
+        }
+        board = leaderboard(session, task_id="arena-frontend-dark-mode")
+    assert flags["arena-fe-10-halved"] == [USAGE_BELOW_TRACE]
+    assert all(f == [] for sid, f in flags.items() if sid != "arena-fe-10-halved"), flags
+    held = next(e for e in board.entries if e.submission_id == "arena-fe-10-halved")
+    assert held.held and held.rank is None and held.flags == [USAGE_BELOW_TRACE]
+
+
+def test_fewer_tool_calls_than_the_trace_steps_are_held(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    run = next(s for s in examples("arena.jsonl") if s.id == "arena-dbg-01")
+    fewer = run.model_copy(
+        update={"id": "arena-dbg-01-fewer", "usage": run.usage.model_copy(update={"tool_calls": 5})}
+    )
+    add_runs(url, [fewer], monkeypatch)
+    with session_scope(url) as session:
+        row = queries.get_submission_row(session, submission_id=fewer.id)
+    assert row.review == "flagged" and (row.trace_steps, row.tool_calls) == (14, 5)

@@ -10,6 +10,7 @@ from evalq.scoring.arena.outliers import EXTREMELY_EFFICIENT_TOKENS, EXTREMELY_F
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.review import (
     COPIED_OUTPUT,
+    USAGE_BELOW_TRACE,
     Dominance,
     RunFacts,
     dominant_agent,
@@ -125,3 +126,21 @@ def test_half_the_runs_or_a_small_task_is_no_dominance() -> None:
     assert dominant_agent([("aider", "o3")] * 5 + [("codex", "o3")] * 5) is None
     assert dominant_agent([("aider", "o3")] * 9) is None  # fewer than 10 runs
     assert dominant_agent([]) is None
+
+
+def test_usage_below_its_own_trace_is_held_whatever_the_indicators() -> None:
+    def traced(sid: str, time: float | None, calls: int) -> RunFacts:
+        run = ArenaRun(sid, "t", 1000, calls, execution_time=time, tool="cli", model="m")
+        return RunFacts(run, T0, sid, None, None, trace_seconds=100.0, trace_steps=10)
+
+    runs = [
+        traced("honest", 101.0, 10),
+        traced("rounded", 98.5, 10),  # within the 2% tolerance
+        traced("quick", 50.0, 10),
+        traced("few", 100.0, 9),
+        traced("unreported", None, 10),  # no time: counted as the worst, not checked
+    ]
+    assert review_flags(runs, ArenaProfile()) == {
+        "quick": (USAGE_BELOW_TRACE,),
+        "few": (USAGE_BELOW_TRACE,),
+    }

@@ -93,6 +93,8 @@ FACT_COLUMNS = (
     SubmissionRow.run_hash,
     SubmissionRow.output_hash,
     SubmissionRow.shape_hash,
+    SubmissionRow.trace_seconds,
+    SubmissionRow.trace_steps,
     SubmissionRow.total_tokens,
     SubmissionRow.tool_calls,
     SubmissionRow.iterations,
@@ -147,6 +149,8 @@ def run_facts(row: Any) -> RunFacts:
         run_hash=row.run_hash,
         output_hash=row.output_hash,
         shape_hash=row.shape_hash,
+        trace_seconds=row.trace_seconds,
+        trace_steps=row.trace_steps,
     )
 
 
