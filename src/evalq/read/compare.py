@@ -31,7 +31,7 @@ from evalq.core.results import ScyllaScores
 from evalq.core.schemas import STORED, Task, TaskKind
 from evalq.core.settings import Settings, get_settings
 from evalq.read.baseline import current_baselines
-from evalq.read.flood import range_note
+from evalq.read.flood import range_notes
 from evalq.read.plans import Shortfall, padded, shortfalls, with_shortfalls
 from evalq.read.reply import Reply
 from evalq.read.variants import VariantsAnalysis, variants_analysis
@@ -421,11 +421,9 @@ def with_range_notes(
 ) -> CompareReport:
     """``found`` with the range notes of its Arena tasks (`evalq.read.flood.range_note`) and,
     when there are any, every conclusion withheld."""
-    notes = [
-        f"{view.task.id}: {note}"
-        for view in views
-        if view.rule.kind == "arena" and (note := range_note(session, task_id=view.task.id))
-    ]
+    arena = [view.task.id for view in views if view.rule.kind == "arena"]
+    found_notes = range_notes(session, task_ids=arena) if arena else {}
+    notes = [f"{task_id}: {note}" for task_id, note in found_notes.items() if note]
     if not notes:
         return found
     withheld = f"withheld: {'; '.join(notes)}"

@@ -11,7 +11,7 @@ widen one of the ranges by more than `FLOOD_STRETCH` of its width without them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import and_, func, select, tuple_
@@ -20,6 +20,8 @@ from sqlalchemy.orm import Session
 from evalq.store.models import SubmissionRow
 from evalq.store.queries import EVALUATED
 
+CHUNK = 500
+"""Tasks (or agents) asked for in one IN (...) (SQLite's limit on bound parameters)."""
 FLOOD_MIN_AGENTS = 3
 """New agent names (seen on no other task) that make a crowd."""
 FLOOD_STRETCH = 0.25
@@ -88,43 +90,56 @@ def _span(ranges: list[Range | None]) -> Range | None:
 
 
 def range_note(session: Session, *, task_id: str) -> str | None:
-    """`stretched` over the runs the task's baseline counts (evaluated, not held, not a
-    copy), grouped by agent in one statement; one more finds which agents ran other tasks."""
+    """`range_notes` of one task."""
+    return range_notes(session, task_ids=[task_id])[task_id]
+
+
+def range_notes(session: Session, *, task_ids: Sequence[str]) -> dict[str, str | None]:
+    """`stretched` of each task over the runs its baseline counts (evaluated, not held, not a
+    copy), grouped by task and agent: two statements per `CHUNK` tasks, whatever their number
+    (one groups the runs, one finds which of their agents ran which tasks)."""
     s = SubmissionRow
-    counted = and_(
-        s.task_id == task_id,
-        s.status.in_(EVALUATED),
-        s.review.is_distinct_from("flagged"),
-        s.copy_of.is_(None),
-    )
     columns = []
     for figure in FIGURES:
         column = getattr(s, figure)
         # a time or cost of 0 is not measured (as the baseline reads it)
         measured = column if figure in ("total_tokens", "tool_calls") else func.nullif(column, 0)
         columns += [func.min(measured), func.max(measured)]
-    rows = session.execute(
-        select(s.tool, s.model, func.count(), *columns).where(counted).group_by(s.tool, s.model)
-    ).all()
-    agents: dict[Agent, AgentFigures] = {}
-    for tool, model, runs, *bounds in rows:
-        ranges: dict[str, Range | None] = {}
-        for i, figure in enumerate(FIGURES):
-            low, high = bounds[2 * i], bounds[2 * i + 1]
-            ranges[figure] = None if low is None else (float(low), float(high))
-        agents[(tool, model)] = AgentFigures(runs, ranges)
-    if len(agents) <= FLOOD_MIN_AGENTS:
-        return None
-    seen = {
-        (tool, model)
-        for tool, model in session.execute(
-            select(s.tool, s.model)
+    agents: dict[str, dict[Agent, AgentFigures]] = {t: {} for t in task_ids}
+    for start in range(0, len(task_ids), CHUNK):
+        chunk = list(task_ids[start : start + CHUNK])
+        counted = and_(
+            s.task_id.in_(chunk),
+            s.status.in_(EVALUATED),
+            s.review.is_distinct_from("flagged"),
+            s.copy_of.is_(None),
+        )
+        rows = session.execute(
+            select(s.task_id, s.tool, s.model, func.count(), *columns)
+            .where(counted)
+            .group_by(s.task_id, s.tool, s.model)
+        ).all()
+        for task_id, tool, model, runs, *bounds in rows:
+            ranges: dict[str, Range | None] = {}
+            for i, figure in enumerate(FIGURES):
+                low, high = bounds[2 * i], bounds[2 * i + 1]
+                ranges[figure] = None if low is None else (float(low), float(high))
+            agents[task_id][(tool, model)] = AgentFigures(runs, ranges)
+    crowded = {t: found for t, found in agents.items() if len(found) > FLOOD_MIN_AGENTS}
+    wanted = sorted({a for found in crowded.values() for a in found})
+    tasks_of: dict[Agent, set[str]] = {}
+    for start in range(0, len(wanted), CHUNK):
+        for task_id, tool, model in session.execute(
+            select(s.task_id, s.tool, s.model)
             .where(
-                s.task_id != task_id,
-                s.status.in_(EVALUATED),
-                tuple_(s.tool, s.model).in_(list(agents)),
+                s.status.in_(EVALUATED), tuple_(s.tool, s.model).in_(wanted[start : start + CHUNK])
             )
             .distinct()
-        )
+        ):
+            tasks_of.setdefault((tool, model), set()).add(task_id)
+    return {
+        task_id: stretched(found, {a for a in found if tasks_of.get(a, set()) <= {task_id}})
+        if task_id in crowded
+        else None
+        for task_id, found in agents.items()
     }
-    return stretched(agents, set(agents) - seen)

@@ -269,7 +269,7 @@ class LeaderboardReport(Reply):
         default=None,
         description="An Arena board whose counted runs come mostly from one agent (more than "
         "half of at least 10): that agent's runs set the baseline every score is measured "
-        "against, so near-copies of one run move the others' scores. Null otherwise.",
+        "against, so many runs of one agent move the others' scores. Null otherwise.",
     )
     range_note: str | None = Field(
         default=None,

@@ -216,15 +216,15 @@ class Dominance:
         return (
             f"{self.tool} / {self.model} sent {self.runs} of the {self.of} runs counted: the "
             "baseline every Arena score is measured against (its medians) leans on that one "
-            "agent's runs, so many near-copies of a run move the other runs' scores"
+            "agent's runs, so many runs of one agent move the other runs' scores"
         )
 
 
 def dominant_agent(agents: Sequence[tuple[str, str]]) -> Dominance | None:
     """The agent that sent more than `DOMINANT_SHARE` of the counted runs (one ``(tool, model)``
-    per run), if there are at least `DOMINANT_MIN_RUNS` of them. Near-copies of one run (its
-    output again, its usage changed a little) cannot be told from an agent's own repeated runs,
-    so they are not held; their weight in the baseline is what is said."""
+    per run), if there are at least `DOMINANT_MIN_RUNS` of them. Runs of one agent whose usage
+    differs by more than `NEAR_COPY_TOLERANCE` cannot be told from its own repeated runs, so they
+    count; their weight in the baseline is what is said."""
     counts: dict[tuple[str, str], int] = {}
     for agent in agents:
         counts[agent] = counts.get(agent, 0) + 1

@@ -12,7 +12,6 @@ from rich.table import Table
 
 from evalq.core.errors import EvalqError
 from evalq.producer.cli.output import console, fail
-from evalq.scoring.review import NEAR_COPY
 
 if TYPE_CHECKING:
     from evalq.read.leaderboard import LeaderboardEntry, LeaderboardReport, VariantRank
@@ -182,6 +181,8 @@ def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
             markup=False,
         )
     if board.near_copies:
+        from evalq.scoring.review import NEAR_COPY  # loaded with the board already
+
         console.print(
             f"  {len(board.near_copies)} of them: {NEAR_COPY} ({', '.join(board.near_copies)})",
             highlight=False,
