@@ -379,6 +379,14 @@ class ScyllaProfile(Section):
     impl_weight: Weight = 0.5
     grades: dict[str, Unit] = Field(default={"A": 0.95, "B": 0.85, "C": 0.75, "D": 0.65})
     baseline_variant: str = "T0"
+    planned_runs: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        description="The run plan of every variant of the task: runs planned and not sent "
+        "count as failures at the task's worst cost (a variant's runs may declare more with "
+        "planned_runs). None: the runs' own plans only.",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> ScyllaProfile:
@@ -464,6 +472,8 @@ class Profile(Section):
             del content["text"]["precision"]
         if not content["judge"]["panel"]:
             del content["judge"]["panel"]
+        if content["scylla"]["planned_runs"] is None:
+            del content["scylla"]["planned_runs"]
         return canonical_hash(content)
 
     def price(self, model: str, input_tokens: int, output_tokens: int) -> float | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Annotated, Any, ClassVar, Literal, get_args
@@ -24,6 +25,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     WithJsonSchema,
+    field_validator,
     model_validator,
 )
 
@@ -474,6 +476,10 @@ class ScenarioResult(Strict):
         return self
 
 
+MAX_PLANNED_RUNS = 10_000
+"""Most runs a variant's run plan may declare."""
+
+
 class Submission(Strict):
     """One agent run on one task. ``id`` is the idempotency key."""
 
@@ -485,6 +491,13 @@ class Submission(Strict):
         default=None, description="Scylla variant tier T0..Tn; T0 is the baseline."
     )
     run_index: Count | None = Field(default=None, description="Repeat number within a variant.")
+    planned_runs: Annotated[int, Field(ge=1, le=MAX_PLANNED_RUNS)] | None = Field(
+        default=None,
+        description="The run plan: how many runs this run's variant will send in all (the "
+        "largest any of its runs declares holds). Runs planned and not sent count as failures "
+        "at the task's worst cost; a variant that sends fewer runs than planned, or than its "
+        "peers, says so and its verdicts say so or are withheld. Needs a variant.",
+    )
     usage: Usage
     output: Text = ""
     trace: Trace | None = None
@@ -523,6 +536,13 @@ class Submission(Strict):
             raise ValueError("scenario ids must be unique")
         return self
 
+    @field_validator("planned_runs")
+    @classmethod
+    def _plan_of_a_variant(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and info.data.get("variant") is None:
+            raise ValueError("needs a variant: a run plan is a variant's")
+        return value
+
     def content_hash(self) -> str:
         """SHA-256 of the canonical JSON form; detects a reused id with different content.
 
@@ -533,6 +553,8 @@ class Submission(Strict):
         data = self.model_dump(mode="json")
         if not data["metadata"]:
             del data["metadata"]
+        if data["planned_runs"] is None:  # as metadata: runs stored before the field hash alike
+            del data["planned_runs"]
         return canonical_hash(data)
 
 
@@ -550,6 +572,40 @@ def run_digests(payload: dict[str, Any]) -> tuple[str, str | None]:
     run = canonical_hash({key: payload.get(key) for key in RUN_CONTENT})
     output = payload.get("output") or ""
     return run, (canonical_hash(output) if output else None)
+
+
+SHAPE_CONTENT = tuple(key for key in RUN_CONTENT if key != "usage")
+"""What a run did apart from its usage: two runs of one agent equal on these, with usage within
+`evalq.scoring.review.NEAR_COPY_TOLERANCE`, are one run sent twice (a near-copy)."""
+
+
+def shape_digest(payload: dict[str, Any]) -> str:
+    """Digest of a stored payload's `SHAPE_CONTENT`, its output text normalised
+    (`normalised_output`): a resend that changes only the usage, the case or the spacing of the
+    output has the run's shape digest."""
+    shape = {key: payload.get(key) for key in SHAPE_CONTENT}
+    shape["output"] = normalised_output(payload.get("output") or "")
+    return canonical_hash(shape)
+
+
+def trace_bounds(payload: dict[str, Any]) -> tuple[float | None, int | None]:
+    """What a stored payload's trace says its usage must at least be: the seconds from its
+    first step's start to its last step's end (None without timed steps), and its number of
+    steps, each one tool call (None without steps)."""
+    steps = (payload.get("trace") or {}).get("steps") or []
+    timed = [
+        (s["started_at"], s["ended_at"])
+        for s in steps
+        if s.get("started_at") is not None and s.get("ended_at") is not None
+    ]
+    seconds = max(e for _, e in timed) - min(b for b, _ in timed) if timed else None
+    return seconds, (len(steps) if steps else None)
+
+
+def normalised_output(text: str) -> str:
+    """``text`` in Unicode NFKC, case-folded, every run of white space one space, stripped: the
+    edits that change no word of an answer."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def canonical_hash(data: Any) -> str:

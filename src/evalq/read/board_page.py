@@ -50,6 +50,9 @@ class Verdict(Reply):
     top: list[LeaderboardEntry] = Field(description="Its first ranked rows (VERDICT_ROWS).")
     ranked: int = Field(description="How many rows it ranks.")
     baseline_note: str | None
+    range_note: str | None = Field(
+        default=None, description="A crowd of new agent names stretched the ranges: withheld."
+    )
     recommendations: dict[str, int] | None = Field(
         description="PeerRead: ranked rows per recommendation; null for the Arena."
     )
@@ -151,6 +154,7 @@ def board_page(
             top=[e for e in top.entries if e.rank is not None],
             ranked=summary.ranked,
             baseline_note=top.baseline_note,
+            range_note=board.range_note,
             recommendations=_recommendations(summary.recommendations)
             if rule.kind == "peerread"
             else None,

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import fnmatch
 from collections import Counter, defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 from pydantic import Field
@@ -31,6 +31,8 @@ from evalq.core.results import ScyllaScores
 from evalq.core.schemas import STORED, Task, TaskKind
 from evalq.core.settings import Settings, get_settings
 from evalq.read.baseline import current_baselines
+from evalq.read.flood import range_notes
+from evalq.read.plans import Shortfall, padded, shortfalls, with_shortfalls
 from evalq.read.reply import Reply
 from evalq.read.variants import VariantsAnalysis, variants_analysis
 from evalq.read.view import ScoredRow, TaskContext, TaskView, view_from
@@ -46,6 +48,7 @@ from evalq.store.models import EvaluationRow, SubmissionRow, TaskRow
 FIELDS = ("model", "tool", "variant")
 HELD = "held for review"
 COPY = "copy of an earlier run"
+NEAR = "near-copy of an earlier run (same agent, output and trace; usage nudged)"
 """Why a run is left out of a comparison until a person accepts it (`evalq review accept`)."""
 MAX_RESAMPLES = 100_000
 """Most bootstrap resamples one comparison may ask for (the default is 2,000)."""
@@ -105,6 +108,12 @@ class CompareReport(Reply):
     )
     variants: VariantsAnalysis | None = Field(
         description="The variant analysis of a single Scylla task compared by variant."
+    )
+    notes: list[str] = Field(
+        default_factory=list,
+        description="Arena tasks whose ranges a crowd of agent names seen on no other task "
+        "stretched (evalq.read.flood): every score compared is measured against them, so each "
+        "comparison's conclusion is withheld. Empty when none.",
     )
     judge_validation: JudgeValidation | None = Field(
         default=None,
@@ -258,7 +267,8 @@ def _gather(views: Sequence[TaskView], by: str, *, include_held: bool) -> _Gathe
         for copy in view.copies:
             group = group_of(by, copy)
             if group is not None:
-                left_out[(group, COPY)] += 1
+                near = copy.submission.id in view.near_copies
+                left_out[(group, NEAR if near else COPY)] += 1
         for row in view.rows:
             held = row.held and not include_held
             if row.scores.scylla is not None and len(views) == 1 and not held:
@@ -391,7 +401,7 @@ def compare(
     if not 0 <= seed < 2**32:
         raise InvalidInput([("seed", "from 0 to 2**32 - 1")])
     loaded = load_views(session, tasks=tasks, by=by, values=values, settings=settings)
-    return compare_loaded(
+    found = compare_loaded(
         loaded,
         by=by,
         values=values,
@@ -402,6 +412,26 @@ def compare(
         seed=seed,
         settings=settings,
         include_held=include_held,
+    )
+    return with_range_notes(session, found, loaded.views)
+
+
+def with_range_notes(
+    session: Session, found: CompareReport, views: Sequence[TaskView]
+) -> CompareReport:
+    """``found`` with the range notes of its Arena tasks (`evalq.read.flood.range_note`) and,
+    when there are any, every conclusion withheld."""
+    arena = [view.task.id for view in views if view.rule.kind == "arena"]
+    found_notes = range_notes(session, task_ids=arena) if arena else {}
+    notes = [f"{task_id}: {note}" for task_id, note in found_notes.items() if note]
+    if not notes:
+        return found
+    withheld = f"withheld: {'; '.join(notes)}"
+    return found.model_copy(
+        update={
+            "notes": notes,
+            "comparisons": [replace(c, conclusion=withheld) for c in found.comparisons],
+        }
     )
 
 
@@ -569,20 +599,31 @@ def _compared(
     profile = plan.profiles[task_ids[0]]
     level = profile.arena.confidence_level if level is None else level
     analysis = None
+    short: dict[str, Shortfall] = {}
+    observations = gathered.observations
     if by == "variant" and len(task_ids) == 1 and kind == "scylla":
-        runs = gathered.variant_runs
-        analysis = analyse_variants(
+        # the runs planned and not sent count as failures here too (`evalq.read.plans`)
+        rows = views[0].rows
+        short = shortfalls(rows, profile.scylla)
+        runs = padded(gathered.variant_runs, short, rows, profile.scylla)
+        observations = observations + [
+            Observation(task_ids[0], variant, 0.0, False)
+            for variant, shortfall in short.items()
+            for _ in range((shortfall.planned or 0) - shortfall.sent)
+        ]
+        found_analysis = analyse_variants(
             {v: runs[v] for v in groups if v in runs},
             profile.scylla,
             level=level,
             resamples=resamples,
             seed=seed,
         )
+        analysis = with_shortfalls(variants_analysis(found_analysis), short)
     # by default (every variant) a group left out entirely is reported too
     kept = set(groups) if values else gathered.present
     unit: Literal["task", "scenario"] = "scenario" if kind == "suite" else "task"
     found = contrast(
-        gathered.observations,
+        observations,
         groups,
         correction=correction,
         alpha=alpha,
@@ -601,7 +642,7 @@ def _compared(
         by=by,
         groups=list(found.groups),
         reference=found.reference,
-        comparisons=list(found.comparisons),
+        comparisons=[_said(c, short) for c in found.comparisons],
         units=list(found.units),
         correction=found.correction,
         alpha=found.alpha,
@@ -614,5 +655,18 @@ def _compared(
             if group in kept
         ],
         include_held=include_held,
-        variants=None if analysis is None else variants_analysis(analysis),
+        variants=analysis,
     )
+
+
+def _said(comparison: GroupComparison, short: Mapping[str, Shortfall]) -> GroupComparison:
+    """``comparison`` noting the variants short of their plan or peers (`evalq.read.plans`);
+    its conclusion withheld when one is short of its peers."""
+    found = [short[g] for g in (comparison.reference, comparison.other) if g in short]
+    if not found:
+        return comparison
+    notes = tuple(s.note() for s in found)
+    if any(s.withheld for s in found):
+        conclusion = f"withheld: {'; '.join(notes)}"
+        return replace(comparison, conclusion=conclusion, notes=comparison.notes + notes)
+    return replace(comparison, notes=comparison.notes + notes)

@@ -41,6 +41,8 @@ from evalq.core.results import CostOfPass, EvaluationStatus, ScyllaScores
 from evalq.core.schemas import TaskKind
 from evalq.core.settings import Settings
 from evalq.read import standings
+from evalq.read.flood import range_note
+from evalq.read.plans import padded, planned_variant_runs, shortfalls, with_shortfalls
 from evalq.read.rank_uncertainty import (
     SINGLE_RUN,
     SINGLE_SUBMISSION,
@@ -54,7 +56,7 @@ from evalq.read.rank_uncertainty import (
 )
 from evalq.read.reply import Reply
 from evalq.read.standings import problem_of
-from evalq.read.variants import VariantsAnalysis, variant_runs, variants_analysis
+from evalq.read.variants import VariantsAnalysis, variants_analysis
 from evalq.read.view import (
     ScoredRow,
     TaskContext,
@@ -65,7 +67,14 @@ from evalq.read.view import (
     view_of,
 )
 from evalq.scoring.kinds import KINDS, KindRule, kind_of, ranking_value, sort_key
-from evalq.scoring.review import dominant_agent, dominant_of, duplicates
+from evalq.scoring.review import NEAR_COPY as NEAR_COPY  # what the doors say of near-copies
+from evalq.scoring.review import (
+    NEAR_COPY_TOLERANCE,
+    dominant_agent,
+    dominant_of,
+    duplicates,
+    near_copies,
+)
 from evalq.scoring.variants import compare_variants
 from evalq.scoring.worth import analyse_variants
 from evalq.stats import rank_interval
@@ -79,6 +88,7 @@ from evalq.store.models import EvaluationRow, Review, SubmissionRow
 from evalq.store.versions import task_version
 
 CATEGORIES = ("efficiency", "speed", "cost", "correctness")
+
 HELD = "held for review: not ranked until a person accepts it (evalq review accept)"
 
 
@@ -203,12 +213,19 @@ class VariantRank(Reply):
         description="How many of its runs have a cost (the others could not be priced): cost "
         "of pass and best value read only those.",
     )
+    run_plan: str | None = Field(
+        default=None,
+        description='Fewer runs than planned ("T1: 5 of 10 planned runs": the rest count as '
+        "failures at the task's worst cost, and runs counts them) or than its peers (its "
+        "verdicts withheld), in words; null when neither.",
+    )
 
 
 def variant_caveats(variant: VariantRank) -> list[str]:
-    """What a reader must know before trusting a variant's figures: it mixes models, or some
-    of its runs could not be priced (costed n of N). Empty when neither."""
-    caveats = []
+    """What a reader must know before trusting a variant's figures: it sent fewer runs than
+    planned or than its peers, it mixes models, or some of its runs could not be priced
+    (costed n of N). Empty when none."""
+    caveats = [] if variant.run_plan is None else [variant.run_plan]
     if len(variant.models) > 1:
         caveats.append("mixes models: " + ", ".join(variant.models))
     if variant.costed_runs < variant.runs:
@@ -249,13 +266,27 @@ class LeaderboardReport(Reply):
         default_factory=dict,
         description="Copies: each id whose run repeats an earlier run's content (output, trace, "
         "usage, evidence; another id, labels or metadata) and the id of that earliest run. A "
-        "copy counts once, as the earliest: it is not listed, ranked or counted anywhere.",
+        "copy counts once, as the earliest: it is not listed, ranked or counted anywhere. "
+        "Near-copies (near_copies) are among them.",
+    )
+    near_copies: dict[str, str] = Field(
+        default_factory=dict,
+        description="The near-copies among duplicate_of: runs of one agent with an earlier "
+        "run's output, trace and evidence and every usage figure within "
+        f"{NEAR_COPY_TOLERANCE:.0%} of its (a copy with its usage nudged), counted once like "
+        "a copy.",
     )
     baseline_note: str | None = Field(
         default=None,
         description="An Arena board whose counted runs come mostly from one agent (more than "
         "half of at least 10): that agent's runs set the baseline every score is measured "
-        "against, so near-copies of one run move the others' scores. Null otherwise.",
+        "against, so many runs of one agent move the others' scores. Null otherwise.",
+    )
+    range_note: str | None = Field(
+        default=None,
+        description="An Arena board whose ranges (time, cost, tokens, tool calls) are "
+        "stretched by a crowd of agent names seen on no other task: every score is measured "
+        "against those ranges, so its verdict is withheld. Null otherwise.",
     )
     judge_validation: JudgeValidation | None = Field(
         default=None,
@@ -275,6 +306,53 @@ class LeaderboardReport(Reply):
 
 
 def leaderboard(
+    session: Session,
+    *,
+    task_id: str,
+    tool: str | None = None,
+    model: str | None = None,
+    variant: str | None = None,
+    metadata: Mapping[str, str] | None = None,
+    settings: Settings | None = None,
+    rank_intervals: bool = True,
+    include_held: bool = False,
+    status: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+) -> LeaderboardReport:
+    """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3) by the score
+    its kind is about (`_leaderboard`), with what an Arena board must say of a crowd of new
+    agent names that stretches its ranges (`evalq.read.flood.range_note`).
+
+    Raises:
+        NotFound: no such task.
+        InvalidInput: as `_leaderboard`.
+    """
+    board = _leaderboard(
+        session,
+        task_id=task_id,
+        tool=tool,
+        model=model,
+        variant=variant,
+        metadata=metadata,
+        settings=settings,
+        rank_intervals=rank_intervals,
+        include_held=include_held,
+        status=status,
+        limit=limit,
+        offset=offset,
+    )
+    return with_range_note(session, board)
+
+
+def with_range_note(session: Session, board: LeaderboardReport) -> LeaderboardReport:
+    """``board`` with its range note (`evalq.read.flood.range_note`) when it is an Arena board."""
+    if board.kind != "arena":
+        return board
+    return board.model_copy(update={"range_note": range_note(session, task_id=board.task_id)})
+
+
+def _leaderboard(
     session: Session,
     *,
     task_id: str,
@@ -441,6 +519,7 @@ def board_of(
         else none_drawn(level, "rank intervals not computed for this read"),
         include_held=include_held,
         duplicate_of=dict(sorted(view.duplicate_of.items())),
+        near_copies=dict(sorted(view.near_copies.items())),
         baseline_note=_baseline_note(
             rule.kind, [(r.submission.tool, r.submission.model) for r in every if not r.held]
         ),
@@ -452,13 +531,14 @@ MAX_LIMIT = 1_000
 """Most entries one page of a board may list."""
 
 
-def copies_of(session: Session, *, task_id: str) -> dict[str, str]:
-    """`duplicates` among the task's evaluated runs: only the runs whose content was sent more
-    than once are read (an index-only grouping finds them)."""
+def copies_of(session: Session, *, task_id: str) -> tuple[dict[str, str], dict[str, str]]:
+    """`duplicates` among the task's evaluated runs, and the near-copies among them: only the
+    runs whose content, or one agent's shape, was sent more than once are read (index-only
+    groupings find them)."""
     repeated = table.repeated_runs(session, task_id=task_id)
-    return duplicates(
-        [queries.run_facts(row) for row in queries.fact_rows(session, submission_ids=repeated)]
-    )
+    facts = [queries.run_facts(row) for row in queries.fact_rows(session, submission_ids=repeated)]
+    found = duplicates(facts)
+    return found, near_copies(facts, found)
 
 
 def paged(
@@ -471,7 +551,7 @@ def paged(
     offset: int,
     *,
     stored: table.Summary | None = None,
-    copied: Mapping[str, str] | None = None,
+    copied: tuple[Mapping[str, str], Mapping[str, str]] | None = None,
 ) -> tuple[LeaderboardReport, table.Summary]:
     """One page of a board, ranked in the database from the task's standings
     (`evalq.read.standings`): a bounded number of statements whatever the task's size, and
@@ -479,10 +559,10 @@ def paged(
 
     ``stored``: the unfiltered board's summary as the refresh stored it, current: the page is
     then read in the order of the places stored with it (an index range), else ranked here
-    with window functions over the kept rows."""
-    if copied is None:
-        copied = copies_of(session, task_id=context.task.id)
-    kept = replace(kept, copies=frozenset(copied))
+    with window functions over the kept rows. ``copied``: the task's copies and near-copies
+    (`copies_of`), when already known."""
+    copies, near = copied or copies_of(session, task_id=context.task.id)
+    kept = replace(kept, copies=frozenset(copies))
     summary = stored or table.summary(
         session, rule, kept, include_held=include_held, copies=kept.copies
     )
@@ -528,7 +608,8 @@ def paged(
         ),
         rank_uncertainty=method_of(rule.kind, None, level),
         include_held=include_held,
-        duplicate_of=dict(sorted(copied.items())),
+        duplicate_of=dict(sorted(copies.items())),
+        near_copies=dict(sorted(near.items())),
         baseline_note=_baseline_note_of(rule.kind, summary.agents),
         total=summary.ranked + summary.held,
         offset=offset,
@@ -565,6 +646,9 @@ class BoardFigures(Reply):
     copies: dict[str, str] = Field(
         default_factory=dict, description="The copies left out when drawn (copy -> original)."
     )
+    near_copies: dict[str, str] = Field(
+        default_factory=dict, description="The near-copies among copies (copy -> original)."
+    )
 
     def placed(self, rank_intervals: bool = True) -> bool:
         """Whether pages of the unfiltered board can be read in the places stored with these
@@ -584,7 +668,15 @@ class BoardFigures(Reply):
         stored = table.Summary.of_json(self.summary)
         rule = KINDS[self.kind]
         found, _ = paged(
-            session, context, rule, kept, False, limit, offset, stored=stored, copied=self.copies
+            session,
+            context,
+            rule,
+            kept,
+            False,
+            limit,
+            offset,
+            stored=stored,
+            copied=(self.copies, self.near_copies),
         )
         return self.applied(found)
 
@@ -677,7 +769,7 @@ def board_figures(
         figures = BoardFigures.model_validate(stored.data)
         return figures if stored.version == version else figures.as_of(stored.computed_at)
     rule = rule_of(session, context)
-    copied = copies_of(session, task_id=context.task.id)
+    copied, near = copies_of(session, task_id=context.task.id)
     kept = table.Kept(context.task.id, copies=frozenset(copied))
     table.store_places(session, rule, kept)
     summary = table.summary(session, rule, kept, include_held=False, copies=kept.copies)
@@ -691,11 +783,12 @@ def board_figures(
         bins=table.bins(session, rule, kept, include_held=False, scale=rule.scale, n=BINS),
         kind=rule.kind,
         copies=dict(sorted(copied.items())),
+        near_copies=dict(sorted(near.items())),
     )
     if rule.kind in ("scylla", "suite"):
         view = view_of(session, context)
         whole = board_of(view)
-        by_variant = variant_runs(view.rows, include_held=False)
+        by_variant, short = planned_variant_runs(view.rows, context.profile.scylla)
         analysis = (
             analyse_variants(by_variant, context.profile.scylla, level=level)
             if by_variant
@@ -703,7 +796,9 @@ def board_figures(
         )
         figures = figures.model_copy(
             update={
-                "analysis": None if analysis is None else variants_analysis(analysis),
+                "analysis": None
+                if analysis is None
+                else with_shortfalls(variants_analysis(analysis), short),
                 "variants": whole.variants,
                 "rank_uncertainty": whole.rank_uncertainty,
                 "intervals": {
@@ -926,14 +1021,17 @@ def _variant_board(
     """The per-variant board: each variant's pass rate, median composite, grade, cost of pass,
     uplift over the baseline variant, and rank interval, ranked by median composite; and how
     the intervals were drawn (None without variants)."""
-    runs: dict[str, list[ScyllaScores]] = {}
+    sent: dict[str, list[ScyllaScores]] = {}
     models: dict[str, set[str]] = {}
     for row in rows:
         if row.scores.scylla is not None:
-            runs.setdefault(row.scores.scylla.variant, []).append(row.scores.scylla)
+            sent.setdefault(row.scores.scylla.variant, []).append(row.scores.scylla)
             models.setdefault(row.scores.scylla.variant, set()).add(row.submission.model)
-    if not runs:
+    if not sent:
         return [], None
+    # the runs planned and not sent count as failures (`evalq.read.plans`)
+    short = shortfalls(rows, profile.scylla)
+    runs = padded(sent, short, rows, profile.scylla)
     report = compare_variants(runs, profile.scylla)
     medians = [
         -1.0 if stats.composite is None else stats.composite.median for stats in report.variants
@@ -963,6 +1061,7 @@ def _variant_board(
                 not_separable_from=[names[j] for j in spread.not_separable_from],
                 models=sorted(models[stats.variant]),
                 costed_runs=sum(r.cost_usd is not None for r in runs[stats.variant]),
+                run_plan=short[stats.variant].note() if stats.variant in short else None,
             )
         )
     board.sort(key=lambda v: (v.rank, v.variant))

@@ -14,9 +14,16 @@ from evalq.core.errors import InvalidInput
 from evalq.core.profile import Recommendation
 from evalq.core.settings import Settings
 from evalq.read.compare import CompareReport, compare_task
-from evalq.read.leaderboard import CATEGORIES, LeaderboardEntry, LeaderboardReport, board_of
+from evalq.read.leaderboard import (
+    CATEGORIES,
+    LeaderboardEntry,
+    LeaderboardReport,
+    board_of,
+    with_range_note,
+)
+from evalq.read.plans import planned_variant_runs, with_shortfalls
 from evalq.read.reply import Reply
-from evalq.read.variants import VariantsAnalysis, VariantStep, variant_runs, variants_analysis
+from evalq.read.variants import VariantsAnalysis, VariantStep, variants_analysis
 from evalq.read.view import ScoredRow, TaskView, task_view
 from evalq.scoring.worth import analyse_variants
 from evalq.stats.bootstrap import UpliftInterval
@@ -212,7 +219,7 @@ def report_data(
     variant analysis and the comparison, unless ``include_held``.
     """
     view = task_view(session, task_id=task_id, settings=settings)
-    board = board_of(view, include_held=include_held)
+    board = with_range_note(session, board_of(view, include_held=include_held))
     runs = {
         r.submission.id: Run(
             submission_id=r.submission.id,
@@ -221,12 +228,14 @@ def report_data(
         )
         for r in view.rows
     }
-    by_variant = variant_runs(view.rows, include_held=include_held)
+    by_variant, short = planned_variant_runs(
+        view.rows, view.profile.scylla, include_held=include_held
+    )
     level = view.profile.arena.confidence_level
     analysis = (
         analyse_variants(by_variant, view.profile.scylla, level=level) if by_variant else None
     )
-    variants = None if analysis is None else variants_analysis(analysis)
+    variants = None if analysis is None else with_shortfalls(variants_analysis(analysis), short)
     steps = [] if variants is None else variants.over_baseline
     return ReportData(
         task_id=task_id,

@@ -7,6 +7,7 @@ from sqlalchemy.orm import Session
 
 from evalq.core.results import EvaluationStatus, SuiteScores
 from evalq.core.settings import Settings
+from evalq.read.plans import planned_variant_runs, with_shortfalls
 from evalq.read.reply import Reply
 from evalq.read.variants import (
     BootstrapMethod,
@@ -64,6 +65,11 @@ class VariantsReport(Reply):
         description="The steps between neighbouring variants: T0 -> T1, T1 -> T2, ..."
     )
     bootstrap: BootstrapMethod
+    run_plans: list[str] = Field(
+        default_factory=list,
+        description="Variants that sent fewer runs than planned (the rest counted as failures "
+        "at the task's worst cost) or than their peers (their verdicts withheld), in words.",
+    )
 
 
 class SuiteResult(SuiteScores):
@@ -107,16 +113,18 @@ def variant_report(
 
     Built from the Scylla scores the merge stored for each evaluated submission that names a
     variant (`variant_runs`); submissions without one are not part of it, nor are runs held
-    for review unless ``include_held``.
+    for review unless ``include_held``. Runs planned and not sent count as failures, and a
+    variant short of its plan or its peers says so (`evalq.read.plans`).
     """
     view = task_view(session, task_id=task_id, settings=settings)
-    runs = variant_runs(view.rows, include_held=include_held)
+    sent = variant_runs(view.rows, include_held=include_held)
     profile = view.profile
+    runs, short = planned_variant_runs(view.rows, profile.scylla, include_held=include_held)
     report = analyse_variants(runs, profile.scylla, level=profile.arena.confidence_level)
     return VariantsReport(
         task_id=task_id,
-        runs=sum(map(len, runs.values())),
-        **dict(variants_analysis(report)),
+        runs=sum(map(len, sent.values())),
+        **dict(with_shortfalls(variants_analysis(report), short)),
     )
 
 

@@ -70,6 +70,11 @@ class VariantStep(Reply):
         "inconclusive: it holds zero."
     )
     reason: str
+    withheld: bool = Field(
+        default=False,
+        description="A variant of the step sent fewer runs than its peers and no run plan "
+        "covers the difference: the verdict is withheld (inconclusive; the reason says why).",
+    )
 
 
 class BootstrapMethod(Reply):
@@ -102,6 +107,12 @@ class VariantsAnalysis(Reply):
     over_baseline: list[VariantStep]
     transitions: list[VariantStep]
     bootstrap: BootstrapMethod
+    run_plans: list[str] = Field(
+        default_factory=list,
+        description="Variants that sent fewer runs than planned (the rest counted as failures "
+        "at the task's worst cost) or than their peers (their verdicts withheld), in words "
+        '("T1: 5 of 10 planned runs"); empty when none.',
+    )
 
 
 def variants_analysis(analysis: VariantAnalysis) -> VariantsAnalysis:

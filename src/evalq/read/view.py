@@ -30,7 +30,7 @@ from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.validation import validate_evaluation
 from evalq.scoring.injection import injection_attempts
 from evalq.scoring.kinds import KindRule, RankedValues, kind_of
-from evalq.scoring.review import duplicates
+from evalq.scoring.review import duplicates, near_copies
 from evalq.store import queries
 from evalq.store.models import EvaluationRow, SubmissionRow
 
@@ -126,12 +126,14 @@ class TaskView(TaskContext):
             the same output, trace, usage and evidence: `evalq.scoring.review.duplicates`);
             each counts once, as the earliest, in every figure a reader computes.
         duplicate_of: ``{copy's id: id of the run it copies}``.
+        near_copies: the near-copies among them (usage nudged), ``{copy: original}``.
     """
 
     rule: KindRule
     rows: list[ScoredRow]
     copies: list[ScoredRow] = field(default_factory=list)
     duplicate_of: dict[str, str] = field(default_factory=dict)
+    near_copies: dict[str, str] = field(default_factory=dict)
 
 
 def task_context(
@@ -173,7 +175,8 @@ def view_from(
         has_variants=any(r.submission.variant is not None for r in rows),
         has_scenarios=any(r.scores.suite is not None for r in rows),
     )
-    copied = duplicates([queries.run_facts(r.submission) for r in rows])
+    facts = [queries.run_facts(r.submission) for r in rows]
+    copied = duplicates(facts)
     return TaskView(
         context.task,
         context.profile,
@@ -182,4 +185,5 @@ def view_from(
         [r for r in rows if r.submission.id not in copied],
         [r for r in rows if r.submission.id in copied],
         copied,
+        near_copies(facts, copied),
     )

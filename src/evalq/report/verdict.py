@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 
 from evalq.read.answer import ArenaAnswer, arena_answer
 from evalq.read.board_page import Verdict
-from evalq.read.leaderboard import LeaderboardEntry, variant_caveats
+from evalq.read.leaderboard import NEAR_COPY, LeaderboardEntry, LeaderboardReport, variant_caveats
 from evalq.read.report_data import ReportData, SuiteGate
 from evalq.read.variants import VariantStep
 from evalq.report.ranks import interval_cell, rank_label, rank_note
@@ -85,9 +85,11 @@ def _uplift_cell(step: VariantStep | None, is_baseline: bool) -> str:
         if interval.low is None or interval.high is None
         else f"[{interval.low:+.1%}, {interval.high:+.1%}]"
     )
+    shown = "withheld" if step.withheld else step.verdict
     return (
         f'<td class="num">{interval.uplift:+.1%} {esc(bounds)}</td>'
-        f'<td class="verdict {esc(step.verdict.replace(" ", "-"))}">{esc(step.verdict)}</td>'
+        f'<td class="verdict {esc(shown.replace(" ", "-"))}" title="{esc(step.reason)}">'
+        f"{esc(shown)}</td>"
     )
 
 
@@ -176,12 +178,13 @@ def arena_verdict(data: ReportData) -> str:
     """The answer (leader, gap, how sure), then the top of the board, ranked by the Arena
     overall (before the difficulty factor); runs held for review are never in it (they are
     listed apart in the leaderboard below)."""
-    ranked = data.ranked
+    ranked, board = data.ranked, data.leaderboard
     runs = Counter((e.tool, e.model) for e in ranked)
     return board_verdict(
         ranked[:BOARD_ROWS],
         len(ranked),
-        data.leaderboard.baseline_note,
+        board.baseline_note,
+        board.range_note,
         arena_answer(ranked[:BOARD_ROWS], runs),
     )
 
@@ -204,10 +207,16 @@ def board_verdict(
     top: Sequence[LeaderboardEntry],
     ranked: int,
     baseline_note: str | None,
+    range_note: str | None = None,
     answer: ArenaAnswer | None = None,
     task_id: str | None = None,
 ) -> str:
-    """`arena_verdict` from the answer, the board's first ranked rows and how many it ranks."""
+    """`arena_verdict` from the answer, the board's first ranked rows and how many it ranks;
+    withheld (the rows are in the leaderboard below) when a crowd of new agent names stretched
+    the ranges."""
+    if range_note:
+        return f'<p class="note withheld">Verdict withheld: {esc(range_note)}.</p>'
+
     rows = [
         f'<tr data-sid="{esc(e.submission_id)}"><td class="num">{rank_label(e)}</td>'
         f'<td class="wrap">{esc(e.submission_id)}</td><td class="wrap">{esc(e.tool)}</td>'
@@ -258,7 +267,12 @@ def standings_verdict(kind: str, verdict: Verdict, task_id: str | None = None) -
     else:
         title = VERDICTS["arena"][0]
         body = board_verdict(
-            verdict.top, verdict.ranked, verdict.baseline_note, verdict.answer, task_id
+            verdict.top,
+            verdict.ranked,
+            verdict.baseline_note,
+            verdict.range_note,
+            verdict.answer,
+            task_id,
         )
     return (
         f'<section id="verdict" data-kind="{esc(kind)}"><h2>{esc(title)}</h2>'
@@ -266,11 +280,27 @@ def standings_verdict(kind: str, verdict: Verdict, task_id: str | None = None) -
     )
 
 
+def copies_note(board: LeaderboardReport) -> str:
+    """The copies and near-copies the board counted once, named (else "")."""
+    if not board.duplicate_of:
+        return ""
+    near = (
+        f" {len(board.near_copies)} of them are {esc(NEAR_COPY)}: "
+        f"{esc(', '.join(board.near_copies))}."
+        if board.near_copies
+        else ""
+    )
+    return (
+        f'<p class="note copies">{len(board.duplicate_of)} copies of earlier runs, counted once '
+        f"as the earliest and left out of this verdict.{near}</p>"
+    )
+
+
 def verdict_section(data: ReportData) -> str:
     """``<section id="verdict">`` for the task's kind (an unknown kind gets the Arena board),
-    then the runs held for review, which no verdict counts."""
+    then the runs held for review, which no verdict counts, and the copies counted once."""
     title, render = VERDICTS.get(data.kind, VERDICTS["arena"])
     return (
         f'<section id="verdict" data-kind="{esc(data.kind)}"><h2>{esc(title)}</h2>'
-        f"{render(data)}{held_note(data)}</section>"
+        f"{render(data)}{held_note(data)}{copies_note(data.leaderboard)}</section>"
     )

@@ -4,9 +4,18 @@ evaluated runs, so the answer does not depend on the order in which their merges
 - A **duplicate** is a run whose content (`evalq.core.schemas.RUN_CONTENT`: output, trace, usage,
   evidence, scenarios; not its id, labels or metadata) equals an earlier run's: it counts once,
   as the earliest (by submission time, then id).
+- A **near-copy** is a run of one agent (tool, model) whose shape (`SHAPE_CONTENT`: the content
+  without the usage, the output's case and spacing normalised) equals an earlier run's of the same
+  agent, and whose every usage figure is within `NEAR_COPY_TOLERANCE` of that run's: a copy
+  with its usage nudged. It counts once, like a duplicate (`duplicates` returns both).
 - An **outlier** has at least ``outlier_min_flags`` of spec 000's indicators, the token one
   measured against the median tokens of the task's runs (duplicates counted once), not against
   the baseline a merge happened to see.
+- **Usage below its trace**: a run whose own trace shows more than it reports (its steps span
+  more seconds than its execution time, past `TRACE_TOLERANCE`, or it has more steps, each a
+  tool call, than its tool calls) under-reports: held for review with the flag
+  `USAGE_BELOW_TRACE`, whatever its indicators. Tokens are not in a submission's trace steps, so
+  a run's tokens are checked only where its usage comes from its spans (OTLP).
 - A **copied output**: the same output text as an earlier run of another agent (tool or model),
   sent with other usage. Held for review whatever its indicators. Repeated runs of one agent
   may well end with the same text (the bundled Scylla runs do, 10 per variant), so the same
@@ -30,6 +39,22 @@ DOMINANT_MIN_RUNS = 10
 """...when the task has at least this many counted runs (below it, one agent's few runs are
 not a volume to warn about)."""
 
+NEAR_COPY_TOLERANCE = 0.02
+"""Usage figures this close (relative to the earlier run's) are the same usage, nudged. Repeated
+runs of one agent with one shape differ by far more: the bundled Scylla runs that share an
+output and evidence differ by 19% to 100% on at least one figure."""
+
+NEAR_COPY = (
+    "near-copies: an earlier run's output, trace and evidence from the same agent, every usage "
+    f"figure within {NEAR_COPY_TOLERANCE:.0%} of its (a copy with its usage nudged)"
+)
+"""What every door says of the near-copies it names."""
+
+USAGE_BELOW_TRACE = "usage_below_trace"
+"""Review flag: the run reports less time or fewer tool calls than its own trace shows."""
+TRACE_TOLERANCE = 0.02
+"""Reported time may fall this far (relative) below the trace's span: clocks and rounding."""
+
 COPIED_OUTPUT = "copied_output"
 """Review flag: the output equals an earlier run's of another agent, with other usage."""
 
@@ -42,6 +67,23 @@ class RunFacts:
     submitted_at: datetime
     run_hash: str | None
     output_hash: str | None
+    shape_hash: str | None = None
+    trace_seconds: float | None = None
+    trace_steps: int | None = None
+
+    @property
+    def below_trace(self) -> bool:
+        """The run reports less than its own trace shows (`USAGE_BELOW_TRACE`): a reported
+        time under the steps' span (past `TRACE_TOLERANCE`), or fewer tool calls than steps. A
+        time not reported is not checked (it already counts as the worst)."""
+        time = self.run.measured_time
+        slower = (
+            self.trace_seconds is not None
+            and time is not None
+            and time < self.trace_seconds * (1 - TRACE_TOLERANCE)
+        )
+        fewer = self.trace_steps is not None and self.run.tool_calls < self.trace_steps
+        return slower or fewer
 
     @property
     def order(self) -> tuple[datetime, str]:
@@ -50,11 +92,14 @@ class RunFacts:
 
 
 def duplicates(runs: Sequence[RunFacts]) -> dict[str, str]:
-    """``{id: id of the earliest run with the same content}`` for every duplicate run.
+    """``{id: id of the earliest run it repeats}`` for every duplicate and near-copy run.
 
-    Runs without a run hash (stored before evalq computed one) are never duplicates.
+    A run is compared with the runs counted before it (a copy is never an original). Runs
+    without a run hash (stored before evalq computed one) are never duplicates, and runs without
+    a shape hash never near-copies.
     """
     first: dict[str, str] = {}
+    shapes: dict[tuple[str, str, str], list[RunFacts]] = {}
     found: dict[str, str] = {}
     for facts in sorted(runs, key=lambda f: f.order):
         if facts.run_hash is None:
@@ -62,7 +107,47 @@ def duplicates(runs: Sequence[RunFacts]) -> dict[str, str]:
         original = first.setdefault(facts.run_hash, facts.run.submission_id)
         if original != facts.run.submission_id:
             found[facts.run.submission_id] = original
+            continue
+        if facts.shape_hash is None:
+            continue
+        earlier = shapes.setdefault((facts.shape_hash, facts.run.tool, facts.run.model), [])
+        near = next((e for e in earlier if same_usage(e.run, facts.run)), None)
+        if near is not None:
+            found[facts.run.submission_id] = near.run.submission_id
+        else:
+            earlier.append(facts)
     return found
+
+
+def near_copies(runs: Sequence[RunFacts], found: Mapping[str, str]) -> dict[str, str]:
+    """The near-copies among ``found`` (`duplicates` of ``runs``): the copies whose content is
+    not their original's (their usage differs a little)."""
+    hashes = {f.run.submission_id: f.run_hash for f in runs}
+    return {
+        copy: original
+        for copy, original in found.items()
+        if hashes.get(copy) is not None and hashes.get(copy) != hashes.get(original)
+    }
+
+
+def same_usage(a: ArenaRun, b: ArenaRun) -> bool:
+    """Whether every usage figure of ``b`` is within `NEAR_COPY_TOLERANCE` of ``a``'s (tokens,
+    tool calls, iterations, time and cost; a figure one reports and the other not differs)."""
+    pairs: tuple[tuple[float | None, float | None], ...] = (
+        (a.total_tokens, b.total_tokens),
+        (a.tool_calls, b.tool_calls),
+        (a.iterations, b.iterations),
+        (a.measured_time, b.measured_time),
+        (a.measured_cost, b.measured_cost),
+    )
+    for x, y in pairs:
+        if x is None or y is None:
+            if x is not y:
+                return False
+            continue
+        if abs(x - y) > NEAR_COPY_TOLERANCE * max(abs(x), abs(y)):
+            return False
+    return True
 
 
 def held_indicators(
@@ -108,6 +193,8 @@ def review_flags(runs: Sequence[RunFacts], profile: ArenaProfile) -> dict[str, t
     decided: dict[str, tuple[str, ...]] = {}
     for facts in counted:
         held = held_indicators(facts, threshold, profile)
+        if facts.below_trace:
+            held = (*held, USAGE_BELOW_TRACE)
         if facts.run.submission_id in copied:
             held = (*held, COPIED_OUTPUT)
         if held:
@@ -129,15 +216,15 @@ class Dominance:
         return (
             f"{self.tool} / {self.model} sent {self.runs} of the {self.of} runs counted: the "
             "baseline every Arena score is measured against (its medians) leans on that one "
-            "agent's runs, so many near-copies of a run move the other runs' scores"
+            "agent's runs, so many runs of one agent move the other runs' scores"
         )
 
 
 def dominant_agent(agents: Sequence[tuple[str, str]]) -> Dominance | None:
     """The agent that sent more than `DOMINANT_SHARE` of the counted runs (one ``(tool, model)``
-    per run), if there are at least `DOMINANT_MIN_RUNS` of them. Near-copies of one run (its
-    output again, its usage changed a little) cannot be told from an agent's own repeated runs,
-    so they are not held; their weight in the baseline is what is said."""
+    per run), if there are at least `DOMINANT_MIN_RUNS` of them. Runs of one agent whose usage
+    differs by more than `NEAR_COPY_TOLERANCE` cannot be told from its own repeated runs, so they
+    count; their weight in the baseline is what is said."""
     counts: dict[tuple[str, str], int] = {}
     for agent in agents:
         counts[agent] = counts.get(agent, 0) + 1

@@ -19,7 +19,14 @@ from sqlalchemy.orm import Session
 
 from evalq.core.errors import Conflict, InvalidInput
 from evalq.core.results import PriceSource, TierOutcome
-from evalq.core.schemas import STORED, Submission, Task, run_digests
+from evalq.core.schemas import (
+    STORED,
+    Submission,
+    Task,
+    run_digests,
+    shape_digest,
+    trace_bounds,
+)
 from evalq.store.models import SubmissionRow, TaskRow, TierResultRow, utcnow
 from evalq.store.queries import final_tier_values, unknown_task_rule
 
@@ -181,6 +188,9 @@ def _submission_values(run: NewSubmission, now: datetime) -> dict[str, Any]:
         "priced_by": None if run.priced_by is None else run.priced_by.model_dump(mode="json"),
         "run_hash": run_hash,
         "output_hash": output_hash,
+        "shape_hash": shape_digest(payload),
+        "trace_seconds": trace_bounds(payload)[0],
+        "trace_steps": trace_bounds(payload)[1],
         "review": None,
         "reviewed_at": None,
     }

@@ -86,6 +86,14 @@ class SubmissionRow(Base):
     # The earliest evaluated run of the task with the same run_hash, when this run is a copy of
     # it (set at every baseline refresh: evalq.store.review_sql.settle_reviews).
     copy_of: Mapped[str | None] = mapped_column(String(128), default=None)
+    # `core.schemas.shape_digest` (migration 0018): the content without the usage, the output's
+    # case and spacing normalised; one agent's runs with one shape and nudged usage are
+    # near-copies (`evalq.scoring.review.duplicates`), marked copy_of like copies.
+    shape_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+    # What the run's trace says its usage must at least be (`core.schemas.trace_bounds`,
+    # migration 0018): usage below it is held for review (`evalq.scoring.review`).
+    trace_seconds: Mapped[float | None] = mapped_column(Float, default=None)
+    trace_steps: Mapped[int | None] = mapped_column(Integer, default=None)
     # Manual review (migration 0004): a flagged run is left out of the baseline (baseline_sql).
     review: Mapped[Review | None] = mapped_column(String(16), default=None)
     reviewed_at: Mapped[datetime | None] = mapped_column(default=None)
@@ -169,6 +177,15 @@ Index(
     SubmissionRow.output_hash,
     SubmissionRow.status,
     SubmissionRow.copy_of,
+    SubmissionRow.tool,
+    SubmissionRow.model,
+)
+# One agent's runs of one shape, grouped at each refresh to find near-copies (migration 0018).
+Index(
+    "ix_submissions_task_shape_hash",
+    SubmissionRow.task_id,
+    SubmissionRow.shape_hash,
+    SubmissionRow.status,
     SubmissionRow.tool,
     SubmissionRow.model,
 )

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sqlalchemy import ColumnElement, and_, case, func, select, update
+from sqlalchemy import ColumnElement, and_, case, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from evalq.core.profile import ArenaProfile
 from evalq.core.results import EvaluationScores
 from evalq.scoring.review import (
     COPIED_OUTPUT,
+    TRACE_TOLERANCE,
+    USAGE_BELOW_TRACE,
     RunFacts,
     copied_outputs,
     duplicates,
@@ -27,7 +29,7 @@ from evalq.scoring.review import (
     token_threshold,
 )
 from evalq.store.models import EvaluationRow, SubmissionRow
-from evalq.store.queries import EVALUATED, FACT_COLUMNS, run_facts
+from evalq.store.queries import EVALUATED, FACT_COLUMNS, may_copy, run_facts
 from evalq.store.ranks import Ranks
 
 
@@ -72,16 +74,10 @@ def _chunks(ids: list[str], size: int = 2000) -> Iterator[list[str]]:
 
 
 def _mark_copies(session: Session, evaluated: ColumnElement[bool]) -> dict[str, str]:
-    """Set ``copy_of`` on every copy of an earlier run (and clear it where it no longer holds);
-    only the runs of a content sent more than once are read."""
-    repeated = (
-        select(SubmissionRow.run_hash)
-        .where(evaluated, SubmissionRow.run_hash.is_not(None))
-        .group_by(SubmissionRow.run_hash)
-        .having(func.count() > 1)
-    )
-    facts = _facts(session, and_(evaluated, SubmissionRow.run_hash.in_(repeated)))
-    copies = duplicates(facts)
+    """Set ``copy_of`` on every copy or near-copy of an earlier run (and clear it where it no
+    longer holds); only the runs of a content, or of one agent's shape, sent more than once are
+    read."""
+    copies = duplicates(_facts(session, may_copy(evaluated)))
     marked = dict(
         session.execute(
             # A copy has a run hash: the condition lets the run-hash index answer alone.
@@ -119,7 +115,23 @@ def _decide(
         )
         + case((SubmissionRow.tool_calls == 1, 1), else_=0)
     )
-    outliers = _facts(session, and_(counted, indicators >= profile.outlier_min_flags))
+    # a reported time under its trace's span, or fewer tool calls than its steps (the pure
+    # rule, `RunFacts.below_trace`, decides among these)
+    below_trace = or_(
+        and_(
+            SubmissionRow.trace_seconds.is_not(None),
+            time.is_not(None),
+            time != 0,
+            time < SubmissionRow.trace_seconds * (1 - TRACE_TOLERANCE),
+        ),
+        and_(
+            SubmissionRow.trace_steps.is_not(None),
+            SubmissionRow.tool_calls < SubmissionRow.trace_steps,
+        ),
+    )
+    outliers = _facts(
+        session, and_(counted, or_(indicators >= profile.outlier_min_flags, below_trace))
+    )
     shared = (
         select(SubmissionRow.output_hash)
         .where(counted, SubmissionRow.output_hash.is_not(None))
@@ -130,6 +142,8 @@ def _decide(
     decided: dict[str, tuple[str, ...]] = {}
     for facts in outliers:
         held = held_indicators(facts, threshold, profile)
+        if facts.below_trace:
+            held = (*held, USAGE_BELOW_TRACE)
         if held:
             decided[facts.run.submission_id] = held
     for sid in copied:

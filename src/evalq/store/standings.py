@@ -37,7 +37,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from evalq.scoring.kinds import KindRule
 from evalq.store.models import BoardFiguresRow, EvaluationRow, StandingRow, SubmissionRow
-from evalq.store.queries import EVALUATED
+from evalq.store.queries import EVALUATED, may_copy
 
 S, R = SubmissionRow, StandingRow
 SCALE = 10_000
@@ -495,15 +495,10 @@ def held_page(session: Session, kept: Kept, *, limit: int, offset: int) -> list[
 
 
 def repeated_runs(session: Session, *, task_id: str) -> list[str]:
-    """The ids of the task's evaluated runs whose content (run hash) was sent more than once:
-    the only ones that can be copies (an index-only grouping)."""
-    repeated = (
-        select(S.run_hash)
-        .where(_evaluated(task_id), S.run_hash.is_not(None))
-        .group_by(S.run_hash)
-        .having(func.count() > 1)
-    )
-    return list(session.scalars(select(S.id).where(_evaluated(task_id), S.run_hash.in_(repeated))))
+    """The ids of the task's evaluated runs whose content, or whose agent's shape (content
+    without usage), was sent more than once: the only ones that can be copies or near-copies
+    (`may_copy`, index-only groupings)."""
+    return list(session.scalars(select(S.id).where(may_copy(_evaluated(task_id)))))
 
 
 def kind_evidence(session: Session, *, task_id: str) -> tuple[bool, bool]:

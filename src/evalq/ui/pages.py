@@ -20,6 +20,7 @@ from evalq.read import monitors as watched
 from evalq.read import served
 from evalq.read.board_page import BoardPage, board_page
 from evalq.read.health import evaluation_health
+from evalq.read.leaderboard import NEAR_COPY
 from evalq.report.svg import binned_histogram
 from evalq.report.verdict import standings_verdict, verdict_section
 from evalq.store import traces
@@ -179,6 +180,7 @@ def board_view(
             viewer,
             status=422 if problems else 200,
             board=shown.board,
+            near_copy=NEAR_COPY,
             verdict=Markup(_verdict(shown)),
             plot=Markup(_plot(shown)),
             entries=shown.board.entries,

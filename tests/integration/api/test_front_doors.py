@@ -59,8 +59,24 @@ def through_cli(body: dict[str, Any], directory: Path) -> Problems:
             [("usage.total_tokens", "Input should be less than or equal to 2147483647")],
         ),
         ({"colour\x00": "red"}, [("(root)", f"field name: {NUL_RULE}")]),
+        (
+            {"planned_runs": 10},
+            [("planned_runs", "Value error, needs a variant: a run plan is a variant's")],
+        ),
+        (
+            {"variant": "T1", "planned_runs": 0},
+            [("planned_runs", "Input should be greater than or equal to 1")],
+        ),
     ],
-    ids=["NUL", "lone surrogate", "unknown task", "wide integer", "NUL in a key"],
+    ids=[
+        "NUL",
+        "lone surrogate",
+        "unknown task",
+        "wide integer",
+        "NUL in a key",
+        "plan without a variant",
+        "empty plan",
+    ],
 )
 def test_every_door_gives_the_same_field_and_rule(
     api: Server, tmp_path: Path, changes: dict[str, Any], expected: Problems

@@ -187,28 +187,26 @@ def test_a_variant_mixing_models_and_unpriced_runs_says_so(
     assert "mixes models" in page.output and "costed 10 of 13 runs" in page.output
 
 
-def test_near_copies_of_a_poor_run_are_said_on_the_board(
+def test_runs_of_one_agent_that_set_the_baseline_are_said_on_the_board(
     store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The audit's last gaming case: 30 near-copies (the output again, tokens changed by up to
-    3%) of a poor Arena run. They cannot be told from the agent's own repeated runs, so they are
-    not held; the board says that one agent now sets the baseline, in JSON and the terminal
-    (the report prints the same note under its Arena verdict)."""
+    """30 more runs of one agent with the output of a poor Arena run and usage 4% apart (not
+    near-copies: `test_attacks.py` has those) are not held; the board says that one agent now
+    sets the baseline, in JSON and the terminal (the report prints the same note under its
+    Arena verdict)."""
     task_id = "arena-frontend-dark-mode"
     url = copy_of(store, tmp_path)
     with session_scope(url) as session:
         assert leaderboard(session, task_id=task_id).baseline_note is None
     poor = next(s for s in examples("arena.jsonl") if s.id == "arena-fe-10")
+    tokens = poor.usage.input_tokens or 0
     near = [
         poor.model_copy(
             update={
                 "id": f"{poor.id}-near-{i}",
                 "usage": Usage.model_validate(
-                    poor.usage.model_dump(exclude_none=True)
-                    | {
-                        "input_tokens": (poor.usage.input_tokens or 0) + 37 * i,
-                        "total_tokens": (poor.usage.total_tokens or 0) + 37 * i,
-                    }
+                    poor.usage.model_dump(exclude_none=True, exclude={"total_tokens"})
+                    | {"input_tokens": round(tokens * 1.04**i)}
                 ),
             }
         )
@@ -216,9 +214,12 @@ def test_near_copies_of_a_poor_run_are_said_on_the_board(
     ]
     add_runs(url, near, monkeypatch)
     with session_scope(url) as session:
-        note = leaderboard(session, task_id=task_id).baseline_note
-    assert note is not None
-    assert note.startswith(f"{poor.tool} / {poor.model} sent 31 of the 41 runs counted")
+        found = leaderboard(session, task_id=task_id)
+    assert found.near_copies == {}
+    assert found.baseline_note is not None
+    assert found.baseline_note.startswith(
+        f"{poor.tool} / {poor.model} sent 31 of the 41 runs counted"
+    )
     terminal = CliRunner().invoke(app, ["leaderboard", task_id], env={"EVALQ_DATABASE_URL": url})
     assert terminal.exit_code == 0, terminal.output
     assert "Read with care" in terminal.output and "sent 31 of the 41" in terminal.output

@@ -10,10 +10,12 @@ from evalq.scoring.arena.outliers import EXTREMELY_EFFICIENT_TOKENS, EXTREMELY_F
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.review import (
     COPIED_OUTPUT,
+    USAGE_BELOW_TRACE,
     Dominance,
     RunFacts,
     dominant_agent,
     duplicates,
+    near_copies,
     review_flags,
 )
 
@@ -80,6 +82,34 @@ def test_another_agents_output_with_other_usage_is_held_for_review() -> None:
     assert review_flags(list(reversed(runs)), arena) == {"other": (COPIED_OUTPUT,)}
 
 
+def shaped(sid: str, tokens: int, second: int, *, model: str = "m", time: float = 60.0) -> RunFacts:
+    """A run of one shape ("s"): its content is its usage, so each usage is its own run hash."""
+    run = ArenaRun(sid, "t", tokens, 5, execution_time=time, tool="cli", model=model)
+    return RunFacts(run, T0 + timedelta(seconds=second), f"{tokens}/{time}", "o", "s")
+
+
+def test_near_copies_of_one_agent_count_once_as_the_earliest() -> None:
+    original = shaped("a", 200_000, 0)
+    nudged = [shaped(f"a+{i}", 200_000 + i, i) for i in range(1, 11)]
+    found = duplicates([original, *nudged])
+    assert found == {f"a+{i}": "a" for i in range(1, 11)}
+    assert near_copies([original, *nudged], found) == found
+    # in any order: the earliest is the original
+    assert duplicates(list(reversed([original, *nudged]))) == found
+
+
+def test_near_copy_needs_the_same_agent_and_every_figure_within_the_tolerance() -> None:
+    original = shaped("a", 100_000, 0)
+    other_model = shaped("b", 100_001, 1, model="other")  # another agent: copied_output rule
+    far = shaped("c", 103_000, 2)  # 3% more tokens: a repeated run of its own
+    slower = shaped("d", 100_001, 3, time=70.0)  # tokens nudged, time 17% longer
+    near_far = shaped("e", 103_001, 4)  # a near-copy of "c", not of "a"
+    found = duplicates([original, other_model, far, slower, near_far])
+    assert found == {"e": "c"}
+    exact = [shaped("x", 5, 0), shaped("y", 5, 1)]  # same content: a copy, not a near-copy
+    assert near_copies(exact, duplicates(exact)) == {}
+
+
 def test_nothing_to_decide() -> None:
     assert review_flags([], ArenaProfile()) == {}
     assert duplicates([]) == {}
@@ -96,3 +126,21 @@ def test_half_the_runs_or_a_small_task_is_no_dominance() -> None:
     assert dominant_agent([("aider", "o3")] * 5 + [("codex", "o3")] * 5) is None
     assert dominant_agent([("aider", "o3")] * 9) is None  # fewer than 10 runs
     assert dominant_agent([]) is None
+
+
+def test_usage_below_its_own_trace_is_held_whatever_the_indicators() -> None:
+    def traced(sid: str, time: float | None, calls: int) -> RunFacts:
+        run = ArenaRun(sid, "t", 1000, calls, execution_time=time, tool="cli", model="m")
+        return RunFacts(run, T0, sid, None, None, trace_seconds=100.0, trace_steps=10)
+
+    runs = [
+        traced("honest", 101.0, 10),
+        traced("rounded", 98.5, 10),  # within the 2% tolerance
+        traced("quick", 50.0, 10),
+        traced("few", 100.0, 9),
+        traced("unreported", None, 10),  # no time: counted as the worst, not checked
+    ]
+    assert review_flags(runs, ArenaProfile()) == {
+        "quick": (USAGE_BELOW_TRACE,),
+        "few": (USAGE_BELOW_TRACE,),
+    }

@@ -174,11 +174,21 @@ def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
         console.print(legend, highlight=False, markup=False)
     if board.baseline_note:
         console.print(f"  Read with care: {board.baseline_note}.", highlight=False, markup=False)
+    if board.range_note:
+        console.print(f"  Read with care: {board.range_note}.", highlight=False, markup=False)
     if board.duplicate_of:
         copies = ", ".join(f"{copy} (of {first})" for copy, first in board.duplicate_of.items())
         console.print(
             f"  {len(board.duplicate_of)} cop{'y' if len(board.duplicate_of) == 1 else 'ies'} "
             f"of earlier runs counted once, as the earliest: {copies}",
+            highlight=False,
+            markup=False,
+        )
+    if board.near_copies:
+        from evalq.scoring.review import NEAR_COPY  # loaded with the board already
+
+        console.print(
+            f"  {len(board.near_copies)} of them: {NEAR_COPY} ({', '.join(board.near_copies)})",
             highlight=False,
             markup=False,
         )

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import UTC
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, and_, func, or_, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
@@ -149,13 +149,42 @@ FACT_COLUMNS = (
     SubmissionRow.created_at,
     SubmissionRow.run_hash,
     SubmissionRow.output_hash,
+    SubmissionRow.shape_hash,
+    SubmissionRow.trace_seconds,
+    SubmissionRow.trace_steps,
     SubmissionRow.total_tokens,
     SubmissionRow.tool_calls,
+    SubmissionRow.iterations,
     SubmissionRow.execution_time,
+    SubmissionRow.cost_usd,
     SubmissionRow.tool,
     SubmissionRow.model,
 )
 """The columns `run_facts` reads (a `SubmissionRow` has them all)."""
+
+
+def may_copy(evaluated: ColumnElement[bool]) -> ColumnElement[bool]:
+    """The runs among ``evaluated`` that `evalq.scoring.review.duplicates` can find copies
+    among: a content sent more than once, or one agent's shape (content without usage) sent more
+    than once (two index-only groupings). The others are neither copies nor anyone's original,
+    so the duplicates of these are the duplicates of all."""
+    repeated = (
+        select(SubmissionRow.run_hash)
+        .where(evaluated, SubmissionRow.run_hash.is_not(None))
+        .group_by(SubmissionRow.run_hash)
+        .having(func.count() > 1)
+    )
+    agent = (SubmissionRow.shape_hash, SubmissionRow.tool, SubmissionRow.model)
+    reshaped = (
+        select(*agent)
+        .where(evaluated, SubmissionRow.shape_hash.is_not(None))
+        .group_by(*agent)
+        .having(func.count() > 1)
+    )
+    return and_(
+        evaluated,
+        or_(SubmissionRow.run_hash.in_(repeated), tuple_(*agent).in_(reshaped)),
+    )
 
 
 def run_facts(row: Any) -> RunFacts:
@@ -167,13 +196,18 @@ def run_facts(row: Any) -> RunFacts:
             task_id=row.task_id,
             total_tokens=row.total_tokens,
             tool_calls=row.tool_calls,
+            iterations=row.iterations,
             execution_time=row.execution_time or None,
+            cost_usd=row.cost_usd or None,
             tool=row.tool,
             model=row.model,
         ),
         submitted_at=row.created_at,
         run_hash=row.run_hash,
         output_hash=row.output_hash,
+        shape_hash=row.shape_hash,
+        trace_seconds=row.trace_seconds,
+        trace_steps=row.trace_steps,
     )
 
 

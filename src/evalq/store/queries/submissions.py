@@ -15,7 +15,14 @@ from evalq.core.errors import Conflict, NotFound
 from evalq.core.profile import Profile, profile_named
 from evalq.core.redact import redact_data
 from evalq.core.results import PriceSource
-from evalq.core.schemas import STORED, Submission, Task, run_digests
+from evalq.core.schemas import (
+    STORED,
+    Submission,
+    Task,
+    run_digests,
+    shape_digest,
+    trace_bounds,
+)
 from evalq.core.settings import Settings
 from evalq.core.status import PENDING_STATUSES, Status
 from evalq.store.models import (
@@ -56,6 +63,7 @@ def add_submission(
     usage = submission.usage
     payload = submission.model_dump(mode="json")
     run_hash, output_hash = run_digests(payload)
+    trace_seconds, trace_steps = trace_bounds(payload)
     session.add(
         SubmissionRow(
             id=submission.id,
@@ -64,6 +72,9 @@ def add_submission(
             payload=payload,
             run_hash=run_hash,
             output_hash=output_hash,
+            shape_hash=shape_digest(payload),
+            trace_seconds=trace_seconds,
+            trace_steps=trace_steps,
             status="queued",
             tool=submission.tool,
             model=submission.model,

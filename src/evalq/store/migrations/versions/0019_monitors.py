@@ -1,7 +1,7 @@
 """monitors, their per-task states, and webhook deliveries that name no submission
 
 Revision ID: 0019
-Revises: 0017
+Revises: 0018
 Create Date: 2026-11-26 09:30:00
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0019"
-down_revision = "0017"
+down_revision = "0018"
 branch_labels = None
 depends_on = None
 

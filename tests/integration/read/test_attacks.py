@@ -1,0 +1,394 @@
+"""A submitter who wants a better number, replayed on the bundled examples: each attack is a
+copy of the demo store with one change, compared with the unmodified boards. Either no rank or
+verdict moves, or the board, the comparison and the report say what happened.
+
+Near-copies: runs of one agent that repeat an earlier run's output, trace and evidence with
+every usage figure nudged by under 2% count once, like exact copies (docs/scoring.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import bindparam, text
+from tests.integration.read.test_copies import SCYLLA, add_runs, examples
+from tests.integration.read.test_held_runs import copy_of
+from typer.testing import CliRunner
+
+from evalq.core.schemas import Submission, Usage
+from evalq.producer.cli import app
+from evalq.read.compare import NEAR, compare
+from evalq.read.leaderboard import NEAR_COPY, leaderboard
+from evalq.read.report_data import report_data
+from evalq.read.reports import variant_report
+from evalq.report.page import render_html
+from evalq.scoring.review import COPIED_OUTPUT, USAGE_BELOW_TRACE
+from evalq.store import queries
+from evalq.store.db import session_scope
+
+
+def nudged(run: Submission, i: int, **changes: Any) -> Submission:
+    """``run`` under a new id with ``i`` more input tokens (and ``changes``)."""
+    usage = Usage.model_validate(
+        run.usage.model_dump(exclude_none=True, exclude={"total_tokens"})
+        | {"input_tokens": (run.usage.input_tokens or 0) + i}
+    )
+    return run.model_copy(update={"id": f"{run.id}-near-{i}", "usage": usage, **changes})
+
+
+def passing_t1() -> list[Submission]:
+    return [s for s in examples("scylla.jsonl") if s.variant == "T1" and s.passed]
+
+
+def near_copies_of_t1(**changes: Any) -> list[Submission]:
+    """The attack: 10 near-copies of T1's passing runs, input tokens +1..+10."""
+    passing = passing_t1()
+    return [nudged(passing[i % len(passing)], i, **changes) for i in range(1, 11)]
+
+
+def scylla_figures(url: str) -> dict[str, Any]:
+    """Everything a reader of the Scylla task sees, but the copies' names."""
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id=SCYLLA).model_dump(mode="json")
+        variants = variant_report(session, task_id=SCYLLA).model_dump(mode="json")
+        by_variant = compare(session, tasks=SCYLLA, by="variant", values=["T0", "T1"]).model_dump(
+            mode="json"
+        )
+    for name in ("baseline_version", "duplicate_of", "near_copies"):
+        board.pop(name)
+    by_variant.pop("left_out")
+    return {"board": board, "variants": variants, "compare": by_variant}
+
+
+def test_near_copies_of_passing_runs_move_no_rank_or_verdict(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before near-copies counted once: T1 rank 3 -> 2, T0 -> T1 "worth it", p 0.096 -> 0.0057
+    url = copy_of(store, tmp_path)
+    attack = near_copies_of_t1()
+    add_runs(url, attack, monkeypatch)
+    assert scylla_figures(url) == scylla_figures(store)
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id=SCYLLA)
+        left_out = compare(session, tasks=SCYLLA, by="variant", values=["T0", "T1"]).left_out
+        row = queries.get_submission_row(session, submission_id=attack[0].id)
+        assert row.copy_of == passing_t1()[1].id  # marked in the store: out of the baseline
+        page = render_html(report_data(session, task_id=SCYLLA))
+    assert set(board.near_copies) == set(board.duplicate_of) == {r.id for r in attack}
+    assert [(x.group, x.reason, x.count) for x in left_out if x.reason == NEAR] == [
+        ("T1", NEAR, 10)
+    ]
+    assert "10 copies of earlier runs" in page and "near-copies" in page
+    terminal = CliRunner().invoke(app, ["leaderboard", SCYLLA], env={"EVALQ_DATABASE_URL": url})
+    assert terminal.exit_code == 0, terminal.output
+    assert NEAR_COPY in " ".join(terminal.output.split())
+
+
+def test_near_copies_with_the_case_or_spacing_of_the_output_changed_count_once(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    attack = [
+        run.model_copy(update={"output": f"  {(run.output or '').upper()}\n"})
+        for run in near_copies_of_t1()
+    ]
+    add_runs(url, attack, monkeypatch)
+    assert scylla_figures(url) == scylla_figures(store)
+    with session_scope(url) as session:
+        assert len(leaderboard(session, task_id=SCYLLA).near_copies) == 10
+
+
+def test_near_copies_relabelled_as_another_agent_are_held(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # another agent's output with other usage: held for review, out of every verdict
+    url = copy_of(store, tmp_path)
+    attack = near_copies_of_t1(model="claude-opus-4")
+    add_runs(url, attack, monkeypatch)
+    before, after = scylla_figures(store), scylla_figures(url)
+    assert (after["variants"], after["compare"]) == (before["variants"], before["compare"])
+    ranked = [e for e in after["board"]["entries"] if not e["held"]]
+    assert ranked == before["board"]["entries"]
+    assert after["board"]["variants"] == before["board"]["variants"]
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id=SCYLLA)
+        flagged = {
+            run.id
+            for run in attack
+            if COPIED_OUTPUT
+            in (queries.get_evaluation(session, submission_id=run.id) or pytest.fail()).scores[
+                "review"
+            ]["flags"]
+        }
+    # the first relabelled copy of each run is held; the later ones near-copy it, counted once
+    assert flagged | set(board.near_copies) == {run.id for run in attack}
+    assert flagged == {e.submission_id for e in board.entries if e.held}
+
+
+def test_repeated_runs_with_the_same_output_and_usage_far_apart_still_count(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one agent's own repeated runs end with the same text (the bundled T1 runs 3 and 7 do,
+    # 25% apart in usage): not near-copies
+    url = copy_of(store, tmp_path)
+    run = passing_t1()[0]
+    again = nudged(run, round((run.usage.input_tokens or 0) * 0.05), run_index=10)
+    add_runs(url, [again], monkeypatch)
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id=SCYLLA)
+    assert board.duplicate_of == {} and any(e.submission_id == again.id for e in board.entries)
+
+
+def best_five_of_t1() -> list[Submission]:
+    t1 = [s for s in examples("scylla.jsonl") if s.variant == "T1"]
+    return sorted(t1, key=lambda s: (not s.passed, -(s.impl_rate or 0), s.id))[:5]
+
+
+def cherry_picked(
+    url: str, monkeypatch: pytest.MonkeyPatch, extra: list[Submission], plan: int | None = None
+) -> None:
+    """The store's Scylla task with T1's runs sent again as the cherry-picker would: only its 5
+    best (new ids, declaring ``plan``), then ``extra``."""
+    t1 = [s.id for s in examples("scylla.jsonl") if s.variant == "T1"]
+    with session_scope(url) as session:
+        for table in ("standings", "tier_results", "evaluations"):
+            session.execute(
+                text(f"DELETE FROM {table} WHERE submission_id IN :ids").bindparams(
+                    bindparam("ids", expanding=True)
+                ),
+                {"ids": t1},
+            )
+        session.execute(
+            text("DELETE FROM submissions WHERE id IN :ids").bindparams(
+                bindparam("ids", expanding=True)
+            ),
+            {"ids": t1},
+        )
+    best = [
+        s.model_copy(update={"id": f"{s.id}-picked", "planned_runs": plan})
+        for s in best_five_of_t1()
+    ]
+    add_runs(url, best + extra, monkeypatch)
+
+
+def steps_of(url: str) -> dict[str, Any]:
+    with session_scope(url) as session:
+        variants = variant_report(session, task_id=SCYLLA)
+        board = leaderboard(session, task_id=SCYLLA)
+        compared = compare(session, tasks=SCYLLA, by="variant", values=["T0", "T1"])
+        page = render_html(report_data(session, task_id=SCYLLA))
+    step = next(s for s in variants.over_baseline if s.target == "T1")
+    t1 = next(v for v in board.variants or [] if v.variant == "T1")
+    return {
+        "step": step,
+        "run_plans": variants.run_plans,
+        "t1": t1,
+        "compared": compared.comparisons[0],
+        "page": page,
+        "best_value": variants.best_value,
+    }
+
+
+def test_sending_the_five_best_runs_of_ten_withholds_the_verdicts(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before run plans: T1 rank 3 -> 2, T0 -> T1 "worth it", best value T1 in 99.7% of resamples
+    before = steps_of(store)
+    assert before["step"].verdict == "inconclusive" and not before["step"].withheld
+    url = copy_of(store, tmp_path)
+    cherry_picked(url, monkeypatch, [])
+    after = steps_of(url)
+    said = "T1: 5 runs, its peers 10"
+    assert after["step"].withheld and after["step"].verdict == "inconclusive"
+    assert said in after["step"].reason and any(said in n for n in after["run_plans"])
+    assert after["t1"].run_plan is not None and said in after["t1"].run_plan
+    assert (
+        after["compared"].conclusion.startswith("withheld") and said in after["compared"].notes[-1]
+    )
+    assert "withheld" in after["page"] and said in after["page"]
+    terminal = CliRunner().invoke(app, ["leaderboard", SCYLLA], env={"EVALQ_DATABASE_URL": url})
+    assert terminal.exit_code == 0, terminal.output
+    assert said in " ".join(terminal.output.split())
+
+
+def test_the_five_best_sent_twice_with_a_token_more_are_near_copies_and_withheld(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    cherry_picked(url, monkeypatch, [nudged(s, 1) for s in best_five_of_t1()])
+    after = steps_of(url)
+    assert after["step"].withheld and "T1: 5 runs, its peers 10" in after["step"].reason
+    with session_scope(url) as session:
+        assert len(leaderboard(session, task_id=SCYLLA).near_copies) == 5
+
+
+def test_a_declared_plan_counts_the_runs_not_sent_as_failures(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    cherry_picked(url, monkeypatch, [], plan=10)
+    after = steps_of(url)
+    said = "T1: 5 of 10 planned runs"
+    assert not after["step"].withheld and after["step"].verdict != "worth it"
+    assert said in after["step"].reason and said in (after["t1"].run_plan or "")
+    assert after["t1"].runs == 10 and after["t1"].pass_rate is not None
+    assert after["t1"].pass_rate <= 0.5 and after["best_value"] != "T1"
+    assert said in after["compared"].notes[-1]
+    assert said in after["page"]
+
+
+def test_a_plan_lower_than_the_peers_runs_does_not_lift_the_hold(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    cherry_picked(url, monkeypatch, [], plan=5)
+    assert steps_of(url)["step"].withheld
+
+
+FLOODED = "arena-debug-flaky-date-parser"
+
+
+def flood() -> list[Submission]:
+    """12 slow, costly runs from 6 throwaway agent names (2 each, their own outputs)."""
+    model = next(s for s in examples("arena.jsonl") if s.task_id == FLOODED)
+    return [
+        model.model_copy(
+            update={
+                "id": f"flood-{name}-{i}",
+                "tool": f"throwaway-{name}",
+                "model": f"model-{name}",
+                "output": f"{model.output} (attempt {i} by agent {name})",
+                "usage": Usage(
+                    input_tokens=300_000 + 40_000 * i,
+                    output_tokens=50_000,
+                    tool_calls=120 + 30 * i,
+                    iterations=3,
+                    execution_time=5_000.0 + 1_500 * i,
+                    cost_usd=25.0 + 10 * i,
+                ),
+            }
+        )
+        for name in range(6)
+        for i in range(2)
+    ]
+
+
+def places(url: str) -> dict[str, int | None]:
+    with session_scope(url) as session:
+        entries = leaderboard(session, task_id=FLOODED).entries
+    return {e.submission_id: e.rank for e in entries if not e.submission_id.startswith("flood")}
+
+
+def test_the_unmodified_demo_boards_say_nothing_of_a_flood(store: str) -> None:
+    with session_scope(store) as session:
+        for task_id in ("arena-frontend-dark-mode", FLOODED, "arena-data-sales-summary"):
+            assert leaderboard(session, task_id=task_id).range_note is None, task_id
+        compared = compare(session, tasks="arena-*", by="model", values=["claude-sonnet-4", "o3"])
+    assert compared.notes == []
+
+
+def test_a_flood_of_new_agent_names_is_said_and_withholds_the_verdicts(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    add_runs(url, flood(), monkeypatch)
+    before, after = places(store), places(url)
+    moved = sum(before[sid] != after[sid] for sid in before)
+    assert moved > 0  # the ranges moved the scores: said, not undone
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id=FLOODED)
+        compared = compare(session, tasks="arena-*", by="model", values=["claude-sonnet-4", "o3"])
+        page = render_html(report_data(session, task_id=FLOODED))
+        other = leaderboard(session, task_id="arena-data-sales-summary").range_note
+    note = board.range_note
+    assert note is not None and note.startswith("6 agent names seen on no other task (12 runs)")
+    assert "execution time (s)" in note and "cost (USD)" in note
+    assert other is None  # the other tasks' ranges are their own
+    assert compared.notes == [f"{FLOODED}: {note}"]
+    assert all(c.conclusion.startswith("withheld") for c in compared.comparisons)
+    assert "Verdict withheld" in page
+    terminal = CliRunner().invoke(app, ["leaderboard", FLOODED], env={"EVALQ_DATABASE_URL": url})
+    assert terminal.exit_code == 0, terminal.output
+    assert "6 agent names seen on no other task" in " ".join(terminal.output.split())
+
+
+def test_new_agent_names_inside_the_range_are_not_a_flood(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    typical = next(s for s in examples("arena.jsonl") if s.task_id == FLOODED)
+    newcomers = [
+        typical.model_copy(
+            update={
+                "id": f"newcomer-{name}",
+                "tool": f"new-tool-{name}",
+                "output": f"{typical.output} (newcomer {name})",
+                "usage": typical.usage.model_copy(update={"execution_time": 100.0 + 10 * name}),
+            }
+        )
+        for name in range(6)
+    ]
+    add_runs(url, newcomers, monkeypatch)
+    with session_scope(url) as session:
+        assert leaderboard(session, task_id=FLOODED).range_note is None
+
+
+UNDER = "o3"
+
+
+def under_reported(model: str = UNDER) -> list[Submission]:
+    """``model``'s Arena runs sent again (new ids) reporting half their tokens and time."""
+    found = []
+    for run in examples("arena.jsonl"):
+        if run.model != model:
+            continue
+        usage = run.usage
+        time = usage.execution_time
+        halved = Usage.model_validate(
+            usage.model_dump(exclude_none=True, exclude={"total_tokens"})
+            | {
+                "input_tokens": (usage.input_tokens or usage.tokens) // 2,
+                "output_tokens": (usage.output_tokens or 0) // 2,
+                "execution_time": None if time is None else time / 2,
+            }
+        )
+        found.append(run.model_copy(update={"id": f"{run.id}-halved", "usage": halved}))
+    return found
+
+
+def test_usage_below_its_own_trace_is_held_with_the_reason(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # o3's run on the dark-mode task carries a timed trace (1,087.5 s over 20 steps): half its
+    # time disagrees with it; its other runs carry no trace and are not checked
+    url = copy_of(store, tmp_path)
+    attack = under_reported()
+    add_runs(url, attack, monkeypatch)
+    with session_scope(url) as session:
+        flags = {
+            run.id: (queries.get_evaluation(session, submission_id=run.id) or pytest.fail()).scores[
+                "review"
+            ]["flags"]
+            for run in attack
+        }
+        board = leaderboard(session, task_id="arena-frontend-dark-mode")
+    assert flags["arena-fe-10-halved"] == [USAGE_BELOW_TRACE]
+    assert all(f == [] for sid, f in flags.items() if sid != "arena-fe-10-halved"), flags
+    held = next(e for e in board.entries if e.submission_id == "arena-fe-10-halved")
+    assert held.held and held.rank is None and held.flags == [USAGE_BELOW_TRACE]
+
+
+def test_fewer_tool_calls_than_the_trace_steps_are_held(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    run = next(s for s in examples("arena.jsonl") if s.id == "arena-dbg-01")
+    fewer = run.model_copy(
+        update={"id": "arena-dbg-01-fewer", "usage": run.usage.model_copy(update={"tool_calls": 5})}
+    )
+    add_runs(url, [fewer], monkeypatch)
+    with session_scope(url) as session:
+        row = queries.get_submission_row(session, submission_id=fewer.id)
+    assert row.review == "flagged" and (row.trace_steps, row.tool_calls) == (14, 5)
