@@ -19,6 +19,7 @@ from evalq.core.status import FINAL_STATUSES, STATUSES
 from evalq.read import served
 from evalq.read.board_page import BoardPage, board_page
 from evalq.read.health import evaluation_health
+from evalq.report.comparison import comparison_section
 from evalq.report.svg import binned_histogram
 from evalq.report.verdict import standings_verdict, verdict_section
 from evalq.store import queries, traces
@@ -110,6 +111,14 @@ def _verdict(page: BoardPage) -> str:
     return verdict_section(page.report)
 
 
+def _comparisons(page: BoardPage) -> str:
+    """A Scylla task's Comparisons section, as its report shows it (the worth-it verdict
+    between any two variants and the tests by variant), from the board's stored figures."""
+    if page.board.kind != "scylla" or page.report is None:
+        return ""
+    return comparison_section(page.report)
+
+
 @router.get("/ui/tasks/{task_id}", response_class=HTMLResponse)
 def board_view(
     request: Request,
@@ -172,6 +181,7 @@ def board_view(
             status=422 if problems else 200,
             board=shown.board,
             verdict=Markup(_verdict(shown)),
+            comparisons=Markup(_comparisons(shown)),
             plot=Markup(_plot(shown)),
             entries=shown.board.entries,
             total=total,
