@@ -63,6 +63,11 @@ class VariantsReport(Reply):
     transitions: list[VariantStep] = Field(
         description="The steps between neighbouring variants: T0 -> T1, T1 -> T2, ..."
     )
+    pairs: list[VariantStep] = Field(
+        default_factory=list,
+        description="Every pair of variants, the earlier the source: the verdict between any "
+        "two (one family: the over_baseline and transitions steps are among them).",
+    )
     bootstrap: BootstrapMethod
 
 

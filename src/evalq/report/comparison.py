@@ -50,18 +50,19 @@ def _steps(table_id: str, steps: Sequence[VariantStep], analysis: VariantsAnalys
         f'<tr data-step="{esc(t.source)}-{esc(t.target)}" data-verdict="{esc(t.verdict)}">'
         f"<td>{esc(t.source)} &rarr; {esc(t.target)}</td>"
         + _difference(t)
-        + f'<td class="verdict {esc(t.verdict.replace(" ", "-"))}">{esc(t.verdict)}</td>'
+        + f'<td class="verdict {esc(t.verdict.replace(" ", "-"))}" title="{esc(t.reason)}">'
+        f"{esc(t.verdict)}</td>"
         + "".join(_interval(t.uplift.get(m)) for m in METRICS)
         + '<td class="num">'
         + ("-" if t.cost_of_pass_delta is None else f"{t.cost_of_pass_delta:+.4f}")
-        + f'</td><td class="wrap">{esc(t.reason)}</td></tr>'
+        + "</td></tr>"
         for t in steps
     ]
     ci = f"[{method.level:.0%} CI]"
     heads = (
         "step", f"mean composite difference [{percent(method.step_level)} interval]",
-        f"{method.correction} p", "verdict", f"median composite uplift {ci}",
-        f"pass rate {ci}", f"impl rate {ci}", f"cost {ci}", "change in cost of pass (USD)", "why",
+        f"{method.correction} p", "verdict", f"median uplift {ci}",
+        f"pass rate {ci}", f"impl rate {ci}", f"cost {ci}", "cost of pass change (USD)",
     )  # fmt: skip
     return _table(table_id, heads, rows)
 

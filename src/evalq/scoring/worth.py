@@ -38,7 +38,7 @@ from evalq.core.profile import ScyllaProfile
 from evalq.core.results import ScyllaScores
 from evalq.scoring.variants import VariantReport, VariantStats, compare_variants
 from evalq.stats.bootstrap import RESAMPLES, SEED, Statistic, UpliftInterval, bootstrap_uplift
-from evalq.stats.comparison import Correction, PairedDifference, correct
+from evalq.stats.comparison import Corrected, Correction, PairedDifference, correct
 from evalq.stats.contrast import INTERVAL, MIN_PAIRS
 from evalq.stats.permutation import PermutationNull, two_sample_null
 
@@ -165,6 +165,28 @@ def _composites(runs: Sequence[ScyllaScores]) -> list[float]:
     return [round(v, DECIMALS) for v in _values(runs, "composite")]
 
 
+def test_pairs(
+    composites: Mapping[str, Sequence[float]],
+    pairs: Sequence[tuple[str, str]],
+    *,
+    alpha: float,
+    correction: Correction = "holm",
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> tuple[list[PermutationNull | None], Corrected]:
+    """The test of each pair (source, target) of ``composites`` (None under `MIN_RUNS` a side)
+    and the family's correction (its ``threshold`` draws the intervals)."""
+    nulls: list[PermutationNull | None] = []
+    for source, target in pairs:
+        after, before = composites[target], composites[source]
+        enough = min(len(after), len(before)) >= MIN_RUNS
+        nulls.append(
+            two_sample_null(after, before, resamples=resamples, seed=seed) if enough else None
+        )
+    tested = [null.p_value() for null in nulls if null is not None]
+    return nulls, correct(tested, correction=correction, alpha=alpha)
+
+
 def judge_pairs(
     pairs: Sequence[tuple[VariantStats, VariantStats]],
     runs_by_variant: Mapping[str, Sequence[ScyllaScores]],
@@ -178,16 +200,12 @@ def judge_pairs(
     """Each pair (source, target) tested and corrected as one family; returns the pairs'
     transitions, the level their intervals were drawn at and how many tests the family had."""
     alpha = round(1 - level, 12) if alpha is None else alpha
-    nulls: list[PermutationNull | None] = []
-    for source, target in pairs:
-        after = _composites(runs_by_variant[target.variant])
-        before = _composites(runs_by_variant[source.variant])
-        enough = min(len(after), len(before)) >= MIN_RUNS
-        nulls.append(
-            two_sample_null(after, before, resamples=resamples, seed=seed) if enough else None
-        )
+    composites = {v: _composites(runs) for v, runs in runs_by_variant.items()}
+    named = [(source.variant, target.variant) for source, target in pairs]
+    nulls, decided = test_pairs(
+        composites, named, alpha=alpha, correction=correction, resamples=resamples, seed=seed
+    )
     tested = [null.p_value() for null in nulls if null is not None]
-    decided = correct(tested, correction=correction, alpha=alpha)
     outcomes = iter(zip(tested, decided.adjusted, decided.rejected, strict=True))
     found = []
     for (source, target), null in zip(pairs, nulls, strict=True):
