@@ -147,6 +147,14 @@ def verdict(
     )
     level = f"{difference.level:.2%}"
     p = "" if adjusted_p is None else f", adjusted p = {adjusted_p:.3g}"
+    median = uplift.get("composite")
+    if median is not None and median.excludes_zero != rejected:
+        cost += (
+            "; the median's uplift interval "
+            + ("excludes" if median.excludes_zero else "holds")
+            + " zero, but it decides nothing (a median of runs that pass or fail jumps "
+            "between the two modes; the verdict is the mean difference's test)"
+        )
     if rejected and difference.mean_difference > 0:
         return "worth it", f"{shown}: the {level} interval is above zero{p}; {cost}"
     if rejected and difference.mean_difference < 0:
