@@ -160,3 +160,18 @@ def test_each_correction_is_a_threshold_on_the_raw_p_values() -> None:
     # Holm rejects 0.01 (<= 0.05 / 5) and stops at 0.02 (> 0.05 / 4): one rejection
     assert correct(p, correction="holm").threshold == pytest.approx(0.05 / 4)
     assert correct(p, correction="benjamini-hochberg").threshold == pytest.approx(0.05 * 4 / 5)
+
+
+def test_a_caller_s_threshold_draws_the_interval_at_its_level() -> None:
+    """The gate corrects each task's p-value with the other tasks' and redraws the task's
+    interval at that family's threshold: it then excludes 0 exactly when p <= threshold."""
+    ref = [Observation("t", "A", v) for v in (0.1, 0.2, 0.3, 0.35, 0.4, 0.45)]
+    other = [Observation("t", "B", v) for v in (0.3, 0.4, 0.5, 0.55, 0.6, 0.7)]
+    alone = contrast(ref + other, ["A", "B"], resamples=200)
+    (c,) = alone.comparisons
+    assert c.test is not None and 0.001 < c.test.p_value <= 0.05 and c.rejected
+    assert c.difference is not None and c.difference.low > 0  # at 95%
+    strict = contrast(ref + other, ["A", "B"], resamples=200, threshold=c.test.p_value / 2)
+    (d,) = strict.comparisons
+    assert strict.interval_level == pytest.approx(1 - c.test.p_value / 2)
+    assert d.difference is not None and d.difference.low <= 0 <= d.difference.high
