@@ -51,10 +51,10 @@ from evalq.stats.permutation import PermutationNull, sign_flip_null, two_sample_
 
 MIN_PAIRS = 5
 """Fewest shared units for a paired comparison (and fewest observations per side for an
-unpaired one). Set from bench/interval_coverage.py: from 5 pairs every interval a comparison
-shows covers at least 93% of the time for a nominal 95% under no difference (0-1 scores,
-pass/fail, rubric levels with ties); at 2-4 pairs the worst covers 51%, 74%, 83%. Two to four
-shared units give "too few"; none or one, the unpaired fallback."""
+unpaired one). With 4 pairs the sign-flip test's smallest two-sided p-value is 2 / 2**4 =
+0.125, so no verdict but "no difference" could be shown; the bootstrap intervals shown before
+covered 51%, 74%, 83% at 2-4 pairs. Two to four shared units give "too few"; none or one, the
+unpaired fallback (bench/interval_coverage.py measures coverage from 5)."""
 
 Design = Literal["paired", "unpaired", "too few"]
 Family = Literal["reference", "all pairs"]
