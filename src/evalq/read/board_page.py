@@ -178,7 +178,8 @@ def _recommendations(counts: Mapping[str, int]) -> dict[str, int]:
 
 def _figures_report(session: Session, context: TaskContext, board: LeaderboardReport) -> ReportData:
     """What a Scylla or suite verdict reads, from the task's stored whole-board figures (the
-    variant board and each variant's step over the baseline variant) and the page's own runs
+    variant board, the variant ladder and, for Scylla, the comparison by variant that the
+    report's Comparisons section shows) and the page's own runs
     (their suite gates): no run beyond the page is decoded while the task holds still."""
     figures = board_figures(session, context)
     listed = [e.submission_id for e in board.entries if e.problem is None]
@@ -199,6 +200,7 @@ def _figures_report(session: Session, context: TaskContext, board: LeaderboardRe
             t.target: t.uplift["composite"] for t in steps if "composite" in t.uplift
         },
         suite_gates=suite_gates(rows),
-        comparison=None,
+        comparison=figures.comparison,
+        comparison_note=figures.comparison_note,
         recommendations=None,
     )

@@ -41,7 +41,7 @@ from evalq.scoring.suite.scenario import scenario_passed, scenario_score
 from evalq.scoring.variants import natural_order
 from evalq.scoring.worth import analyse_variants
 from evalq.stats.comparison import RESAMPLES, SEED, Correction
-from evalq.stats.contrast import GroupComparison, Observation, UnitValues, contrast
+from evalq.stats.contrast import Family, GroupComparison, Observation, UnitValues, contrast
 from evalq.store import queries
 from evalq.store.models import EvaluationRow, SubmissionRow, TaskRow
 
@@ -89,16 +89,30 @@ class CompareReport(Reply):
     reference: str
     comparisons: list[GroupComparison] = Field(
         description="Each other group against the reference: design (paired over shared units "
-        "or unpaired), the mean difference other - reference with its bootstrap interval, the "
-        "deciding test (the sign-flip permutation test of the mean difference; Mann-Whitney U "
-        "when unpaired), Wilcoxon signed-rank (secondary) and McNemar where they apply, "
-        "Cliff's delta, the corrected p-value; design 'too few' (under 5 shared units) has "
-        "no interval, test or verdict."
+        "or unpaired), the deciding test (the permutation test of the mean difference: sign "
+        "flips when paired, splits of the pooled values when unpaired), the mean difference "
+        "other - reference with that test's inverted interval (at interval_level), Wilcoxon "
+        "signed-rank (secondary) and McNemar where they apply, Cliff's delta, the corrected "
+        "p-value; design 'too few' (under 5 shared units) has no interval, test or verdict."
     )
     units: list[UnitValues] = Field(description="Each unit's mean score per group.")
     correction: Correction = Field(description="The multiple-comparison correction applied.")
     alpha: float
-    level: float
+    level: float = Field(
+        description="The level of the figures that decide nothing (Cliff's delta)."
+    )
+    family: Family = Field(
+        default="reference",
+        description="The tests corrected together: each group against the reference, or (a "
+        "Scylla task by variant) every pair of variants, the variant ladder's family.",
+    )
+    tests: int = Field(default=0, description="How many tests the correction judged together.")
+    interval_level: float = Field(
+        default=0.95,
+        description="The level of every difference's interval: 1 - the raw p-value threshold "
+        "the correction judged the family at, so an interval excludes 0 exactly when its "
+        "comparison is rejected.",
+    )
     resamples: int
     seed: int
     left_out: list[LeftOut]
@@ -330,11 +344,11 @@ def _groups(gathered: _Gathered, plan: _Plan, by: str, values: Sequence[str]) ->
     return named
 
 
-def check_method(correction: str, alpha: float, level: float | None, resamples: int) -> None:
+def check_method(correction: str, alpha: float | None, level: float | None, resamples: int) -> None:
     problems = []
     if correction not in get_args(Correction):
         problems.append(("correction", f"one of {', '.join(get_args(Correction))}"))
-    if not 0 < alpha < 1:
+    if alpha is not None and not 0 < alpha < 1:
         problems.append(("alpha", "between 0 and 1"))
     if level is not None and not 0 < level < 1:
         problems.append(("level", "between 0 and 1"))
@@ -364,7 +378,7 @@ def compare(
     by: str,
     values: Sequence[str] = (),
     correction: Correction = "holm",
-    alpha: float = 0.05,
+    alpha: float | None = None,
     level: float | None = None,
     resamples: int = RESAMPLES,
     seed: int = SEED,
@@ -497,14 +511,16 @@ def compare_loaded(
     by: str,
     values: Sequence[str],
     correction: Correction = "holm",
-    alpha: float = 0.05,
+    alpha: float | None = None,
     level: float | None = None,
     resamples: int = RESAMPLES,
     seed: int = SEED,
     settings: Settings,
     include_held: bool = False,
+    threshold: float | None = None,
 ) -> CompareReport:
-    """`compare` of tasks already loaded (the method's arguments already checked)."""
+    """`compare` of tasks already loaded (the method's arguments already checked); the
+    intervals at ``1 - threshold`` when given (`evalq.stats.contrast.contrast`)."""
     return _compared(
         loaded.views,
         loaded.named,
@@ -518,6 +534,7 @@ def compare_loaded(
         seed=seed,
         settings=settings,
         include_held=include_held,
+        threshold=threshold,
     )
 
 
@@ -561,7 +578,7 @@ def compare_task(
         by=by,
         values=values,
         correction="holm",
-        alpha=0.05,
+        alpha=None,
         level=None,
         resamples=RESAMPLES,
         seed=SEED,
@@ -578,12 +595,13 @@ def _compared(
     by: str,
     values: Sequence[str],
     correction: Correction,
-    alpha: float,
+    alpha: float | None,
     level: float | None,
     resamples: int,
     seed: int,
     settings: Settings,
     include_held: bool,
+    threshold: float | None = None,
 ) -> CompareReport:
     """The comparison of the tasks loaded in ``views`` (every check on the request done)."""
     task_ids = list(plan.tasks)
@@ -598,10 +616,12 @@ def _compared(
     kind, score_key = plan.rules[task_ids[0]].kind, plan.rules[task_ids[0]].ranking_key
     profile = plan.profiles[task_ids[0]]
     level = profile.arena.confidence_level if level is None else level
+    alpha = round(1 - profile.arena.confidence_level, 12) if alpha is None else alpha
     analysis = None
     short: dict[str, Shortfall] = {}
     observations = gathered.observations
-    if by == "variant" and len(task_ids) == 1 and kind == "scylla":
+    ladder = by == "variant" and len(task_ids) == 1 and kind == "scylla"
+    if ladder:
         # the runs planned and not sent count as failures here too (`evalq.read.plans`)
         rows = views[0].rows
         short = shortfalls(rows, profile.scylla)
@@ -615,6 +635,8 @@ def _compared(
             {v: runs[v] for v in groups if v in runs},
             profile.scylla,
             level=level,
+            alpha=alpha,
+            correction=correction,
             resamples=resamples,
             seed=seed,
         )
@@ -631,6 +653,9 @@ def _compared(
         resamples=resamples,
         seed=seed,
         unit=unit,
+        family="all pairs" if ladder else "reference",
+        scale=plan.rules[task_ids[0]].scale,
+        threshold=threshold,
     )
     return CompareReport(
         tasks=task_ids,
@@ -649,6 +674,9 @@ def _compared(
         level=found.level,
         resamples=found.resamples,
         seed=found.seed,
+        family=found.family,
+        tests=found.tests,
+        interval_level=found.interval_level,
         left_out=[
             LeftOut(group=group, reason=reason, count=n)
             for (group, reason), n in sorted(gathered.left_out.items())

@@ -12,6 +12,10 @@ interval is reported beside it, not a second decision. A suite task also regress
 baseline's latest run passed its gate and the candidate's latest run is blocked. Under
 `MIN_PAIRS <evalq.stats.contrast.MIN_PAIRS>` values a side, a comparison is **too few**, which
 decides the gate as ``too_few`` says (fail by default: no data is not a pass).
+
+The interval in a task's message is the deciding test inverted (`evalq.stats.permutation`),
+drawn at the level the correction over the tasks judged it at (`Corrected.threshold`), so it
+excludes 0 exactly when the task's test is rejected: the regression rule adds only the margin.
 """
 
 from __future__ import annotations
@@ -131,7 +135,8 @@ def _message(task: str, c: GroupComparison, score: str, level: float, margin: fl
     n = f"{c.pairs} pairs" if c.pairs else f"n={c.n_reference} vs {c.n_other}"
     return (
         f"{task}: {score} {c.other} - {c.reference} = {d.mean_difference:+.4g} "
-        f"({level:.0%} interval [{d.low:+.4g}, {d.high:+.4g}], {n}; allowed drop {margin:g})"
+        f"({100 * d.level:.4g}% interval [{d.low:+.4g}, {d.high:+.4g}], {n}; "
+        f"allowed drop {margin:g})"
     )
 
 
@@ -229,7 +234,9 @@ def gate(
     values = [baseline, candidate]
     loaded = load_views(session, tasks=tasks, by=by, values=values, settings=settings)
 
-    def compared(these: LoadedTasks) -> tuple[GroupComparison, CompareReport]:
+    def compared(
+        these: LoadedTasks, threshold: float | None = None
+    ) -> tuple[GroupComparison, CompareReport]:
         found = compare_loaded(
             these,
             by=by,
@@ -239,6 +246,7 @@ def gate(
             seed=seed,
             settings=settings,
             include_held=include_held,
+            threshold=threshold,
         )
         return found.comparisons[0], found
 
@@ -253,6 +261,8 @@ def gate(
     if decided:
         found = correct(list(decided.values()), correction=correction, alpha=alpha)
         adjusted = dict(zip(decided, found.adjusted, strict=True))
+        if found.threshold != alpha:  # each task's interval at the level it was judged at
+            per_task = [compared(loaded.only(t), found.threshold)[0] for t in shared]
     views = {v.task.id: v for v in loaded.views}
     gates = [
         _task_gate(

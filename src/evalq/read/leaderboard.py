@@ -41,6 +41,7 @@ from evalq.core.results import CostOfPass, EvaluationStatus, ScyllaScores
 from evalq.core.schemas import TaskKind
 from evalq.core.settings import Settings
 from evalq.read import standings
+from evalq.read.compare import CompareReport, compare_task
 from evalq.read.flood import range_note
 from evalq.read.plans import padded, planned_variant_runs, shortfalls, with_shortfalls
 from evalq.read.rank_uncertainty import (
@@ -633,7 +634,17 @@ class BoardFigures(Reply):
     rank_uncertainty: RankUncertainty
     intervals: dict[str, EntryInterval] = Field(description="Suite entries, by submission id.")
     analysis: VariantsAnalysis | None = Field(
-        default=None, description="Scylla: each variant's step over the baseline variant."
+        default=None,
+        description="Scylla: the variant ladder (every pair of variants, each step over the "
+        "baseline variant and between neighbours), as `comparison` carries it.",
+    )
+    comparison: CompareReport | None = Field(
+        default=None,
+        description="Scylla: what `evalq compare TASK --by variant` says of the task (the "
+        "report's Comparisons section); null with fewer than two variants to compare.",
+    )
+    comparison_note: str | None = Field(
+        default=None, description="Why a Scylla task has no comparison (the rule refused)."
     )
     summary: dict[str, Any] | None = Field(
         default=None,
@@ -789,16 +800,24 @@ def board_figures(
         view = view_of(session, context)
         whole = board_of(view)
         by_variant, short = planned_variant_runs(view.rows, context.profile.scylla)
+        comparison, note = _variant_comparison(view, rule) if len(by_variant) > 1 else (None, None)
         analysis = (
-            analyse_variants(by_variant, context.profile.scylla, level=level)
+            comparison.variants  # the runs short of a plan already counted there
+            if comparison is not None and comparison.variants is not None
+            else with_shortfalls(
+                variants_analysis(
+                    analyse_variants(by_variant, context.profile.scylla, level=level)
+                ),
+                short,
+            )
             if by_variant
             else None
         )
         figures = figures.model_copy(
             update={
-                "analysis": None
-                if analysis is None
-                else with_shortfalls(variants_analysis(analysis), short),
+                "comparison": comparison,
+                "comparison_note": note,
+                "analysis": analysis,
                 "variants": whole.variants,
                 "rank_uncertainty": whole.rank_uncertainty,
                 "intervals": {
@@ -816,6 +835,18 @@ def board_figures(
         session, task_id=context.task.id, version=version, data=figures.model_dump(mode="json")
     )
     return figures
+
+
+def _variant_comparison(view: TaskView, rule: KindRule) -> tuple[CompareReport | None, str | None]:
+    """A Scylla task's comparison by variant, computed once with its board figures (the one
+    `evalq compare TASK --by variant` and the report make); a comparison the data cannot
+    support is said, not raised."""
+    if rule.kind != "scylla":
+        return None, None
+    try:
+        return compare_task(view, by="variant"), None
+    except InvalidInput as refused:
+        return None, "; ".join(r for _, r in refused.problems)
 
 
 def rule_of(session: Session, context: TaskContext) -> KindRule:

@@ -64,6 +64,11 @@ class VariantsReport(Reply):
     transitions: list[VariantStep] = Field(
         description="The steps between neighbouring variants: T0 -> T1, T1 -> T2, ..."
     )
+    pairs: list[VariantStep] = Field(
+        default_factory=list,
+        description="Every pair of variants, the earlier the source: the verdict between any "
+        "two (one family: the over_baseline and transitions steps are among them).",
+    )
     bootstrap: BootstrapMethod
     run_plans: list[str] = Field(
         default_factory=list,

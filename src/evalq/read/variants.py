@@ -12,6 +12,7 @@ from evalq.read.reply import Reply
 from evalq.read.view import ScoredRow
 from evalq.scoring.worth import Metric, VariantAnalysis, Verdict
 from evalq.stats.bootstrap import UpliftInterval
+from evalq.stats.comparison import Correction, PairedDifference
 from evalq.stats.statistics import Statistics
 
 
@@ -60,14 +61,16 @@ class VariantStep(Reply):
     target: str
     uplift: dict[Metric, UpliftInterval] = Field(
         description="Metric -> relative uplift of target over source with its percentile "
-        "bootstrap interval (pass rate: means; the others: medians; cost: lower is cheaper)."
+        "bootstrap interval (pass rate: means; the others: medians, spec 003's uplift; cost: "
+        "lower is cheaper). Descriptive: these decide nothing."
     )
     cost_of_pass_delta: float | None = Field(
         description="Target's cost of pass minus source's; null when either is unknown or inf."
     )
     verdict: Verdict = Field(
-        description="worth it: the composite's interval is above zero; not worth it: below; "
-        "inconclusive: it holds zero."
+        description="The two-sample permutation test of the mean composites, corrected over "
+        "every pair: worth it when it rejects and target's mean is higher, not worth it when "
+        "lower, inconclusive otherwise (or too few runs)."
     )
     reason: str
     withheld: bool = Field(
@@ -75,6 +78,14 @@ class VariantStep(Reply):
         description="A variant of the step sent fewer runs than its peers and no run plan "
         "covers the difference: the verdict is withheld (inconclusive; the reason says why).",
     )
+    difference: PairedDifference | None = Field(
+        default=None,
+        description="Target's mean composite minus source's with the interval of the test "
+        "that decides (inverted, at step_level): it excludes 0 exactly when the verdict is "
+        "not inconclusive. Null with too few runs.",
+    )
+    p_value: float | None = Field(default=None, description="The test's p-value.")
+    adjusted_p: float | None = Field(default=None, description="After the family's correction.")
 
 
 class BootstrapMethod(Reply):
@@ -83,12 +94,13 @@ class BootstrapMethod(Reply):
     level: float
     resamples: int
     seed: int
-    steps: int = Field(
-        description="The distinct steps whose verdicts form one family (Bonferroni)."
-    )
+    steps: int = Field(description="The tests judged as one family (every pair of variants).")
     step_level: float = Field(
-        description="The level each step's intervals are drawn at: 1 - (1 - level) / steps."
+        description="The level of the intervals beside the verdicts: 1 - the raw p-value "
+        "threshold the correction judged the family at."
     )
+    correction: Correction = "holm"
+    alpha: float = 0.05
 
 
 class VariantsAnalysis(Reply):
@@ -106,6 +118,10 @@ class VariantsAnalysis(Reply):
     best_value_share: float | None
     over_baseline: list[VariantStep]
     transitions: list[VariantStep]
+    pairs: list[VariantStep] = Field(
+        default_factory=list,
+        description="Every pair of variants, the earlier the source: any two variants' verdict.",
+    )
     bootstrap: BootstrapMethod
     run_plans: list[str] = Field(
         default_factory=list,

@@ -33,27 +33,47 @@ def _interval(i: UpliftInterval | None) -> str:
     return f'<td class="num">{i.uplift:+.1%}{esc(bounds)}</td>'
 
 
-def _steps(table_id: str, steps: Sequence[VariantStep], level: float) -> str:
+def _difference(t: VariantStep) -> str:
+    d = t.difference
+    if d is None:
+        return '<td class="num">-</td><td class="num">-</td>'
+    p = "-" if t.adjusted_p is None else f"{t.adjusted_p:.3g}"
+    return (
+        f'<td class="num">{d.mean_difference:+.4f} [{d.low:+.4f}, {d.high:+.4f}]</td>'
+        f'<td class="num">{p}</td>'
+    )
+
+
+def _steps(table_id: str, steps: Sequence[VariantStep], analysis: VariantsAnalysis) -> str:
+    method = analysis.bootstrap
     rows = [
         f'<tr data-step="{esc(t.source)}-{esc(t.target)}" data-verdict="{esc(t.verdict)}">'
         f"<td>{esc(t.source)} &rarr; {esc(t.target)}</td>"
+        + _difference(t)
+        + f'<td class="verdict {esc(t.verdict.replace(" ", "-"))}" title="{esc(t.reason)}">'
+        f"{esc(t.verdict)}</td>"
         + "".join(_interval(t.uplift.get(m)) for m in METRICS)
         + '<td class="num">'
         + ("-" if t.cost_of_pass_delta is None else f"{t.cost_of_pass_delta:+.4f}")
-        + f'</td><td class="verdict {esc(t.verdict.replace(" ", "-"))}">{esc(t.verdict)}</td>'
-        f'<td class="wrap">{esc(t.reason)}</td></tr>'
+        + "</td></tr>"
         for t in steps
     ]
-    ci = f"[{level:.1%} CI]"
+    ci = f"[{method.level:.0%} CI]"
     heads = (
-        "step", f"composite {ci}", f"pass rate {ci}", f"impl rate {ci}", f"cost {ci}",
-        "change in cost of pass (USD)", "verdict", "why",
+        "step", f"mean composite difference [{percent(method.step_level)} interval]",
+        f"{method.correction} p", "verdict", f"median uplift {ci}",
+        f"pass rate {ci}", f"impl rate {ci}", f"cost {ci}", "cost of pass change (USD)",
     )  # fmt: skip
     return _table(table_id, heads, rows)
 
 
+def percent(level: float) -> str:
+    """A level as a percentage without false precision (95%, 99.17%)."""
+    return f"{100 * level:.4g}%"
+
+
 def variant_analysis(analysis: VariantsAnalysis) -> str:
-    """Uplift over the baseline, step by step, and the best-value variant."""
+    """The verdict between any two variants, over the baseline, step by step, the best value."""
     report, method = analysis, analysis.bootstrap
     parts = []
     if report.best_value is not None and report.frontier_cost_of_pass is not None:
@@ -71,19 +91,27 @@ def variant_analysis(analysis: VariantsAnalysis) -> str:
         )
     if analysis.over_baseline:
         parts.append(f"<h3>Each variant over {esc(report.baseline)}</h3>")
-        parts.append(_steps("over-baseline", analysis.over_baseline, method.step_level))
+        parts.append(_steps("over-baseline", analysis.over_baseline, analysis))
     if analysis.transitions:
         parts.append("<h3>Step by step</h3>")
-        parts.append(_steps("transitions", analysis.transitions, method.step_level))
+        parts.append(_steps("transitions", analysis.transitions, analysis))
+    if analysis.pairs:
+        parts.append("<h3>Any two variants</h3>")
+        parts.append(_steps("pairs", analysis.pairs, analysis))
     parts.append(
-        '<p class="note">Uplift is the relative change (pass rate: of the mean; the others: of '
-        "the median) with a percentile bootstrap interval of "
-        f"{method.resamples} resamples, seed {method.seed}, at level "
-        f"{method.step_level:.2%}: {method.level:.0%} for the {method.steps} steps together "
-        "(Bonferroni), so identical variants rarely show a verdict anywhere on the ladder. "
-        "A step is <em>worth it</em> when "
-        "the composite's interval lies above zero, <em>not worth it</em> below, and "
-        "<em>inconclusive</em> when it holds zero; the cost's interval is shown beside it.</p>"
+        '<p class="note">The verdict on two variants is the two-sample permutation test of '
+        "their runs' mean composites (the test the comparisons below use), corrected with "
+        f"{esc(method.correction)} over every pair ({method.steps} tests) at alpha "
+        f"{method.alpha:g}, so identical variants show a verdict anywhere on the ladder at most "
+        f"{method.alpha:.0%} of the time. Beside it is that test inverted: the differences it "
+        f"does not reject, at {percent(method.step_level)} (the level the family was judged "
+        "at), so it lies above zero exactly when the step is <em>worth it</em>, below zero when "
+        "<em>not worth it</em>, and holds zero when <em>inconclusive</em>. The uplifts are "
+        "spec 003's relative changes (pass rate: of the mean; the others: of the median) with "
+        f"percentile bootstrap intervals ({method.resamples} resamples, seed {method.seed}); "
+        "they decide nothing. A median of pass/fail-shaped runs jumps between its two modes, so "
+        "the median's uplift can clear zero where the means do not differ clearly, or the "
+        "reverse; the cost is shown beside the verdict, never folded into it.</p>"
     )
     return "".join(parts)
 
@@ -114,8 +142,9 @@ def _tests(comparison: CompareReport) -> str:
             + "</td></tr>"
         )
     level = f"{result.level:.0%}"
+    interval = f"difference [{percent(result.interval_level)} interval of the test]"
     heads = (
-        "compared with " + result.reference, "design", "n", f"difference [{level} CI]", "test",
+        "compared with " + result.reference, "design", "n", interval, "test",
         "p", f"{result.correction} p", "Wilcoxon p", f"Cliff's delta [{level} CI]", "McNemar p",
         "conclusion",
     )  # fmt: skip
@@ -124,7 +153,12 @@ def _tests(comparison: CompareReport) -> str:
     note = (
         f'<p class="note">Differences are other minus {esc(result.reference)} in '
         f"{esc(comparison.score)}; pairs are {esc(comparison.unit)}s. p-values corrected "
-        f"with {esc(result.correction)} at alpha {result.alpha}. Same numbers as "
+        f"with {esc(result.correction)} at alpha {result.alpha:g} over {result.tests} test(s)"
+        + (" (every pair of variants, as the ladder above)" if result.family == "all pairs" else "")
+        + ". Each difference's interval is its test (a permutation test of the mean difference) "
+        f"inverted at {percent(result.interval_level)}, the level the correction judged it at: "
+        "it excludes 0 exactly when the comparison is rejected. Cliff's delta (how often one "
+        "side scores higher) is a bootstrap interval and decides nothing. Same numbers as "
         f"<code>{esc(command)}</code> (docs/statistics.md says which test is used when).</p>"
     )
     return _table("comparisons", heads, rows) + note

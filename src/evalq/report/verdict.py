@@ -73,21 +73,20 @@ def suite_verdict(data: ReportData) -> str:
     return summary + _table("suite-gates", heads, rows)
 
 
-def _uplift_cell(step: VariantStep | None, is_baseline: bool) -> str:
-    """The composite's uplift over the baseline with its interval, and the step's verdict."""
+def _uplift_cell(step: VariantStep | None, is_baseline: bool, uplift: float | None) -> str:
+    """Spec 003's uplift of the median (a figure), the mean composite difference with the
+    interval of the test that decides, and the verdict."""
     if is_baseline:
-        return "<td>baseline</td><td>-</td>"
-    interval = None if step is None else step.uplift.get("composite")
-    if step is None or interval is None or interval.uplift is None:
-        return "<td>undefined (baseline median is 0 or missing)</td><td>-</td>"
-    bounds = (
-        "no interval"
-        if interval.low is None or interval.high is None
-        else f"[{interval.low:+.1%}, {interval.high:+.1%}]"
-    )
+        return "<td>baseline</td><td>-</td><td>-</td>"
+    median = "undefined" if uplift is None else f"{uplift:+.1%}"
+    d = None if step is None else step.difference
+    if step is None or d is None:
+        reason = "-" if step is None else step.reason
+        return f'<td class="num">{median}</td><td class="wrap">{esc(reason)}</td><td>-</td>'
     shown = "withheld" if step.withheld else step.verdict
     return (
-        f'<td class="num">{interval.uplift:+.1%} {esc(bounds)}</td>'
+        f'<td class="num">{median}</td>'
+        f'<td class="num">{d.mean_difference:+.4f} [{d.low:+.4f}, {d.high:+.4f}]</td>'
         f'<td class="verdict {esc(shown.replace(" ", "-"))}" title="{esc(step.reason)}">'
         f"{esc(shown)}</td>"
     )
@@ -105,23 +104,29 @@ def scylla_verdict(data: ReportData) -> str:
             f"<td>{esc(v.variant)}</td><td class=num>{v.runs}</td>"
             f"{_num(v.pass_rate, '{:.0%}')}{_num(v.median_composite)}"
             f"<td>{esc(v.grade or '-')}</td><td class=num>{esc(cost_text)}</td>"
-            f"{_uplift_cell(data.steps.get(v.variant), v.variant == baseline)}"
+            f"{_uplift_cell(data.steps.get(v.variant), v.variant == baseline, v.uplift)}"
             f"{interval_cell(v)}</tr>"
         )
     level = f"{data.confidence_level:.0%}"
-    steps = data.variants.bootstrap.step_level if data.variants else data.confidence_level
+    method = data.variants.bootstrap if data.variants else None
+    steps = f"{100 * method.step_level:.4g}%" if method else level
     heads = (
         "rank", "variant", "runs", "pass rate", "median composite", "grade", "cost of pass (USD)",
-        f"uplift over {baseline or 'T0'} [{steps:.1%} bootstrap CI]", "worth it?",
+        f"uplift over {baseline or 'T0'} (median)",
+        f"mean composite − {baseline or 'T0'} [{steps} interval of the test]", "worth it?",
         f"rank [{level} interval], ≈ not separable from",
     )  # fmt: skip
     base = esc(baseline or "T0")
+    tests = f"{method.correction} over {method.steps} pairs" if method else "corrected"
     note = (
-        f'<p class="note">Uplift: relative change of the median composite over {base}'
-        f"; the interval is a percentile bootstrap ({_resamples(data)} resamples of each variant's"
-        " runs, seeded, so the page is reproducible), at the level that keeps every step's"
-        f" verdicts at {level} together (Bonferroni). Worth it: the interval lies above zero;"
-        " not worth it: below; inconclusive: it holds zero (see Comparisons below).</p>"
+        f'<p class="note">Worth it? The two-sample permutation test of the difference of the '
+        f"runs' mean composites over {base} ({tests}, the test <code>evalq compare</code> uses); "
+        "beside it, that test inverted: the interval lies above zero exactly when the step is "
+        "worth it, below zero when not, and holds zero when inconclusive. The uplift is spec "
+        f"003's relative change of the median composite over {base}, a figure that decides "
+        "nothing: a median of runs that pass or fail jumps between the two modes, so it can "
+        "look large where the means do not differ clearly. Every pair of variants is in "
+        "Comparisons below.</p>"
     )
     ranks = rank_note(data.leaderboard, data.leaderboard.variants or [])
     caveats = [
@@ -135,10 +140,6 @@ def scylla_verdict(data: ReportData) -> str:
         else ""
     )
     return _table("variant-board", heads, rows) + said + note + ranks
-
-
-def _resamples(data: ReportData) -> int:
-    return next((i.resamples for i in data.uplift_intervals.values()), 0)
 
 
 def peerread_verdict(data: ReportData) -> str:

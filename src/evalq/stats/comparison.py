@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evalq.stats.bootstrap import quantile
+from evalq.stats.permutation import EXACT_PAIRS, sign_flip_null, two_sample_null
 
 RESAMPLES = 2000
 """Bootstrap resamples (and Monte Carlo sign flips) per interval or p-value."""
@@ -31,7 +32,7 @@ SEED = 0
 """The default seed: the same scores give the same interval in every report."""
 BLOCK_VALUES = 1_000_000
 """Most values drawn at once (resamples x sample size) by a vectorised bootstrap."""
-EXACT_PERMUTATION_LIMIT = 16
+EXACT_PERMUTATION_LIMIT = EXACT_PAIRS
 """Up to this many pairs the permutation test enumerates all 2**n sign flips."""
 
 Correction = Literal["holm", "benjamini-hochberg", "none"]
@@ -50,6 +51,9 @@ class PairedDifference:
         resamples: bootstrap resamples drawn.
         seed: the seed of the generator (`numpy.random.default_rng`) they were drawn from.
         pairs: the number of pairs; 0 for independent samples.
+        method: how the interval was drawn: ``"inverted permutation test"`` (the set of
+            differences the deciding test does not reject at ``1 - level``, so it excludes 0
+            exactly when the test rejects) or ``"bootstrap"`` (expanded percentile).
     """
 
     mean_difference: float
@@ -59,6 +63,7 @@ class PairedDifference:
     resamples: int
     seed: int
     pairs: int
+    method: str = "bootstrap"
 
 
 @dataclass(frozen=True)
@@ -106,12 +111,18 @@ class Corrected:
         alpha: the family-wise (Holm) or false-discovery (Benjamini-Hochberg) level.
         adjusted: the adjusted p-values.
         rejected: whether each null hypothesis is rejected (``adjusted <= alpha``).
+        threshold: the raw p-value at or below which this family's tests were rejected
+            (every correction here is a threshold on the raw p-values: Holm ``alpha / (m - r)``
+            with r rejections, ``alpha`` when all are; Benjamini-Hochberg ``alpha * k / m``
+            with k rejections, ``alpha / m`` when none; none ``alpha``). An interval drawn
+            at ``1 - threshold`` by inverting the test excludes 0 exactly when it is rejected.
     """
 
     correction: Correction
     alpha: float
     adjusted: tuple[float, ...]
     rejected: tuple[bool, ...]
+    threshold: float = 0.05
 
 
 def _differences(a: Sequence[float], b: Sequence[float], name: str) -> list[float]:
@@ -289,30 +300,48 @@ def paired_permutation_test(
     Under the null hypothesis each difference is as likely to have either sign. The p-value is
     the share of sign assignments whose ``|mean|`` is at least the observed one: all ``2**n``
     of them for ``n <= EXACT_PERMUTATION_LIMIT``, else ``resamples`` seeded random ones, with
-    the observed assignment counted (``(1 + hits) / (1 + resamples)``, never 0).
+    the observed assignment counted (``(1 + hits) / (1 + resamples)``, never 0). Inverted, it
+    is the interval of `evalq.stats.permutation` (`PermutationNull.interval`).
     """
     diffs = _differences(a, b, "paired_permutation_test")
     if resamples < 1:
         raise ValueError("paired_permutation_test: resamples must be at least 1")
+    null = sign_flip_null(diffs, resamples=resamples, seed=seed)
     n = len(diffs)
-    observed = abs(math.fsum(diffs)) / n
-    if all(d == 0 for d in diffs):
-        return Significance("paired-permutation", True, 0.0, 1.0, "no-difference", n)
-    # Floating-point sums of the same values in another order differ in the last bits.
-    threshold = observed * n - 1e-9 * max(abs(d) for d in diffs) * n
-    values = np.asarray(diffs)
-    if n <= EXACT_PERMUTATION_LIMIT:
-        bits = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
-        sums = np.abs((1 - 2 * bits) @ values)
-        p_value = float(np.count_nonzero(sums >= threshold)) / 2**n
-        return Significance("paired-permutation", True, observed, p_value, "exact", n)
-    rng = np.random.default_rng(seed)
-    hits = 0
-    for rows in _blocks(resamples, n):
-        signs = 1 - 2 * rng.integers(0, 2, size=(rows, n))
-        hits += int(np.count_nonzero(np.abs(signs @ values) >= threshold))
-    p_value = (1 + hits) / (1 + resamples)
-    return Significance("paired-permutation", True, observed, p_value, "monte-carlo", n, seed)
+    return Significance(
+        "paired-permutation", True, abs(null.estimate), null.p_value(), null.method, n, null.seed
+    )
+
+
+def two_sample_permutation_test(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> Significance:
+    """The two-sample permutation test of ``mean(x) - mean(y)``, two-sided (unpaired).
+
+    Under the null hypothesis every split of the pooled values into groups of the two sizes is
+    as likely; the p-value is the share of splits whose ``|difference of means|`` is at least
+    the observed one: every split up to `evalq.stats.permutation.EXACT_SPLITS`, else
+    ``resamples`` seeded random ones with the observed counted. It asks what the interval beside
+    it answers (the mean difference), which Mann-Whitney U (ranks) does not.
+    """
+    if not x or not y:
+        raise ValueError("two_sample_permutation_test: both samples need at least one value")
+    if resamples < 1:
+        raise ValueError("two_sample_permutation_test: resamples must be at least 1")
+    null = two_sample_null(x, y, resamples=resamples, seed=seed)
+    return Significance(
+        "permutation (unpaired)",
+        False,
+        abs(null.estimate),
+        null.p_value(),
+        null.method,
+        len(x) + len(y),
+        null.seed,
+    )
 
 
 def mcnemar_exact(a_passed: Sequence[bool], b_passed: Sequence[bool]) -> Significance:
@@ -451,12 +480,33 @@ def correct(
             adjusted[i] = running
     else:
         adjusted = [float(p) for p in p_values]
+    rejected = tuple(p <= alpha for p in adjusted)
     return Corrected(
         correction=correction,
         alpha=alpha,
         adjusted=tuple(adjusted),
-        rejected=tuple(p <= alpha for p in adjusted),
+        rejected=rejected,
+        threshold=_threshold(p_values, rejected, correction, alpha),
     )
+
+
+def _threshold(
+    p_values: Sequence[float], rejected: Sequence[bool], correction: Correction, alpha: float
+) -> float:
+    """`Corrected.threshold`; where floating point puts a p-value on the wrong side of the
+    textbook threshold, the largest rejected p-value (or just under the smallest kept one)."""
+    m, r = len(p_values), sum(rejected)
+    if correction == "holm":
+        found = alpha if r == m else alpha / (m - r)
+    elif correction == "benjamini-hochberg":
+        found = alpha * max(r, 1) / max(m, 1)
+    else:
+        found = alpha
+    if all((p <= found) == kept for p, kept in zip(p_values, rejected, strict=True)):
+        return found
+    if r:
+        return max(p for p, kept in zip(p_values, rejected, strict=True) if kept)
+    return min(p_values) * (1 - 1e-12)
 
 
 def bootstrap_mean_difference(

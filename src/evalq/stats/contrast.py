@@ -5,22 +5,21 @@ task. A group's value on a unit is the mean of its observations there (a model r
 tools on a task has three). Each other group is compared with the *reference* group (the first
 one named):
 
-- **paired** when the two share at least `MIN_PAIRS` units: the paired difference
-  ``other - reference`` of their unit values with a paired (expanded percentile) bootstrap
-  interval, the sign-flip permutation test of the mean difference (the decision: the same
-  question the interval answers), Wilcoxon's signed-rank test (a secondary figure), McNemar's
-  exact test on pass/fail where every shared unit has one outcome per side, and Cliff's delta
-  (pairs resampled together);
+- **paired** when the two share at least `MIN_PAIRS` units: the sign-flip permutation test of
+  the mean difference ``other - reference`` of their unit values decides, and the interval
+  beside it is that test inverted (the differences it does not reject); Wilcoxon's signed-rank
+  test (a secondary figure), McNemar's exact test on pass/fail where every shared unit has one
+  outcome per side, and Cliff's delta (pairs resampled together) are shown beside it;
 - **too few** when they share 2 to ``MIN_PAIRS - 1`` units, or when nothing pairs and a side
   has fewer than `MIN_PAIRS` observations: no interval, no test and no verdict, only the
-  words "too few shared tasks to compare (n=3)". Below `MIN_PAIRS` the "95%" intervals cover
-  the truth far less often than 95% (bench/interval_coverage.py measures it);
+  words "too few shared tasks to compare (n=3)" (with 4 pairs no sign-flip test can reject
+  at 0.05: its smallest p-value is 2 / 2**4);
 - **unpaired** otherwise: on their one shared unit if they have one (repeat runs of one
-  task), else over all their observations; the difference of the means with a two-sample
-  bootstrap interval, Mann-Whitney U (labelled unpaired) and Cliff's delta.
+  task), else over all their observations; the two-sample permutation test of the difference
+  of the means decides, its inverted interval beside it, and Cliff's delta.
 
-A conclusion's "higher" or "lower" is the deciding test's direction (the mean difference, or
-Cliff's delta when unpaired); signed ranks pointing the other way are named in the notes.
+A conclusion's "higher" or "lower" is the mean difference's sign; signed ranks or Cliff's delta
+pointing elsewhere are named in the notes, with why.
 
 The decisions of all comparisons are corrected together (Holm by default), and the correction
 is named in the result. Nothing here reads the database (`evalq.read.compare` does).
@@ -32,6 +31,7 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Literal
 
 from evalq.stats.comparison import (
@@ -41,25 +41,24 @@ from evalq.stats.comparison import (
     Correction,
     PairedDifference,
     Significance,
-    bootstrap_mean_difference,
     cliffs_delta,
     correct,
-    mann_whitney_u,
     mcnemar_exact,
-    paired_bootstrap_ci,
-    paired_permutation_test,
     signed_rank_sum,
     wilcoxon_signed_rank,
 )
+from evalq.stats.permutation import PermutationNull, sign_flip_null, two_sample_null
 
 MIN_PAIRS = 5
 """Fewest shared units for a paired comparison (and fewest observations per side for an
-unpaired one). Set from bench/interval_coverage.py: from 5 pairs every interval a comparison
-shows covers at least 93% of the time for a nominal 95% under no difference (0-1 scores,
-pass/fail, rubric levels with ties); at 2-4 pairs the worst covers 51%, 74%, 83%. Two to four
-shared units give "too few"; none or one, the unpaired fallback."""
+unpaired one). With 4 pairs the sign-flip test's smallest two-sided p-value is 2 / 2**4 =
+0.125, so no verdict but "no difference" could be shown; the bootstrap intervals shown before
+covered 51%, 74%, 83% at 2-4 pairs. Two to four shared units give "too few"; none or one, the
+unpaired fallback (bench/interval_coverage.py measures coverage from 5)."""
 
 Design = Literal["paired", "unpaired", "too few"]
+Family = Literal["reference", "all pairs"]
+INTERVAL = "inverted permutation test"
 
 
 @dataclass(frozen=True)
@@ -137,6 +136,9 @@ class GroupContrast:
     level: float
     resamples: int
     seed: int
+    family: Family = "reference"
+    tests: int = 0
+    interval_level: float = 0.95
 
 
 def unit_values(observations: Sequence[Observation]) -> tuple[UnitValues, ...]:
@@ -169,7 +171,7 @@ class _Part:
     pairs: int
     ref: list[float]
     oth: list[float]
-    difference: PairedDifference | None
+    null: PermutationNull | None
     test: Significance | None
     signed_rank: Significance | None
     mcnemar: Significance | None
@@ -205,18 +207,28 @@ def _paired(
         mcnemar = mcnemar_exact([bool(p) for p in a_passed], [bool(p) for p in b_passed])
     elif any(p is not None for p in a_passed + b_passed):
         notes.append("pass/fail: some pairs lack a single outcome per side; McNemar not run")
-    difference = paired_bootstrap_ci(oth, ref, level=level, resamples=resamples, seed=seed)
+    null = sign_flip_null(
+        [a - b for a, b in zip(oth, ref, strict=True)], resamples=resamples, seed=seed
+    )
     return _Part(
         design="paired",
         pairs=len(shared),
         ref=ref,
         oth=oth,
-        difference=difference,
-        test=paired_permutation_test(oth, ref, resamples=resamples, seed=seed),
+        null=null,
+        test=Significance(
+            "paired-permutation",
+            True,
+            abs(null.estimate),
+            null.p_value(),
+            null.method,
+            len(shared),
+            null.seed,
+        ),
         signed_rank=wilcoxon_signed_rank(oth, ref),
         mcnemar=mcnemar,
         effect=cliffs_delta(oth, ref, level=level, resamples=resamples, seed=seed, paired=True),
-        direction=difference.mean_difference,
+        direction=null.estimate,
         notes=tuple(notes),
     )
 
@@ -227,7 +239,7 @@ def _too_few(ref: list[float], oth: list[float], pairs: int, words: str) -> _Par
         pairs=pairs,
         ref=ref,
         oth=oth,
-        difference=None,
+        null=None,
         test=None,
         signed_rank=None,
         mcnemar=None,
@@ -256,18 +268,29 @@ def _unpaired(
     else:
         why = "they share no task or scenario, compared over all their submissions"
     notes = [f"unpaired: {why}"]
+    if min(len(ref), len(oth)) < MIN_PAIRS:
+        return _Part("unpaired", 0, ref, oth, None, None, None, None, None, 0.0, tuple(notes))
     effect = cliffs_delta(oth, ref, level=level, resamples=resamples, seed=seed)
+    null = two_sample_null(oth, ref, resamples=resamples, seed=seed)
     return _Part(
         design="unpaired",
         pairs=0,
         ref=ref,
         oth=oth,
-        difference=bootstrap_mean_difference(oth, ref, level=level, resamples=resamples, seed=seed),
-        test=mann_whitney_u(oth, ref),
+        null=null,
+        test=Significance(
+            "permutation (unpaired)",
+            False,
+            abs(null.estimate),
+            null.p_value(),
+            null.method,
+            len(ref) + len(oth),
+            null.seed,
+        ),
         signed_rank=None,
         mcnemar=None,
         effect=effect,
-        direction=effect.delta,
+        direction=null.estimate,
         notes=tuple(notes),
     )
 
@@ -282,16 +305,95 @@ def _conclusion(part: _Part, reference: str, other: str, p: float | None, reject
     return f"{other} scores {direction} than {reference} (adjusted p = {p:.3g})"
 
 
-def _disagreement(part: _Part) -> tuple[str, ...]:
-    if part.signed_rank is None or part.difference is None:
-        return ()
-    ranks = signed_rank_sum([a - b for a, b in zip(part.oth, part.ref, strict=True)])
-    if ranks * part.difference.mean_difference < 0:
-        return (
-            "the signed ranks (Wilcoxon) and the mean point different ways (a few large "
-            "differences outweigh many small ones): the verdict is on the mean",
+def _disagreement(
+    part: _Part, difference: PairedDifference | None, rejected: bool
+) -> tuple[str, ...]:
+    """Why a figure shown beside the verdict can point elsewhere than the verdict does."""
+    notes = []
+    if part.signed_rank is not None and difference is not None:
+        ranks = signed_rank_sum([a - b for a, b in zip(part.oth, part.ref, strict=True)])
+        if ranks * difference.mean_difference < 0:
+            notes.append(
+                "the signed ranks (Wilcoxon) and the mean point different ways (a few large "
+                "differences outweigh many small ones): the verdict is on the mean"
+            )
+    effect = part.effect
+    if effect is not None and (effect.low > 0 or effect.high < 0) != rejected:
+        notes.append(
+            "Cliff's delta (how often one side scores higher than the other, a bootstrap "
+            f"interval at {effect.level:.0%}) "
+            + (
+                "excludes 0 while the mean difference's test does not reject"
+                if not rejected
+                else "holds 0 while the mean difference's test rejects"
+            )
+            + ": they ask different questions, and the verdict is the mean difference's"
         )
-    return ()
+    return tuple(notes)
+
+
+def _compared(
+    reference: str,
+    other: str,
+    kept: Sequence[Observation],
+    units: Sequence[UnitValues],
+    outcomes: dict[tuple[str, str], bool | None],
+    *,
+    alpha: float,
+    level: float,
+    resamples: int,
+    seed: int,
+    unit: str,
+) -> _Part:
+    """One pair of groups: paired, unpaired or too few (module docstring)."""
+    shared = [u for u in units if reference in u.values and other in u.values]
+    if 2 <= len(shared) < MIN_PAIRS:
+        return _too_few(
+            [u.values[reference] for u in shared],
+            [u.values[other] for u in shared],
+            len(shared),
+            f"too few shared {unit}s to compare (n={len(shared)}; at least {MIN_PAIRS})",
+        )
+    if len(shared) >= MIN_PAIRS:
+        return _paired(
+            reference,
+            other,
+            shared,
+            outcomes,
+            alpha=alpha,
+            level=level,
+            resamples=resamples,
+            seed=seed,
+        )
+    part = _unpaired(reference, other, kept, shared, level=level, resamples=resamples, seed=seed)
+    if part.test is None:
+        return _too_few(
+            part.ref,
+            part.oth,
+            0,
+            f"too few submissions to compare unpaired (n={len(part.ref)} and "
+            f"{len(part.oth)}; at least {MIN_PAIRS} each, or {MIN_PAIRS} shared {unit}s)",
+        )
+    return part
+
+
+def _difference(
+    part: _Part, threshold: float, resamples: int, seed: int, bounds: tuple[float, float]
+) -> PairedDifference | None:
+    """The mean difference with the interval of the test that decides it, at ``threshold``."""
+    if part.null is None:
+        return None
+    low, high = part.null.interval(threshold, bounds=bounds)
+    return PairedDifference(
+        mean_difference=part.null.estimate,
+        low=low,
+        high=high,
+        level=1 - threshold,
+        resamples=resamples,
+        seed=seed,
+        pairs=part.pairs,
+        method=INTERVAL,
+    )
 
 
 def contrast(
@@ -304,13 +406,31 @@ def contrast(
     resamples: int = RESAMPLES,
     seed: int = SEED,
     unit: str = "task",
+    family: Family = "reference",
+    scale: tuple[float, float] | None = None,
+    threshold: float | None = None,
 ) -> GroupContrast:
     """Compare every group after the first with the first (see the module docstring).
+
+    The deciding test of each comparison is a permutation test of the mean difference (sign
+    flips when paired, splits of the pooled values when not); its interval is that test
+    inverted (`evalq.stats.permutation`), drawn at ``1 - t`` where ``t`` is the raw p-value
+    threshold the correction judged the family at (`Corrected.threshold`), so a comparison's
+    interval excludes 0 exactly when it is rejected. ``level`` is the level of the figures
+    that decide nothing (Cliff's delta).
 
     Args:
         observations: the scores; observations of groups not named are ignored.
         groups: two or more group names, the reference first, each with an observation.
         unit: what a unit is, in the words of a "too few" result ("task" or "scenario").
+        family: the tests corrected together: each group against the reference, or every
+            pair of the groups ("all pairs": the variant ladder's family, so that a variant
+            compared with the baseline here gets the ladder's verdict).
+        scale: the scores' range; an interval the data cannot bound (too few values for the
+            test to reject anything) is clamped to the differences it allows. None: the
+            range of the values observed.
+        threshold: draw the intervals at ``1 - threshold`` rather than at the correction's
+            (a caller that corrects these p-values with others, as the gate does).
 
     Raises:
         ValueError: fewer than two groups, a group named twice, or a group with no observation.
@@ -324,74 +444,58 @@ def contrast(
     units = unit_values(kept)
     outcomes = _outcomes(kept)
     reference = groups[0]
-    parts = []
-    for other in groups[1:]:
-        shared = [u for u in units if reference in u.values and other in u.values]
-        if 2 <= len(shared) < MIN_PAIRS:
-            part = _too_few(
-                [u.values[reference] for u in shared],
-                [u.values[other] for u in shared],
-                len(shared),
-                f"too few shared {unit}s to compare (n={len(shared)}; at least {MIN_PAIRS})",
-            )
-        elif len(shared) >= MIN_PAIRS:
-            part = _paired(
-                reference,
-                other,
-                shared,
-                outcomes,
-                alpha=alpha,
-                level=level,
-                resamples=resamples,
-                seed=seed,
-            )
-        else:
-            part = _unpaired(
-                reference, other, kept, shared, level=level, resamples=resamples, seed=seed
-            )
-            if min(len(part.ref), len(part.oth)) < MIN_PAIRS:
-                part = _too_few(
-                    part.ref,
-                    part.oth,
-                    0,
-                    f"too few submissions to compare unpaired (n={len(part.ref)} and "
-                    f"{len(part.oth)}; at least {MIN_PAIRS} each, or {MIN_PAIRS} shared {unit}s)",
-                )
-        parts.append(part)
-    tested = [p.test.p_value for p in parts if p.test is not None]
+    method = {"alpha": alpha, "level": level, "resamples": resamples, "seed": seed, "unit": unit}
+    parts = [_compared(reference, o, kept, units, outcomes, **method) for o in groups[1:]]  # type: ignore[arg-type]
+    others = []
+    if family == "all pairs":
+        others = [
+            _compared(a, b, kept, units, outcomes, **method)  # type: ignore[arg-type]
+            for a, b in combinations(groups[1:], 2)
+        ]
+    tested = [p.test.p_value for p in parts + others if p.test is not None]
     decided = correct(tested, correction=correction, alpha=alpha)
     corrected = iter(zip(decided.adjusted, decided.rejected, strict=True))
     decisions = [next(corrected) if p.test is not None else (None, False) for p in parts]
-    comparisons = tuple(
-        GroupComparison(
-            reference=reference,
-            other=other,
-            design=part.design,
-            pairs=part.pairs,
-            n_reference=len(part.ref),
-            n_other=len(part.oth),
-            mean_reference=math.fsum(part.ref) / len(part.ref),
-            mean_other=math.fsum(part.oth) / len(part.oth),
-            difference=part.difference,
-            test=part.test,
-            signed_rank=part.signed_rank,
-            mcnemar=part.mcnemar,
-            effect=part.effect,
-            adjusted_p=p,
-            rejected=rejected,
-            conclusion=_conclusion(part, reference, other, p, rejected),
-            notes=part.notes + _disagreement(part),
+    drawn_at = decided.threshold if threshold is None else threshold
+    if scale is None:
+        values = [o.score for o in kept]
+        scale = (min(values), max(values))
+    width = scale[1] - scale[0]
+    comparisons = []
+    for other, part, (p, rejected) in zip(groups[1:], parts, decisions, strict=True):
+        difference = _difference(part, drawn_at, resamples, seed, (-width, width))
+        comparisons.append(
+            GroupComparison(
+                reference=reference,
+                other=other,
+                design=part.design,
+                pairs=part.pairs,
+                n_reference=len(part.ref),
+                n_other=len(part.oth),
+                mean_reference=math.fsum(part.ref) / len(part.ref),
+                mean_other=math.fsum(part.oth) / len(part.oth),
+                difference=difference,
+                test=part.test,
+                signed_rank=part.signed_rank,
+                mcnemar=part.mcnemar,
+                effect=part.effect,
+                adjusted_p=p,
+                rejected=rejected,
+                conclusion=_conclusion(part, reference, other, p, rejected),
+                notes=part.notes + _disagreement(part, difference, rejected),
+            )
         )
-        for other, part, (p, rejected) in zip(groups[1:], parts, decisions, strict=True)
-    )
     return GroupContrast(
         groups=tuple(groups),
         reference=reference,
-        comparisons=comparisons,
+        comparisons=tuple(comparisons),
         units=units,
         correction=correction,
         alpha=alpha,
         level=level,
         resamples=resamples,
         seed=seed,
+        family=family,
+        tests=len(tested),
+        interval_level=1 - drawn_at,
     )

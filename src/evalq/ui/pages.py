@@ -21,6 +21,7 @@ from evalq.read import served
 from evalq.read.board_page import BoardPage, board_page
 from evalq.read.health import evaluation_health
 from evalq.read.leaderboard import NEAR_COPY
+from evalq.report.comparison import comparison_section
 from evalq.report.svg import binned_histogram
 from evalq.report.verdict import standings_verdict, verdict_section
 from evalq.store import traces
@@ -119,6 +120,14 @@ def _baseline_variant(page: BoardPage) -> str | None:
     return variants.baseline if variants is not None else None
 
 
+def _comparisons(page: BoardPage) -> str:
+    """A Scylla task's Comparisons section, as its report shows it (the worth-it verdict
+    between any two variants and the tests by variant), from the board's stored figures."""
+    if page.board.kind != "scylla" or page.report is None:
+        return ""
+    return comparison_section(page.report)
+
+
 @router.get("/ui/tasks/{task_id}", response_class=HTMLResponse)
 def board_view(
     request: Request,
@@ -182,6 +191,7 @@ def board_view(
             board=shown.board,
             near_copy=NEAR_COPY,
             verdict=Markup(_verdict(shown)),
+            comparisons=Markup(_comparisons(shown)),
             plot=Markup(_plot(shown)),
             entries=shown.board.entries,
             total=total,

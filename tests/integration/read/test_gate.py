@@ -95,6 +95,8 @@ def test_a_seeded_regression_exits_1_with_a_junit_failure_naming_the_task(
     (task,) = report.tasks
     assert task.difference is not None and task.difference < 0 and task.high is not None
     assert task.adjusted_p is not None and task.adjusted_p <= 0.05
+    # the interval in the message is the deciding test inverted: it excludes 0 with it
+    assert task.high < 0 and "95% interval" in message
     assert f"{task.difference:+.4g}" in message and f"{task.high:+.4g}" in message
     # a margin wider than the drop lets it pass
     margin = str(-task.difference + 0.01)

@@ -306,10 +306,15 @@ def check_verdict(task_id: str, data: dict[str, Any], dom: str) -> None:
         assert set(data["variants"]["uplift"]) == {"T1", "T2", "T3"}
         board = [v["variant"] for v in data["leaderboard"]["variants"]]
         assert re.findall(r'<tr data-variant="(T\d)">', verdict) == board
+        steps = {s["target"]: s for s in data["variants"]["over_baseline"]}
         for variant in ("T1", "T2", "T3"):
             interval = data["uplift_intervals"][variant]
             assert interval["low"] <= interval["uplift"] <= interval["high"]
-            assert f"[{interval['low']:+.1%}, {interval['high']:+.1%}]" in verdict
+            assert f"{interval['uplift']:+.1%}" in verdict  # spec 003's uplift, a figure
+            # beside the verdict, the interval of the test that decides it
+            d, decided = steps[variant]["difference"], steps[variant]["verdict"]
+            assert f"{d['mean_difference']:+.4f} [{d['low']:+.4f}, {d['high']:+.4f}]" in verdict
+            assert (d["low"] > 0 or d["high"] < 0) == (decided != "inconclusive")
         assert re.findall(r"<tr><td>(T\d)</td>", dom) == ["T0", "T1", "T2", "T3"]
     elif task_id == SUITE:
         gates = data["suite_gates"]

@@ -51,8 +51,9 @@ def test_one_shared_task_falls_back_to_an_unpaired_test_and_says_so() -> None:
     (c,) = contrast(runs, ["T0", "T1"], resamples=300).comparisons
     assert c.test is not None and c.difference is not None and c.effect is not None
     assert (c.design, c.pairs, c.n_reference, c.n_other) == ("unpaired", 0, 5, 5)
-    assert c.test.test == "mann-whitney-u (unpaired)" and not c.test.paired
+    assert c.test.test == "permutation (unpaired)" and not c.test.paired
     assert c.test.p_value == pytest.approx(2 / 252)  # all 5 above all 5: 2 / C(10, 5)
+    assert c.difference.method == "inverted permutation test" and c.difference.low > 0
     assert c.effect.delta == 1.0 and c.signed_rank is None
     assert c.difference.mean_difference == pytest.approx(0.5) and c.difference.pairs == 0
     assert any("unpaired" in note for note in c.notes)

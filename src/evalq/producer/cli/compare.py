@@ -71,11 +71,17 @@ def _row(c: GroupComparison) -> list[str]:
     ]
 
 
+def level_words(level: float) -> str:
+    """A level as a percentage without false precision (95%, 99.17%)."""
+    return f"{100 * level:.4g}%"
+
+
 def _comparisons_table(comparison: CompareReport) -> Table:
     result = comparison
     level = f"{result.level:.0%}"
     table = Table(title=f"compared with {escape(result.reference)} (differences: other - it)")
-    heads = ("other", "design", "n", f"difference [{level} CI]", "test", "adj. p")
+    interval = f"difference [{level_words(result.interval_level)} interval of the test]"
+    heads = ("other", "design", "n", interval, "test", "adj. p")
     for head in (*heads, "Wilcoxon p", f"Cliff's delta [{level} CI]", "McNemar p"):
         table.add_column(head, overflow="fold")
     for c in result.comparisons:
@@ -93,22 +99,31 @@ def _interval(i: UpliftInterval | None) -> str:
 
 def _steps_table(title: str, steps: list[VariantStep], analysis: VariantsAnalysis) -> Table:
     table = Table(title=title)
-    for head in ("step", "composite", "pass rate", "impl rate", "cost", "cost/pass"):
-        table.add_column(head, overflow="fold")
+    method = analysis.bootstrap
+    table.add_column("step", overflow="fold")
+    table.add_column(f"mean composite [{level_words(method.step_level)}]", overflow="fold")
+    table.add_column("adj. p", overflow="fold")
     table.add_column("verdict", no_wrap=True)
+    heads = ("median uplift", "pass rate", "impl rate", "cost", "cost/pass")
+    for head in heads:
+        table.add_column(head, overflow="fold")
     for t in steps:
+        d = t.difference
         table.add_row(
             f"{escape(t.source)} -> {escape(t.target)}",
+            "-" if d is None else _signed(d.mean_difference, d.low, d.high),
+            _g(t.adjusted_p),
+            t.verdict,
             *(_interval(t.uplift.get(m)) for m in ("composite", "pass_rate", "impl_rate")),
             _interval(t.uplift.get("cost_usd")),
             "-" if t.cost_of_pass_delta is None else f"{t.cost_of_pass_delta:+.4f}",
-            t.verdict,
         )
-    method = analysis.bootstrap
     table.caption = (
-        f"uplift [{method.step_level:.2%} bootstrap CI: {method.level:.0%} across the "
-        f"{method.steps} steps, Bonferroni]; cost/pass: change in USD; verdict on the "
-        "composite's interval"
+        "verdict: the permutation test of the mean composites (as the comparisons above), "
+        f"{method.correction} over the {method.steps} pairs at alpha {method.alpha:g}; its "
+        "interval beside it; the uplifts (spec 003: relative change, the median's for the "
+        f"composite) decide nothing, {method.level:.0%} bootstrap intervals; cost/pass: "
+        "change in USD"
     )
     return table
 
@@ -143,6 +158,10 @@ def _variants(analysis: VariantsAnalysis) -> None:
         console.print(_steps_table(f"over {report.baseline}", analysis.over_baseline, analysis))
     if analysis.transitions:
         console.print(_steps_table("step by step", analysis.transitions, analysis))
+    shown = {(t.source, t.target) for t in analysis.over_baseline + analysis.transitions}
+    others = [t for t in analysis.pairs if (t.source, t.target) not in shown]
+    if others:
+        console.print(_steps_table("every other pair", others, analysis))
 
 
 def print_comparison(comparison: CompareReport) -> None:
@@ -176,8 +195,16 @@ def print_comparison(comparison: CompareReport) -> None:
             highlight=False,
         )
     console.print(
-        f"{result.correction} correction at alpha {result.alpha}; bootstrap {result.resamples} "
-        f"resamples, seed {result.seed}; --json for every figure",
+        f"{result.correction} correction at alpha {result.alpha:g} over {result.tests} test(s)"
+        + (
+            " (every pair of variants, as the variant ladder)"
+            if result.family == "all pairs"
+            else ""
+        )
+        + "; each difference's interval is its test inverted at "
+        f"{level_words(result.interval_level)} (it excludes 0 exactly when the test is "
+        "rejected); Cliff's delta: bootstrap, "
+        f"{result.resamples} resamples, seed {result.seed}; --json for every figure",
         highlight=False,
     )
     if comparison.variants is not None:
