@@ -12,25 +12,41 @@ cap it ran with.
 from __future__ import annotations
 
 import os
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
 from typing import Any
 
 from evalq.tasks import tiers
+from evalq.tasks.resources import text_capacity as _text_capacity
 
 DIRECTORY = "BENCH_COMPUTE_DIR"
+
+
+_slot = threading.local()  # when this thread's tier-1 computation got its slot
+
+
+@contextmanager
+def _timed_slot() -> Iterator[None]:
+    with _text_capacity():
+        _slot.started = time.perf_counter()
+        yield
 
 
 def _timed(tier: str, compute: Callable[[Any], Any]) -> Callable[[Any], Any]:
     @wraps(compute)
     def timed(job: Any) -> Any:
         cpu, wall = time.thread_time(), time.perf_counter()
+        _slot.started = None
         try:
             return compute(job)
         finally:
-            cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
+            end = time.perf_counter()
+            wall = end - (_slot.started or wall)  # tier 1: from when it got its slot
+            cpu = time.thread_time() - cpu
             directory = os.environ.get(DIRECTORY)
             if directory:
                 with (Path(directory) / f"{os.getpid()}.tsv").open("a") as out:
@@ -40,9 +56,11 @@ def _timed(tier: str, compute: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 def install() -> None:
-    """Wrap the three compute functions (once per process)."""
+    """Wrap the three compute functions (once per process); tier 1's wall time is counted
+    from when it holds its slot (`text_capacity`): waiting for one is not compute."""
     if getattr(tiers, "_bench_timed", False):
         return
+    tiers.text_capacity = _timed_slot
     tiers.compute_text = _timed("text", tiers.compute_text)
     tiers.compute_judge = _timed("judge", tiers.compute_judge)
     tiers.compute_graph = _timed("graph", tiers.compute_graph)

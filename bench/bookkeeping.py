@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import random
+import re
 import tempfile
 import time
 import uuid
@@ -95,6 +96,17 @@ def submissions(prefix: str, count: int, rng: random.Random) -> list[dict[str, A
             run["output"] = review(rng, len(run["output"].split()), sentences)
         made.append(run)
     return made
+
+
+TASK_LINE = re.compile(r"Task (\S+)\[[^\]]+\] succeeded in ([0-9.e-]+)s")
+
+
+def task_times(log: Path) -> dict[str, list[float]]:
+    """Run time of every succeeded task in a worker log, by task name."""
+    times: dict[str, list[float]] = defaultdict(list)
+    for match in TASK_LINE.finditer(log.read_text(errors="replace")):
+        times[match.group(1)].append(float(match.group(2)))
+    return times
 
 
 def group_cpu_s(pgid: int) -> float:
@@ -208,25 +220,38 @@ def distributed(args: argparse.Namespace, workdir: Path, runs: list[dict[str, An
     try:
         for index, argv in enumerate(WORKERS):
             command = [str(BIN / "evalq"), "worker", *argv, "--include", "_compute_probe"]
+            command += ["--loglevel", "INFO"]
             workers.append(Worker(command, env, workdir / f"worker-{index}.log"))
         for started in workers:
             started.wait_ready()
         run_all(client, submissions("warm", args.warm, random.Random(7)))  # models loaded
         while not queues_empty(url):
             time.sleep(0.2)
+        warm = [task_times(w.log) for w in workers]
         forget(probe)
-        before = sum(group_cpu_s(w.pid) for w in workers)
+        cpu_before = [group_cpu_s(w.pid) for w in workers]
+        before = sum(cpu_before)
         producer_cpu, wall = run_all(client, runs)
         while not queues_empty(url):  # the refreshes and webhooks the run scheduled
             time.sleep(0.2)
         time.sleep(1.0)
-        workers_cpu = sum(group_cpu_s(w.pid) for w in workers) - before
+        after = [group_cpu_s(w.pid) for w in workers]
+        workers_cpu = sum(after) - before
     finally:
         for started in workers:
             started.stop()
         client.app.close()
         flush(DB)
-    return measured(probe, len(runs), producer_cpu + workers_cpu, wall)
+    found = measured(probe, len(runs), producer_cpu + workers_cpu, wall)
+    found["tasks"] = {}
+    for before_run, started in zip(warm, workers, strict=True):
+        for name, times in task_times(started.log).items():
+            found["tasks"][name] = times[len(before_run.get(name, [])) :]
+    found["processes"] = {"producer (intake, merges at intake)": producer_cpu} | {
+        " ".join(argv[1:2]): end - start
+        for argv, start, end in zip(WORKERS, cpu_before, after, strict=True)
+    }
+    return found
 
 
 def embedded(args: argparse.Namespace, workdir: Path, runs: list[dict[str, Any]]) -> dict:
@@ -258,8 +283,14 @@ def report(mode: str, found: dict[str, Any]) -> float:
     figure(f"{mode}: CPU per evaluation", found["cpu"] / count * 1000, "ms")
     figure(f"{mode}: tier compute per evaluation", found["compute"] / count * 1000, "ms")
     figure(f"{mode}: bookkeeping per evaluation", bookkeeping / count * 1000, "ms")
-    figure(f"{mode}: tier 1 mean wall per call", found["text_wall"] * 1000, "ms")
+    figure(f"{mode}: tier 1 mean wall per call (in its slot)", found["text_wall"] * 1000, "ms")
     figure(f"{mode}: tier 1 mean CPU per call", found["text_cpu"] * 1000, "ms")
+    for name, times in sorted(found.get("tasks", {}).items()):
+        if times:
+            mean = sum(times) / len(times) * 1000
+            figure(f"{mode}: {name} task time, mean of {len(times)}", mean, "ms")
+    for name, cpu in found.get("processes", {}).items():
+        figure(f"{mode}: CPU of {name} per evaluation", cpu / count * 1000, "ms")
     share = bookkeeping / found["compute"] if found["compute"] else float("inf")
     figure(f"{mode}: bookkeeping / compute (goal <= 0.2)", share)
     return share
