@@ -2,7 +2,8 @@
 imported by a benchmark that runs tiers in its own process).
 
 Each call of a tier's compute function (`evalq.tasks.tiers.compute_text`, ``compute_judge``,
-``compute_graph``: looked up by the tier tasks and by the intake at call time) appends one line
+``compute_graph``, and the intake's `evalq.service.evaluated.graph_outcome`: each looked up at
+call time) appends one line
 ``<tier> <thread CPU s> <wall s>`` to ``$BENCH_COMPUTE_DIR/<pid>.tsv``. Thread CPU time is the
 calling thread's: tier 1 runs torch with one thread per computation on these machines (the cap of
 `evalq.tasks.resources.text_capacity`), so that is all of its compute; the benchmark prints the
@@ -20,6 +21,7 @@ from functools import wraps
 from pathlib import Path
 from typing import Any
 
+from evalq.service import evaluated
 from evalq.tasks import tiers
 from evalq.tasks.resources import text_capacity as _text_capacity
 
@@ -64,6 +66,7 @@ def install() -> None:
     tiers.compute_text = _timed("text", tiers.compute_text)
     tiers.compute_judge = _timed("judge", tiers.compute_judge)
     tiers.compute_graph = _timed("graph", tiers.compute_graph)
+    evaluated.graph_outcome = _timed("graph", evaluated.graph_outcome)  # at intake
     tiers._bench_timed = True  # type: ignore[attr-defined]
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from celery import Celery
 from sqlalchemy.orm import Session
 
+from evalq.core.applicable import NO_TRACE
 from evalq.core.results import TierOutcome
 from evalq.core.schemas import Tier
 from evalq.core.settings import Settings
@@ -141,13 +142,27 @@ def inline_outcomes(job: Job, remaining: Sequence[Tier]) -> list[TierOutcome]:
     queue, whose tier task retries and records failures as it always does."""
     if not remaining or not INLINE_TIERS.issuperset(remaining):
         return []
-    from evalq.tasks.tiers import compute_graph  # networkx and scipy: only when a trace needs it
-
     try:
-        return [compute_graph(job)]
+        return [graph_outcome(job)]
     except Exception:
         log.warning("graph tier of %s left to a worker", job.submission.id, exc_info=True)
         return []
+
+
+def graph_outcome(job: Job) -> TierOutcome:
+    """Tier 3 as the graph worker computes it (`evalq.tasks.tiers.compute_graph`; a test holds
+    the two equal)."""
+    from evalq.metrics.graph import graph_metrics  # networkx and scipy: only for a trace
+
+    if job.submission.trace is None:
+        return TierOutcome(tier="graph", status="skipped", reason=NO_TRACE)
+    result = graph_metrics(
+        job.submission.trace,
+        job.task,
+        tool_efficiency_weights=job.profile.graph.tool_efficiency_weights,
+        coordination_quality_weights=job.profile.graph.coordination_quality_weights,
+    )
+    return TierOutcome(tier="graph", status="ok", result=result)
 
 
 def settle_at_intake(

@@ -28,6 +28,8 @@ from evalq.store.db import session_scope
 from evalq.workers import bootstrap
 from evalq.workers.embedded import embedded_concurrency
 
+pytestmark = pytest.mark.both_databases  # the module's rule; its tests use SQLite stores
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
