@@ -213,8 +213,10 @@ def announce(app: Celery, recorded: Sequence[Recorded], settings: Settings) -> N
                 countdown=settings.baseline_refresh_debounce_s,
                 queue=ROUTES[REFRESH_TASK]["queue"],
             )
-    except Exception:
-        log.exception("could not announce %d merged submission(s)", len(recorded))
+    except Exception as error:  # one line: the broker being down is not a bug of ours
+        log.warning(
+            "could not announce %d merged submission(s): %s", len(recorded), type(error).__name__
+        )
         from evalq.store.db import session_scope
 
         with session_scope(settings.database_url) as session:
