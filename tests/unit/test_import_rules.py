@@ -83,8 +83,20 @@ RULES: dict[str, tuple[str, ...]] = {
         "celery",
         *ABOVE_READ,
     ),
-    # the application service: every door calls it, it calls no door and no task's code
-    "service": ("evalq.producer", "evalq.tasks", "evalq.ui", "evalq.report", "evalq.metrics"),
+    # the application service: every door calls it, it calls no door and no task's code; of the
+    # metrics only the graph tier's (pure, no torch), which the intake computes for a run with
+    # nothing else to fan out
+    "service": (
+        "evalq.producer",
+        "evalq.tasks",
+        "evalq.ui",
+        "evalq.report",
+        "evalq.metrics.text",
+        "evalq.metrics.semantic",
+        "evalq.metrics.similarity",
+        "evalq.metrics.embedding_cache",
+        "torch",
+    ),
     # Celery's tasks: call the service and the read side, never a door
     "tasks": ("evalq.producer", "evalq.ui", "evalq.report"),
     # the web UI: a reader of read/ and report/ like the API's routes (which mount it, so it

@@ -20,7 +20,7 @@ A run or evaluation stored under an older schema that no longer validates gets a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -158,10 +158,27 @@ def write(
 ) -> None:
     """Store the run's standing (the merge calls this with the evaluation it just saved); a
     ``failed`` evaluation has none."""
-    if evaluation.status == "failed":
-        table.remove(session, submission_ids=[sub_row.id])
-    else:
-        table.upsert(session, [standing_of(context, sub_row, evaluation)])
+    write_all(session, {context.task.id: context}, [(sub_row, evaluation)])
+
+
+def write_all(
+    session: Session,
+    contexts: Mapping[str, TaskContext],
+    runs: Sequence[tuple[SubmissionRow, EvaluationRow]],
+) -> None:
+    """`write` for many runs (each scored in its task's context, ``contexts`` by task id):
+    one upsert for their standings, one delete for the failed ones'."""
+    failed = [sub_row.id for sub_row, evaluation in runs if evaluation.status == "failed"]
+    if failed:
+        table.remove(session, submission_ids=failed)
+    table.upsert(
+        session,
+        [
+            standing_of(contexts[sub_row.task_id], sub_row, evaluation)
+            for sub_row, evaluation in runs
+            if evaluation.status != "failed"
+        ],
+    )
 
 
 def sync(session: Session, context: TaskContext) -> int:

@@ -22,6 +22,7 @@ from evalq.core.monitors import Monitor, MonitorRequest
 from evalq.core.pricing import quote_submission
 from evalq.core.profile import profile_named
 from evalq.core.receivers import check_receiver
+from evalq.core.results import TierOutcome
 from evalq.core.review_decisions import ReviewAction, ReviewDecided, checked_decision
 from evalq.core.schemas import (
     Submission,
@@ -42,11 +43,13 @@ from evalq.core.webhooks import (
 )
 from evalq.read import monitors as watched
 from evalq.read import served
+from evalq.service import evaluated
 from evalq.service.submitted import FINAL_STATUSES, Submitted
 from evalq.store import intake, queries, webhooks
 from evalq.store import labels as label_store
 from evalq.store import traces as trace_store
 from evalq.store.db import session_scope
+from evalq.store.queries import Job
 from evalq.workers.app import make_app
 from evalq.workers.chords import enqueue_many
 from evalq.workers.names import MONITOR_EVENT_TASK, ROUTES
@@ -176,9 +179,16 @@ class Client:
             tasks = intake.tasks_named(session, task_ids={s.task_id for s in parsed})
             known = intake.known_submissions(session, ids={s.id for s in parsed})
             new = intake.new_in_batch(parsed, hashes, tasks=tasks, known=known)
-            runs = self._new_runs(parsed, hashes, new, tasks)
+            runs, settled = self._new_runs(parsed, hashes, new, tasks)
             intake.insert_new(session, runs=runs)
-            pending = {run.submission.id: remaining_tiers(run.skipped) for run in runs}
+            # Nothing to fan out: merged here, in this transaction, with no message at all.
+            recorded = evaluated.settle_at_intake(session, settled)
+            merged = {r.submission_id for r in recorded}
+            pending = {
+                run.submission.id: remaining_tiers([*run.skipped, *run.computed])
+                for run in runs
+                if run.submission.id not in merged
+            }
             unsent = [sid for sid, row in known.items() if row.enqueue_count == 0]
             claimed = intake.claim_unsent(session, ids=unsent) if unsent else []
             attempts = dict.fromkeys([*pending, *claimed], FIRST_ATTEMPT)
@@ -189,6 +199,8 @@ class Client:
             resent = [sid for sid in attempts if sid not in pending]
             if resent:
                 pending |= queries.pending_tiers(session, ids=resent)
+        if recorded:
+            evaluated.announce(self.app, recorded, self.settings)
         self._publish(pending, attempts)
         return [Submitted(s.id, created) for s, created in zip(parsed, new, strict=True)]
 
@@ -198,27 +210,37 @@ class Client:
         hashes: list[str],
         new: list[bool],
         tasks: dict[str, Task],
-    ) -> list[intake.NewSubmission]:
-        """The new items of a batch, priced, with the tiers that cannot apply to them."""
+    ) -> tuple[list[intake.NewSubmission], list[tuple[Job, list[TierOutcome]]]]:
+        """The new items of a batch, priced, with the tiers that cannot apply to them; and those
+        with nothing to fan out (every tier skipped, or computed here:
+        `evaluated.inline_outcomes`), each as its job with every tier outcome, to be merged at
+        intake."""
         profiles = {tid: profile_named(task.profile, self.settings) for tid, task in tasks.items()}
         judge_configured = self.settings.judge_model is not None
-        runs = []
+        runs, settled = [], []
         for submission, digest, created in zip(parsed, hashes, new, strict=True):
             if not created:
                 continue
+            task = tasks[submission.task_id]
             quote = quote_submission(submission, profiles[submission.task_id])
+            cost_usd = None if quote is None else quote.cost_usd
+            priced_by = None if quote is None else quote.source
+            skipped = skipped_tiers(submission, task, judge_configured=judge_configured)
+            job = Job(submission, task, profiles[task.id], cost_usd, priced_by)
+            computed = evaluated.inline_outcomes(job, remaining_tiers(skipped))
+            if not remaining_tiers([*skipped, *computed]):
+                settled.append((job, [*skipped, *computed]))
             runs.append(
                 intake.NewSubmission(
                     submission=submission,
                     content_hash=digest,
-                    cost_usd=None if quote is None else quote.cost_usd,
-                    skipped=skipped_tiers(
-                        submission, tasks[submission.task_id], judge_configured=judge_configured
-                    ),
-                    priced_by=None if quote is None else quote.source,
+                    cost_usd=cost_usd,
+                    skipped=skipped,
+                    priced_by=priced_by,
+                    computed=tuple(computed),
                 )
             )
-        return runs
+        return runs, settled
 
     @staticmethod
     def _resend_unfinished(session: Session, ids: list[str]) -> dict[str, int]:

@@ -48,14 +48,15 @@ class Known:
 
 @dataclass(frozen=True)
 class NewSubmission:
-    """A submission to insert: its content, its price (dollars and the price's source) and the
-    tiers stored as skipped."""
+    """A submission to insert: its content, its price (dollars and the price's source), the
+    tiers stored as skipped and those computed where it was submitted (``computed``)."""
 
     submission: Submission
     content_hash: str
     cost_usd: float | None
     skipped: list[TierOutcome]
     priced_by: PriceSource | None = None
+    computed: tuple[TierOutcome, ...] = ()
 
 
 def _chunks(values: Collection[str]) -> Iterator[list[str]]:
@@ -121,7 +122,7 @@ def new_in_batch(
 
 def insert_new(session: Session, *, runs: Sequence[NewSubmission]) -> None:
     """Insert ``runs`` as queued and claimed for their first enqueue (``enqueue_count`` 1),
-    with their skipped tiers: two multi-row INSERTs, whatever the number of runs.
+    with their skipped and computed tiers: two multi-row INSERTs, whatever the number of runs.
 
     A run whose publish then fails is released by `queries.release_unsent`, as before.
     """
@@ -129,7 +130,9 @@ def insert_new(session: Session, *, runs: Sequence[NewSubmission]) -> None:
         return
     now = utcnow()
     session.execute(insert(SUBMISSIONS), [_submission_values(run, now) for run in runs])
-    tiers = [(run.submission.id, outcome) for run in runs for outcome in run.skipped]
+    tiers = [
+        (run.submission.id, outcome) for run in runs for outcome in (*run.skipped, *run.computed)
+    ]
     if tiers:
         rows = [final_tier_values(sid, outcome, now=now) for sid, outcome in tiers]
         session.execute(insert(TIER_RESULTS), rows)

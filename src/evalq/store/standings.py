@@ -52,13 +52,14 @@ def upsert(session: Session, rows: Sequence[Mapping[str, Any]]) -> None:
         return
     dialect = session.get_bind().dialect.name
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = insert(_TABLE).values(list(rows))
+    statement = insert(_TABLE)  # executed with many rows: compiled once, cached
     columns = [c for c in rows[0] if c != "submission_id"]
     session.execute(
         statement.on_conflict_do_update(
             index_elements=["submission_id"],
             set_={c: statement.excluded[c] for c in columns},
-        )
+        ),
+        list(rows),
     )
 
 

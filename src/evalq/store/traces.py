@@ -8,7 +8,7 @@ changed), and ``traces.submission_id`` is unique. docs/traces.md.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -57,9 +57,16 @@ def store_request(
     defaults: Mapping[str, str],
     max_spans: int,
     owner: str | None = None,
+    rules: Sequence[TraceRule] | None = None,
 ) -> dict[str, Stored]:
     """Store the new spans of each trace of one request (a span already stored is not stored
     again), in a fixed number of statements whatever the number of traces.
+
+    With the tasks' ``rules``, each trace is decided as it arrives: one whose spans so far
+    neither name a task (nor does the request, ``defaults``) nor meet a filter of a rule that
+    samples it (`evalq.traces.rules.may_take`) is kept ``untaken`` from its first spans, so
+    the sweep never reads it; a later span that may be taken opens it again. Without
+    ``rules``, every trace waits for the sweep to decide.
 
     A trace belongs to the API key (``owner``, its name) whose request opened it: spans of it
     from another key are refused with the reason, and that request changes nothing of the
@@ -109,6 +116,11 @@ def store_request(
         if owner is not None and row.owner is None:
             row.owner = owner
         answer[trace_id] = _take(session, row, new, max_spans=max_spans)
+        if rules is not None and answer[trace_id].stored:
+            from evalq.traces.rules import may_take  # with the spans: protobuf is loaded
+
+            named = "task_id" in defaults
+            _decide(row, new, taken=named or any(may_take(rules, span) for span in new))
         if answer[trace_id].stored or answer[trace_id].late:
             late = bool(answer[trace_id].late)
             inserts += [_span_row(trace_id, span, late=late, now=now) for span in new]
@@ -134,7 +146,7 @@ def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans
         return Stored(0, 0, [reason] * len(new))
     if not new:
         return Stored(0, 0, [])
-    late = row.status != "open"
+    late = row.status != "open" and not untaken_at_arrival(row)
     tools = row.tool_spans + sum(span.tool for span in new)
     message = None
     if row.span_count + row.late_spans + len(new) > max_spans:
@@ -166,6 +178,23 @@ def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans
     row.has_root = row.has_root or any(s.parent_id is None for s in new)
     row.end_marked = row.end_marked or any(s.end_marker for s in new)
     return Stored(len(new), 0, [])
+
+
+def untaken_at_arrival(row: TraceRow) -> bool:
+    """Was the trace kept ``untaken`` as its spans arrived (never claimed by a sweep)?"""
+    return row.status == "untaken" and row.claimed_at is None
+
+
+def _decide(row: TraceRow, new: list[IncomingSpan], *, taken: bool) -> None:
+    """Open the trace if ``new`` spans may be taken; keep a new trace none may be ``untaken``.
+
+    A trace that was open before this request stays open (its earlier spans were undecided,
+    or may be taken).
+    """
+    if taken:
+        row.status = "open"
+    elif row.status == "open" and row.span_count == len(new):  # its first spans
+        row.status = "untaken"
 
 
 def _upsert_traces(
@@ -234,7 +263,13 @@ def due_traces(
     ready = (TraceRow.status == "open") & TraceRow.has_root
     ready &= or_(TraceRow.end_marked, TraceRow.last_span_at <= now - quiet)
     stale = (TraceRow.status == "finalising") & (TraceRow.claimed_at <= now - reclaim_after)
-    query = select(TraceRow.trace_id).where(or_(ready, stale)).order_by(TraceRow.last_span_at)
+    # End-marked traces first: the run said it is over, so its submission is not kept waiting
+    # behind traces that are only due because they went quiet.
+    query = (
+        select(TraceRow.trace_id)
+        .where(or_(ready, stale))
+        .order_by(TraceRow.end_marked.desc(), TraceRow.last_span_at)
+    )
     return list(session.scalars(query.limit(limit)))
 
 

@@ -10,10 +10,9 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from evalq.core.schemas import TIERS
 from evalq.core.settings import get_settings
-from evalq.read import served, standings
+from evalq.read import served
 from evalq.read.baseline import current_baseline
-from evalq.read.view import TaskContext
-from evalq.scoring.evaluation import evaluate_submission
+from evalq.service.evaluated import record_evaluation
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.tasks.monitors import check_monitors
@@ -59,46 +58,15 @@ def _merge(self: CeleryTask, submission_id: str) -> dict[str, str]:
             for outcome in map(queries.tier_outcome, rows.values())
             if outcome is not None
         }
-        task = job.task
-        current = current_baseline(session, task_id=task.id, profile=job.profile)
-        result = evaluate_submission(
-            job.submission,
-            task,
-            tiers,
-            current.baseline,
-            job.profile,
-            cost_usd=job.cost_usd,
-            priced_by=job.priced_by,
-        )
-        queries.save_evaluation(
-            session,
-            submission_id=submission_id,
-            task_id=task.id,
-            status=result.status,
-            scores=result.scores,
-            missing_tiers=result.missing,
-            baseline_version=current.version,
-            profile_hash=job.profile.hash,
-        )
-        error = None if result.error is None else result.error.model_dump(mode="json")
-        queries.set_status(session, submission_id=submission_id, status=result.status, error=error)
-        # The board's read model, in the same transaction as the evaluation it is read from.
-        standings.write(
-            session,
-            TaskContext(task, job.profile, current),
-            *queries.evaluations_of(session, submission_ids=[submission_id])[submission_id],
-        )
-        if result.scores.review.flags:
-            # Too good to be true: kept out of the task's baseline until a person accepts it.
-            queries.flag_for_review(session, submission_id=submission_id)
-        schedule = queries.claim_refresh(session, task_id=task.id)
+        current = current_baseline(session, task_id=job.task.id, profile=job.profile)
+        recorded = record_evaluation(session, job, tiers, current)
     # Committed: now the task's webhooks may hear of it (sent, never waited for).
-    send_events(submission_id, task.id, result.status)
-    if schedule:
+    send_events(submission_id, recorded.task_id, recorded.status)
+    if recorded.refresh:
         current_app.send_task(
-            REFRESH_TASK, args=[task.id], countdown=settings.baseline_refresh_debounce_s
+            REFRESH_TASK, args=[recorded.task_id], countdown=settings.baseline_refresh_debounce_s
         )
-    return {"submission_id": submission_id, "status": result.status}
+    return {"submission_id": submission_id, "status": recorded.status}
 
 
 @shared_task(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +37,38 @@ def semantic_scorer(profile: Profile) -> SemanticScorer:
     """The process's BERTScore scorer for the profile's model, loaded on first use."""
     with _lock:  # threads of one worker share one model
         return _scorer(profile.text.model_path, profile.text.max_chunk_tokens)
+
+
+_text_slots: threading.BoundedSemaphore | None = None
+
+
+@contextmanager
+def text_capacity() -> Iterator[None]:
+    """Hold one of this process's tier-1 slots, with torch's threads capped for it.
+
+    Wherever tier 1 runs, the CPUs are shared out the same way (`bootstrap.torch_threads`):
+    a prefork text worker's child runs one computation at a time with its share of the CPUs;
+    a thread-pool worker (the in-process one of `evalq demo`, `evalq submit` and the Python
+    `Client` with no broker) runs at most `bootstrap.pool_children` computations at once, one
+    per CPU by default, each with the same share. Unbounded, every thread ran torch with one
+    OpenMP thread per CPU and tier 1 ran ~9x slower on 2 CPUs.
+
+    torch's cap is per calling thread (OpenMP's), so it is set in the thread about to compute,
+    not only once per process.
+    """
+    global _text_slots
+    slots = bootstrap.pool_children()
+    with _lock:
+        if _text_slots is None:
+            _text_slots = threading.BoundedSemaphore(slots)
+        semaphore = _text_slots
+    with semaphore:
+        import torch
+
+        threads = bootstrap.torch_threads(slots)
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
+        yield
 
 
 _judges: dict[tuple[str, str], Judge | JudgePanel | JudgeCascade | None] = {}
@@ -76,8 +110,6 @@ def _preload_model(**_: Any) -> None:
     """Load the BERTScore model once per prefork child of a text worker, before its first task."""
     if not bootstrap.consumes(TEXT_QUEUE):
         return
-    import torch
-
-    torch.set_num_threads(bootstrap.torch_threads(bootstrap.pool_children()))
-    semantic_scorer(profile_named("default"))
+    with text_capacity():
+        semantic_scorer(profile_named("default"))
     log.info("text worker child: BERTScore model loaded")

@@ -9,7 +9,7 @@ from evalq.core.applicable import NO_JUDGE, NO_REFERENCES, NO_TRACE
 from evalq.core.results import ErrorRecord, TierOutcome
 from evalq.core.settings import Settings, get_settings
 from evalq.store.queries import Job
-from evalq.tasks.resources import judge_for, semantic_scorer
+from evalq.tasks.resources import judge_for, semantic_scorer, text_capacity
 from evalq.tasks.runner import run_tier
 from evalq.workers.app import celery_config
 from evalq.workers.names import TIER_TASKS
@@ -22,14 +22,15 @@ def compute_text(job: Job) -> TierOutcome:
     task, profile = job.task, job.profile
     if not task.reference_outputs:
         return TierOutcome(tier="text", status="skipped", reason=NO_REFERENCES)
-    result = text_result(
-        job.submission.output,
-        task.reference_outputs,
-        job.submission.usage.execution_time,
-        profile=profile.text,
-        semantic=semantic_scorer(profile),
-        context=task.context,
-    )
+    with text_capacity():
+        result = text_result(
+            job.submission.output,
+            task.reference_outputs,
+            job.submission.usage.execution_time,
+            profile=profile.text,
+            semantic=semantic_scorer(profile),
+            context=task.context,
+        )
     return TierOutcome(tier="text", status="ok", result=result)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -36,6 +37,9 @@ class IncomingSpan:
         data: a serialized ``ResourceSpans`` holding the span's resource, scope and the span.
         end_marker: the span carries ``evalq.trace.end`` = true (the run says it is over).
         tool: the span is a tool call (one step of the submission's trace).
+        name, attributes, resource: the span's name, its own attributes and its resource's,
+            for deciding at arrival whether a task can take its trace
+            (`evalq.traces.rules.may_take`).
     """
 
     trace_id: str
@@ -47,6 +51,9 @@ class IncomingSpan:
     end_marker: bool
     data: bytes
     tool: bool = False
+    name: str = ""
+    attributes: Mapping[str, object] = field(default_factory=dict)
+    resource: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass
@@ -118,6 +125,9 @@ def incoming_spans(
                         end_marker=own.get(names.EVALQ_TRACE_END) is True,
                         data=one.SerializeToString(),
                         tool=kind_of_attributes(own) == "tool",
+                        name=span.name,
+                        attributes=own,
+                        resource=resource,
                     )
                 )
     return found

@@ -198,7 +198,9 @@ def celery_config(settings: Settings, *, producer: bool = False) -> dict[str, An
         "task_queues": [Queue(name) for name in QUEUES],
         "task_default_queue": MERGE_QUEUE,
         "worker_send_task_events": True,
-        "task_send_sent_event": True,
+        # The workers' events show every task in Flower; a task-sent event per message is
+        # extra work of the producer's, sent when monitoring asks for its queue and wait.
+        "task_send_sent_event": settings.task_sent_events,
         "beat_schedule": {
             "evalq-recover": {"task": RECOVER_TASK, "schedule": settings.recover_every_s},
             "evalq-finalise-traces": {

@@ -6,6 +6,7 @@ It runs the same tasks and the same chords as distributed workers; only the tran
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,18 +30,34 @@ class _Controller(WorkController):  # type: ignore[misc]
         self.started.set()
 
 
+IO_THREADS = 4
+"""Threads of the in-process worker beyond one per CPU: for the judge's calls, merges and
+webhooks, which wait on I/O while tier 1 holds the CPUs."""
+
+
+def embedded_concurrency(cpus: int | None = None) -> int:
+    """The in-process worker's threads: one per CPU for tier 1 (which takes at most one per
+    CPU at a time, `evalq.tasks.resources.text_capacity`) and `IO_THREADS` for the rest."""
+    return (cpus or os.cpu_count() or 1) + IO_THREADS
+
+
 @contextmanager
 def embedded_worker(
-    app: Celery, *, queues: tuple[str, ...] = QUEUES, concurrency: int = 4, pool: str = "threads"
+    app: Celery,
+    *,
+    queues: tuple[str, ...] = QUEUES,
+    concurrency: int | None = None,
+    pool: str = "threads",
 ) -> Iterator[WorkController]:
-    """Run a worker thread consuming ``queues`` for the duration of the block."""
+    """Run a worker thread consuming ``queues`` for the duration of the block; ``concurrency``
+    defaults to `embedded_concurrency`."""
     app.finalize()
     app.set_current()
     app.set_default()
     worker = _Controller(
         app=app,
         queues=list(queues),
-        concurrency=concurrency,
+        concurrency=concurrency or embedded_concurrency(),
         pool=pool,
         loglevel="WARNING",
         without_heartbeat=True,

@@ -32,7 +32,9 @@ def test_a_submit_with_the_broker_down_is_a_503_that_a_resend_finishes(tmp_path:
         try:
             wait_for_http(f"{url}/healthz", process, timeout=90, what="evalq api", ok=(200, 503))
             with httpx.Client(base_url=url, headers=headers, timeout=30) as http:
-                assert http.put("/v1/tasks/t1", json=TASK).status_code in (200, 201)
+                # reference outputs: tier 1 applies, so the submission needs the broker
+                fans_out = TASK | {"reference_outputs": ["A careful fix."]}
+                assert http.put("/v1/tasks/t1", json=fans_out).status_code in (200, 201)
                 broker.stop()
 
                 down = http.post("/v1/submissions", json=submission("b1"))

@@ -6,16 +6,21 @@ import json
 
 import pytest
 
-from tests.integration.api.conftest import Server, submission
+from tests.integration.api.conftest import TASK, Server, submission
 
 
 def problems(response_json: dict) -> dict[str, str]:
     return {p["field"]: p["rule"] for p in response_json["detail"]}
 
 
+REF_TASK = TASK | {"id": "t-ref", "reference_outputs": ["A careful fix."]}
+"""A task whose runs fan out (tier 1 applies): they wait for a worker."""
+
+
 def test_the_same_submission_twice_is_one_job(api: Server) -> None:
     client = api.client()
-    first = client.post("/v1/submissions", json=submission("idem-1"))
+    assert client.put("/v1/tasks/t-ref", json=REF_TASK).status_code in (200, 201)
+    first = client.post("/v1/submissions", json=submission("idem-1", task_id="t-ref"))
     assert first.status_code == 201
     assert first.json() == {
         "id": "idem-1",
@@ -24,7 +29,7 @@ def test_the_same_submission_twice_is_one_job(api: Server) -> None:
         "url": "/v1/submissions/idem-1",
     }
     before = api.counts()
-    again = client.post("/v1/submissions", json=submission("idem-1"))
+    again = client.post("/v1/submissions", json=submission("idem-1", task_id="t-ref"))
     assert again.status_code == 200 and again.json()["created"] is False
     assert api.counts() == before
     assert client.get("/v1/submissions/idem-1").json()["status"] == "queued"
@@ -32,15 +37,16 @@ def test_the_same_submission_twice_is_one_job(api: Server) -> None:
 
 def test_an_unevaluated_submission_has_no_score_keys(api: Server) -> None:
     client = api.client()
-    assert client.post("/v1/submissions", json=submission("unevaluated-1")).status_code == 201
+    assert client.put("/v1/tasks/t-ref", json=REF_TASK).status_code in (200, 201)
+    sent = client.post("/v1/submissions", json=submission("unevaluated-1", task_id="t-ref"))
+    assert sent.status_code == 201
     skipped = {
-        "text": "the task has no reference outputs",
         "judge": "no judge configured (EVALQ_JUDGE_MODEL unset)",
         "graph": "the submission has no trace",
     }
     assert client.get("/v1/submissions/unevaluated-1").json() == {
         "id": "unevaluated-1",
-        "task_id": "t1",
+        "task_id": "t-ref",
         "status": "queued",
         "error": None,
         "review": None,
@@ -51,6 +57,15 @@ def test_an_unevaluated_submission_has_no_score_keys(api: Server) -> None:
             for tier, reason in skipped.items()
         },
     }
+
+
+def test_a_submission_with_nothing_to_fan_out_is_evaluated_as_it_is_stored(api: Server) -> None:
+    client = api.client()
+    sent = client.post("/v1/submissions", json=submission("at-intake-1"))  # no tier applies
+    assert sent.status_code == 201
+    assert sent.json()["status"] == "done"
+    stored = client.get("/v1/submissions/at-intake-1").json()
+    assert stored["status"] == "done" and stored["evaluated_at"] is not None
 
 
 def test_the_same_id_with_other_content_is_409_naming_it(api: Server) -> None:

@@ -18,6 +18,7 @@ from evalq.producer.cli import app as cli
 from evalq.producer.http import HttpClient
 from evalq.service.client import Client
 from evalq.service.trace_sweep import sweep_traces
+from evalq.store import traces
 from evalq.store.db import session_scope
 from evalq.store.models import SubmissionRow, TraceRow
 from tests.integration.api.conftest import TASK, Server
@@ -124,6 +125,55 @@ def test_a_quarter_sample_takes_about_100_of_400_the_ones_every_process_picks(
     sweep(trace_retention_s=0)
     assert statuses(api, ids) == {"finalised": len(taken)}
     assert statuses(api, other_ids) == {"finalised": 20}
+
+
+def one_span_traces(
+    service: str, count: int, *, salt: str
+) -> tuple[ExportTraceServiceRequest, list[str]]:
+    """``count`` one-span traces of ``service`` naming no task, as an instrumented web server
+    exports its health checks; the request and their trace ids."""
+    body = ExportTraceServiceRequest()
+    resource = body.resource_spans.add()
+    pair = resource.resource.attributes.add(key="service.name")
+    pair.value.string_value = service
+    spans = resource.scope_spans.add().spans
+    ids = []
+    began = int(START.timestamp() * 1e9)
+    for number in range(count):
+        trace_id = hashlib.md5(f"{salt}{number}".encode()).digest()
+        ids.append(trace_id.hex())
+        span = spans.add(trace_id=trace_id, span_id=b"\3" * 8, name="GET /healthz")
+        span.start_time_unix_nano, span.end_time_unix_nano = began, began + 10**6
+    return body, ids
+
+
+def test_a_run_sent_after_a_flood_of_unrelated_traces_is_the_sweeps_only_work(
+    api: Server,
+) -> None:
+    client = api.client()
+    assert client.put("/v1/tasks/flooded", json=TASK | {"id": "flooded"}).status_code in (200, 201)
+    assert client.put("/v1/tasks/flooded/trace-rule", json={"service_name": "reviewer"}).is_success
+    flood, flood_ids = one_span_traces("health", 2000, salt="flood")
+    send(api, flood)
+    # Decided as they arrived: no sweep has run, and none of them is left for one to read.
+    assert statuses(api, flood_ids) == {"untaken": 2000}
+
+    real, [real_id] = runs("reviewer", 1, salt="real")
+    marker = real.resource_spans[0].scope_spans[0].spans[0].attributes.add(key="evalq.trace.end")
+    marker.value.bool_value = True
+    send(api, real)
+    with session_scope(api.db_url) as session:
+        due = traces.due_traces(session, quiet=timedelta(days=1), reclaim_after=timedelta(days=1))
+    assert due == [real_id]  # end-marked: due at once, and the only trace the sweep reads
+
+    # One sweep after its end marker (quiet for an hour would not be reached) makes its run.
+    assert sweep(trace_quiet_s=3600) == [f"otlp-{real_id}"]
+    assert statuses(api, [real_id]) == {"finalised": 1}
+    with session_scope(api.db_url) as session:
+        row = session.get(SubmissionRow, f"otlp-{real_id}")
+        assert row is not None and row.task_id == "flooded"
+        # Nothing to fan out (no references, no judge, a trace): merged as it was submitted.
+        assert row.status == "done"
 
 
 def test_bad_rules_are_refused_at_every_door_and_nothing_is_stored(api: Server) -> None:

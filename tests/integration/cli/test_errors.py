@@ -25,7 +25,9 @@ def evalq(args: list[str], cwd: Path, **settings: str) -> subprocess.CompletedPr
 
 @pytest.fixture
 def files(tmp_path: Path) -> Path:
-    (tmp_path / "tasks.json").write_text(json.dumps([{"id": "t1", "category": "debugging"}]))
+    # reference outputs: the run fans out (tier 1), so submitting it needs the broker
+    task = {"id": "t1", "category": "debugging", "reference_outputs": ["A careful fix."]}
+    (tmp_path / "tasks.json").write_text(json.dumps([task]))
     (tmp_path / "runs.jsonl").write_text(json.dumps(RUN) + "\n")
     return tmp_path
 

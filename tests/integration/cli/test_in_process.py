@@ -17,7 +17,14 @@ from evalq.store.models import SubmissionRow
 from tests.support.processes import EVALQ, process_env
 
 ROOT = Path(__file__).resolve().parents[3]
-TASK = {"id": "t1", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
+# Reference outputs: tier 1 applies, so a run waits for a worker (one with nothing to fan out is
+# evaluated as it is stored, and would leave `evalq recover` nothing to do).
+TASK = {
+    "id": "t1",
+    "category": "debugging",
+    "success_criteria": [{"type": "no_errors"}],
+    "reference_outputs": ["Fixed the parser and added a test."],
+}
 
 
 def run(sid: str) -> dict[str, object]:

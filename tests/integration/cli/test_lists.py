@@ -30,8 +30,10 @@ def store(
     with fresh_database(request.param, tmp_path) as url:
         configure(monkeypatch, database_url=url, broker_url="memory://")
         client = Client()
-        client.put_task({"id": "alpha", "category": "debugging", "kind": "arena"})
-        client.put_task({"id": "beta", "category": "refactoring"})
+        # reference outputs: their runs fan out (tier 1), so they stay queued with no worker
+        fans_out = {"reference_outputs": ["A careful fix."]}
+        client.put_task({"id": "alpha", "category": "debugging", "kind": "arena"} | fans_out)
+        client.put_task({"id": "beta", "category": "refactoring"} | fans_out)
         client.put_task({"id": "empty", "category": "debugging"})
         client.submit_many([run(f"a{i}", "alpha") for i in range(4)] + [run("b0", "beta")])
         with session_scope(url) as session:
@@ -57,7 +59,7 @@ def test_task_list_counts_each_task_s_runs_by_status(store: str) -> None:
     #                 kind       category       queued running done degraded failed
     assert rows == {
         "alpha": ["arena", "debugging", "1", "0", "2", "1", "0"],
-        "beta": ["arena (derived)", "refactoring", "1", "0", "0", "0", "0"],
+        "beta": ["peerread (derived)", "refactoring", "1", "0", "0", "0", "0"],  # references
         "empty": ["arena (derived)", "debugging", "0", "0", "0", "0", "0"],
     }
 

@@ -51,7 +51,8 @@ def monitored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Monitored]:
         private_redis(MONITOR_REDIS_DB) as redis_url,
         pytest.MonkeyPatch.context() as monkeypatch,
     ):
-        settings = pipeline_settings(db_url, redis_url)
+        # Producers send task-sent events (the tasks' queues in Flower); a test below sends none.
+        settings = pipeline_settings(db_url, redis_url, task_sent_events="true")
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         flower_env = evalq_env(**settings, flower_user=USER, flower_password=PASSWORD)
@@ -108,6 +109,25 @@ def test_flower_shows_workers_and_evaluation_tasks_with_their_queues(
         assert task["name"] == name
         assert task["routing_key"] == QUEUE_OF[name], task_id
         assert task["worker"] == next(iter(workers))
+
+
+def test_without_task_sent_events_flower_still_shows_every_task(monitored: Monitored) -> None:
+    quiet = monitored.client.settings.model_copy(update={"task_sent_events": False})
+    client = Client(quiet)
+    assert not client.app.conf.task_send_sent_event
+    client.submit(submission("fl-q"))
+    assert client.wait(["fl-q"], timeout=120) == {"fl-q": "done"}
+    expected = {"fl-q:text:1": TIER_TASKS["text"], "fl-q:graph:1": TIER_TASKS["graph"]}
+    expected["fl-q:merge:1"] = "evalq.merge"
+    tasks: dict[str, Any] = {}
+
+    def all_succeeded() -> bool:
+        tasks.update(get(monitored.url, "/api/tasks?limit=1000").json())
+        return all(tasks.get(tid, {}).get("state") == "SUCCESS" for tid in expected)
+
+    wait_until(all_succeeded, timeout=30, what="Flower to record every task as SUCCESS")
+    client.app.close()
+    assert {tid: tasks[tid]["name"] for tid in expected} == expected
 
 
 def test_flower_requires_auth_and_serves_prometheus_metrics(monitored: Monitored) -> None:

@@ -23,12 +23,20 @@ from evalq.workers.names import QUEUES
 
 pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
 
-TASK = {"id": "t1", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
+# With reference outputs, every run fans out (tier 1): these tests publish chords. A task with
+# nothing to fan out is merged at intake (the last tests).
+TASK = {
+    "id": "t1",
+    "category": "debugging",
+    "success_criteria": [{"type": "no_errors"}],
+    "reference_outputs": ["Fixed the date parser and added a regression test."],
+}
+BARE_TASK = {"id": "bare", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
 STEPS = [{"tool": "read_file", "started_at": 1.0, "ended_at": 1.5, "agent": "aider"}]
 
 
 def run(sid: str, *, trace: bool = True, **changes: Any) -> dict[str, Any]:
-    """A small submission; with a trace its chord runs the graph tier, without one the merge."""
+    """A small submission; its chord runs tier 1, and the graph tier when it has a trace."""
     usage = {"input_tokens": 800, "output_tokens": 200, "tool_calls": 3, "execution_time": 12}
     data = {"id": sid, "task_id": "t1", "tool": "aider", "model": "gpt-4o", "usage": usage}
     if trace:
@@ -84,8 +92,8 @@ def test_a_batch_costs_the_same_statements_as_one_submission(client: Client) -> 
     assert stored(client.url) == {
         f"n{size}-{i}": ("queued", 1) for size in (1, 10, 100) for i in range(size)
     }
-    # one chord message per submission: the graph tier of those with a trace, else the merge
-    assert waiting(client.settings.broker_url or "") == 111
+    # tier 1 of every submission, and the graph tier of those with a trace (56 of 111)
+    assert waiting(client.settings.broker_url or "") == 111 + 56
 
 
 def test_a_batch_publishes_every_chord_with_its_size(client: Client) -> None:
@@ -93,8 +101,8 @@ def test_a_batch_publishes_every_chord_with_its_size(client: Client) -> None:
     broker = redis.Redis.from_url(client.settings.broker_url or "")
     try:
         sizes = [broker.get(key) for key in broker.scan_iter("celery-taskset-meta-*.s")]
-        assert sizes == [b"1"]  # c1's chord has the graph tier; c2 sent its merge alone
-        assert waiting(client.settings.broker_url or "") == 2
+        assert sorted(sizes) == [b"1", b"2"]  # c1's chord: tiers 1 and 3; c2's: tier 1
+        assert waiting(client.settings.broker_url or "") == 3
     finally:
         broker.close()
 
@@ -103,7 +111,7 @@ def test_an_id_twice_in_one_batch_is_stored_once(client: Client) -> None:
     answer = client.submit_many([run("d1"), run("d2"), run("d1")])
     assert answer == [Submitted("d1", True), Submitted("d2", True), Submitted("d1", False)]
     assert stored(client.url) == {"d1": ("queued", 1), "d2": ("queued", 1)}
-    assert waiting(client.settings.broker_url or "") == 2
+    assert waiting(client.settings.broker_url or "") == 4
 
 
 def test_an_id_twice_with_different_content_stores_nothing(client: Client) -> None:
@@ -118,7 +126,7 @@ def test_a_conflicting_id_in_a_batch_stores_none_of_it(client: Client) -> None:
     with pytest.raises(Conflict, match="'f1' exists with different content"):
         client.submit_many([run("f2"), run("f1", output="another run"), run("f3")])
     assert stored(client.url) == {"f1": ("queued", 1)}
-    assert waiting(client.settings.broker_url or "") == 1
+    assert waiting(client.settings.broker_url or "") == 2
 
 
 def test_an_unknown_task_in_a_batch_stores_none_of_it(client: Client) -> None:
@@ -136,19 +144,16 @@ def test_a_known_batch_again_answers_known_and_sends_nothing(client: Client) -> 
     assert [s.created for s in first] == [True, True]
     assert again == [Submitted("h2", False), Submitted("h1", False), Submitted("h3", True)]
     assert stored(client.url) == {f"h{i}": ("queued", 1) for i in (1, 2, 3)}
-    assert waiting(client.settings.broker_url or "") == 3
+    assert waiting(client.settings.broker_url or "") == 5
     with session_scope(client.url) as session:  # skipped tiers stored with the new rows
         skipped = session.execute(
             select(TierResultRow.submission_id, TierResultRow.tier, TierResultRow.status)
         )
         assert sorted(skipped) == [
             ("h1", "judge", "skipped"),
-            ("h1", "text", "skipped"),
             ("h2", "graph", "skipped"),
             ("h2", "judge", "skipped"),
-            ("h2", "text", "skipped"),
             ("h3", "judge", "skipped"),
-            ("h3", "text", "skipped"),
         ]
 
 
@@ -196,3 +201,36 @@ def test_a_batch_reaches_redis_in_as_many_sends_as_one_submission(
     # chord sizes in one pipeline, every task and task-sent event in another; it was 35 and
     # 350 for 10 and 100 (a subscription, a chord size, a task and its event, each sent alone)
     assert counts[100] == counts[10] == counts[1] == 2, (counts, seen[100][:6])
+
+
+def test_a_batch_with_nothing_to_fan_out_is_merged_in_the_same_statements_whatever_its_size(
+    client: Client,
+) -> None:
+    client.put_task(BARE_TASK)  # no references, no judge: a run with a trace has tier 3 alone
+    executed: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        executed.append(statement)
+
+    engine = engine_for(client.url)
+    client.submit_many([run("warm", task_id="bare")])  # the task's refresh claimed once
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        counts = {}
+        for size in (1, 10, 100):
+            executed.clear()
+            batch = [run(f"m{size}-{i}", task_id="bare", trace=i % 2 == 0) for i in range(size)]
+            client.submit_many(batch)
+            counts[size] = len(executed)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert counts[100] == counts[10] == counts[1], counts
+    assert set(stored(client.url).values()) == {("done", 1)}
+    with session_scope(client.url) as session:
+        graph = session.scalars(
+            select(TierResultRow.status).where(
+                TierResultRow.tier == "graph", TierResultRow.submission_id.like("m100-%")
+            )
+        )
+        assert sorted(graph) == ["ok"] * 50 + ["skipped"] * 50
+    assert waiting(client.settings.broker_url or "") == 1  # the task's refresh, nothing else

@@ -24,7 +24,9 @@ from evalq.store.models import SubmissionRow
 
 pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
 
-TASK = {"id": "t1", "category": "debugging"}
+# Reference outputs: tier 1 applies, so a submission needs the broker (one with nothing to fan
+# out is evaluated as it is stored, broker or not: tests/integration/queue/test_skipped_tiers.py).
+TASK = {"id": "t1", "category": "debugging", "reference_outputs": ["A careful fix."]}
 
 
 def run(sid: str) -> dict[str, Any]:
@@ -72,7 +74,7 @@ def test_a_resend_enqueues_what_the_broker_never_got(broker: RedisServer, store:
     broker.start()
     assert [s.created for s in client.submit_many([run("r1"), run("r2")])] == [False, False]
     assert enqueue_counts(store) == {"r1": ("queued", 1), "r2": ("queued", 1)}
-    assert broker.waiting() == 2  # one message each (no tier applies here: the merge alone)
+    assert broker.waiting() == 2  # one message each (tier 1; no trace, no judge)
 
     client.submit(run("r1"))  # sent before: a re-send does not enqueue it again
     assert broker.waiting() == 2

@@ -432,7 +432,9 @@ def test_the_async_client_keeps_the_same_contract(api: Server) -> None:
 def test_the_async_client_waits_for_an_evaluation(api: Server) -> None:
     async def scenario() -> dict[str, str]:
         async with AsyncHttpClient(api.url, api.keys["rw"]) as client:
-            await client.submit(run("async-wait", metadata={"run": "x"}))
+            # reference outputs: tier 1 applies, so the run waits for a worker
+            await client.put_task({"id": "t-ref", "reference_outputs": ["A careful fix."]})
+            await client.submit(run("async-wait", task_id="t-ref", metadata={"run": "x"}))
             if not api.in_process:  # nothing evaluates it before a worker runs
                 with pytest.raises(TimeoutError):
                     await client.wait(["async-wait"], timeout=0.3, poll=0.1)
@@ -526,7 +528,8 @@ def test_a_broker_the_server_cannot_reach_is_broker_unavailable(tmp_path: Path) 
         try:
             wait_for_http(f"{url}/healthz", process, timeout=90, what="evalq api", ok=(200, 503))
             with HttpClient(url, key) as client:
-                client.put_task({"id": "t1"})
+                # reference outputs: tier 1 applies, so the submissions need the broker
+                client.put_task({"id": "t1", "reference_outputs": ["A careful fix."]})
                 broker.stop()
                 with pytest.raises(BrokerUnavailable) as caught:
                     client.submit_many([run("b1"), run("b2")])

@@ -14,7 +14,8 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from evalq.core.errors import InvalidInput
 from evalq.core.trace_rules import TraceRule, TraceRuleOf, parse_trace_rule, sampled
 from evalq.traces.otlp import spans_of
-from evalq.traces.rules import matches, taking_task
+from evalq.traces.rules import matches, may_take, taking_task
+from evalq.traces.spans_in import incoming_spans
 from evalq.traces.tree import SpanTree, trees_of
 from tests.support.otel_runs import two_agent_run
 
@@ -79,3 +80,42 @@ def test_a_bad_rule_names_its_field() -> None:
         parse_trace_rule({"sample_rate": 1.5, "colour": "red"})
     fields = sorted(field for field, _ in caught.value.problems)
     assert fields == ["colour", "sample_rate"]
+
+
+def test_a_trace_a_rule_takes_has_a_span_that_may_be_taken_as_it_arrives() -> None:
+    """`may_take` never leaves out a trace a rule would take: deciding at arrival is safe."""
+    resources = [
+        {"service.name": "reviewer", "deployment": "prod"},
+        {"service.name": "coder"},
+        {"service.name": "health", "deployment": "staging"},
+    ]
+    rules = [
+        TraceRule(),
+        TraceRule(service_name="reviewer"),
+        TraceRule(service_name="reviewer", sample_rate=0.5),
+        TraceRule(span_names=["execute_tool read"]),
+        TraceRule(span_names=["nothing"]),
+        TraceRule(attributes={"deployment": "prod", "gen_ai.tool.name": "write"}),
+        TraceRule(service_name="health", span_names=["GET /healthz"]),
+    ]
+    checked = 0
+    for resource in resources:
+        request = encode_spans(two_agent_run(resource=resource))
+        spans = [s for found in incoming_spans(request).traces.values() for s in found]
+        [run] = trees_of(spans_of(request))
+        for rule in rules:
+            takes = taking_task([TraceRuleOf(task_id="t", rule=rule)], run) is not None
+            arriving = any(may_take([rule], span) for span in spans)
+            assert arriving or not takes, (resource, rule)
+            checked += takes
+    assert checked >= 5  # the check met traces the rules take
+
+
+def test_a_span_of_no_rule_and_no_task_may_not_be_taken() -> None:
+    request = encode_spans(two_agent_run(resource={"service.name": "health"}))
+    spans = [s for found in incoming_spans(request).traces.values() for s in found]
+    assert not any(may_take([TraceRule(service_name="reviewer")], span) for span in spans)
+    assert not any(may_take([], span) for span in spans)
+    assert not any(may_take([TraceRule(sample_rate=0.0)], span) for span in spans)
+    named = encode_spans(two_agent_run(resource={"evalq.task_id": "t"}))
+    assert any(may_take([], s) for found in incoming_spans(named).traces.values() for s in found)

@@ -10,10 +10,12 @@ from evalq.store.queries.baselines import (
 )
 from evalq.store.queries.evaluations import (
     EVALUATED,
+    EvaluationValues,
     board_facts,
     evaluations_of,
     get_evaluation,
     save_evaluation,
+    save_evaluations,
     task_evaluations,
     tasks_evaluations,
 )
@@ -48,6 +50,7 @@ from evalq.store.queries.submissions import (
     mark_running,
     release_unsent,
     set_status,
+    set_statuses,
     status_counts,
 )
 from evalq.store.queries.tasks import (
@@ -76,6 +79,7 @@ __all__ = [
     "EVALUATED",
     "FACT_COLUMNS",
     "FINAL_TIER_STATES",
+    "EvaluationValues",
     "IdleWork",
     "Job",
     "RunningTier",
@@ -117,7 +121,9 @@ __all__ = [
     "running_owners",
     "running_tiers",
     "save_evaluation",
+    "save_evaluations",
     "set_status",
+    "set_statuses",
     "start_tier",
     "status_counts",
     "stuck_submissions",

@@ -5,9 +5,11 @@ Every function takes the session as a keyword argument."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
-from sqlalchemy import select
+from sqlalchemy import Table, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from evalq.core.redact import redact_data
@@ -60,6 +62,54 @@ def save_evaluation(
         values={"submission_id": submission_id, "merge_count": 1, **fields},
         keys=["submission_id"],
         update={**fields, "merge_count": table.c.merge_count + 1},
+    )
+
+
+@dataclass(frozen=True)
+class EvaluationValues:
+    """One evaluation to store with `save_evaluations` (the arguments of `save_evaluation`)."""
+
+    submission_id: str
+    task_id: str
+    status: str
+    scores: EvaluationScores
+    missing_tiers: dict[str, MissingTier]
+    baseline_version: int
+    profile_hash: str
+
+
+def save_evaluations(session: Session, *, evaluations: Sequence[EvaluationValues]) -> None:
+    """`save_evaluation` for many submissions: one upsert, executed with every row."""
+    if not evaluations:
+        return
+    table = cast(Table, EvaluationRow.__table__)
+    now = utcnow()
+    rows = [
+        {
+            "submission_id": one.submission_id,
+            "merge_count": 1,
+            "task_id": one.task_id,
+            "status": one.status,
+            "scores": redact_data(one.scores.model_dump(mode="json")),
+            "missing_tiers": redact_data(
+                {
+                    name: missing.model_dump(mode="json", exclude_none=True)
+                    for name, missing in one.missing_tiers.items()
+                }
+            ),
+            "baseline_version": one.baseline_version,
+            "profile_hash": one.profile_hash,
+            "evaluated_at": now,
+        }
+        for one in evaluations
+    ]
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(table)  # executed with many rows: compiled once, cached
+    replaced: dict[str, Any] = {c: statement.excluded[c] for c in rows[0] if c != "submission_id"}
+    replaced["merge_count"] = table.c.merge_count + 1
+    session.execute(
+        statement.on_conflict_do_update(index_elements=["submission_id"], set_=replaced), rows
     )
 
 

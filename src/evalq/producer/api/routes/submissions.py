@@ -130,11 +130,9 @@ def submit_all(
         results = client.submit_many(submissions)
     except IntegrityError:  # a concurrent request stored the same id first: now it is known
         results = client.submit_many(submissions)
-    known = [r.id for r in results if not r.created]
-    statuses: dict[str, str] = {}
-    if known:  # a new one was stored as queued a moment ago
-        with session_scope(settings.database_url) as session:
-            statuses = queries.status_counts(session, ids=known)
+    # A new one is queued, or already evaluated when it had nothing to fan out.
+    with session_scope(settings.database_url) as session:
+        statuses = queries.status_counts(session, ids=[r.id for r in results])
     accepted = [
         Accepted(
             id=r.id,

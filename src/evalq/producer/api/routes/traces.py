@@ -109,6 +109,7 @@ def export_traces(
             defaults=defaults,
             max_spans=settings.trace_max_spans,
             owner=key.name,
+            rules=[ruled.rule for ruled in stored.all_rules(session)],
         )
     for outcome in stored_by_trace.values():
         reasons += outcome.rejected
