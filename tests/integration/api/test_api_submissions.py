@@ -50,6 +50,7 @@ def test_an_unevaluated_submission_has_no_score_keys(api: Server) -> None:
         "status": "queued",
         "error": None,
         "review": None,
+        "review_decisions": [],
         "metadata": {},
         # tiers that cannot apply are stored as skipped at submit (none is sent to a worker)
         "tiers": {

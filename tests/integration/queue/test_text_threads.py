@@ -1,7 +1,7 @@
 """torch's thread cap holds wherever tier 1 runs: in the in-process worker's threads and in a
 prefork text worker's children.
 
-Each run records, in the thread that ran the text tier, the thread count torch would use next
+Each run records, in the thread that computes the text tier, the thread count torch uses
 (tests/support/thread_probe.py). The in-process test first raises torch's process-wide count
 above the cap, as torch's default of one thread per CPU is on a larger machine: a cap set once
 per process, or only in prefork children, leaves the worker's threads at that count.
@@ -69,7 +69,9 @@ def test_the_in_process_workers_threads_run_tier_1_capped(
 
     cap = bootstrap.torch_threads(bootstrap.pool_children())
     assert cap < raised_torch_threads
-    assert probed(probe) == [(os.getpid(), cap)] * len(ids)
+    records = probed(probe)
+    # every computation in this process ran capped (an earlier test's worker may add some)
+    assert len(records) >= len(ids) and set(records) == {(os.getpid(), cap)}, records
 
 
 def test_the_in_process_worker_has_a_thread_per_cpu_and_some_for_io() -> None:

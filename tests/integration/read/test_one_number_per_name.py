@@ -3,6 +3,7 @@ the task's difficulty factor, where it differs, is named as such beside it."""
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 from tests.support.ui import sign_in
 
@@ -69,7 +70,9 @@ def test_the_board_shows_what_its_kind_answers_with(store: str) -> None:
     assert peer_page.count(f'title="{note}">no judge</span>') == len(noted)  # short per row
 
 
-def test_each_door_names_the_leader_the_board_ranks_first(store: str) -> None:
+def test_each_door_names_the_leader_the_board_ranks_first(
+    store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The tasks page, ``GET /v1/tasks`` and `evalq task list` name the run the board ranks
     first, from the places the refresh stored (one read: `served.task_list`)."""
     from typer.testing import CliRunner
@@ -107,9 +110,10 @@ def test_each_door_names_the_leader_the_board_ranks_first(store: str) -> None:
         assert line.leader is not None
         row = page[page.index(f'<tr data-task="{task_id}"') :].split("</tr>", 1)[0]
         assert f'<a href="/ui/runs/{line.leader.submission_id}">' in row, row
-    listed = CliRunner(env={"EVALQ_DATABASE_URL": store, "COLUMNS": "400"}).invoke(
-        app, ["task", "list"]
-    )
+    from evalq.producer.cli.output import console
+
+    monkeypatch.setattr(console, "width", 1000)  # a cell's text on one line
+    listed = CliRunner(env={"EVALQ_DATABASE_URL": store}).invoke(app, ["task", "list"])
     assert listed.exit_code == 0, listed.output
     for line in lines.values():
         assert line.leader is not None and line.leader.submission_id in listed.output
