@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
 from sqlalchemy import func, select
 from tests.support.pipeline import TASK, Pipeline, submission
+from tests.support.reviews import review_trace
 
 from evalq.store import queries
 from evalq.store.db import session_scope
@@ -122,6 +124,13 @@ def test_a_batch_survives_a_broker_flush_through_recover(
     assert evaluations(p.db_url) == len(ids)
 
 
+def reworded_trace() -> dict[str, Any]:
+    """The review trace with its first step's context worded otherwise."""
+    trace = review_trace()
+    trace["steps"][0]["context"] = "look up"
+    return trace
+
+
 def test_baseline_leaves_its_default_and_ties_rank_1_1_3(
     pipeline: Callable[..., Pipeline],
 ) -> None:
@@ -130,16 +139,18 @@ def test_baseline_leaves_its_default_and_ties_rank_1_1_3(
     p = pipeline()
     runs = {  # a and b are identical in every raw metric: they must tie
         "a": submission("a", tokens=800, tool_calls=3, time=20),
-        # b: the same totals reported as input + output tokens, so b is its own run, not a copy
+        # b: the same totals reported as input + output tokens, and a step's context worded
+        # otherwise, so b is its own run (the same trace would make it a near-copy of a)
         "b": submission("b", tokens=800, tool_calls=3, time=20)
         | {
+            "trace": reworded_trace(),
             "usage": {
                 "input_tokens": 600,
                 "output_tokens": 200,
                 "tool_calls": 3,
                 "execution_time": 20,
                 "cost_usd": 800 / 100_000,
-            }
+            },
         },
         "c": submission("c", tokens=1500, tool_calls=6, time=60),
         "d": submission("d", tokens=3000, tool_calls=9, time=120),
