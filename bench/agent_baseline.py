@@ -1,6 +1,6 @@
 """What weighing each agent once in the Arena baseline changes, on the bundled examples.
 
-Usage: python bench/agent_baseline.py
+Usage: python bench/agent_baseline.py [--scale 1000 10000 100000] [--backend sqlite|postgresql]
 
 Every bundled Arena run is scored with the pure scorers against its task's baseline computed two
 ways: over runs (spec 000, ``arena.baseline = "runs"``) and over agents (``"agents"``: each
@@ -9,13 +9,24 @@ rank and which tasks change first place; then, on one task, how far two attacks 
 baseline's time, cost and token figures in each mode and how many real runs change rank:
 30 slow, costly runs from one agent already on the task, and 12 such runs from 6 throwaway names
 (2 each). Held runs and copies are not left out here (every example run counts): a pure
-recomputation, not the store's boards.
+recomputation, not the store's boards (tests/integration/read/test_agent_baseline_demo.py
+measures the stored boards).
+
+With ``--scale``: the time of one baseline computation in the database (`sql_baseline`) over runs
+and over agents, for a task of each size with 20 agents (its runs inserted directly), median of 5.
 """
 
 from __future__ import annotations
 
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from evalq.core.profile import ArenaProfile, profile_named
 from evalq.core.schemas import Submission, Task
@@ -116,5 +127,71 @@ def main() -> None:
                   + f"; {changed} of {len(real)} real runs change rank")  # fmt: skip
 
 
+def scale(sizes: Sequence[int], backend: str) -> None:
+    from sqlalchemy import insert
+
+    from evalq.core.schemas import Task as TaskSchema
+    from evalq.store import queries
+    from evalq.store.baseline_sql import sql_baseline
+    from evalq.store.db import session_scope
+    from evalq.store.models import SubmissionRow
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from merge_scale import new_database
+
+    arena = profile_named("default").arena
+    modes = {m: arena.model_copy(update={"baseline": m}) for m in ("runs", "agents")}
+    rng = random.Random(1)
+    with tempfile.TemporaryDirectory() as workdir:
+        for size in sizes:
+            url, drop = new_database(backend, Path(workdir), size)
+            try:
+                with session_scope(url) as session:
+                    for task_id in ("t", "other"):
+                        queries.put_task(session, task=TaskSchema(id=task_id, category="debugging"))
+                for start in range(0, size, 10_000):
+                    rows = [
+                        {
+                            "id": f"r{i}", "task_id": "t" if i % 50 else "other",
+                            "content_hash": "0" * 64, "payload": {}, "status": "done",
+                            "tool": f"tool-{i % 20}", "model": "m",
+                            "total_tokens": rng.randint(1_000, 200_000),
+                            "tool_calls": rng.randint(0, 60), "iterations": rng.randint(1, 9),
+                            "execution_time": rng.uniform(1, 900), "cost_usd": rng.uniform(0, 3),
+                        }
+                        for i in range(start, min(size, start + 10_000))
+                    ]  # fmt: skip
+                    with session_scope(url) as session:
+                        session.execute(insert(SubmissionRow), rows)
+                if backend == "postgresql":
+                    from sqlalchemy import text
+
+                    from evalq.store.db import engine_for
+
+                    with engine_for(url).connect() as connection:
+                        connection.execution_options(isolation_level="AUTOCOMMIT")
+                        connection.execute(text("VACUUM ANALYZE"))
+                times = {}
+                for name, profile in modes.items():
+                    taken = []
+                    for _ in range(5):
+                        with session_scope(url) as session:
+                            began = time.perf_counter()
+                            sql_baseline(session, task_id="t", profile=profile)
+                            taken.append(time.perf_counter() - began)
+                    times[name] = statistics.median(taken)
+                print(f"{backend} {size:,} runs: baseline over runs {times['runs'] * 1e3:.1f} ms, "
+                      f"over agents {times['agents'] * 1e3:.1f} ms")  # fmt: skip
+            finally:
+                drop()
+
+
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=int, nargs="*", help="task sizes to time (runs)")
+    parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
+    arguments = parser.parse_args()
+    if arguments.scale:
+        scale(arguments.scale, arguments.backend)
+    else:
+        main()
