@@ -35,9 +35,9 @@ def weigh_agents(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     """The default profile with ``arena.baseline = "agents"`` for the store at ``url``, and every
     Arena task's baseline refreshed under it."""
     text = DEFAULT.read_text()
-    assert "\n[arena]" in text
+    assert text.count('baseline = "runs"') == 1
     path = tmp_path / "agents.toml"
-    path.write_text(text.replace("\n[arena]", '\n[arena]\nbaseline = "agents"', 1))
+    path.write_text(text.replace('baseline = "runs"', 'baseline = "agents"'))
     configure(monkeypatch, database_url=url, profile_path=str(path))
     for task_id in ARENA:
         refresh_baseline(task_id)
