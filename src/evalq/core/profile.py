@@ -362,6 +362,13 @@ class ArenaProfile(Section):
     outlier_token_fraction: Unit = 0.1
     outlier_fast_seconds: Weight = 5.0
     outlier_min_flags: int = Field(default=2, ge=1)
+    baseline: Literal["runs", "agents"] = Field(
+        default="runs",
+        description="What the task's baseline (medians and ranges) weighs: every run, as spec "
+        "000 does (runs), or every agent (tool, model) once, the median of its runs, with agents "
+        "seen on no other task counted together as one when they are a crowd (agents; "
+        "docs/scoring.md).",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> ArenaProfile:
@@ -474,6 +481,8 @@ class Profile(Section):
             del content["judge"]["panel"]
         if content["scylla"]["planned_runs"] is None:
             del content["scylla"]["planned_runs"]
+        if content["arena"]["baseline"] == "runs":
+            del content["arena"]["baseline"]
         return canonical_hash(content)
 
     def price(self, model: str, input_tokens: int, output_tokens: int) -> float | None:

@@ -522,7 +522,9 @@ def board_of(
         duplicate_of=dict(sorted(view.duplicate_of.items())),
         near_copies=dict(sorted(view.near_copies.items())),
         baseline_note=_baseline_note(
-            rule.kind, [(r.submission.tool, r.submission.model) for r in every if not r.held]
+            rule.kind,
+            [(r.submission.tool, r.submission.model) for r in every if not r.held],
+            profile.arena.baseline,
         ),
         total=len(entries),
     )
@@ -611,7 +613,7 @@ def paged(
         include_held=include_held,
         duplicate_of=dict(sorted(copies.items())),
         near_copies=dict(sorted(near.items())),
-        baseline_note=_baseline_note_of(rule.kind, summary.agents),
+        baseline_note=_baseline_note_of(rule.kind, summary.agents, context.profile.arena.baseline),
         total=summary.ranked + summary.held,
         offset=offset,
         limit=limit,
@@ -938,18 +940,24 @@ def _problem_entry(
     )
 
 
-def _baseline_note_of(kind: str, agents: Mapping[tuple[str, str], int]) -> str | None:
+def _baseline_note_of(
+    kind: str, agents: Mapping[tuple[str, str], int], weighs: str = "runs"
+) -> str | None:
     """`_baseline_note` from the number of counted runs of each ``(tool, model)``."""
-    if kind != "arena":
+    if kind != "arena" or weighs == "agents":
         return None
     dominance = dominant_of(agents)
     return None if dominance is None else dominance.note()
 
 
-def _baseline_note(kind: str, counted: Sequence[tuple[str, str]]) -> str | None:
+def _baseline_note(
+    kind: str, counted: Sequence[tuple[str, str]], weighs: str = "runs"
+) -> str | None:
     """`evalq.scoring.review.dominant_agent` over the ``(tool, model)`` of the runs the task's
-    baseline counts (copies and held runs left out, whatever the board's filters)."""
-    if kind != "arena":
+    baseline counts (copies and held runs left out, whatever the board's filters). None when
+    the baseline weighs each agent once (``arena.baseline = "agents"``): no agent's volume
+    moves it."""
+    if kind != "arena" or weighs == "agents":
         return None
     dominance = dominant_agent(counted)
     return None if dominance is None else dominance.note()

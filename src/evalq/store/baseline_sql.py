@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func, select
+from sqlalchemy import ColumnElement, and_, func, or_, select, tuple_
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from evalq.core.profile import ArenaProfile, profile_named
 from evalq.core.settings import Settings
 from evalq.scoring.arena import Baseline, compute_baseline
+from evalq.scoring.arena.baseline import Agent, agent_values, baseline_from_values
 from evalq.store import queries
 from evalq.store.models import SubmissionRow
 from evalq.store.queries import EVALUATED
@@ -32,6 +33,9 @@ from evalq.store.ranks import Ranks
 from evalq.store.review_sql import settle_reviews
 
 _Column = InstrumentedAttribute[Any]
+
+CHUNK = 500
+"""Agents asked for in one IN (...) (SQLite's limit on bound parameters)."""
 
 
 def sql_baseline(
@@ -71,6 +75,8 @@ def sql_baseline(
     if count < profile.min_submissions:
         default = compute_baseline([], profile, last_updated=last_updated)
         return default.model_copy(update={"submission_count": count})
+    if profile.baseline == "agents":
+        return _agent_baseline(session, task_id, evaluated, count, profile, last_updated)
     tokens = Ranks(session, SubmissionRow.total_tokens, evaluated, count)
     calls = Ranks(session, SubmissionRow.tool_calls, evaluated, count)
     iterations = Ranks(session, SubmissionRow.iterations, evaluated, count)
@@ -104,6 +110,85 @@ def sql_baseline(
                 f"max_{name}": ranks.last(),
             }
     return Baseline(**data)
+
+
+def _agent_baseline(
+    session: Session,
+    task_id: str,
+    evaluated: ColumnElement[bool],
+    count: int,
+    profile: ArenaProfile,
+    last_updated: str | None,
+) -> Baseline:
+    """`compute_baseline` with ``profile.baseline == "agents"``: each figure's per-agent medians
+    computed in the database (`agent_medians`, one row per agent), the agents seen on no other
+    task found (`new_agents`), and the baseline read over those values (`agent_values`)."""
+    s = SubmissionRow
+    figures = {
+        "tokens": (s.total_tokens, evaluated),
+        "calls": (s.tool_calls, evaluated),
+        "iterations": (s.iterations, evaluated),
+        "times": (s.execution_time, and_(evaluated, _measured(s.execution_time))),
+        "costs": (s.cost_usd, and_(evaluated, _measured(s.cost_usd))),
+    }
+    medians = {name: agent_medians(session, c, where) for name, (c, where) in figures.items()}
+    agents = set(medians["tokens"])  # every counted run has tokens: every agent
+    new = new_agents(session, task_id=task_id, agents=agents) if len(agents) > 1 else set()
+    values = {name: agent_values(found, new) for name, found in medians.items()}
+    return baseline_from_values(count, **values, profile=profile, last_updated=last_updated)
+
+
+def agent_medians(
+    session: Session, column: _Column, where: ColumnElement[bool]
+) -> dict[Agent, float]:
+    """``statistics.median`` of ``column`` over each agent's (tool, model) rows matching
+    ``where``, computed in the database: each row's rank within its agent (a window function),
+    then the mean of the one or two middle ranks. One row per agent comes back, not one per run."""
+    s = SubmissionRow
+    agent = (s.tool, s.model)
+    ranked = (
+        select(
+            s.tool,
+            s.model,
+            column.label("value"),
+            func.row_number().over(partition_by=agent, order_by=column).label("rank"),
+            func.count().over(partition_by=agent).label("size"),
+        )
+        .where(where)
+        .subquery()
+    )
+    # 1-based middle ranks: (size + 1) // 2 and (size + 2) // 2, one rank when size is odd.
+    middle = or_(
+        ranked.c.rank == (ranked.c.size + 1) // 2, ranked.c.rank == (ranked.c.size + 2) // 2
+    )
+    rows = session.execute(
+        select(ranked.c.tool, ranked.c.model, func.min(ranked.c.value), func.max(ranked.c.value))
+        .where(middle)
+        .group_by(ranked.c.tool, ranked.c.model)
+    ).all()
+    # The two middle values' mean as statistics.median computes it, (low + high) / 2.
+    return {(tool, model): (float(low) + float(high)) / 2 for tool, model, low, high in rows}
+
+
+def new_agents(session: Session, *, task_id: str, agents: set[Agent]) -> set[Agent]:
+    """The ``agents`` with no evaluated run on another task (as `evalq.read.flood` counts them),
+    asked `CHUNK` agents at a time."""
+    s, wanted = SubmissionRow, sorted(agents)
+    seen: set[Agent] = set()
+    for start in range(0, len(wanted), CHUNK):
+        seen.update(
+            (tool, model)
+            for tool, model in session.execute(
+                select(s.tool, s.model)
+                .where(
+                    s.status.in_(EVALUATED),
+                    s.task_id != task_id,
+                    tuple_(s.tool, s.model).in_(wanted[start : start + CHUNK]),
+                )
+                .distinct()
+            )
+        )
+    return agents - seen
 
 
 def _measured(column: _Column) -> ColumnElement[bool]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -76,8 +77,21 @@ class Baseline(BaseModel):
         return self
 
 
+Agent = tuple[str, str]
+"""An agent: (tool, model)."""
+
+AGENT_CROWD = 3
+"""Agents seen on no other task count together as one agent in an agent-weighted baseline when
+they are at least this many (and some agent is not new): the crowd the board names
+(`evalq.read.flood.FLOOD_MIN_AGENTS`)."""
+
+
 def compute_baseline(
-    runs: Sequence[ArenaRun], profile: ArenaProfile, *, last_updated: str | None = None
+    runs: Sequence[ArenaRun],
+    profile: ArenaProfile,
+    *,
+    last_updated: str | None = None,
+    new_agents: AbstractSet[Agent] = frozenset(),
 ) -> Baseline:
     """Baseline of one task from its runs.
 
@@ -87,29 +101,77 @@ def compute_baseline(
     back to the defaults when none did. Quartiles are ``statistics.quantiles(n=4)`` with its
     default ``method="exclusive"`` (the spec's call); with a single run both are that run's value.
 
+    With ``profile.baseline == "agents"`` each figure is read over the agents instead of the
+    runs: every agent (tool, model) that measured it contributes one value, the median of its
+    runs' values (`agent_values`), so medians, quartiles and ranges weigh each agent once.
+
     Args:
         runs: the task's runs (all with the same ``task_id``).
         profile: the Arena profile section.
         last_updated: timestamp to record (ISO 8601); the caller supplies it, keeping this pure.
+        new_agents: the agents seen on no other task (read only in the agent-weighted baseline).
 
     Raises:
         InvalidInput: the runs belong to more than one task.
     """
     if len({run.task_id for run in runs}) > 1:
         raise InvalidInput([("runs", "a baseline is computed from the runs of one task")])
-    defaults = profile.default_baseline
     count = len(runs)
-    times = [t for t in (run.measured_time for run in runs) if t is not None]
-    costs = [c for c in (run.measured_cost for run in runs) if c is not None]
     if count < profile.min_submissions:
-        tokens: list[float] = []
-        calls: list[float] = []
-        iterations: list[float] = []
-        times, costs = [], []
-    else:
-        tokens = [float(run.total_tokens) for run in runs]
-        calls = [float(run.tool_calls) for run in runs]
-        iterations = [float(run.iterations) for run in runs]
+        return baseline_from_values(count, [], [], [], [], [], profile, last_updated)
+
+    def values(figure: Callable[[ArenaRun], float | None]) -> list[float]:
+        measured = [(run, figure(run)) for run in runs]
+        found = [(run, float(v)) for run, v in measured if v is not None]
+        if profile.baseline == "runs":
+            return [v for _, v in found]
+        by_agent: dict[Agent, list[float]] = {}
+        for run, value in found:
+            by_agent.setdefault((run.tool, run.model), []).append(value)
+        medians = {agent: float(statistics.median(v)) for agent, v in by_agent.items()}
+        return agent_values(medians, new_agents)
+
+    return baseline_from_values(
+        count,
+        values(lambda run: run.total_tokens),
+        values(lambda run: run.tool_calls),
+        values(lambda run: run.iterations),
+        values(lambda run: run.measured_time),
+        values(lambda run: run.measured_cost),
+        profile,
+        last_updated,
+    )
+
+
+def agent_values(medians: Mapping[Agent, float], new_agents: AbstractSet[Agent]) -> list[float]:
+    """The values an agent-weighted baseline reads for one figure: each agent's median once,
+    except that the agents in ``new_agents``, when they are at least `AGENT_CROWD` and some other
+    agent measured the figure, count together as one agent at the median of their medians.
+
+    So one agent's runs, however many, move a median or a range by at most one agent's place,
+    and so does a crowd of names seen on no other task."""
+    crowd = [value for agent, value in medians.items() if agent in new_agents]
+    others = [value for agent, value in medians.items() if agent not in new_agents]
+    if len(crowd) >= AGENT_CROWD and others:
+        return [*others, float(statistics.median(crowd))]
+    return list(medians.values())
+
+
+def baseline_from_values(
+    count: int,
+    tokens: Sequence[float],
+    calls: Sequence[float],
+    iterations: Sequence[float],
+    times: Sequence[float],
+    costs: Sequence[float],
+    profile: ArenaProfile,
+    last_updated: str | None,
+) -> Baseline:
+    """The baseline of ``count`` runs from the values each figure is read over (runs' values, or
+    agents' medians); with fewer than ``profile.min_submissions`` runs, the defaults."""
+    defaults = profile.default_baseline
+    if count < profile.min_submissions:
+        tokens, calls, iterations, times, costs = [], [], [], [], []
     q25, q75 = _quartiles(tokens)
     return Baseline(
         submission_count=count,
