@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from statistics import median
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
 from pydantic import Field
 
 from evalq.core.profile import SuiteProfile
@@ -30,7 +32,11 @@ from evalq.core.schemas import ScenarioResult
 from evalq.read.reply import Reply
 from evalq.scoring.kinds import KindRule, RankedValues, sort_key
 from evalq.scoring.suite.aggregate import ScenarioFacts, scenario_facts
-from evalq.scoring.suite.resample import resampled_final_score
+from evalq.scoring.suite.resample import (
+    batchable,
+    resampled_final_score,
+    resampled_final_scores,
+)
 from evalq.stats.rank_interval import Key, RankedRow, rank_intervals
 from evalq.stats.rank_interval import RankUncertainty as DrawnRanks
 
@@ -133,9 +139,25 @@ def suite_uncertainty(
             final = resampled_final_score(sample, profile)
             return sort_key(rule, dataclasses.replace(ranked, suite_final_score=final))
 
+        def batch(drawn: npt.NDArray[np.intp]) -> list[Key]:
+            keys: dict[float | None, Key] = {}
+            finals = resampled_final_scores(units, profile, drawn)
+            for final in finals:
+                if final not in keys:
+                    keys[final] = sort_key(
+                        rule, dataclasses.replace(ranked, suite_final_score=final)
+                    )
+            return [keys[final] for final in finals]
+
         kept = sorted(ran, key=lambda s: s.id) if ranked.suite_passed is not None else []
         units = [scenario_facts(s, profile) for s in kept]
-        return RankedRow(sort_key(rule, ranked), units, key, tuple(s.id for s in kept))
+        return RankedRow(
+            sort_key(rule, ranked),
+            units,
+            key,
+            tuple(s.id for s in kept),
+            batch if batchable(units, profile) else None,
+        )
 
     rows = [row(v, s) for v, s in zip(values, scenarios, strict=True)]
     return rank_intervals(rows, unit="scenario", level=level)
