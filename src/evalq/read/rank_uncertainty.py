@@ -19,7 +19,7 @@ The method is `evalq.stats.rank_interval`'s; this module decides the units:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import median
 from typing import Literal
 
@@ -178,5 +178,36 @@ def variant_uncertainty(
         composites: each variant's runs' composites (None for a run without one).
         level: the intervals' level.
     """
-    rows = [RankedRow(variant_key(runs), runs, variant_key) for runs in composites]
+    rows = [
+        RankedRow(
+            variant_key(runs),
+            runs,
+            variant_key,
+            batch=None if any(c is None for c in runs) else _medians_of(runs),
+        )
+        for runs in composites
+    ]
     return rank_intervals(rows, unit="run", level=level)
+
+
+def _medians_of(runs: Sequence[float | None]) -> Callable[[npt.NDArray[np.intp]], list[Key]]:
+    """`variant_key` of many resamples of ``runs`` (all present) at once: each resample's
+    median as `statistics.median` takes it (the middle value, or the two middle values' sum
+    halved), rounded as `variant_key` rounds it."""
+    values = np.asarray(runs, dtype=np.float64)
+
+    def keys(drawn: npt.NDArray[np.intp]) -> list[Key]:
+        ordered = np.sort(values[drawn], axis=1)
+        half = ordered.shape[1] // 2
+        if ordered.shape[1] % 2:
+            medians = ordered[:, half]
+        else:
+            medians = (ordered[:, half - 1] + ordered[:, half]) / 2
+        rounded: dict[float, Key] = {}
+        found = medians.tolist()
+        for value in found:
+            if value not in rounded:
+                rounded[value] = (-round(value, 4),)
+        return [rounded[value] for value in found]
+
+    return keys
