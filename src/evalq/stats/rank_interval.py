@@ -273,21 +273,33 @@ def _positions(
     rows: Sequence[RankedRow[U]], groups: list[list[int]], resamples: int, rng: random.Random
 ) -> list[npt.NDArray[np.intp]]:
     """Each group's drawn positions, one row per resample: the stream of ``rng.random()``
-    taken resample by resample, group by group, ``floor(u * size)`` as `random.choices` has it."""
+    (`uniforms`) taken resample by resample, group by group, ``floor(u * size)`` as
+    `random.choices` has it."""
     sizes = [len(rows[members[0]].units) for members in groups]
     width = sum(sizes)
     if not width:
         return []
-    draw = rng.random
-    stream = np.fromiter(
-        (draw() for _ in range(resamples * width)), dtype=np.float64, count=resamples * width
-    ).reshape(resamples, width)
+    stream = uniforms(rng, resamples * width).reshape(resamples, width)
     drawn = []
     start = 0
     for size in sizes:
         drawn.append(np.floor(stream[:, start : start + size] * float(size)).astype(np.intp))
         start += size
     return drawn
+
+
+def uniforms(rng: random.Random, count: int) -> npt.NDArray[np.float64]:
+    """The next ``count`` values of ``rng.random()``, at once, and ``rng`` left where those
+    calls leave it. CPython's ``random()`` takes two 32-bit outputs of the Mersenne Twister,
+    ``a`` and ``b``, and returns ``(a >> 5) * 2**26 + (b >> 6)`` over ``2**53`` (exact in a
+    double); ``getrandbits(64 * count)`` returns the same outputs, in order, as little-endian
+    32-bit words."""
+    if count == 0:
+        return np.zeros(0)
+    words = np.frombuffer(rng.getrandbits(64 * count).to_bytes(8 * count, "little"), "<u4")
+    high = (words[0::2] >> 5).astype(np.float64)
+    low = (words[1::2] >> 6).astype(np.float64)
+    return (high * 67108864.0 + low) * (1.0 / 9007199254740992.0)
 
 
 def _competition_ranks(keys: Sequence[Sequence[Key]], resamples: int) -> npt.NDArray[np.int64]:

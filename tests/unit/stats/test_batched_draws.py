@@ -11,6 +11,7 @@ import pytest
 from evalq.read.rank_uncertainty import _medians_of, variant_key
 from evalq.stats.bootstrap import quantile
 from evalq.stats.comparison import _cliffs_delta, cliffs_delta, expanded_tail
+from evalq.stats.rank_interval import uniforms
 
 
 def reference_cliffs_delta(
@@ -59,3 +60,13 @@ def test_variant_median_keys_in_batches_equal_variant_key(size: int) -> None:
     drawn = np.asarray([[rng.randrange(size) for _ in range(size)] for _ in range(500)])
     expected = [variant_key([runs[p] for p in row]) for row in drawn.tolist()]
     assert _medians_of(runs)(drawn) == expected
+
+
+@pytest.mark.parametrize("seed", [0, 1, 12345])
+def test_uniforms_are_the_next_random_calls_and_leave_the_generator_where_they_would(
+    seed: int,
+) -> None:
+    ours, theirs = random.Random(seed), random.Random(seed)
+    for count in (1, 7, 1000, 0, 33):
+        assert uniforms(ours, count).tolist() == [theirs.random() for _ in range(count)]
+    assert ours.getstate() == theirs.getstate()
