@@ -407,13 +407,21 @@ def cliffs_delta(
     high = np.searchsorted(ordered, xs, side="right")  # y values at most each x
     n, m = len(xs), len(ys)
     rng = np.random.default_rng(seed)
-    # the draws one resample at a time, as the generator's stream has them; the counting of
-    # every resample at once (integers throughout: the same values as one at a time)
-    x_picks = np.empty((resamples, n), dtype=np.int64)
-    y_picks = x_picks if paired else np.empty((resamples, m), dtype=np.int64)
-    for r in range(resamples):
-        x_picks[r] = rng.integers(0, n, size=n)
-        if not paired:
+    # The draws as one resample at a time takes them (x's n, then y's m, resample after
+    # resample). Draws of one bound are one stream however they are split into calls, so
+    # with one bound (paired, or n == m) they are taken in one call; otherwise one call per
+    # resample and sample. The counting is done for every resample at once (integers
+    # throughout: the same values as one at a time).
+    if paired:
+        x_picks = y_picks = rng.integers(0, n, size=(resamples, n))
+    elif n == m:
+        both = rng.integers(0, n, size=(resamples, 2 * n))
+        x_picks, y_picks = both[:, :n], both[:, n:]
+    else:
+        x_picks = np.empty((resamples, n), dtype=np.int64)
+        y_picks = np.empty((resamples, m), dtype=np.int64)
+        for r in range(resamples):
+            x_picks[r] = rng.integers(0, n, size=n)
             y_picks[r] = rng.integers(0, m, size=m)
     x_weights = _counts(x_picks, n)
     y_weights = x_weights if paired else _counts(y_picks, m)

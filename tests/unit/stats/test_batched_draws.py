@@ -70,3 +70,13 @@ def test_uniforms_are_the_next_random_calls_and_leave_the_generator_where_they_w
     for count in (1, 7, 1000, 0, 33):
         assert uniforms(ours, count).tolist() == [theirs.random() for _ in range(count)]
     assert ours.getstate() == theirs.getstate()
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 10, 17])
+def test_draws_of_one_bound_are_one_stream_however_they_are_split_into_calls(size: int) -> None:
+    """What taking a board's bootstrap draws in one call rests on (`cliffs_delta`)."""
+    one, many = np.random.default_rng(size), np.random.default_rng(size)
+    at_once = one.integers(0, size, size=(300, 2 * size))
+    by_call = np.stack([many.integers(0, size, size=size) for _ in range(600)]).reshape(300, -1)
+    assert (at_once == by_call).all()
+    assert one.bit_generator.state == many.bit_generator.state
