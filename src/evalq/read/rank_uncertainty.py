@@ -97,9 +97,9 @@ def method_of(kind: str, uncertainty: DrawnRanks | None, level: float) -> RankUn
 
 SUITE_INTERVAL_MAX_ENTRIES = 20
 """Most ranked entries a suite board draws rank intervals for. Each resample recomputes every
-entry's final score from its scenarios (about 0.2 ms), 1,000 times per entry and 10,000 more
-when an edge is undecided: about 2 s per entry, so 20 entries cost up to ~45 s of the refresh
-that draws them (docs/scoring.md, "Rank uncertainty")."""
+entry's final score from its scenarios, 1,000 times per entry and 10,000 more when an edge is
+undecided; in batches (`resampled_final_scores`) 20 entries of 20 scenarios cost ~2 s of the
+refresh that draws them (docs/scoring.md, "Rank uncertainty")."""
 
 
 def too_many_entries(count: int) -> str:
