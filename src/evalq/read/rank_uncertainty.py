@@ -30,7 +30,7 @@ from pydantic import Field
 from evalq.core.profile import SuiteProfile
 from evalq.core.schemas import ScenarioResult
 from evalq.read.reply import Reply
-from evalq.scoring.kinds import KindRule, RankedValues, sort_key
+from evalq.scoring.kinds import SORT_DIGITS, KindRule, RankedValues, sort_key
 from evalq.scoring.suite.aggregate import ScenarioFacts, scenario_facts
 from evalq.scoring.suite.resample import (
     batchable,
@@ -140,14 +140,19 @@ def suite_uncertainty(
             return sort_key(rule, dataclasses.replace(ranked, suite_final_score=final))
 
         def batch(drawn: npt.NDArray[np.intp]) -> list[Key]:
+            # a key depends on a final score only through its rounding (`SORT_DIGITS`), and
+            # rounding the rounded value changes nothing: one key per rounded value
             keys: dict[float | None, Key] = {}
-            finals = resampled_final_scores(units, profile, drawn)
-            for final in finals:
-                if final not in keys:
-                    keys[final] = sort_key(
-                        rule, dataclasses.replace(ranked, suite_final_score=final)
+            shown = [
+                None if final is None else round(final, SORT_DIGITS)
+                for final in resampled_final_scores(units, profile, drawn)
+            ]
+            for value in shown:
+                if value not in keys:
+                    keys[value] = sort_key(
+                        rule, dataclasses.replace(ranked, suite_final_score=value)
                     )
-            return [keys[final] for final in finals]
+            return [keys[value] for value in shown]
 
         kept = sorted(ran, key=lambda s: s.id) if ranked.suite_passed is not None else []
         units = [scenario_facts(s, profile) for s in kept]

@@ -145,3 +145,54 @@ def test_suite_intervals_equal_the_draw_loop_before_batching(seed: int) -> None:
         unbatched = [RankedRow(r.observed, r.units, r.key, r.pairing) for r in rows]
         again = rank_intervals(unbatched, resamples=resamples, seed=seed, escalate=False)
         assert again == drawn
+
+
+def test_a_suite_board_s_intervals_are_those_of_its_rows_drawn_one_resample_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`suite_uncertainty` as shipped (batched keys) against the same rows without `batch`."""
+    from evalq.core.schemas import ScenarioResult
+    from evalq.read import rank_uncertainty
+    from evalq.stats import rank_interval
+
+    rng = random.Random(7)
+    behaviours = ["a", "b", "c"]
+
+    def run(count: int) -> list[ScenarioResult]:
+        return [
+            ScenarioResult.model_validate(
+                {
+                    "id": f"S{i}",
+                    "category": rng.choice(CATEGORIES),
+                    "expected_behaviors": behaviours,
+                    "observed_behaviors": rng.sample(behaviours, rng.randint(0, 3)),
+                    "latency_ms": rng.uniform(10, 9000),
+                }
+            )
+            for i in range(count)
+        ]
+
+    scenarios = [run(8) for _ in range(4)] + [run(5), run(1)]
+    values = [
+        RankedValues(partial=False, arena_unadjusted=0.0, suite_passed=rng.random() < 0.8)
+        for _ in scenarios
+    ]
+    rule, profile = KINDS["suite"], SuiteProfile()
+    batched = rank_uncertainty.suite_uncertainty(rule, values, scenarios, profile, level=0.95)
+
+    drawn_rows: list[list[RankedRow[ScenarioFacts]]] = []
+    shipped = rank_interval.rank_intervals
+
+    def unbatched(rows, **kwargs):  # type: ignore[no-untyped-def]
+        assert all(r.batch is not None for r in rows if r.units)  # as shipped: batched
+        plain = [RankedRow(r.observed, r.units, r.key, r.pairing) for r in rows]
+        drawn_rows.append(plain)
+        return shipped(plain, **kwargs)
+
+    monkeypatch.setattr(rank_uncertainty, "rank_intervals", unbatched)
+    one_at_a_time = rank_uncertainty.suite_uncertainty(rule, values, scenarios, profile, level=0.95)
+    assert batched == one_at_a_time
+    assert any(r.interval is not None for r in batched.rows)
+    assert reference_draw(drawn_rows[0], batched.resamples, 0, 0.95) == [
+        r.interval for r in batched.rows
+    ]
