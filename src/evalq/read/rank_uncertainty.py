@@ -19,18 +19,24 @@ The method is `evalq.stats.rank_interval`'s; this module decides the units:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import median
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
 from pydantic import Field
 
 from evalq.core.profile import SuiteProfile
 from evalq.core.schemas import ScenarioResult
 from evalq.read.reply import Reply
-from evalq.scoring.kinds import KindRule, RankedValues, sort_key
+from evalq.scoring.kinds import SORT_DIGITS, KindRule, RankedValues, sort_key
 from evalq.scoring.suite.aggregate import ScenarioFacts, scenario_facts
-from evalq.scoring.suite.resample import resampled_final_score
+from evalq.scoring.suite.resample import (
+    batchable,
+    resampled_final_score,
+    resampled_final_scores,
+)
 from evalq.stats.rank_interval import Key, RankedRow, rank_intervals
 from evalq.stats.rank_interval import RankUncertainty as DrawnRanks
 
@@ -91,9 +97,9 @@ def method_of(kind: str, uncertainty: DrawnRanks | None, level: float) -> RankUn
 
 SUITE_INTERVAL_MAX_ENTRIES = 20
 """Most ranked entries a suite board draws rank intervals for. Each resample recomputes every
-entry's final score from its scenarios (about 0.2 ms), 1,000 times per entry and 10,000 more
-when an edge is undecided: about 2 s per entry, so 20 entries cost up to ~45 s of the refresh
-that draws them (docs/scoring.md, "Rank uncertainty")."""
+entry's final score from its scenarios, 1,000 times per entry and 10,000 more when an edge is
+undecided; in batches (`resampled_final_scores`) 20 entries of 20 scenarios cost ~2 s of the
+refresh that draws them (docs/scoring.md, "Rank uncertainty")."""
 
 
 def too_many_entries(count: int) -> str:
@@ -133,9 +139,30 @@ def suite_uncertainty(
             final = resampled_final_score(sample, profile)
             return sort_key(rule, dataclasses.replace(ranked, suite_final_score=final))
 
+        def batch(drawn: npt.NDArray[np.intp]) -> list[Key]:
+            # a key depends on a final score only through its rounding (`SORT_DIGITS`), and
+            # rounding the rounded value changes nothing: one key per rounded value
+            keys: dict[float | None, Key] = {}
+            shown = [
+                None if final is None else round(final, SORT_DIGITS)
+                for final in resampled_final_scores(units, profile, drawn)
+            ]
+            for value in shown:
+                if value not in keys:
+                    keys[value] = sort_key(
+                        rule, dataclasses.replace(ranked, suite_final_score=value)
+                    )
+            return [keys[value] for value in shown]
+
         kept = sorted(ran, key=lambda s: s.id) if ranked.suite_passed is not None else []
         units = [scenario_facts(s, profile) for s in kept]
-        return RankedRow(sort_key(rule, ranked), units, key, tuple(s.id for s in kept))
+        return RankedRow(
+            sort_key(rule, ranked),
+            units,
+            key,
+            tuple(s.id for s in kept),
+            batch if batchable(units, profile) else None,
+        )
 
     rows = [row(v, s) for v, s in zip(values, scenarios, strict=True)]
     return rank_intervals(rows, unit="scenario", level=level)
@@ -156,5 +183,36 @@ def variant_uncertainty(
         composites: each variant's runs' composites (None for a run without one).
         level: the intervals' level.
     """
-    rows = [RankedRow(variant_key(runs), runs, variant_key) for runs in composites]
+    rows = [
+        RankedRow(
+            variant_key(runs),
+            runs,
+            variant_key,
+            batch=None if any(c is None for c in runs) else _medians_of(runs),
+        )
+        for runs in composites
+    ]
     return rank_intervals(rows, unit="run", level=level)
+
+
+def _medians_of(runs: Sequence[float | None]) -> Callable[[npt.NDArray[np.intp]], list[Key]]:
+    """`variant_key` of many resamples of ``runs`` (all present) at once: each resample's
+    median as `statistics.median` takes it (the middle value, or the two middle values' sum
+    halved), rounded as `variant_key` rounds it."""
+    values = np.asarray(runs, dtype=np.float64)
+
+    def keys(drawn: npt.NDArray[np.intp]) -> list[Key]:
+        ordered = np.sort(values[drawn], axis=1)
+        half = ordered.shape[1] // 2
+        if ordered.shape[1] % 2:
+            medians = ordered[:, half]
+        else:
+            medians = (ordered[:, half - 1] + ordered[:, half]) / 2
+        rounded: dict[float, Key] = {}
+        found = medians.tolist()
+        for value in found:
+            if value not in rounded:
+                rounded[value] = (-round(value, 4),)
+        return [rounded[value] for value in found]
+
+    return keys

@@ -100,7 +100,14 @@ def ranking_value(rule: KindRule, values: RankedValues) -> float | None:
     return values.arena_unadjusted
 
 
-def sort_key(rule: KindRule, values: RankedValues, *, ndigits: int = 4) -> tuple[float, ...]:
+SORT_DIGITS = 4
+"""Decimals a row's ranking value is rounded to before rows are ordered (displayed ties rank
+together)."""
+
+
+def sort_key(
+    rule: KindRule, values: RankedValues, *, ndigits: int = SORT_DIGITS
+) -> tuple[float, ...]:
     """A key that sorts better rows first (ascending): rows without the kind's value last, then
     complete before partial, then the kind's own order; values are rounded so displayed ties
     rank together."""

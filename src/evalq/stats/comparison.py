@@ -407,17 +407,28 @@ def cliffs_delta(
     high = np.searchsorted(ordered, xs, side="right")  # y values at most each x
     n, m = len(xs), len(ys)
     rng = np.random.default_rng(seed)
-    drawn = []
-    for _ in range(resamples):
-        if paired:
-            picks = rng.integers(0, n, size=n)
-            x_weights = y_weights = np.bincount(picks, minlength=n)
-        else:
-            x_weights = np.bincount(rng.integers(0, n, size=n), minlength=n)
-            y_weights = np.bincount(rng.integers(0, m, size=m), minlength=m)
-        below = np.concatenate(([0], np.cumsum(y_weights[order])))
-        wins = below[low] - (m - below[high])  # y drawn below each x minus y drawn above it
-        drawn.append(float(x_weights @ wins) / (n * m))
+    # The draws as one resample at a time takes them (x's n, then y's m, resample after
+    # resample). Draws of one bound are one stream however they are split into calls, so
+    # with one bound (paired, or n == m) they are taken in one call; otherwise one call per
+    # resample and sample. The counting is done for every resample at once (integers
+    # throughout: the same values as one at a time).
+    if paired:
+        x_picks = y_picks = rng.integers(0, n, size=(resamples, n))
+    elif n == m:
+        both = rng.integers(0, n, size=(resamples, 2 * n))
+        x_picks, y_picks = both[:, :n], both[:, n:]
+    else:
+        x_picks = np.empty((resamples, n), dtype=np.int64)
+        y_picks = np.empty((resamples, m), dtype=np.int64)
+        for r in range(resamples):
+            x_picks[r] = rng.integers(0, n, size=n)
+            y_picks[r] = rng.integers(0, m, size=m)
+    x_weights = _counts(x_picks, n)
+    y_weights = x_weights if paired else _counts(y_picks, m)
+    below = np.zeros((resamples, m + 1), dtype=np.int64)
+    np.cumsum(y_weights[:, order], axis=1, out=below[:, 1:])
+    wins = below[:, low] - (m - below[:, high])  # y drawn below each x minus y drawn above it
+    drawn = [float(won) / (n * m) for won in (x_weights * wins).sum(axis=1).tolist()]
     drawn.sort()
     alpha = expanded_tail(level, min(n, m))
     return CliffsDelta(
@@ -428,6 +439,15 @@ def cliffs_delta(
         resamples=resamples,
         seed=seed,
     )
+
+
+def _counts(picks: npt.NDArray[np.int64], size: int) -> npt.NDArray[np.int64]:
+    """How often each of ``size`` positions was drawn, one row per resample (`np.bincount` of
+    each row)."""
+    rows = len(picks)
+    offsets = (np.arange(rows, dtype=np.int64) * size)[:, None]
+    flat = np.bincount((picks + offsets).ravel(), minlength=rows * size)
+    return flat.reshape(rows, size)
 
 
 def mann_whitney_u(x: Sequence[float], y: Sequence[float]) -> Significance:

@@ -34,6 +34,9 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+import numpy as np
+import numpy.typing as npt
+
 from evalq.stats.bootstrap import quantile
 
 U = TypeVar("U")
@@ -67,12 +70,16 @@ class RankedRow(Generic[U]):
         pairing: rows with the same pairing (not None) draw the same positions of their units,
             which must then be equally many and listed in the same order (e.g. by scenario id);
             None: the row draws on its own.
+        batch: optional, the keys of many resamples at once: given the drawn positions, one
+            row per resample, the key `key` gives each (the same values, to the bit: it is a
+            faster way to the same keys, never another statistic).
     """
 
     observed: Key
     units: Sequence[U]
     key: Callable[[Sequence[U]], Key]
     pairing: Hashable | None = None
+    batch: Callable[[npt.NDArray[np.intp]], Sequence[Key]] | None = None
 
 
 @dataclass(frozen=True)
@@ -228,30 +235,83 @@ def _draw(
     rows: Sequence[RankedRow[U]], *, level: float, resamples: int, seed: int
 ) -> tuple[list[RankInterval | None], list[list[int] | None]]:
     """Steps 2-4: each row's interval (None when it has too few units) and its sorted
-    resampled ranks (None likewise)."""
+    resampled ranks (None likewise).
+
+    The draws are `random.Random(seed)`'s, in the order a loop over resamples, then groups,
+    then positions takes them (what ``rng.choices(range(size), k=size)`` per group and
+    resample would draw: ``floor(random() * size)``); a row's keys come from its `batch`
+    function when it has one, else from `RankedRow.key` per resample; the ranks of every
+    resample are counted at once."""
     groups = _groups(rows)
-    rng = random.Random(seed)
-    ranks_of: list[list[int]] = [[] for _ in rows]
-    for _ in range(resamples):
-        keys = [row.observed for row in rows]
-        for members in groups:
-            size = len(rows[members[0]].units)
-            positions = rng.choices(range(size), k=size)
-            for i in members:
-                units = rows[i].units
-                keys[i] = rows[i].key([units[p] for p in positions])
-        for i, rank in enumerate(competition_ranks_of(keys)):
-            ranks_of[i].append(rank)
+    positions = _positions(rows, groups, resamples, random.Random(seed))
+    keys: list[Sequence[Key]] = [[row.observed] * resamples for row in rows]
+    for members, drawn in zip(groups, positions, strict=True):
+        for i in members:
+            row = rows[i]
+            if row.batch is not None:
+                keys[i] = row.batch(drawn)
+            else:
+                units = row.units
+                keys[i] = [row.key([units[p] for p in draw]) for draw in drawn.tolist()]
+    ranks_of = _competition_ranks(keys, resamples)
     resampled = {i for members in groups for i in members}
     alpha = (1 - level) / 2
     intervals: list[RankInterval | None] = []
     sorted_ranks: list[list[int] | None] = []
-    for i, ranks in enumerate(ranks_of):
+    for i in range(len(rows)):
         if i not in resampled:
             intervals.append(None)
             sorted_ranks.append(None)
             continue
-        ranks.sort()
+        ranks = np.sort(ranks_of[:, i]).tolist()
         intervals.append(RankInterval(*_edges(ranks, alpha)))
         sorted_ranks.append(ranks)
     return intervals, sorted_ranks
+
+
+def _positions(
+    rows: Sequence[RankedRow[U]], groups: list[list[int]], resamples: int, rng: random.Random
+) -> list[npt.NDArray[np.intp]]:
+    """Each group's drawn positions, one row per resample: the stream of ``rng.random()``
+    (`uniforms`) taken resample by resample, group by group, ``floor(u * size)`` as
+    `random.choices` has it."""
+    sizes = [len(rows[members[0]].units) for members in groups]
+    width = sum(sizes)
+    if not width:
+        return []
+    stream = uniforms(rng, resamples * width).reshape(resamples, width)
+    drawn = []
+    start = 0
+    for size in sizes:
+        drawn.append(np.floor(stream[:, start : start + size] * float(size)).astype(np.intp))
+        start += size
+    return drawn
+
+
+def uniforms(rng: random.Random, count: int) -> npt.NDArray[np.float64]:
+    """The next ``count`` values of ``rng.random()``, at once, and ``rng`` left where those
+    calls leave it. CPython's ``random()`` takes two 32-bit outputs of the Mersenne Twister,
+    ``a`` and ``b``, and returns ``(a >> 5) * 2**26 + (b >> 6)`` over ``2**53`` (exact in a
+    double); ``getrandbits(64 * count)`` returns the same outputs, in order, as little-endian
+    32-bit words."""
+    if count == 0:
+        return np.zeros(0)
+    words = np.frombuffer(rng.getrandbits(64 * count).to_bytes(8 * count, "little"), "<u4")
+    high = (words[0::2] >> 5).astype(np.float64)
+    low = (words[1::2] >> 6).astype(np.float64)
+    return (high * 67108864.0 + low) * (1.0 / 9007199254740992.0)
+
+
+def _competition_ranks(keys: Sequence[Sequence[Key]], resamples: int) -> npt.NDArray[np.int64]:
+    """`competition_ranks_of` of every resample at once: ``keys[row][resample]``; returns the
+    ranks as ``[resample, row]``. Each key is replaced by its place among the distinct keys,
+    so equal keys share a code and smaller keys have smaller codes."""
+    distinct = sorted({key for row in keys for key in row})
+    code = {key: place for place, key in enumerate(distinct)}
+    codes = np.array([[code[key] for key in row] for row in keys], dtype=np.int64).T
+    if not codes.size:
+        return np.ones((resamples, len(keys)), dtype=np.int64)
+    ranks = np.ones_like(codes)
+    for j in range(codes.shape[1]):  # rows are few (a board's variants or entries)
+        ranks += codes[:, j : j + 1] < codes
+    return ranks
