@@ -20,7 +20,8 @@ def rank_label(row: LeaderboardEntry | VariantRank) -> str:
     """The rank as shown: its number, "held" for a run held for review, or "unranked" for a
     run whose self-reported usage the task's profile does not rank."""
     if row.rank is None:
-        return "unranked" if getattr(row, "unranked", None) else "held"
+        apart = getattr(row, "unranked", None) and not getattr(row, "held", False)
+        return "unranked" if apart else "held"
     return str(row.rank)
 
 

@@ -65,7 +65,8 @@ def _rank(row: LeaderboardEntry | VariantRank) -> str:
     """The rank, with its bootstrap interval and the not-separable mark when it has one."""
     interval = row.rank_interval
     if row.rank is None:
-        return "unranked" if getattr(row, "unranked", None) else "held"
+        apart = getattr(row, "unranked", None) and not getattr(row, "held", False)
+        return "unranked" if apart else "held"
     if interval is None:
         return str(row.rank)
     mark = NOT_SEPARABLE if row.not_separable_from else ""
