@@ -28,6 +28,9 @@ from evalq.core.settings import Settings, get_settings
 
 Recommendation = Literal["accept", "weak_accept", "weak_reject", "reject"]
 Precision = Literal["fp32", "bf16"]
+UsageRanking = Literal["any", "traced"]
+"""Which runs a board ranks by where their usage comes from: every run, or only the runs whose
+usage a timed trace of their own checked (`evalq.read.usage`)."""
 PRECISIONS: tuple[Precision, ...] = get_args(Precision)
 Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Unit = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
@@ -369,6 +372,12 @@ class ArenaProfile(Section):
         "seen on no other task counted together as one when they are a crowd (agents; "
         "docs/scoring.md).",
     )
+    usage: UsageRanking = Field(
+        default="any",
+        description="any: every run is ranked; traced: only runs whose usage comes from a "
+        "timed trace of their own are ranked, runs whose usage is self-reported are listed "
+        "unranked with the reason.",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> ArenaProfile:
@@ -462,7 +471,8 @@ class Profile(Section):
         ``text.precision`` and ``judge.panel`` joined the profile later: at their defaults (fp32
         and no panel, what every earlier profile computed with) they are left out, so earlier
         profiles keep their hashes (so are a cascade level's ``confidence``, ``base_url`` and
-        ``key`` at theirs: samples, none, none); bf16 or a panel changes the hash.
+        ``key`` at theirs: samples, none, none); bf16 or a panel changes the hash. So are
+        ``scylla.planned_runs`` unset and ``arena.usage`` at "any".
         ``judge.min_labels`` and ``judge.min_alpha`` decide only whether the read side calls the
         judge validated, never a score, so they are never part of it.
         """
@@ -483,6 +493,8 @@ class Profile(Section):
             del content["scylla"]["planned_runs"]
         if content["arena"]["baseline"] == "runs":
             del content["arena"]["baseline"]
+        if content["arena"]["usage"] == "any":
+            del content["arena"]["usage"]
         return canonical_hash(content)
 
     def price(self, model: str, input_tokens: int, output_tokens: int) -> float | None:

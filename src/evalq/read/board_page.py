@@ -30,6 +30,7 @@ from evalq.read.leaderboard import (
     current_figures,
     paged,
     rule_of,
+    traced_only,
 )
 from evalq.read.reply import Reply
 from evalq.read.report_data import RECOMMENDATIONS, ReportData, suite_gates
@@ -123,7 +124,15 @@ def board_page(
         offset=offset,
         settings=settings,
     )
-    kept = table.Kept(task_id, tool, model, variant, status, frozenset(board.duplicate_of))
+    kept = table.Kept(
+        task_id,
+        tool,
+        model,
+        variant,
+        status,
+        frozenset(board.duplicate_of),
+        traced_only=traced_only(context),
+    )
     filtered = bool(tool or model or variant or status or metadata or include_held)
     choices = current.choices if current is not None else table.choices(session, task_id=task_id)
     bins = (
@@ -142,7 +151,9 @@ def board_page(
         summary = table.Summary.of_json(current.summary)
     else:
         top, summary = paged(session, context, rule, whole, False, VERDICT_ROWS, 0)
-    held = table.held_page(session, whole, limit=HELD_NAMED, offset=0) if summary.held else []
+    # the runs held for review (those unranked for their usage are marked in the board)
+    held_only = replace(whole, traced_only=False)
+    held = table.held_page(session, held_only, limit=HELD_NAMED, offset=0) if summary.held else []
     answer = None
     if rule.kind == "arena":
         ranked = [e for e in top.entries if e.rank is not None]

@@ -57,6 +57,7 @@ from evalq.read.rank_uncertainty import (
 )
 from evalq.read.reply import Reply
 from evalq.read.standings import problem_of
+from evalq.read.usage import SELF_REPORTED, UsageSource, usage_note, usage_source
 from evalq.read.variants import VariantsAnalysis, variants_analysis
 from evalq.read.view import (
     ScoredRow,
@@ -186,6 +187,18 @@ class LeaderboardEntry(Reply):
         "last, unscored, instead of failing the board); absent when it reads.",
         exclude_if=lambda value: value is None,
     )
+    usage_source: UsageSource = Field(
+        default="self-reported",
+        description="trace: the run carries a timed trace its time and tool calls were checked "
+        "against (or its usage was taken from, over OTLP); self-reported: its usage is only "
+        "what it reported.",
+    )
+    unranked: str | None = Field(
+        default=None,
+        description="Why a run that is not held is listed unranked: its usage is self-reported "
+        "and the task's profile ranks only runs whose usage comes from a trace (arena.usage = "
+        '"traced"); null otherwise.',
+    )
 
 
 class VariantRank(Reply):
@@ -288,6 +301,16 @@ class LeaderboardReport(Reply):
         description="An Arena board whose ranges (time, cost, tokens, tool calls) are "
         "stretched by a crowd of agent names seen on no other task: every score is measured "
         "against those ranges, so its verdict is withheld. Null otherwise.",
+    )
+    self_reported: int = Field(
+        default=0,
+        description="How many of the board's entries (ranked and listed apart, with the "
+        "filters given) have self-reported usage (usage_source).",
+    )
+    usage_note: str | None = Field(
+        default=None,
+        description='In words: "usage of 12 of 40 runs is self-reported"; null when every '
+        "entry's usage comes from a trace.",
     )
     judge_validation: JudgeValidation | None = Field(
         default=None,
@@ -466,8 +489,9 @@ def board_of(
         and not (status and r.evaluation.status != status)
         and matches(r.metadata, wanted)
     ]
-    rows = [r for r in kept if include_held or not r.held]
-    held = sorted((r for r in kept if not include_held and r.held), key=lambda r: r.submission.id)
+    apart = {r.submission.id for r in kept if (r.held and not include_held) or unranked(r, profile)}
+    rows = [r for r in kept if r.submission.id not in apart]
+    held = sorted((r for r in kept if r.submission.id in apart), key=lambda r: r.submission.id)
     keys = [sort_key(rule, r.values) for r in rows]
     ranks = competition_ranks_of(keys)
     by_category = {
@@ -495,8 +519,9 @@ def board_of(
     if rule.kind == "scylla":
         variants, uncertainty = _variant_board(rows, profile)
     shown = [e.ranking_value for e in entries if e.ranking_value is not None]
-    entries += [_entry(r, rule, None, None, {}, 0) for r in held]
+    entries += [_entry(r, rule, None, None, {}, 0, unranked(r, profile)) for r in held]
     interval = confidence_interval(shown, level, bounds=rule.scale)
+    self_reported = sum(e.usage_source == "self-reported" for e in entries)
     return LeaderboardReport(
         task_id=view.task.id,
         kind=rule.kind,
@@ -527,7 +552,23 @@ def board_of(
             profile.arena.baseline,
         ),
         total=len(entries),
+        self_reported=self_reported,
+        usage_note=usage_note(self_reported, len(entries)),
     )
+
+
+def traced_only(context: TaskContext) -> bool:
+    """Whether the task's profile ranks only runs whose usage comes from a trace."""
+    return context.profile.arena.usage == "traced"
+
+
+def unranked(row: ScoredRow | SubmissionRow, profile: Profile) -> str | None:
+    """Why a run is listed unranked whatever its review: its usage is self-reported and
+    ``profile`` ranks only runs whose usage comes from a trace (`SELF_REPORTED`); else None."""
+    sub_row = row.submission if isinstance(row, ScoredRow) else row
+    if profile.arena.usage == "traced" and usage_source(sub_row.trace_seconds) != "trace":
+        return SELF_REPORTED
+    return None
 
 
 MAX_LIMIT = 1_000
@@ -565,7 +606,7 @@ def paged(
     with window functions over the kept rows. ``copied``: the task's copies and near-copies
     (`copies_of`), when already known."""
     copies, near = copied or copies_of(session, task_id=context.task.id)
-    kept = replace(kept, copies=frozenset(copies))
+    kept = replace(kept, copies=frozenset(copies), traced_only=traced_only(context))
     summary = stored or table.summary(
         session, rule, kept, include_held=include_held, copies=kept.copies
     )
@@ -577,9 +618,11 @@ def paged(
             session, rule, kept, include_held=include_held, limit=limit, offset=offset
         )
     held_ids: list[str] = []
-    if len(placed) < limit and summary.held:
+    if len(placed) < limit and summary.apart:
         start = max(0, offset - summary.ranked)
-        held_ids = table.held_page(session, kept, limit=limit - len(placed), offset=start)
+        held_ids = table.held_page(
+            session, kept, limit=limit - len(placed), offset=start, include_held=include_held
+        )
     loaded = queries.evaluations_of(
         session, submission_ids=[p.submission_id for p in placed] + held_ids
     )
@@ -614,9 +657,11 @@ def paged(
         duplicate_of=dict(sorted(copies.items())),
         near_copies=dict(sorted(near.items())),
         baseline_note=_baseline_note_of(rule.kind, summary.agents, context.profile.arena.baseline),
-        total=summary.ranked + summary.held,
+        total=summary.ranked + summary.apart,
         offset=offset,
         limit=limit,
+        self_reported=summary.self_reported,
+        usage_note=usage_note(summary.self_reported, summary.ranked + summary.apart),
     ), summary
 
 
@@ -668,6 +713,7 @@ class BoardFigures(Reply):
         figures (a suite board read without rank intervals is not this board)."""
         return (
             self.summary is not None
+            and "self_reported" in self.summary  # drawn before usage sources were counted: not
             and self.kind is not None
             and self.drawn_at is None
             and (rank_intervals or self.kind != "suite")
@@ -783,7 +829,7 @@ def board_figures(
         return figures if stored.version == version else figures.as_of(stored.computed_at)
     rule = rule_of(session, context)
     copied, near = copies_of(session, task_id=context.task.id)
-    kept = table.Kept(context.task.id, copies=frozenset(copied))
+    kept = table.Kept(context.task.id, copies=frozenset(copied), traced_only=traced_only(context))
     table.store_places(session, rule, kept)
     summary = table.summary(session, rule, kept, include_held=False, copies=kept.copies)
     level = context.profile.arena.confidence_level
@@ -885,13 +931,14 @@ def _listed(
         if categories is None
         else {name: [rank_of] for name, rank_of in zip(CATEGORIES, categories, strict=True)}
     )
+    apart = None if rank is not None else unranked(loaded[0], context.profile)
     try:
         row = context.scored(*loaded)
     except (ValidationError, InvalidInput, ValueError, TypeError, KeyError) as broken:
         return _problem_entry(
-            loaded[0], loaded[1], rank, percentile, by_category, problem_of(broken)
+            loaded[0], loaded[1], rank, percentile, by_category, problem_of(broken), apart
         )
-    return _entry(row, rule, rank, percentile, by_category, 0)
+    return _entry(row, rule, rank, percentile, by_category, 0, apart)
 
 
 def _problem_entry(
@@ -901,6 +948,7 @@ def _problem_entry(
     percentile: float | None,
     by_category: dict[str, list[int]],
     problem: str,
+    apart: str | None = None,
 ) -> LeaderboardEntry:
     """The entry of a run that cannot be read under today's schema: named, marked, no scores."""
     return LeaderboardEntry(
@@ -934,9 +982,11 @@ def _problem_entry(
         suite_passed=None,
         suite_final_score=None,
         rank_interval=None,
-        rank_interval_note=HELD if rank is None else SINGLE_SUBMISSION,
+        rank_interval_note=(apart or HELD) if rank is None else SINGLE_SUBMISSION,
         not_separable_from=[],
         problem=problem,
+        usage_source=usage_source(sub_row.trace_seconds),
+        unranked=apart,
     )
 
 
@@ -983,7 +1033,9 @@ def _entry(
     percentile: float | None,
     by_category: dict[str, list[int]],
     index: int,
+    apart: str | None = None,
 ) -> LeaderboardEntry:
+    """A scored row's entry; ``apart``: why it is unranked though not held (`unranked`)."""
     scores, arena = row.scores, row.arena
     peer_not_reported = list(scores.peerread.not_reported) if scores.peerread else []
     value = ranking_value(rule, row.values)
@@ -1021,12 +1073,14 @@ def _entry(
         suite_passed=scores.suite.passed if scores.suite else None,
         suite_final_score=scores.suite.final_score if scores.suite else None,
         rank_interval=None,
-        rank_interval_note=HELD
+        rank_interval_note=(apart or HELD)
         if rank is None
         else SINGLE_RUN
         if rule.kind == "scylla"
         else SINGLE_SUBMISSION,
         not_separable_from=[],
+        usage_source=usage_source(row.submission.trace_seconds),
+        unranked=apart,
     )
 
 

@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 
 from evalq.core.judge_validation import JudgeValidation
-from evalq.read.leaderboard import CATEGORIES, LeaderboardEntry
+from evalq.read.leaderboard import CATEGORIES, LeaderboardEntry, LeaderboardReport
 from evalq.read.report_data import ReportData
 from evalq.read.variants import VariantsAnalysis
 from evalq.report.assets import SCRIPT, STYLE, script_hash
@@ -74,14 +74,16 @@ def leaderboard_table(data: ReportData) -> str:
         *([(kind_column[0], True)] if kind_column else []),
         ("overall", True), ("efficiency", True), ("speed", True), ("cost", True),
         ("correctness", True), ("percentile", True), ("cost (USD)", True), ("time (s)", True),
-        ("status", False), ("flags", False),
+        ("status", False), ("usage", False), ("flags", False),
     ]  # fmt: skip
     head = "".join(f'<th{" class=num" if n else ""} scope="col">{esc(h)}</th>' for h, n in heads)
     rows = []
     for e in data.entries:
         run = data.runs.get(e.submission_id)
         missing = ", ".join(f"{name} not reported" for name in e.not_reported)
-        flags = ", ".join([*e.flags, *([missing] if missing else [])])
+        flags = ", ".join(
+            [*e.flags, *([missing] if missing else []), *([e.unranked] if e.unranked else [])]
+        )
         kind_cell = ""
         if kind_column:
             kind_cell = _cell(getattr(e, kind_column[1]), kind_column[2])
@@ -94,12 +96,24 @@ def leaderboard_table(data: ReportData) -> str:
             + _cell(e.correctness) + _cell(e.percentile, 1)
             + _cell(None if run is None else run.cost_usd, 4)
             + _cell(None if run is None else run.execution_time, 1)
-            + _text(e.status) + _wrap(flags or None)
+            + _text(e.status) + _text(e.usage_source) + _wrap(flags or None)
             + "</tr>"
         )  # fmt: skip
     return (
         f'<div class="scroll"><table id="leaderboard"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>" + rank_note(data.leaderboard, data.entries)
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+        + rank_note(data.leaderboard, data.entries)
+        + usage_paragraph(data.leaderboard)
+    )
+
+
+def usage_paragraph(board: LeaderboardReport) -> str:
+    """The board's note on self-reported usage (the usage column names each run's source)."""
+    if board.usage_note is None:
+        return ""
+    return (
+        f'<p class="note usage">Usage: {esc(board.usage_note)}; the usage column says which '
+        "runs' usage comes from a trace.</p>"
     )
 
 

@@ -17,8 +17,12 @@ NOT_SEPARABLE = "≈"
 
 
 def rank_label(row: LeaderboardEntry | VariantRank) -> str:
-    """The rank as shown: its number, or "held" for a run held for review (unranked)."""
-    return "held" if row.rank is None else str(row.rank)
+    """The rank as shown: its number, "held" for a run held for review, or "unranked" for a
+    run whose self-reported usage the task's profile does not rank."""
+    if row.rank is None:
+        apart = getattr(row, "unranked", None) and not getattr(row, "held", False)
+        return "unranked" if apart else "held"
+    return str(row.rank)
 
 
 def rank_cell(row: LeaderboardEntry | VariantRank) -> str:

@@ -25,6 +25,7 @@ from sqlalchemy import (
     case,
     cast,
     delete,
+    false,
     func,
     or_,
     select,
@@ -168,6 +169,24 @@ class Kept:
     status: str | None = None
     copies: frozenset[str] = frozenset()
     """Ids to leave out: the copies of earlier runs."""
+    traced_only: bool = False
+    """Rank only the runs whose usage comes from a trace (the profile's ``arena.usage``); the
+    others are listed apart, as held runs are."""
+
+    def ranked(self, *, include_held: bool) -> list[ColumnElement[bool]]:
+        """The conditions of a ranked row: kept, not held (unless ``include_held``), and its
+        usage from a trace when only those are ranked."""
+        found = self.where()
+        found += [] if include_held else [not_held()]
+        found += [traced()] if self.traced_only else []
+        return found
+
+    def apart(self, *, include_held: bool) -> ColumnElement[bool] | None:
+        """What lists a kept row apart, unranked: held (unless ``include_held``), or its usage
+        self-reported when only traced usage is ranked; None when nothing does."""
+        found = [] if include_held else [held()]
+        found += [~traced()] if self.traced_only else []
+        return or_(*found) if found else None
 
     def where(self) -> list[ColumnElement[bool]]:
         """The conditions, on the standings joined to their submissions."""
@@ -179,6 +198,11 @@ class Kept:
         if self.copies:
             found.append(R.submission_id.not_in(sorted(self.copies)))
         return found
+
+
+def traced() -> ColumnElement[bool]:
+    """A run whose usage comes from a timed trace of its own (`evalq.read.usage.usage_source`)."""
+    return S.trace_seconds.is_not(None)
 
 
 def held() -> ColumnElement[bool]:
@@ -224,6 +248,15 @@ class Summary:
     """(tool, model) -> runs the task's baseline counts (not held, not copies; no filter)."""
     recommendations: dict[str, int]
     unjudged: int
+    unranked: int = 0
+    """Rows listed apart, not held, because their usage is self-reported (`Kept.traced_only`)."""
+    self_reported: int = 0
+    """Kept rows (ranked or apart) whose usage is self-reported."""
+
+    @property
+    def apart(self) -> int:
+        """Rows listed after the ranked ones: held, or unranked for their usage."""
+        return self.held + self.unranked
 
     def as_json(self) -> dict[str, Any]:
         """The summary as stored with a board's figures (agents as ``[tool, model, runs]``)."""
@@ -236,6 +269,8 @@ class Summary:
             "agents": [[tool, model, runs] for (tool, model), runs in self.agents.items()],
             "recommendations": self.recommendations,
             "unjudged": self.unjudged,
+            "unranked": self.unranked,
+            "self_reported": self.self_reported,
         }
 
     @classmethod
@@ -250,6 +285,8 @@ class Summary:
             agents={(tool, model): int(runs) for tool, model, runs in data["agents"]},
             recommendations=dict(data["recommendations"]),
             unjudged=int(data["unjudged"]),
+            unranked=int(data["unranked"]),
+            self_reported=int(data["self_reported"]),
         )
 
 
@@ -281,7 +318,7 @@ def store_places(session: Session, rule: KindRule, kept: Kept) -> None:
             ),
         )
         .join(S, S.id == R.submission_id)
-        .where(*kept.where(), not_held())
+        .where(*kept.ranked(include_held=False))
         .subquery()
     )
     session.execute(
@@ -325,7 +362,7 @@ def agent_runs(
         select(S.tool, S.model, func.count())
         .select_from(R)
         .join(S, S.id == R.submission_id)
-        .where(*kept.where(), not_held(), who)
+        .where(*kept.ranked(include_held=False), who)
         .group_by(S.tool, S.model)
     )
     return {(tool, model): int(count) for tool, model, count in rows}
@@ -373,17 +410,22 @@ def summary(
     recommendations (one aggregate statement each)."""
     joined = select().select_from(R).join(S, S.id == R.submission_id)
     where = kept.where()
-    ranked_where = where if include_held else [*where, not_held()]
+    ranked_where = kept.ranked(include_held=include_held)
     value = value_of(rule)
-    counted_value = value if include_held else case((not_held(), value))
+    apart = kept.apart(include_held=include_held)
+    counted_value = value if apart is None else case((~apart, value))
     # The values are stored rounded to 4 decimals: as whole ten-thousandths their sums are
     # exact integers in either database, so the mean and the squared deviations are the exact
     # ones (as `statistics` computes them), not a float sum's, whatever the order of the rows.
     units = cast(func.round(counted_value * SCALE), BigInteger)
-    n, held_n, values, total, squared = session.execute(
+    held_apart = held() if not include_held else false()
+    usage_apart = and_(~traced(), ~held_apart) if kept.traced_only else false()
+    n, held_n, usage_n, self_reported, values, total, squared = session.execute(
         joined.add_columns(
             func.count(),
-            func.sum(case((held(), 1), else_=0)),
+            func.sum(case((held_apart, 1), else_=0)),
+            func.sum(case((usage_apart, 1), else_=0)),
+            func.sum(case((~traced(), 1), else_=0)),
             func.count(counted_value),
             func.sum(units),
             func.sum(units * units),
@@ -394,7 +436,7 @@ def summary(
     squares = (
         0.0 if not values else (values * int(squared) - int(total) ** 2) / (values * SCALE * SCALE)
     )
-    held_n = 0 if include_held else int(held_n or 0)
+    held_n, usage_n = int(held_n or 0), int(usage_n or 0)
     counted = [R.task_id == kept.task_id, not_held()]
     if copies:
         counted.append(R.submission_id.not_in(sorted(copies)))
@@ -419,8 +461,10 @@ def summary(
             recommendations[label or "none"] = count
             unjudged += int(unjudged_n or 0)
     return Summary(
-        ranked=int(n) - held_n,
+        ranked=int(n) - held_n - usage_n,
         held=held_n,
+        unranked=usage_n,
+        self_reported=int(self_reported or 0),
         values=int(values or 0),
         mean=None if mean is None else float(mean),
         squares=squares,
@@ -452,7 +496,7 @@ def ranked_page(
     """The ranked rows from ``offset`` (at most ``limit``), by rank then id, each with its
     competition rank, how many rows tie with it, and its four Arena category ranks."""
     order, parts = order_of(rule)
-    where = kept.where() if include_held else [*kept.where(), not_held()]
+    where = kept.ranked(include_held=include_held)
     inner = (
         select(
             R.submission_id.label("sid"),
@@ -481,13 +525,19 @@ def ranked_page(
     ]
 
 
-def held_page(session: Session, kept: Kept, *, limit: int, offset: int) -> list[str]:
-    """The ids of the held rows from ``offset`` (at most ``limit``), by id."""
+def held_page(
+    session: Session, kept: Kept, *, limit: int, offset: int, include_held: bool = False
+) -> list[str]:
+    """The ids of the rows listed apart (held, or unranked for their usage: `Kept.apart`)
+    from ``offset`` (at most ``limit``), by id."""
+    apart = kept.apart(include_held=include_held)
+    if apart is None:
+        return []
     return list(
         session.scalars(
             select(R.submission_id)
             .join(S, S.id == R.submission_id)
-            .where(*kept.where(), held())
+            .where(*kept.where(), apart)
             .order_by(R.submission_id)
             .limit(limit)
             .offset(offset)
@@ -543,7 +593,7 @@ def bins(
     value = value_of(rule)
     lo, hi = scale
     step = (hi - lo) / n
-    where = kept.where() if include_held else [*kept.where(), not_held()]
+    where = kept.ranked(include_held=include_held)
     edges = [
         func.sum(case((and_(value >= lo + i * step, value < lo + (i + 1) * step), 1), else_=0))
         for i in range(n - 1)

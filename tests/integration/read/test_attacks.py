@@ -12,21 +12,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import bindparam, text
 from tests.integration.read.test_copies import SCYLLA, add_runs, examples
 from tests.integration.read.test_held_runs import copy_of
+from tests.support.settings import configure
+from tests.support.ui import sign_in
 from typer.testing import CliRunner
 
 from evalq.core.schemas import Submission, Usage
+from evalq.core.settings import Settings
+from evalq.producer.api.app import create_app
 from evalq.producer.cli import app
 from evalq.read.compare import NEAR, compare
 from evalq.read.leaderboard import NEAR_COPY, leaderboard
 from evalq.read.report_data import report_data
 from evalq.read.reports import variant_report
+from evalq.read.usage import SELF_REPORTED
 from evalq.report.page import render_html
 from evalq.scoring.review import COPIED_OUTPUT, USAGE_BELOW_TRACE
 from evalq.store import queries
 from evalq.store.db import session_scope
+from evalq.store.keys import create_key
 
 
 def nudged(run: Submission, i: int, **changes: Any) -> Submission:
@@ -392,3 +399,111 @@ def test_fewer_tool_calls_than_the_trace_steps_are_held(
     with session_scope(url) as session:
         row = queries.get_submission_row(session, submission_id=fewer.id)
     assert row.review == "flagged" and (row.trace_steps, row.tool_calls) == (14, 5)
+
+
+def traced_profile(tmp_path: Path) -> Settings:
+    """Settings whose default profile ranks only runs whose usage comes from a trace."""
+    path = tmp_path / "traced.toml"
+    path.write_text('[arena]\nusage = "traced"\n')
+    return Settings(profile_path=path)
+
+
+def test_under_reported_usage_without_a_trace_is_said_and_can_be_left_unranked(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: halving o3's tokens and time moved ranks on the two tasks whose o3 run carries no
+    # trace, and nothing said so; the one with a timed trace is held (above)
+    url = copy_of(store, tmp_path)
+    attack = under_reported()
+    add_runs(url, attack, monkeypatch)
+    untraced = {run.task_id: run.id for run in attack if run.id != "arena-fe-10-halved"}
+    assert len(untraced) == 2
+    for task_id, halved in untraced.items():
+        with session_scope(store) as session:
+            before = leaderboard(session, task_id=task_id)
+        with session_scope(url) as session:
+            after = leaderboard(session, task_id=task_id)
+            page = leaderboard(session, task_id=task_id, limit=5)
+            html = render_html(report_data(session, task_id=task_id))
+        entry = next(e for e in after.entries if e.submission_id == halved)
+        original = next(e for e in after.entries if e.submission_id == halved[: -len("-halved")])
+        # the attack moves the run (and others) with nothing held: the board says its usage is
+        # only what it reported, and how many of the board's runs are so
+        assert entry.rank is not None and not entry.held and entry.rank < (original.rank or 0)
+        assert entry.usage_source == "self-reported"
+        traced = sum(e.usage_source == "trace" for e in after.entries)
+        assert after.self_reported == len(after.entries) - traced == page.self_reported
+        assert after.usage_note == page.usage_note
+        assert after.usage_note == (
+            f"usage of {after.self_reported} of {len(after.entries)} runs is self-reported (no "
+            "timed trace to check its time and tool calls against)"
+        )
+        assert [e.usage_source for e in page.entries] == [e.usage_source for e in after.entries[:5]]
+        assert before.usage_note is not None and after.usage_note in html
+        terminal = CliRunner().invoke(
+            app, ["leaderboard", task_id], env={"EVALQ_DATABASE_URL": url}
+        )
+        assert terminal.exit_code == 0, terminal.output
+        assert after.usage_note in " ".join(terminal.output.split())
+    with session_scope(url) as session:
+        dark = leaderboard(session, task_id="arena-frontend-dark-mode")
+        key = create_key(session, name="usage", scopes=["read"])
+    with TestClient(
+        create_app(Settings(database_url=url, auth_required=True)), base_url="https://testserver"
+    ) as browser:
+        assert sign_in(browser, key).status_code == 303
+        ui = browser.get("/ui/tasks/arena-data-sales-summary").text
+    row = ui[ui.index('<tr data-run="arena-da-10-halved"') :].split("</tr>", 1)[0]
+    assert '<td class="usage self-reported">self-reported</td>' in row
+    assert "usage of 12 of 12 runs is self-reported" in ui
+    sources = {e.submission_id: e.usage_source for e in dark.entries}
+    assert sources["arena-fe-10-halved"] == sources["arena-fe-10"] == "trace"
+    assert sources["arena-fe-03"] == "self-reported"
+
+
+def test_a_profile_that_ranks_only_traced_usage_lists_self_reported_runs_unranked(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = copy_of(store, tmp_path)
+    attack = under_reported()
+    add_runs(url, attack, monkeypatch)
+    settings = traced_profile(tmp_path)
+    for task_id in {run.task_id for run in attack}:
+        with session_scope(url) as session:
+            whole = leaderboard(session, task_id=task_id, settings=settings)
+            paged = leaderboard(session, task_id=task_id, settings=settings, limit=3, offset=0)
+            rest = leaderboard(session, task_id=task_id, settings=settings, limit=100, offset=3)
+        with session_scope(store) as session:
+            unattacked = leaderboard(session, task_id=task_id, settings=settings)
+        ranked = [e for e in whole.entries if e.rank is not None]
+        apart = [e for e in whole.entries if e.rank is None]
+        assert all(e.usage_source == "trace" for e in ranked)
+        assert {e.submission_id for e in apart if not e.held} == {
+            e.submission_id for e in whole.entries if e.usage_source == "self-reported"
+        }
+        assert all(e.unranked == SELF_REPORTED for e in apart if e.usage_source != "trace")
+        # the attack's runs without a trace move no rank under this profile
+        assert [(e.submission_id, e.rank) for e in ranked] == [
+            (e.submission_id, e.rank) for e in unattacked.entries if e.rank is not None
+        ]
+        # the database's page reads as the whole board
+        listed = [e.model_dump() for e in paged.entries + rest.entries]
+        assert listed == [e.model_dump() for e in whole.entries]
+        assert paged.total == whole.total == len(whole.entries)
+    configure(monkeypatch, database_url=url, profile_path=str(settings.profile_path))
+    try:
+        terminal = CliRunner().invoke(app, ["leaderboard", "arena-data-sales-summary"])
+    finally:
+        monkeypatch.undo()
+        configure(monkeypatch)  # the process's settings read again without the profile
+    assert terminal.exit_code == 0, terminal.output
+    rows = [line for line in terminal.output.splitlines() if "arena-da-10-halved" in line]
+    assert len(rows) == 1 and rows[0].split()[1] == "unranked", terminal.output
+    with session_scope(url) as session:
+        key = create_key(session, name="traced", scopes=["read"])
+    served = Settings(database_url=url, auth_required=True, profile_path=settings.profile_path)
+    with TestClient(create_app(served), base_url="https://testserver") as browser:
+        assert sign_in(browser, key).status_code == 303
+        ui = browser.get("/ui/tasks/arena-data-sales-summary").text
+    row = ui[ui.index('<tr data-run="arena-da-10-halved"') :].split("</tr>", 1)[0]
+    assert ">unranked<" in row and "unranked: usage self-reported" in row

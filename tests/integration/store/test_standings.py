@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from sqlalchemy import event, func, select, update
 
 from evalq.core.profile import profile_named
 from evalq.core.schemas import Submission, Task, parse_submission
+from evalq.core.settings import Settings
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.read import served, standings
 from evalq.read.leaderboard import board_of, leaderboard
@@ -183,6 +185,44 @@ def test_database_ranks_equal_the_pure_board_on_random_tasks(db_url: str, kind: 
             == pytest.approx(whole.confidence_interval.mean, abs=2e-4)
             or placed[0].confidence_interval.mean is whole.confidence_interval.mean
         )
+
+
+def test_a_traced_only_profile_ranks_the_same_runs_in_the_database(
+    db_url: str, tmp_path: Path
+) -> None:
+    # half the runs carry a timed trace (the stored column the rule reads); a profile that
+    # ranks only those lists the others apart, in SQL as in Python, read live or as placed
+    rng = random.Random(35)
+    task_id = "arena-traced"
+    store_task(db_url, "arena", task_id, rng, 40)
+    with session_scope(db_url) as session:
+        ids = session.scalars(select(SubmissionRow.id).where(SubmissionRow.task_id == task_id))
+        traced = [sid for sid in ids if rng.random() < 0.5]
+        session.execute(
+            update(SubmissionRow).where(SubmissionRow.id.in_(traced)).values(trace_seconds=9.5)
+        )
+    path = tmp_path / "traced.toml"
+    path.write_text('[arena]\nusage = "traced"\n')
+    settings = Settings(database_url=db_url, profile_path=path)
+    for filters in FILTERS:
+        with session_scope(db_url) as session:
+            whole = board_of(task_view(session, task_id=task_id, settings=settings), **filters)
+        pages = paged(db_url, task_id, 3, settings=settings, **filters)
+        assert [e for p in pages for e in p.entries] == whole.entries, filters
+        assert (pages[0].total, pages[0].self_reported, pages[0].usage_note) == (
+            len(whole.entries),
+            whole.self_reported,
+            whole.usage_note,
+        )
+        assert all(e.usage_source == "trace" for e in whole.entries if e.rank is not None)
+        assert all(e.rank is None for e in whole.entries if e.usage_source != "trace")
+    assert whole.self_reported and whole.self_reported < len(whole.entries)
+    with session_scope(db_url) as session:
+        served.refresh_task(session, task_id=task_id, settings=settings)
+    with session_scope(db_url) as session:
+        whole = board_of(task_view(session, task_id=task_id, settings=settings))
+    placed = paged(db_url, task_id, 3, settings=settings)
+    assert [e for p in placed for e in p.entries] == whole.entries
 
 
 @pytest.mark.parametrize("kind", ["scylla", "suite"])

@@ -48,6 +48,21 @@ def test_panel_is_empty_by_default_and_a_panel_changes_the_hash(tmp_path: Path) 
     assert load_profile(path).hash == DEFAULT_HASH  # no panel left out: earlier hashes hold
 
 
+def test_usage_ranks_any_run_by_default_and_traced_changes_the_hash(tmp_path: Path) -> None:
+    assert load_profile().arena.usage == "any"
+    assert load_profile().hash == DEFAULT_HASH  # "any" left out: earlier profiles keep theirs
+    path = tmp_path / "p.toml"
+    path.write_text('[arena]\nusage = "traced"\n')
+    assert load_profile(path).arena.usage == "traced"
+    assert load_profile(path).hash not in (DEFAULT_HASH, Profile().hash)
+    path.write_text('[arena]\nusage = "any"\n')
+    assert load_profile(path).hash == DEFAULT_HASH
+    path.write_text('[arena]\nusage = "checked"\n')
+    with pytest.raises(InvalidInput) as refused:
+        load_profile(path)
+    assert "arena.usage" in str(refused.value)
+
+
 def test_hash_changes_with_any_value(tmp_path: Path) -> None:
     path = tmp_path / "p.toml"
     path.write_text("[peerread]\naccept = 0.81\n")

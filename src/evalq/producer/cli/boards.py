@@ -65,7 +65,8 @@ def _rank(row: LeaderboardEntry | VariantRank) -> str:
     """The rank, with its bootstrap interval and the not-separable mark when it has one."""
     interval = row.rank_interval
     if row.rank is None:
-        return "held"
+        apart = getattr(row, "unranked", None) and not getattr(row, "held", False)
+        return "unranked" if apart else "held"
     if interval is None:
         return str(row.rank)
     mark = NOT_SEPARABLE if row.not_separable_from else ""
@@ -97,6 +98,10 @@ def _notes(entry: LeaderboardEntry) -> str:
         notes.append("partial")
     if entry.not_reported:
         notes.append("not reported: " + ",".join(entry.not_reported))
+    if entry.usage_source == "trace":
+        notes.append("usage from trace")
+    if entry.unranked:
+        notes.append("usage self-reported")
     if entry.peerread_copied:
         notes.append(entry.peerread_copied)
     if entry.peerread_note:
@@ -176,6 +181,13 @@ def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
         console.print(f"  Read with care: {board.baseline_note}.", highlight=False, markup=False)
     if board.range_note:
         console.print(f"  Read with care: {board.range_note}.", highlight=False, markup=False)
+    if board.usage_note:
+        console.print(
+            f"  Usage: {board.usage_note}; the rows marked 'usage from trace' were checked "
+            "against their own timed trace.",
+            highlight=False,
+            markup=False,
+        )
     if board.duplicate_of:
         copies = ", ".join(f"{copy} (of {first})" for copy, first in board.duplicate_of.items())
         console.print(
