@@ -242,6 +242,21 @@ def plot_rows(figure: Locator) -> list[tuple[str, str]]:
     return list(zip(labels, values, strict=True))
 
 
+def overlaps(figure: Locator) -> list[tuple[str, str]]:
+    """(value, row label) pairs drawn less than 4 px apart on one row: a value that reads as
+    part of a name, or covers it."""
+    return figure.evaluate(
+        """svg => {
+          const box = t => t.getBBox();
+          const hit = (a, b) => a.x - 4 < b.x + b.width && b.x < a.x + a.width + 4
+            && a.y < b.y + b.height && b.y < a.y + a.height;
+          const labels = [...svg.querySelectorAll("text.row-label")];
+          return [...svg.querySelectorAll("text.value")].flatMap(v => labels
+            .filter(l => hit(box(v), box(l))).map(l => [v.textContent, l.lastChild.textContent]));
+        }"""
+    )
+
+
 def differences(report: dict[str, Any], other: str) -> list[tuple[str, str]]:
     """The API's per-task differences (other - reference), printed as signed points."""
     reference = report["reference"]
@@ -290,6 +305,7 @@ def test_job_f_two_models_compared_across_the_arena_tasks(server: Server, browse
     # the plot: the point differences, signed to 2 decimals (not percentages), names whole
     assert drawn == differences(report, other)
     assert all(not value.endswith("%") for _, value in drawn)
+    assert overlaps(figures.first) == []  # "-11.29" was drawn against its task's name
 
     # a third model: every group is plotted against the reference, one plot each
     page.get_by_label("group 3").fill(third)
