@@ -11,6 +11,7 @@ with a read-only key, for the figures the page should have shown.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -166,6 +167,7 @@ def test_job_b_the_top_run_shows_why_it_got_its_score(server: Server, browser: B
 
     # what the page says, read before the API is asked
     score = page.locator('td[data-score="arena-overall"]').inner_text()
+    weighed = page.locator('[data-score="arena-weights"]').inner_text()
     criteria = [cells(r) for r in page.locator("#criteria-table tr[data-state]").all()]
     states = page.locator("#criteria-table tr[data-state]").evaluate_all(
         "rows => rows.map(r => r.dataset.state)"
@@ -198,8 +200,15 @@ def test_job_b_the_top_run_shows_why_it_got_its_score(server: Server, browser: B
     if arena["overall_score"] != arena["unadjusted_score"]:
         adjusted = f"{arena['overall_score']:.2f} after the task's difficulty factor"
         assert adjusted in score, score
-    for name in ("efficiency", "speed", "cost", "correctness"):
+    names = ("efficiency", "speed", "cost", "correctness")
+    for name in names:
         assert f"{name} {arena[f'{name}_score']:.1f}" in score, (name, score)
+    # how the four figures weigh into that number: the weights shown reproduce it
+    assert weighed.startswith("weighed as "), weighed
+    weights = {name: float(weight) for weight, name in re.findall(r"([\d.]+) × (\w+)", weighed)}
+    assert weights == {n: arena["breakdown"][f"{n}_weight"] for n in names}
+    recomputed = sum(weights[n] * arena[f"{n}_score"] for n in names)
+    assert recomputed == pytest.approx(arena["unadjusted_score"], abs=0.01)
     # each criterion against the evidence, then the evidence no criterion names
     served = result["criteria"]
     assert criteria == [[c["criterion"], c["state"], c["reason"]] for c in served["criteria"]]
