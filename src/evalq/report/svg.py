@@ -373,8 +373,11 @@ def signed_bars(
     height = top + row_h * len(items) + 44
     values = [v for _, v in items if v is not None]
     reach = max([abs(v) for v in values] + [0.05]) * 1.15
-    x = Scale(-reach, reach, left, WIDTH - 20)
     shown = "{:+.1%}" if unit == "fraction" else "{:+.2f}"
+    # each side keeps room for a value printed beyond its bar: the longest bar's value would
+    # otherwise run into the row labels (left) or past the plot's edge (right)
+    room = 4 + LABEL_PX * max((len(shown.format(v)) for v in values), default=0)
+    x = Scale(-reach, reach, left + room, WIDTH - 20 - room)
     body: list[str] = []
     for i, (label, value) in enumerate(items):
         y = top + i * row_h

@@ -40,6 +40,29 @@ def test_a_long_label_widens_the_margin_and_is_never_cut_on_the_left() -> None:
     assert right_edge >= 6.6 * len(name)  # the whole label fits left of its anchor
 
 
+def test_the_longest_bar_s_value_keeps_clear_of_the_row_labels_and_the_plot_s_edge() -> None:
+    # the compare page drew "-11.29" over "arena-debug-flaky-date-parser": the value of the
+    # longest negative bar ended left of where the row labels end
+    name = "arena-debug-flaky-date-parser"
+    svg = signed_bars(
+        [("arena-data-sales-summary", 7.17), (name, -11.29), ("arena-frontend-dark-mode", -4.78)],
+        title="d",
+        x_label="d",
+        unit="points",
+    )
+    labels_end = max(float(x) for x in re.findall(r'<text class="row-label" x="([\d.]+)"', svg))
+    values = re.findall(
+        r'<text class="value" x="([\d.]+)"[^>]*text-anchor="(start|end)">([^<]*)</text>', svg
+    )
+    assert len(values) == 3
+    for x, anchor, text in values:
+        width = 6.6 * len(text)
+        if anchor == "end":  # a negative bar's value, left of it
+            assert float(x) - width > labels_end, (text, x, labels_end)
+        else:
+            assert float(x) + width <= 720, (text, x)
+
+
 def test_a_label_longer_than_half_the_plot_keeps_its_end_and_its_whole_name_in_a_title() -> None:
     name = "suite-" + "x" * 120 + "-refund-agent"
     svg = signed_bars([(name, 1.0)], title="d", x_label="d", unit="points")
