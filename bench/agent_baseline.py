@@ -127,7 +127,8 @@ def main() -> None:
                   + f"; {changed} of {len(real)} real runs change rank")  # fmt: skip
 
 
-def scale(sizes: Sequence[int], backend: str) -> None:
+def scale(sizes: Sequence[int], backend: str) -> dict[int, float]:
+    """The baseline's time over agents and over runs at each size; returns their ratios."""
     from sqlalchemy import insert
 
     from evalq.core.schemas import Task as TaskSchema
@@ -142,6 +143,7 @@ def scale(sizes: Sequence[int], backend: str) -> None:
     arena = profile_named("default").arena
     modes = {m: arena.model_copy(update={"baseline": m}) for m in ("runs", "agents")}
     rng = random.Random(1)
+    ratios: dict[int, float] = {}
     with tempfile.TemporaryDirectory() as workdir:
         for size in sizes:
             url, drop = new_database(backend, Path(workdir), size)
@@ -182,16 +184,28 @@ def scale(sizes: Sequence[int], backend: str) -> None:
                     times[name] = statistics.median(taken)
                 print(f"{backend} {size:,} runs: baseline over runs {times['runs'] * 1e3:.1f} ms, "
                       f"over agents {times['agents'] * 1e3:.1f} ms")  # fmt: skip
+                ratios[size] = times["agents"] / times["runs"]
             finally:
                 drop()
+    return ratios
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, nargs="*", help="task sizes to time (runs)")
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument(
+        "--quick", action="store_true", help="the demo figures and one small timing (CI's check)"
+    )
     arguments = parser.parse_args()
-    if arguments.scale:
-        scale(arguments.scale, arguments.backend)
+    if arguments.quick:
+        main()
+        ratios = scale([500], "sqlite")
+    elif arguments.scale:
+        ratios = scale(arguments.scale, arguments.backend)
     else:
         main()
+        ratios = {}
+    if ratios:
+        shown = ", ".join(f"{size:,} runs {r:.1f}x" for size, r in ratios.items())
+        print(f"ratio baseline time over agents / over runs: {shown}")
