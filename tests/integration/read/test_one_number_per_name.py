@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
+from tests.support.settings import configure
 from tests.support.ui import sign_in
 
 from evalq.core.settings import Settings
@@ -113,7 +114,8 @@ def test_each_door_names_the_leader_the_board_ranks_first(
     from evalq.producer.cli.output import console
 
     monkeypatch.setattr(console, "width", 1000)  # a cell's text on one line
-    listed = CliRunner(env={"EVALQ_DATABASE_URL": store}).invoke(app, ["task", "list"])
+    configure(monkeypatch, database_url=store)  # the CLI's settings, not an earlier test's
+    listed = CliRunner().invoke(app, ["task", "list"])
     assert listed.exit_code == 0, listed.output
     for line in lines.values():
         assert line.leader is not None and line.leader.submission_id in listed.output
