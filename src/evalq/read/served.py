@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from pydantic import Field
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import NotFound
@@ -32,7 +33,7 @@ from evalq.store import queries
 from evalq.store import standings as standings_store
 from evalq.store import traces as trace_store
 from evalq.store.baseline_sql import refresh_task_baseline
-from evalq.store.models import Review
+from evalq.store.models import Review, TaskRow
 
 
 class LeaderLine(Reply):
@@ -105,13 +106,11 @@ class CompareChoices(Reply):
 def compare_choices(session: Session) -> CompareChoices:
     """The tasks and, per grouping field, the values their evaluated runs carry: read from each
     task's stored board figures (a task without them is read from its runs)."""
-    tasks = [o.id for o in task_list(session).tasks]
+    tasks = list(session.scalars(select(TaskRow.id).order_by(TaskRow.id)))
+    stored = standings_store.stored_choices(session)
     found: dict[str, set[str]] = {"tool": set(), "model": set(), "variant": set()}
     for task_id in tasks:
-        stored = standings_store.stored_figures(session, task_id=task_id)
-        choices = (stored.data.get("choices") if stored is not None else None) or (
-            standings_store.choices(session, task_id=task_id)
-        )
+        choices = stored.get(task_id) or standings_store.choices(session, task_id=task_id)
         for name, values in found.items():
             values.update(choices.get(name, []))
     return CompareChoices(

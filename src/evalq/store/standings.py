@@ -605,6 +605,13 @@ def bins(
     return [int(count or 0) for count in row]
 
 
+def stored_choices(session: Session) -> dict[str, dict[str, list[str]]]:
+    """Every task's stored filter values (its board figures' ``choices``), by task id: one
+    statement whatever the number of tasks."""
+    rows = session.execute(select(BoardFiguresRow.task_id, BoardFiguresRow.data))
+    return {task_id: data.get("choices") or {} for task_id, data in rows}
+
+
 def stored_figures(session: Session, *, task_id: str) -> BoardFiguresRow | None:
     """The task's stored board figures (with the version they were computed at), if any."""
     return session.get(BoardFiguresRow, task_id)
