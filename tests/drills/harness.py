@@ -280,6 +280,43 @@ def wait_for(
         time.sleep(poll)
 
 
+def wait_for_progress(
+    progress: Callable[[], object],
+    done: Callable[[], bool],
+    *,
+    still_s: float,
+    what: str,
+    poll: float = 1.0,
+) -> float:
+    """Poll until ``done()``; returns the seconds it took.
+
+    No fixed deadline (issue 43: on a busy machine a recovery that runs fine takes several times
+    as long): the wait fails only when ``progress()`` has not changed for ``still_s`` seconds,
+    and the error says what was stuck and where.
+
+    Raises:
+        TimeoutError: nothing moved for ``still_s`` seconds before ``done()``.
+    """
+    started = moved = time.monotonic()
+    last = progress()
+    while not done():
+        if time.monotonic() - moved > still_s:
+            raise TimeoutError(f"{what}: nothing moved for {still_s:.0f} s, stuck at {last}")
+        time.sleep(poll)
+        now = progress()
+        if now != last:
+            last, moved = now, time.monotonic()
+    return time.monotonic() - started
+
+
+def wait_for_finished(url: str, count: int, *, still_s: float, what: str) -> float:
+    """Wait until ``count`` submissions of the store at ``url`` are final, while the batch moves
+    (`wait_for_progress` over `movement`)."""
+    return wait_for_progress(
+        lambda: movement(url), lambda: finished(url) >= count, still_s=still_s, what=what
+    )
+
+
 def wait_for_quietly(predicate: Callable[[], bool], timeout: float, poll: float = 0.5) -> bool:
     """Like `wait_for`, but returns False instead of raising when time runs out."""
     try:
@@ -366,6 +403,20 @@ def finished(url: str) -> int:
             )
             or 0
         )
+
+
+def movement(url: str) -> str:
+    """What a batch has done so far, finer than `finished`: final submissions, tier rows by
+    status and their deliveries, evaluations (a change in any of them is progress)."""
+    with session_scope(url) as session:
+        tiers = session.execute(
+            select(TierResultRow.status, func.count(), func.sum(TierResultRow.deliveries)).group_by(
+                TierResultRow.status
+            )
+        ).all()
+        evaluations = session.scalar(select(func.count()).select_from(EvaluationRow))
+    tiers_said = ", ".join(f"{status} {n} ({d} deliveries)" for status, n, d in sorted(tiers))
+    return f"{finished(url)} final; tier rows: {tiers_said or 'none'}; {evaluations} evaluations"
 
 
 def tier_row(url: str, submission_id: str, tier: str) -> tuple[str, int] | None:

@@ -23,7 +23,7 @@ MAX_DELIVERIES = int(harness.DRILL_SETTINGS["max_deliveries"])
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(3600)  # a hang guard only: the waits fail when nothing moves
 def test_a_poisonous_submission_is_failed_after_bounded_deliveries(
     env: dict[str, str], store_url: str, pool: harness.Workers
 ) -> None:
@@ -32,9 +32,7 @@ def test_a_poisonous_submission_is_failed_after_bounded_deliveries(
     poison = "poison-0000"
     started = time.monotonic()
     submit_batch(env, [poison, *good])
-    harness.wait_for(
-        lambda: harness.finished(store_url) == N_GOOD + 1, timeout=480, what="batch final", poll=1
-    )
+    harness.wait_for_finished(store_url, N_GOOD + 1, still_s=480, what="batch final")
     elapsed = time.monotonic() - started
     c = harness.counts(store_url)
     with session_scope(store_url) as session:

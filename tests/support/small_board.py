@@ -12,9 +12,9 @@ import json
 from evalq.core.schemas import Task, parse_submission
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.service.client import Client
-from evalq.tasks.merge import refresh_baseline
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
+from tests.support.at_rest import settle
 from tests.support.databases import migrate_store
 
 TASK_ID = "arena-frontend-dark-mode"
@@ -38,8 +38,8 @@ def evaluate_small_board(url: str) -> int:
         client.put_task(Task.model_validate(definition))
         ids = [result.id for result in client.submit_many(submissions)]
         statuses = client.wait(ids, timeout=300)
-        refresh_baseline(TASK_ID)
     client.app.close()
+    settle(url)  # the worker stopped: handed over at rest
     if set(statuses.values()) != {"done"}:
         raise RuntimeError(f"the small board did not evaluate: {statuses}")
     return len(ids)

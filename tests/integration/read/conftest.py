@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from tests.support.at_rest import settle
 from tests.support.databases import migrate_store
 from tests.support.settings import configure
 
@@ -12,14 +13,14 @@ from evalq.core.schemas import Submission
 from evalq.producer.cli import EXAMPLES
 from evalq.producer.files import read_jsonl, read_tasks
 from evalq.service.client import Client
-from evalq.tasks.merge import refresh_baseline
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 
 
 @pytest.fixture(scope="package")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Every bundled example evaluated in-process (memory transport, SQLite), as `evalq demo`."""
+    """Every bundled example evaluated in-process (memory transport, SQLite), as `evalq demo`,
+    handed over at rest (`settle`)."""
     url = f"sqlite:///{tmp_path_factory.mktemp('kinds') / 'evalq.db'}"
     migrate_store(url)
     submissions: list[Submission] = []
@@ -38,8 +39,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 client.put_task(task)
             ids = [r.id for r in client.submit_many(submissions)]
             assert set(client.wait(ids, timeout=600).values()) == {"done"}
-            for task in tasks:
-                refresh_baseline(task.id)
         client.app.close()
+        settle(url)  # the worker stopped: no refresh lands between two reads of a test
         yield url
     configure(pytest.MonkeyPatch())

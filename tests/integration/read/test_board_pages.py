@@ -8,11 +8,20 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
+from tests.support.at_rest import settle
 
 from evalq.core.errors import InvalidInput
 from evalq.read.leaderboard import leaderboard
 from evalq.store.db import session_scope
 from evalq.store.models import SubmissionRow, TaskRow
+
+
+@pytest.fixture(autouse=True)
+def at_rest(store: str) -> None:
+    """Each case compares two reads of the shared store: bring it to rest first (`settle`), so
+    that nothing an earlier case of this worker left pending lands between them."""
+    settle(store)
+
 
 WHOLE = ("entries", "offset", "limit", "total")
 """What differs between a page and the whole board; every other field is the board's."""
