@@ -302,7 +302,7 @@ def main() -> None:
     parser.add_argument("--warm", type=int, default=20)
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="postgresql")
     parser.add_argument("--modes", nargs="+", default=["distributed", "embedded"])
-    args = parse_args(parser, quick={"submissions": 12, "warm": 4, "backend": "sqlite"})
+    args = parse_args(parser, quick={"submissions": 6, "warm": 2, "backend": "sqlite"})
     runs = submissions("run", args.submissions, random.Random(12))
     found: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="evalq-bench-") as tmp:

@@ -19,7 +19,7 @@ trace) is evaluated as it is stored (its graph tier and merge), which the bare a
 The API's RSS is read after each phase and after each of ``--rss-rounds`` more rounds of
 ``--submissions`` in batches of 10: a leak keeps growing round after round, a warm-up levels off.
 
-``--quick`` (CI): 200 submissions, one RSS round; seconds per backend, figures not asserted.
+``--quick`` (CI): 40 submissions, one RSS round; seconds per backend, figures not asserted.
 """
 
 from __future__ import annotations
@@ -291,7 +291,7 @@ def main() -> None:
     parser.add_argument("--backends", nargs="+", default=["sqlite", "postgresql"])
     parser.add_argument("--rss-rounds", type=int, default=3)
     parser.add_argument("--serve-bare", nargs=3, metavar=("PORT", "DB_URL", "REDIS_URL"))
-    options = parse_args(parser, quick={"submissions": 200, "rss_rounds": 1})
+    options = parse_args(parser, quick={"submissions": 40, "rss_rounds": 1})
     if options.serve_bare:
         port, db_url, broker = options.serve_bare
         serve_bare(int(port), db_url, broker)

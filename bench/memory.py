@@ -101,7 +101,7 @@ def main() -> None:
     parser.add_argument("--references", type=int, default=40)
     parser.add_argument("--batch", type=int, default=1_000)
     parser.add_argument("--first", type=int, default=100, help="tasks before the first reading")
-    args = parse_args(parser, quick={"tasks": 60, "references": 5, "batch": 20, "first": 20})
+    args = parse_args(parser, quick={"tasks": 12, "references": 2, "batch": 4, "first": 4})
     url = redis_url(DB)
     rng = random.Random(13)
     with tempfile.TemporaryDirectory(prefix="evalq-bench-") as tmp:

@@ -283,7 +283,7 @@ def main() -> None:
     parser.add_argument("--merges", type=int, default=200)
     parser.add_argument("--refresh-every", type=int, default=50)
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
-    args = parse_args(parser, quick={"sizes": [100, 1_000], "merges": 20, "refresh_every": 5})
+    args = parse_args(parser, quick={"sizes": [50, 200], "merges": 8, "refresh_every": 4})
     results = {}
     with tempfile.TemporaryDirectory(prefix="evalq-bench-") as workdir:
         for size in args.sizes:

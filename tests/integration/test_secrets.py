@@ -40,7 +40,7 @@ from tests.integration.conftest import REDIS_TEST_DB
 from tests.support.databases import fresh_database, private_redis
 from tests.support.failing_task import TASK_NAME
 from tests.support.openai_stub import OpenAIStub
-from tests.support.processes import free_port, process_env, start, stop, wait_for_http
+from tests.support.processes import PATIENCE, free_port, process_env, start, stop, wait_for_http
 from tests.support.settings import pipeline_settings
 
 pytestmark = pytest.mark.integration
@@ -181,7 +181,7 @@ def evaluate(run: Deployment, sid: str, worker: subprocess.Popen[bytes]) -> dict
             },
         )
         assert posted.status_code == 201, posted.text
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 120 * PATIENCE
         while True:
             result: dict[str, Any] = reader.get(f"/v1/submissions/{sid}").json()
             if result["status"] in FINISHED or time.monotonic() > deadline:

@@ -20,12 +20,13 @@ from evalq.store.db import session_scope
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 from tests.integration.api.conftest import Server, example_task, examples
+from tests.support.processes import PATIENCE
 
 TASKS = ("arena-frontend-dark-mode", "scylla-token-bucket", "suite-refund-agent")
 
 
 def poll(client: httpx.Client, path: str, until: Any, timeout: float = 120) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout * PATIENCE
     while True:
         body: dict[str, Any] = client.get(path).raise_for_status().json()
         if until(body) or time.monotonic() > deadline:

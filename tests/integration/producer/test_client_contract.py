@@ -25,7 +25,7 @@ from tests.integration.api.conftest import ROOT, Server, serve_api, submission
 from tests.support.databases import fresh_database
 from tests.support.lossy_relay import LossyRelay
 from tests.support.otel_runs import as_otlp_json, as_protobuf, trace_id_of, two_agent_run
-from tests.support.processes import free_port, process_env, start, stop, wait_for_http
+from tests.support.processes import PATIENCE, free_port, process_env, start, stop, wait_for_http
 from tests.support.redis_server import RedisServer
 from tests.support.reviews import review_task
 from tests.support.settings import pipeline_settings
@@ -274,7 +274,7 @@ def test_metadata_is_returned_ranked_by_score_and_filtered_exactly(
             found = compare(session, tasks=task_id, by="metadata.experiment", values=["v1", "v2"])
         return cast(dict[str, Any], json.loads(json.dumps(found.model_dump(mode="json"))))
 
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 30 * PATIENCE
     with HttpClient(api.url, api.keys["read"]) as http:
         while (answers := both(http)) != both(producer) or answers[1] != built():
             assert time.monotonic() < deadline, "the two clients never answered alike"

@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 import redis
 from tests.support.pipeline import Pipeline, submission
+from tests.support.processes import PATIENCE
 
 from evalq.core.schemas import Submission, Tier
 from evalq.store import queries
@@ -112,7 +113,7 @@ def test_a_message_a_live_worker_holds_for_its_countdown_is_not_orphaned(
         countdown=600,
     )
     with embedded_worker(p.app), redis.Redis.from_url(p.redis_url) as client:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 30 * PATIENCE
         while not client.zcard(unacked.UNACKED_INDEX_KEY) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert age_unacked(client, seconds=120) == 1
@@ -209,7 +210,7 @@ def test_a_tier_its_live_worker_no_longer_runs_is_sent_again_and_finishes(
         claim(p.db_url, "cancelled", owner, seconds_ago=120)
         age_rows(p.db_url, "cancelled", seconds=120)
         assert recover(p.app, older_than=LONG) == ["cancelled"]
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 60 * PATIENCE
         while time.monotonic() < deadline:
             with session_scope(p.db_url) as session:
                 row = queries.get_submission_row(session, submission_id="cancelled")
