@@ -3,8 +3,10 @@
 Every front door (the HTTP API, `evalq submit`, `evalq task put`, the Python client) reaches the
 wire models through here, so a value is refused with the same field and rule whichever door it
 came through. Decoding (bytes to UTF-8 to JSON, no NaN or infinities, bounded nesting) is
-`decode_json`; the string rule is `storable_string`, which the wire models' string types apply
-field by field. Integer ranges are the wire models' own bounds (``le=MAX_COUNT``).
+`decode_json`, over `json_text`: the one parse of JSON text a client wrote (span attributes
+too, `evalq.traces.json_attributes`). The string rule is `storable_string`, which the wire
+models' string types apply field by field. Integer ranges are the wire models' own bounds
+(``le=MAX_COUNT``).
 """
 
 from __future__ import annotations
