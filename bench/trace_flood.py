@@ -68,6 +68,7 @@ def main() -> None:
             "trace_sweep_every_s": "3600",  # intake alone: no sweep during the measurement
             "trace_max_request_spans": str(max(args.traces, 10_000)),
             "api_max_body_bytes": str(64 * 1024 * 1024),
+            "trace_max_open_per_key": str(args.traces * args.requests),  # one key sends all
         }
         port = free_port()
         api = start(
