@@ -223,6 +223,12 @@ class Settings(BaseSettings):
         description="Webhooks: allow receivers on private, loopback, link-local and other "
         "non-global addresses (local development); refused by default.",
     )
+    trace_max_open_per_key: int = Field(
+        default=10_000,
+        ge=1,
+        description="HTTP API: most open traces (spans arriving, not yet finalised) one API key "
+        "may hold; a POST /v1/traces that would open more is refused whole with 429.",
+    )
 
     @field_validator("webhook_key")
     @classmethod

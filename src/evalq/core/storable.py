@@ -3,8 +3,10 @@
 Every front door (the HTTP API, `evalq submit`, `evalq task put`, the Python client) reaches the
 wire models through here, so a value is refused with the same field and rule whichever door it
 came through. Decoding (bytes to UTF-8 to JSON, no NaN or infinities, bounded nesting) is
-`decode_json`; the string rule is `storable_string`, which the wire models' string types apply
-field by field. Integer ranges are the wire models' own bounds (``le=MAX_COUNT``).
+`decode_json`, over `json_text`: the one parse of JSON text a client wrote (span attributes
+too, `evalq.traces.json_attributes`). The string rule is `storable_string`, which the wire
+models' string types apply field by field. Integer ranges are the wire models' own bounds
+(``le=MAX_COUNT``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ SURROGATE_RULE = "string must be valid Unicode (no lone surrogates)"
 INT_RANGE_RULE = f"integer out of range (at most {MAX_INT} in magnitude)"
 DEPTH_RULE = f"nested deeper than {MAX_DEPTH} levels"
 UTF8_RULE = "must be UTF-8 encoded JSON"
+SIZE_RULE = "JSON text too long"
 
 
 class _Refused(ValueError):
@@ -94,6 +97,21 @@ def decode_json(raw: bytes, *, where: str) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise InvalidInput([(where, f"{UTF8_RULE} (bad byte at offset {error.start})")]) from None
+    return json_text(text, where=where)
+
+
+def json_text(text: str, *, where: str, max_chars: int | None = None) -> Any:
+    """Parse JSON text, bounded: the one entry point for JSON a client wrote.
+
+    Refused, as `InvalidInput` on the field ``where``: text longer than ``max_chars`` (checked
+    before parsing), text that is not JSON, ``NaN`` / ``Infinity`` and numbers that overflow to
+    infinity, integers of more digits than Python converts, and nesting deeper than
+    `MAX_DEPTH` (the parser's own recursion limit is caught, never let out).
+    """
+    if max_chars is not None and len(text) > max_chars:
+        raise InvalidInput(
+            [(where, f"{SIZE_RULE}: {len(text):,} characters, at most {max_chars:,}")]
+        )
     try:
         data = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
     except RecursionError:

@@ -17,11 +17,14 @@ for EVALQ_TRACE_RETENTION_S, so a rule added later can take it (`backfill`), the
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from evalq.core.errors import Conflict, InvalidInput, NotFound
+from sqlalchemy.exc import InterfaceError, OperationalError
+
+from evalq.core.errors import Conflict, InvalidInput, NotFound, UpstreamFailure
 from evalq.core.settings import Settings
+from evalq.core.storable import printable
 from evalq.core.trace_rules import Backfilled, TraceRuleOf, parse_backfill, sampled
 from evalq.service.client import Client
 from evalq.store import queries
@@ -50,23 +53,83 @@ def sweep_traces(client: Client, settings: Settings | None = None) -> list[str]:
     return made
 
 
+SWEEP_MOST = 500
+"""Most traces one sweep examines; the next sweep takes the rest."""
+SWEEP_ROUND = 50
+"""Traces read per round: the due traces are read again after each round, so a trace that
+became due meanwhile waits at most one round, whatever the backlog."""
+TRANSIENT = (UpstreamFailure, OperationalError, InterfaceError)
+"""Failures of the broker or the database, not of the trace: its claim is left for a later
+sweep (taken again once EVALQ_LOST_AFTER_S old)."""
+
+
+@dataclass(frozen=True)
+class Finalised:
+    """What finalising one trace did: its submission, or why it failed (neither: untaken)."""
+
+    submission_id: str | None = None
+    failure: str | None = None
+
+
 def finalise_due_traces(client: Client, settings: Settings | None = None) -> list[str]:
-    """Turn every finished trace into its submission; the ids of the submissions made."""
+    """Turn the finished traces into their submissions; the ids of the submissions made.
+
+    The due traces are served in turns of their senders (`evalq.store.traces.due_traces`), a
+    round at a time, so one key's backlog delays another key's run by one round at most. A
+    trace that cannot be made a submission ends ``failed`` with its reason and the sweep goes
+    on; the traces that failed are logged in one line per sweep.
+    """
     settings = settings or client.settings
     quiet = timedelta(seconds=settings.trace_quiet_s)
     reclaim = timedelta(seconds=max(settings.lost_after_s, 10))
-    with session_scope(client.url) as session:
-        due = stored.due_traces(session, quiet=quiet, reclaim_after=reclaim)
-        rules = stored.all_rules(session) if due else []
+    rules: list[TraceRuleOf] | None = None
     made: list[str] = []
-    for trace_id in due:
-        with session_scope(client.url) as session:
-            if not stored.claim(session, trace_id=trace_id, quiet=quiet, reclaim_after=reclaim):
-                continue
-        submission_id = finalise(client, trace_id, rules=rules)
-        if submission_id is not None:
-            made.append(submission_id)
+    failures: dict[str, str] = {}
+    examined = 0
+    try:
+        while examined < SWEEP_MOST:
+            with session_scope(client.url) as session:
+                due = stored.due_traces(
+                    session,
+                    quiet=quiet,
+                    reclaim_after=reclaim,
+                    limit=min(SWEEP_ROUND, SWEEP_MOST - examined),
+                )
+                if due and rules is None:
+                    rules = stored.all_rules(session)
+            if not due:
+                break
+            examined += len(due)
+            for trace_id in due:
+                with session_scope(client.url) as session:
+                    if not stored.claim(
+                        session, trace_id=trace_id, quiet=quiet, reclaim_after=reclaim
+                    ):
+                        continue
+                outcome = finalise(client, trace_id, rules=rules or [])
+                if outcome.submission_id is not None:
+                    made.append(outcome.submission_id)
+                if outcome.failure is not None:
+                    failures[trace_id] = outcome.failure
+    finally:
+        log_failures(failures)
     return made
+
+
+def log_failures(failures: dict[str, str]) -> None:
+    """One line for every trace a sweep found unable to become a submission (none: none)."""
+    if not failures:
+        return
+    trace_id, why = next(iter(failures.items()))
+    more = f" (and {len(failures) - 1} more traces)" if len(failures) > 1 else ""
+    log.warning(
+        "%d trace(s) cannot become a submission and are marked failed (GET /v1/traces/{id} "
+        "says why), e.g. trace %s: %s%s",
+        len(failures),
+        trace_id,
+        why[:300],
+        more,
+    )
 
 
 def finalise(
@@ -75,13 +138,14 @@ def finalise(
     *,
     rules: list[TraceRuleOf],
     task_id: str | None = None,
-) -> str | None:
-    """Convert a claimed trace and submit it; its submission id, or None when it is not one.
+) -> Finalised:
+    """Convert a claimed trace and submit it.
 
     ``task_id`` (a backfill's) is the task when the trace names none; otherwise ``rules`` decide.
-    A trace that cannot be mapped (or names an undefined task, or an id taken by another run)
-    is marked ``failed`` with the problems; one no rule takes is marked ``untaken``. A broker
-    that is down leaves the claim in place for a later sweep.
+    A trace that cannot be mapped (or names an undefined task, or an id taken by another run,
+    or fails in any way of its own) is marked ``failed`` with the problems, at once: it is not
+    claimed again. One no rule takes is marked ``untaken``. A broker or database that is down
+    (`TRANSIENT`) leaves the claim in place for a later sweep, and the error is raised.
     """
     with session_scope(client.url) as session:
         row, spans = stored.claimed_spans(session, trace_id=trace_id)
@@ -93,7 +157,7 @@ def finalise(
             if taker is None:
                 with session_scope(client.url) as session:
                     stored.untake(session, trace_id=trace_id)
-                return None
+                return Finalised()
             defaults = replace(defaults, task_id=taker)
         made = imported(tree, defaults)
         unknown = client.unknown_tasks([made.submission.task_id])
@@ -101,17 +165,24 @@ def finalise(
             raise InvalidInput([(made.source("task_id"), unknown[made.submission.task_id])])
         client.submit(made.submission)
     except InvalidInput as error:
-        with session_scope(client.url) as session:
-            stored.fail(session, trace_id=trace_id, problems=list(error.problems))
-        log.warning("trace %s cannot become a submission: %s", trace_id, error.problems[:3])
-        return None
+        return _failed(client, trace_id, list(error.problems))
     except Conflict as error:
-        with session_scope(client.url) as session:
-            stored.fail(session, trace_id=trace_id, problems=[("(trace)", str(error))])
-        return None
+        return _failed(client, trace_id, [("(trace)", str(error))])
+    except TRANSIENT:
+        raise
+    except Exception as error:  # the trace's own failure (a bug it triggers): recorded on it
+        log.debug("trace %s failed", trace_id, exc_info=True)
+        why = f"cannot be made a submission: {type(error).__name__}: {printable(str(error))}"
+        return _failed(client, trace_id, [("(trace)", why[:500])])
     with session_scope(client.url) as session:
         stored.finish(session, trace_id=trace_id, submission_id=made.submission.id)
-    return made.submission.id
+    return Finalised(submission_id=made.submission.id)
+
+
+def _failed(client: Client, trace_id: str, problems: list[tuple[str, str]]) -> Finalised:
+    with session_scope(client.url) as session:
+        stored.fail(session, trace_id=trace_id, problems=problems)
+    return Finalised(failure="; ".join(f"{field}: {rule}" for field, rule in problems[:3]))
 
 
 def backfill(client: Client, task_id: str, *, since: datetime, until: datetime) -> Backfilled:
@@ -140,6 +211,7 @@ def backfill(client: Client, task_id: str, *, since: datetime, until: datetime) 
     if len(candidates) > most:
         raise InvalidInput([("until", _too_many(most))])
     taken: list[str] = []
+    failures: dict[str, str] = {}
     for trace_id in candidates:
         if not sampled(trace_id, rule.sample_rate):
             continue
@@ -154,9 +226,12 @@ def backfill(client: Client, task_id: str, *, since: datetime, until: datetime) 
         with session_scope(client.url) as session:
             if not stored.claim_untaken(session, trace_id=trace_id):
                 continue
-        submission_id = finalise(client, trace_id, rules=[], task_id=task_id)
-        if submission_id is not None:
-            taken.append(submission_id)
+        outcome = finalise(client, trace_id, rules=[], task_id=task_id)
+        if outcome.submission_id is not None:
+            taken.append(outcome.submission_id)
+        if outcome.failure is not None:
+            failures[trace_id] = outcome.failure
+    log_failures(failures)
     return Backfilled(task_id=task_id, examined=len(candidates), taken=taken)
 
 

@@ -9,11 +9,24 @@ changed), and ``traces.submission_id`` is unique. docs/traces.md.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import case, delete, func, or_, select, tuple_, update
+from sqlalchemy import (
+    ColumnElement,
+    String,
+    Table,
+    bindparam,
+    case,
+    delete,
+    func,
+    literal,
+    or_,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -58,6 +71,7 @@ def store_request(
     max_spans: int,
     owner: str | None = None,
     rules: Sequence[TraceRule] | None = None,
+    max_open: int | None = None,
 ) -> dict[str, Stored]:
     """Store the new spans of each trace of one request (a span already stored is not stored
     again), in a fixed number of statements whatever the number of traces.
@@ -81,21 +95,20 @@ def store_request(
     has edges, ``MAX_TRACE_EDGES + 1``) is refused whole: it is marked ``refused`` with the
     reason, its stored spans are dropped, and every later span of it is refused with the same
     reason (never evaluated on part of its spans).
+
+    With ``max_open``, a request that would take its ``owner`` past that many open traces is
+    refused whole (`OpenTracesCapped`) before anything is written.
     """
     if not traces:
         return {}
     now = utcnow()
     ids = sorted(traces)
-    _upsert_traces(session, trace_ids=ids, defaults=defaults, now=now, owner=owner)
-    rows = {
-        row.trace_id: row
-        for row in session.scalars(
-            select(TraceRow)
-            .where(TraceRow.trace_id.in_(ids))
-            .execution_options(populate_existing=True)
-        )
-    }
-    pairs = [(trace_id, span.span_id) for trace_id in ids for span in traces[trace_id]]
+    if owner is not None and max_open is not None:
+        _within_open_cap(session, owner=owner, trace_ids=ids, most=max_open)
+    rows = _upsert_traces(session, trace_ids=ids, defaults=defaults, now=now, owner=owner)
+    # A trace with no span counted has none stored: only the others are looked up.
+    counted = [t for t in ids if rows[t].span_count or rows[t].late_spans]
+    pairs = [(trace_id, span.span_id) for trace_id in counted for span in traces[trace_id]]
     known: set[tuple[str, str]] = set()
     for first in range(0, len(pairs), 500):  # bound the statement's parameters
         chunk = pairs[first : first + 500]
@@ -106,9 +119,11 @@ def store_request(
         )
         known |= {(trace_id, span_id) for trace_id, span_id in found}
     inserts: list[dict[str, Any]] = []
+    changed: list[dict[str, Any]] = []
     answer: dict[str, Stored] = {}
     for trace_id in ids:
         row = rows[trace_id]
+        before = _values(row)
         new = [s for s in traces[trace_id] if (trace_id, s.span_id) not in known]
         if owner is not None and row.owner not in (None, owner):
             answer[trace_id] = Stored(0, 0, [foreign(trace_id)] * len(traces[trace_id]))
@@ -124,11 +139,92 @@ def store_request(
         if answer[trace_id].stored or answer[trace_id].late:
             late = bool(answer[trace_id].late)
             inserts += [_span_row(trace_id, span, late=late, now=now) for span in new]
+        after = _values(row)
+        if after != before:
+            changed.append({"key": trace_id} | after)
+    # Core statements, each one executemany: the ORM's bulk paths cost more per row than the
+    # database does here.
+    if changed:
+        by_key = update(TRACES).where(TRACES.c.trace_id == bindparam("key"))
+        session.execute(by_key, changed)
     if inserts:
-        dialect = session.get_bind().dialect.name
-        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        session.execute(insert(TraceSpanRow).on_conflict_do_nothing(), inserts)
+        _insert_spans(session, inserts)
     return answer
+
+
+def _insert_spans(session: Session, rows: list[dict[str, Any]]) -> None:
+    """Insert the span rows, skipping any already stored. On PostgreSQL each column goes as one
+    array (``unnest``): one statement, where an executemany costs the driver per row."""
+    if session.get_bind().dialect.name != "postgresql":
+        session.execute(sqlite.insert(SPANS).on_conflict_do_nothing(), rows)
+        return
+    names = list(rows[0])
+    arrays = [
+        bindparam(name, [row[name] for row in rows], type_=postgresql.ARRAY(SPANS.c[name].type))
+        for name in names
+    ]
+    source = select(func.unnest(*arrays).table_valued(*names).render_derived())
+    statement = postgresql.insert(SPANS).from_select(names, source)
+    session.execute(statement.on_conflict_do_nothing())
+
+
+def _values(row: _Arriving) -> dict[str, Any]:
+    return dict(vars(row))  # shallow: a changed ``error`` is a new dict, never changed in place
+
+
+@dataclass
+class _Arriving:
+    """A trace's row as one request finds it (locked) and changes it; written back if changed."""
+
+    trace_id: str
+    status: str
+    error: dict[str, Any] | None
+    span_count: int
+    late_spans: int
+    tool_spans: int
+    start_ns: int | None
+    end_ns: int | None
+    has_root: bool
+    end_marked: bool
+    service_name: str | None
+    owner: str | None
+    claimed_at: datetime | None
+
+
+ARRIVING_NAMES = tuple(f.name for f in fields(_Arriving))
+TRACES = cast(Table, TraceRow.__table__)
+SPANS = cast(Table, TraceSpanRow.__table__)
+ARRIVING_COLUMNS = tuple(TRACES.c[name] for name in ARRIVING_NAMES)
+
+
+class OpenTracesCapped(Exception):
+    """A request would take its API key past EVALQ_TRACE_MAX_OPEN_PER_KEY open traces."""
+
+
+def _within_open_cap(session: Session, *, owner: str, trace_ids: list[str], most: int) -> None:
+    """`OpenTracesCapped` when the traces this request opens would take ``owner`` past
+    ``most`` open traces (spans of traces it already holds are always taken)."""
+    held = int(
+        session.scalar(
+            select(func.count()).where(TraceRow.owner == owner, TraceRow.status == "open")
+        )
+        or 0
+    )
+    if held + len(trace_ids) <= most:  # the usual case: no need to tell new traces apart
+        return
+    present: set[str] = set()
+    for first in range(0, len(trace_ids), 500):
+        chunk = trace_ids[first : first + 500]
+        present |= set(
+            session.scalars(select(TraceRow.trace_id).where(TraceRow.trace_id.in_(chunk)))
+        )
+    opened = len(trace_ids) - len(present)
+    if opened and held + opened > most:
+        raise OpenTracesCapped(
+            f"API key {owner!r} holds {held:,} open traces and this request would open "
+            f"{opened:,} more; at most {most:,} per key (EVALQ_TRACE_MAX_OPEN_PER_KEY): send "
+            "again once its runs are over and finalised"
+        )
 
 
 def foreign(trace_id: str) -> str:
@@ -139,7 +235,7 @@ def foreign(trace_id: str) -> str:
     )
 
 
-def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans: int) -> Stored:
+def _take(session: Session, row: _Arriving, new: list[IncomingSpan], *, max_spans: int) -> Stored:
     """Count ``new`` spans on the trace's row, or refuse them (and the trace) over the bound."""
     if row.status == "refused":
         reason = str((row.error or {}).get("message", "the trace was refused"))
@@ -180,12 +276,12 @@ def _take(session: Session, row: TraceRow, new: list[IncomingSpan], *, max_spans
     return Stored(len(new), 0, [])
 
 
-def untaken_at_arrival(row: TraceRow) -> bool:
+def untaken_at_arrival(row: TraceRow | _Arriving) -> bool:
     """Was the trace kept ``untaken`` as its spans arrived (never claimed by a sweep)?"""
     return row.status == "untaken" and row.claimed_at is None
 
 
-def _decide(row: TraceRow, new: list[IncomingSpan], *, taken: bool) -> None:
+def _decide(row: _Arriving, new: list[IncomingSpan], *, taken: bool) -> None:
     """Open the trace if ``new`` spans may be taken; keep a new trace none may be ``untaken``.
 
     A trace that was open before this request stays open (its earlier spans were undecided,
@@ -204,41 +300,52 @@ def _upsert_traces(
     defaults: Mapping[str, str],
     now: datetime,
     owner: str | None,
-) -> None:
-    values: list[dict[str, Any]] = [
-        {
-            "trace_id": trace_id,
-            "status": "open",
-            "defaults": dict(defaults),
-            "span_count": 0,
-            "late_spans": 0,
-            "has_root": False,
-            "end_marked": False,
-            "created_at": now,
-            "last_span_at": now,
-            "owner": owner,
-            "tool_spans": 0,
-        }
-        for trace_id in trace_ids
-    ]
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = insert(TraceRow)
+) -> dict[str, _Arriving]:
+    """Write each trace's row (a new one open and empty), locking it until the commit; each
+    row as it stands then, read back by the same statement.
+
+    On PostgreSQL the ids go as one array (``unnest``) and the other values once each: a
+    statement of ten parameters a row costs the driver more than the database (F-7).
+    """
+    fixed: dict[str, Any] = {
+        "status": "open",
+        "defaults": dict(defaults),
+        "span_count": 0,
+        "late_spans": 0,
+        "has_root": False,
+        "end_marked": False,
+        "created_at": now,
+        "last_span_at": now,
+        "owner": owner,
+        "tool_spans": 0,
+    }
+    postgres = session.get_bind().dialect.name == "postgresql"
+    statement = (postgresql.insert if postgres else sqlite.insert)(TRACES)
+    rows: list[dict[str, Any]] | None = None
+    if postgres:
+        ids = bindparam("trace_ids", trace_ids, type_=postgresql.ARRAY(String(32)))
+        source = select(
+            func.unnest(ids).label("trace_id"),
+            *(literal(value, TRACES.c[name].type).label(name) for name, value in fixed.items()),
+        )
+        statement = statement.from_select(["trace_id", *fixed], source)
+    else:
+        rows = [{"trace_id": trace_id} | fixed for trace_id in trace_ids]
     update_: dict[str, Any] = {"last_span_at": statement.excluded.last_span_at}
     if defaults:
         update_["defaults"] = statement.excluded.defaults
     # Another key's request leaves the row as it is (it still locks it: requests take turns).
-    mine = TraceRow.owner.is_(None) | statement.excluded.owner.is_(None)
-    mine |= TraceRow.owner == statement.excluded.owner
+    mine = TRACES.c.owner.is_(None) | statement.excluded.owner.is_(None)
+    mine |= TRACES.c.owner == statement.excluded.owner
     update_["defaults"] = case(
-        (mine, update_.get("defaults", TraceRow.defaults)), else_=TraceRow.defaults
+        (mine, update_.get("defaults", TRACES.c.defaults)), else_=TRACES.c.defaults
     )
     update_["last_span_at"] = case(
-        (mine, statement.excluded.last_span_at), else_=TraceRow.last_span_at
+        (mine, statement.excluded.last_span_at), else_=TRACES.c.last_span_at
     )
-    session.execute(
-        statement.on_conflict_do_update(index_elements=["trace_id"], set_=update_), values
-    )
+    upsert = statement.on_conflict_do_update(index_elements=["trace_id"], set_=update_)
+    found = session.execute(upsert.returning(*ARRIVING_COLUMNS), rows)
+    return {row.trace_id: _Arriving(*row) for row in found}
 
 
 def _span_row(trace_id: str, span: IncomingSpan, *, late: bool, now: datetime) -> dict[str, Any]:
@@ -258,19 +365,39 @@ def due_traces(
     session: Session, *, quiet: timedelta, reclaim_after: timedelta, limit: int = 500
 ) -> list[str]:
     """Traces ready to become submissions: open, with a root span, and end-marked or quiet for
-    ``quiet``; or claimed ``reclaim_after`` ago by a sweep that did not finish (it died)."""
+    ``quiet``; or claimed ``reclaim_after`` ago by a sweep that did not finish (it died).
+
+    Served in turns of their senders (`sender`): each sender's first trace, then each one's
+    second, and so on, so a flood of traces from one key never keeps another key's run
+    waiting behind it. Within a sender's traces, end-marked ones first (the run said it is
+    over), then the longest quiet.
+    """
     now = utcnow()
     ready = (TraceRow.status == "open") & TraceRow.has_root
     ready &= or_(TraceRow.end_marked, TraceRow.last_span_at <= now - quiet)
     stale = (TraceRow.status == "finalising") & (TraceRow.claimed_at <= now - reclaim_after)
-    # End-marked traces first: the run said it is over, so its submission is not kept waiting
-    # behind traces that are only due because they went quiet.
-    query = (
-        select(TraceRow.trace_id)
+    within = (TraceRow.end_marked.desc(), TraceRow.last_span_at, TraceRow.trace_id)
+    turn = func.row_number().over(partition_by=sender(), order_by=within)
+    ranked = (
+        select(
+            TraceRow.trace_id,
+            TraceRow.end_marked,
+            TraceRow.last_span_at,
+            turn.label("turn"),
+        )
         .where(or_(ready, stale))
-        .order_by(TraceRow.end_marked.desc(), TraceRow.last_span_at)
+        .subquery()
+    )
+    query = select(ranked.c.trace_id).order_by(
+        ranked.c.turn, ranked.c.end_marked.desc(), ranked.c.last_span_at, ranked.c.trace_id
     )
     return list(session.scalars(query.limit(limit)))
+
+
+def sender() -> ColumnElement[str]:
+    """Whose turn a trace waits for: the API key that opened it, else (spans stored without a
+    key) the task its requests named, else one shared turn."""
+    return func.coalesce(TraceRow.owner, TraceRow.defaults["task_id"].as_string(), "")
 
 
 def claim(session: Session, *, trace_id: str, quiet: timedelta, reclaim_after: timedelta) -> bool:

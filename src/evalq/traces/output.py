@@ -10,12 +10,12 @@ often record the output messages on the model call only). None found: an empty o
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from evalq.core.errors import InvalidInput
 from evalq.traces import names
+from evalq.traces.json_attributes import attribute_json, over_bounds
 from evalq.traces.otlp import Span
 from evalq.traces.tree import SpanTree
 
@@ -63,8 +63,10 @@ def message_text(value: Any, label: str) -> str:
     rule = "must be a list of messages with parts (the GenAI output-messages JSON)"
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except ValueError:
+            value = attribute_json(value, label)
+        except InvalidInput as error:
+            if over_bounds(error):
+                raise
             raise InvalidInput([(label, rule)]) from None
     if not isinstance(value, list) or not value or not isinstance(value[-1], dict):
         raise InvalidInput([(label, rule)])

@@ -96,7 +96,11 @@ def incoming_spans(
     for resource_spans in request.resource_spans:
         resource = attributes_of(resource_spans.resource.attributes)
         service = resource.get("service.name")
+        resource_head = _field(1, resource_spans.resource.SerializeToString())
+        resource_tail = _text_field(3, resource_spans.schema_url)
         for scope_spans in resource_spans.scope_spans:
+            scope_head = _field(1, scope_spans.scope.SerializeToString())
+            scope_tail = _text_field(3, scope_spans.schema_url)
             for span in scope_spans.spans:
                 reason = refusal(span, now_ns)
                 if reason is not None:
@@ -106,13 +110,7 @@ def incoming_spans(
                 if key in seen:
                     continue
                 seen.add(key)
-                one = ResourceSpans(
-                    resource=resource_spans.resource, schema_url=resource_spans.schema_url
-                )
-                scope = one.scope_spans.add(
-                    scope=scope_spans.scope, schema_url=scope_spans.schema_url
-                )
-                scope.spans.append(span)
+                scoped = scope_head + _field(2, span.SerializeToString()) + scope_tail
                 own = attributes_of(span.attributes)
                 found.traces[key[0]].append(
                     IncomingSpan(
@@ -123,7 +121,7 @@ def incoming_spans(
                         end_ns=span.end_time_unix_nano,
                         service_name=service if isinstance(service, str) else None,
                         end_marker=own.get(names.EVALQ_TRACE_END) is True,
-                        data=one.SerializeToString(),
+                        data=resource_head + _field(2, scoped) + resource_tail,
                         tool=kind_of_attributes(own) == "tool",
                         name=span.name,
                         attributes=own,
@@ -135,6 +133,16 @@ def incoming_spans(
 
 def refusal(span: ProtoSpan, now_ns: int) -> str | None:
     """Why ``span`` cannot be stored, naming it and the field, or None when it can."""
+    start, end = span.start_time_unix_nano, span.end_time_unix_nano
+    if (
+        len(span.trace_id) == 16
+        and any(span.trace_id)
+        and len(span.span_id) == 8
+        and any(span.span_id)
+        and len(span.parent_span_id) in (0, 8)
+        and EARLIEST_NS <= start <= end <= now_ns + FUTURE_SLACK_NS
+    ):
+        return None  # the usual case, decided without naming the span
     label = f"span {span.span_id.hex() or '(none)'} ({printable(span.name[:100])})"
     if len(span.trace_id) != 16 or not any(span.trace_id):
         return f"{label}.traceId: must be 16 bytes (32 hex digits), not all zero"
@@ -142,7 +150,6 @@ def refusal(span: ProtoSpan, now_ns: int) -> str | None:
         return f"{label}.spanId: must be 8 bytes (16 hex digits), not all zero"
     if span.parent_span_id and len(span.parent_span_id) != 8:
         return f"{label}.parentSpanId: must be empty or 8 bytes (16 hex digits)"
-    start, end = span.start_time_unix_nano, span.end_time_unix_nano
     latest = now_ns + FUTURE_SLACK_NS
     for name, value in (("startTimeUnixNano", start), ("endTimeUnixNano", end)):
         if not EARLIEST_NS <= value <= latest:
@@ -150,9 +157,24 @@ def refusal(span: ProtoSpan, now_ns: int) -> str | None:
                 f"{label}.{name}: {value} is not a time this run can have (nanoseconds since "
                 "1970, after 2000-01-01 and at most a day ahead of the server's clock)"
             )
-    if end < start:
-        return f"{label}.endTimeUnixNano: ends before it starts ({end} < {start})"
-    return None
+    return f"{label}.endTimeUnixNano: ends before it starts ({end} < {start})"
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """One length-delimited protobuf field: its key, the payload's length (a varint), the
+    payload. A ``ResourceSpans`` of one span is written from the request's bytes this way,
+    each resource and scope serialized once rather than copied into a message per span."""
+    size, prefix = len(payload), bytearray([number << 3 | 2])
+    while size > 0x7F:
+        prefix.append(size & 0x7F | 0x80)
+        size >>= 7
+    prefix.append(size)
+    return bytes(prefix) + payload
+
+
+def _text_field(number: int, text: str) -> bytes:
+    """A string field, left out when empty (as protobuf writes a proto3 string)."""
+    return _field(number, text.encode()) if text else b""
 
 
 def request_of(stored: list[bytes]) -> ExportTraceServiceRequest:

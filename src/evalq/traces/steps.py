@@ -8,7 +8,6 @@ with a change of agent are a ``handoff``, as when one agent transfers the conver
 
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
 from itertools import pairwise
@@ -16,6 +15,7 @@ from typing import Any
 
 from evalq.core.errors import InvalidInput
 from evalq.traces import names
+from evalq.traces.json_attributes import attribute_json, over_bounds
 from evalq.traces.otlp import Span
 from evalq.traces.tree import SpanTree, is_openinference
 
@@ -47,10 +47,11 @@ def step_of(tree: SpanTree, span: Span, where: Provenance, at: str) -> dict[str,
     if names.EVALQ_CONTEXT in span.attributes:
         step["context"] = span.attributes[names.EVALQ_CONTEXT]
         where[f"{at}.context"] = f"{span.label}.{names.EVALQ_CONTEXT}"
-    arguments = call_arguments(span.attributes.get(names.GEN_AI_TOOL_ARGUMENTS))
+    arguments_at = f"{span.label}.{names.GEN_AI_TOOL_ARGUMENTS}"
+    arguments = call_arguments(span.attributes.get(names.GEN_AI_TOOL_ARGUMENTS), arguments_at)
     if arguments:
         step["arguments"] = arguments
-        where[f"{at}.arguments"] = f"{span.label}.{names.GEN_AI_TOOL_ARGUMENTS}"
+        where[f"{at}.arguments"] = arguments_at
     return step
 
 
@@ -58,15 +59,18 @@ MAX_ARGUMENTS = 50
 """Arguments of one call kept for the trajectory match (a step holds at most this many)."""
 
 
-def call_arguments(value: Any) -> dict[str, Any] | None:
+def call_arguments(value: Any, where: str) -> dict[str, Any] | None:
     """A tool call's scalar arguments from ``gen_ai.tool.call.arguments`` (a JSON object, as
     the GenAI conventions record it; opt-in in most instrumentations). What is not a JSON
     object, and arguments that are not scalars, are left out: the trajectory match compares
-    scalars, and a call's arguments never stop its run from being imported."""
+    scalars. JSON text past the parser's bounds (`attribute_json`) is refused, naming
+    ``where``: a hostile value, not an unusual one."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except ValueError:
+            value = attribute_json(value, where)
+        except InvalidInput as error:
+            if over_bounds(error):
+                raise
             return None
     if not isinstance(value, dict):
         return None

@@ -281,6 +281,11 @@ def test_the_cli_sets_shows_backfills_and_removes_a_rule(api: Server) -> None:
         "attributes": {"tier": 2},
         "sample_rate": 0.5,
     }
+    deep = "[" * 3000 + "]" * 3000  # past the JSON parser's recursion limit: kept as text
+    again = runner.invoke(cli, ["rule", "set", "t1", "--attr", f"deep={deep}", "--attr", "n=2"])
+    assert again.exit_code == 0, again.output[-2000:]
+    attributes = api.client().get("/v1/tasks/t1/trace-rule").json()["rule"]["attributes"]
+    assert attributes == {"deep": deep, "n": 2}
     filled = runner.invoke(
         cli, ["rule", "backfill", "t1", "--since", "2026-11-20T00:00:00+00:00", "--until", "x"]
     )

@@ -15,7 +15,14 @@ import pytest
 
 from evalq.core.errors import InvalidInput
 from evalq.core.schemas import parse_submission, parse_task
-from evalq.core.storable import NUL_RULE, SURROGATE_RULE, decode_json
+from evalq.core.storable import (
+    DEPTH_RULE,
+    NUL_RULE,
+    SIZE_RULE,
+    SURROGATE_RULE,
+    decode_json,
+    json_text,
+)
 
 FULL_SUBMISSION: dict[str, Any] = {
     "id": "run-1",
@@ -156,3 +163,13 @@ def test_decoding_refuses_what_no_wire_model_holds(raw: bytes, rule: str) -> Non
 def test_decoding_keeps_valid_json_as_it_is() -> None:
     raw = '{"a": [1, 2.5, "\u2028", {"b": null}], "deep": ' + "[" * 31 + "]" * 31 + "}"
     assert decode_json(raw.encode(), where="(body)") == json.loads(raw)
+
+
+def test_json_text_is_bounded_in_length_and_depth_and_never_raises_recursion_error() -> None:
+    with pytest.raises(InvalidInput) as long:
+        json_text("[1, 2, 3]", where="(attribute)", max_chars=8)
+    assert long.value.problems == [("(attribute)", f"{SIZE_RULE}: 9 characters, at most 8")]
+    with pytest.raises(InvalidInput) as deep:
+        json_text("[" * 5000 + "]" * 5000, where="(attribute)")  # RecursionError in json.loads
+    assert deep.value.problems == [("(attribute)", DEPTH_RULE)]
+    assert json_text("[1, 2, 3]", where="(attribute)", max_chars=9) == [1, 2, 3]

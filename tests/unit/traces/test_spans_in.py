@@ -65,3 +65,26 @@ def test_each_bad_span_is_refused_alone_with_its_field_and_rule() -> None:
     ]
     assert count_spans(body, stop_after=3) > 3
     assert count_spans(body, stop_after=100) == 8
+
+
+def test_each_stored_span_is_the_resource_spans_protobuf_would_write_for_it() -> None:
+    """The stored bytes are written from the request's (each resource and scope serialized
+    once); they read back as the one-span ResourceSpans protobuf builds, schema URLs and
+    lengths past one varint byte included."""
+    from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans
+
+    body = encode_spans(two_agent_run(resource={"service.name": "s" * 300, "evalq.tool": "t"}))
+    body.resource_spans[0].schema_url = "https://opentelemetry.io/schemas/1.26.0"
+    body.resource_spans[0].scope_spans[0].schema_url = "https://example.com/scope"
+    found = incoming_spans(body, now_ns=T0)
+    [(_, spans)] = found.traces.items()
+    resource_spans, scope_spans = body.resource_spans[0], body.resource_spans[0].scope_spans[0]
+    for stored, span in zip(spans, scope_spans.spans, strict=True):
+        expected = ResourceSpans(
+            resource=resource_spans.resource, schema_url=resource_spans.schema_url
+        )
+        expected.scope_spans.add(
+            scope=scope_spans.scope, schema_url=scope_spans.schema_url
+        ).spans.append(span)
+        assert ResourceSpans.FromString(stored.data) == expected
+        assert stored.data == expected.SerializeToString()

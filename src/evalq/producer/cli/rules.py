@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Annotated, Any
 
 import typer
 
 from evalq.core.errors import EvalqError, InvalidInput
+from evalq.core.storable import json_text
 from evalq.core.trace_rules import BackfillRequest, parse_backfill
 from evalq.producer.cli.output import console, fail
 
@@ -104,9 +104,9 @@ def _pair(item: str) -> tuple[str, Any]:
     key, sep, raw = item.partition("=")
     if not sep or not key:
         raise InvalidInput([("--attr", f"{item!r} is not KEY=VALUE")])
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
+    try:  # a number or true / false; anything else (deep JSON too) is the text as typed
+        value = json_text(raw, where="--attr")
+    except InvalidInput:
         value = raw
     return key, value if isinstance(value, bool | int | float) else raw
 

@@ -7,9 +7,11 @@ GET /v1/traces/{trace_id} says where a trace is. docs/traces.md.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.responses import JSONResponse
 from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
@@ -76,6 +78,11 @@ OTLP_RESPONSE: dict[str, Any] = {
         200: OTLP_RESPONSE,
         413: {"model": Message, "description": "Body (or inflated body) too large."},
         415: {"model": Message, "description": "Not protobuf or JSON, or not gzip or plain."},
+        429: {
+            "model": Message,
+            "description": "The request would take its key past EVALQ_TRACE_MAX_OPEN_PER_KEY "
+            "open traces; nothing was stored. Retry-After says when to send again.",
+        },
         **ERROR_RESPONSES,
     },
 )
@@ -96,21 +103,28 @@ def export_traces(
     trace was opened by another API key (a trace belongs to the key that sent its first spans); the
     other spans of the request are stored all the same, before the answer. A span already
     stored (a retried export) is not stored again. Only a body that cannot be read at all is a
-    4xx. The query parameters fill what a trace's own ``evalq.*`` attributes do not give.
+    4xx, and so is a request that would open traces past the key's cap of open traces
+    (429, nothing stored). The query parameters fill what a trace's own ``evalq.*``
+    attributes do not give.
     """
     incoming = incoming_spans(body)
     mapping = {"task_id": task_id, "tool": tool, "model": model, "variant": variant}
     defaults = {name: value for name, value in mapping.items() if value is not None}
     reasons = list(incoming.rejected)
-    with session_scope(settings.database_url) as session:
-        stored_by_trace = stored.store_request(
-            session,
-            traces=incoming.traces,
-            defaults=defaults,
-            max_spans=settings.trace_max_spans,
-            owner=key.name,
-            rules=[ruled.rule for ruled in stored.all_rules(session)],
-        )
+    try:
+        with session_scope(settings.database_url) as session:
+            stored_by_trace = stored.store_request(
+                session,
+                traces=incoming.traces,
+                defaults=defaults,
+                max_spans=settings.trace_max_spans,
+                owner=key.name,
+                rules=[ruled.rule for ruled in stored.all_rules(session)],
+                max_open=settings.trace_max_open_per_key,
+            )
+    except stored.OpenTracesCapped as capped:
+        wait = math.ceil(settings.trace_quiet_s + settings.trace_sweep_every_s)
+        return JSONResponse({"detail": str(capped)}, 429, headers={"Retry-After": str(wait)})
     for outcome in stored_by_trace.values():
         reasons += outcome.rejected
     return otlp_answer(reasons, protobuf=is_protobuf(request.headers.get("content-type")))
