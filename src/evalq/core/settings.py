@@ -250,8 +250,9 @@ class Settings(BaseSettings):
     event_sweep_every_s: float = Field(
         default=30,
         gt=0,
-        description="Period of the beat entry (or, with no broker, the API's thread) that "
-        "sends again the webhook events still pending past EVALQ_EVENT_RESEND_AFTER_S.",
+        description="Period of the beat entry that sends again the webhook events still pending "
+        "past EVALQ_EVENT_RESEND_AFTER_S (with no broker, `evalq api` sends every pending event "
+        "again when it starts).",
     )
 
     @field_validator("webhook_key")
