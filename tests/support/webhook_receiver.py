@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import socket
 import ssl
 import threading
 from collections.abc import Iterator
@@ -120,3 +121,103 @@ def webhook_receiver(
 
 TEST_WEBHOOK_KEY = "dGVzdC13ZWJob29rLWtleS0zMi1ieXRlcy1sb25nISE="
 """A Fernet key (32 bytes, URL-safe base64) for EVALQ_WEBHOOK_KEY in tests."""
+
+
+@dataclass
+class Hostile:
+    """A receiver that answers badly on purpose, and what it managed to send."""
+
+    url: str
+    sent: int = 0
+    """Bytes of its answer written before it finished or the client hung up."""
+    hung_up: bool = False
+    """The client closed the connection before the whole answer was written."""
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+@contextmanager
+def hostile_receiver(
+    *, trickle_s: float | None = None, body_bytes: int = 0, head_bytes: int = 0
+) -> Iterator[Hostile]:
+    """A raw HTTP/1.1 receiver on a free loopback port that reads the request, then answers:
+
+    - ``trickle_s``: ``204 No Content``, one byte every ``trickle_s`` seconds;
+    - ``body_bytes``: ``200 OK`` and a body of that many bytes, generated as it is written
+      (zeros, 64 KiB a write), never stored;
+    - ``head_bytes``: ``200 OK`` and header lines of that many bytes that never end.
+    """
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    hostile = Hostile(f"http://127.0.0.1:{port}/hooks/evalq")
+    stop = threading.Event()
+
+    def answer(connection: socket.socket) -> None:
+        with connection:
+            _read_request(connection)
+            try:
+                if trickle_s is not None:
+                    for byte in b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n":
+                        connection.sendall(bytes([byte]))
+                        hostile.sent += 1
+                        if stop.wait(trickle_s):
+                            return
+                elif head_bytes:
+                    connection.sendall(b"HTTP/1.1 200 OK\r\n")
+                    line = b"x-padding: " + b"a" * 1000 + b"\r\n"
+                    while hostile.sent < head_bytes and not stop.is_set():
+                        connection.sendall(line)
+                        hostile.sent += len(line)
+                else:
+                    connection.sendall(
+                        f"HTTP/1.1 200 OK\r\ncontent-length: {body_bytes}\r\n\r\n".encode()
+                    )
+                    chunk = bytes(64 * 1024)
+                    while hostile.sent < body_bytes and not stop.is_set():
+                        part = chunk[: body_bytes - hostile.sent]
+                        connection.sendall(part)
+                        hostile.sent += len(part)
+            except OSError:  # the client hung up
+                hostile.hung_up = True
+            finally:
+                hostile.done.set()
+
+    def serve() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=answer, args=(connection,), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield hostile
+    finally:
+        stop.set()
+        thread.join(10)
+        listener.close()
+
+
+def _read_request(connection: socket.socket) -> None:
+    """Read one request (its head, then ``content-length`` bytes of body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        more = connection.recv(65536)
+        if not more:
+            return
+        data += more
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    while len(body) < length:
+        more = connection.recv(65536)
+        if not more:
+            return
+        body += more

@@ -7,7 +7,8 @@ board's: the Arena overall, a composite, a suite's final score): the mean, the p
 quantile. Below ``alert`` the task is in ``alert``, below ``warning`` in ``warning``, else
 ``ok``; with fewer than ``min_n`` runs in the window it has ``no data``. A change of state is a
 signed webhook event to the task's webhooks: ``monitor.alert`` on entering warning or alert,
-``monitor.resolved`` on returning to ok from one (docs/monitors.md).
+``monitor.resolved`` on returning to ok from one (docs/monitors.md). One check sends each
+webhook of a task one event carrying every monitor whose state changed (`MonitorEvents`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ BY_RULE = "one of model, tool, variant, or metadata.KEY"
 MAX_RUNS = 10_000
 MAX_HOURS = 24 * 366
 DEFAULT_RUNS = 20
+PAGE_DEFAULT = 100
+PAGE_MAX = 500
+"""Monitors one page of GET /v1/monitors lists: by default, and at most."""
 
 
 class MonitorRequest(BaseModel):
@@ -162,9 +166,26 @@ class Monitor(BaseModel):
 
 
 class MonitorList(BaseModel):
-    """Every monitor, by name."""
+    """A page of monitors, by name."""
 
     monitors: list[Monitor]
+    next: str | None = Field(
+        default=None,
+        description="Pass as ``after`` for the next page; None: this page is the last.",
+    )
+
+
+def store_cap_rule(cap: int) -> str:
+    """Why one more monitor is refused: the store holds ``cap`` already."""
+    return f"a store holds at most {cap} monitors (EVALQ_MONITOR_MAX); remove one first"
+
+
+def task_cap_rule(task_id: str, cap: int) -> str:
+    """Why a monitor that would watch ``task_id`` is refused: ``cap`` others watch it."""
+    return (
+        f"task {task_id!r} is watched by {cap} monitors already, the most one task may have "
+        "(EVALQ_MONITOR_MAX_PER_TASK)"
+    )
 
 
 class MonitorRemoved(BaseModel):
@@ -175,8 +196,12 @@ class MonitorRemoved(BaseModel):
 
 
 class MonitorEvent(BaseModel):
-    """``data`` of a monitor's webhook event: which task, what state, the figures behind it."""
+    """One monitor's change in a `MonitorEvents`: which state, the figures behind it."""
 
+    event: MonitorEventType = Field(
+        description="monitor.alert (entered warning or alert, or still in one: ``renotify``) "
+        "or monitor.resolved (back to ok)."
+    )
     monitor: str
     task_id: str
     state: MonitorState
@@ -191,3 +216,13 @@ class MonitorEvent(BaseModel):
     group: str | None = Field(description="``by=group`` when the monitor watches one group.")
     renotify: bool = Field(description="True: the state has not changed; sent again.")
     at: datetime
+
+
+class MonitorEvents(BaseModel):
+    """``data`` of a monitor event: every monitor of one task whose state changed in one check,
+    in one event per webhook (its type ``monitor.alert`` when any of them alerts, else
+    ``monitor.resolved``)."""
+
+    task_id: str
+    at: datetime
+    monitors: list[MonitorEvent] = Field(description="By monitor name.")

@@ -229,6 +229,37 @@ class Settings(BaseSettings):
         description="HTTP API: most open traces (spans arriving, not yet finalised) one API key "
         "may hold; a POST /v1/traces that would open more is refused whole with 429.",
     )
+    webhook_max_answer_bytes: int = Field(
+        default=8192,
+        ge=1024,
+        le=1024 * 1024,
+        description="Webhooks: most bytes of a receiver's answer read (its status line and "
+        "headers; the body is never read). A longer head fails the attempt.",
+    )
+    monitor_max: int = Field(
+        default=500,
+        ge=1,
+        description="Monitors: most monitors in the store; setting one more is refused (422).",
+    )
+    monitor_max_per_task: int = Field(
+        default=50,
+        ge=1,
+        description="Monitors: most monitors watching one task; a monitor that would watch a "
+        "stored task past it is refused (422), and a check reads at most this many per task.",
+    )
+    event_resend_after_s: float = Field(
+        default=300,
+        gt=0,
+        description="Webhook events: a pending event whose message was sent this long ago (or "
+        "never could be) is sent again by the event sweep.",
+    )
+    event_sweep_every_s: float = Field(
+        default=30,
+        gt=0,
+        description="Period of the beat entry that sends again the webhook events still pending "
+        "past EVALQ_EVENT_RESEND_AFTER_S (with no broker, `evalq api` sends every pending event "
+        "again when it starts).",
+    )
 
     @field_validator("webhook_key")
     @classmethod

@@ -3,8 +3,14 @@
 `check` is called after a task's debounced refresh (its runs merged and its standings
 current) and on the beat (a window of hours empties as time passes). It reads each task's
 window from the boards' read model, decides the state (`evalq.scoring.monitor`), and stores
-the state and, for a change worth telling, one pending delivery per webhook of the task, in one
-transaction: the caller sends them once it has committed (`evalq.tasks.monitors`).
+the state and, for the changes worth telling, one pending delivery per webhook of the task
+carrying every monitor that changed (`MonitorEvents`), in one transaction: the caller sends
+them once it has committed (`evalq.tasks.monitors`).
+
+Monitors are bounded: EVALQ_MONITOR_MAX in the store, EVALQ_MONITOR_MAX_PER_TASK watching one
+task (a definition past either is refused naming the rule; a task created later that more
+monitors name is checked under the first of them by name). So a check reads at most that many
+windows per task, and a task's event names at most that many monitors.
 """
 
 from __future__ import annotations
@@ -19,15 +25,23 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from evalq.core.errors import InvalidInput
 from evalq.core.monitors import (
+    MONITOR_STATES,
+    PAGE_DEFAULT,
     Monitor,
     MonitorEvent,
+    MonitorEvents,
+    MonitorEventType,
     MonitorList,
     MonitorRequest,
     MonitorState,
     TaskMonitorState,
     parse_monitor,
+    store_cap_rule,
+    task_cap_rule,
 )
+from evalq.core.settings import Settings
 from evalq.scoring.kinds import KindRule, kind_of
 from evalq.scoring.monitor import Notified, event_of, state_of
 from evalq.stats.window import window_statistic
@@ -40,19 +54,43 @@ from evalq.store.webhooks import as_utc
 
 
 def set_monitor(
-    session: Session, *, name: str, data: Any, created_by: str | None = None
+    session: Session,
+    *,
+    name: str,
+    data: Any,
+    settings: Settings,
+    created_by: str | None = None,
 ) -> tuple[Monitor, list[str]]:
     """Create or replace the monitor ``name`` and check it at once: the monitor with its
     tasks' states, and the deliveries stored (to send once committed, as `check`'s).
 
     Raises:
-        InvalidInput: a bad name or definition, naming the field and the rule (nothing stored).
+        InvalidInput: a bad name or definition, or one monitor past EVALQ_MONITOR_MAX or
+            EVALQ_MONITOR_MAX_PER_TASK, naming the field and the rule (nothing stored).
     """
     request = parse_monitor(name, data)
+    _within_caps(session, name=name, request=request, settings=settings)
     store.put_monitor(session, name=name, request=request, created_by=created_by)
     session.flush()
-    due = check(session, names=[name])
+    due = check(session, names=[name], settings=settings)
     return get_monitor(session, name=name), due
+
+
+def _within_caps(
+    session: Session, *, name: str, request: MonitorRequest, settings: Settings
+) -> None:
+    """Refuse (`InvalidInput`) a new monitor past the store's cap, or one that would watch a
+    stored task the per-task cap of other monitors watch already."""
+    others = [row for row in store.all_monitors(session) if row.name != name]
+    if len(others) >= settings.monitor_max:
+        raise InvalidInput([("name", store_cap_rule(settings.monitor_max))])
+    patterns = [MonitorRequest.model_validate(row.definition).tasks for row in others]
+    for task_id in session.scalars(select(TaskRow.id).order_by(TaskRow.id)):
+        if not _matches(request.tasks, task_id):
+            continue
+        watching = sum(1 for pattern in patterns if _matches(pattern, task_id))
+        if watching >= settings.monitor_max_per_task:
+            raise InvalidInput([("tasks", task_cap_rule(task_id, settings.monitor_max_per_task))])
 
 
 def get_monitor(session: Session, *, name: str) -> Monitor:
@@ -61,14 +99,19 @@ def get_monitor(session: Session, *, name: str) -> Monitor:
     return _monitor(row, store.states(session, names=[name]))
 
 
-def list_monitors(session: Session) -> MonitorList:
-    """Every monitor with its tasks' states, by name."""
-    found = store.states(session)
+def list_monitors(
+    session: Session, *, after: str | None = None, limit: int = PAGE_DEFAULT
+) -> MonitorList:
+    """A page of monitors by name (those after ``after``, at most ``limit``), each with its
+    tasks' states: two statements, whatever the number of monitors and states."""
+    rows = store.monitors_page(session, after=after, limit=limit + 1)
+    page = rows[:limit]
+    by_monitor: dict[str, list[MonitorStateRow]] = {row.name: [] for row in page}
+    for state in store.states(session, names=list(by_monitor)):
+        by_monitor[state.monitor].append(state)
     return MonitorList(
-        monitors=[
-            _monitor(row, [s for s in found if s.monitor == row.name])
-            for row in store.all_monitors(session)
-        ]
+        monitors=[_monitor(row, by_monitor[row.name]) for row in page],
+        next=page[-1].name if len(rows) > limit else None,
     )
 
 
@@ -122,30 +165,94 @@ def _matches(pattern: str, task_id: str) -> bool:
 def check(
     session: Session,
     *,
+    settings: Settings,
     task_ids: Collection[str] | None = None,
     names: Collection[str] | None = None,
     now: datetime | None = None,
 ) -> list[str]:
     """Check the monitors (``names``, or all) on their tasks (those in ``task_ids``, or all
-    they name); store each task's state and the events due. Returns the ids of the deliveries
-    stored, to be sent once the transaction commits."""
+    they name); store each task's state and, per task, one event per webhook carrying every
+    monitor that changed. Returns the ids of the deliveries stored, to be sent once the
+    transaction commits."""
     now = now or utcnow()
-    known = list(session.scalars(select(TaskRow.id).order_by(TaskRow.id)))
-    rules: dict[str, KindRule] = {}
     due: list[str] = []
-    for row in store.all_monitors(session):
-        if names is not None and row.name not in names:
+    for task_id, watching in watchers(session, settings=settings, task_ids=task_ids).items():
+        chosen = [(row, m) for row, m in watching if names is None or row.name in names]
+        if not chosen:
             continue
-        monitor = MonitorRequest.model_validate(row.definition)
-        for task_id in known:
-            if not _matches(monitor.tasks, task_id):
-                continue
-            if task_ids is not None and task_id not in task_ids:
-                continue
-            if task_id not in rules:
-                rules[task_id] = _rule(session, task_id)
-            due += _check_task(session, row, monitor, task_id, rules[task_id], now)
+        rule = _rule(session, task_id)
+        changes = [
+            change
+            for row, monitor in chosen
+            if (change := _check_task(session, row, monitor, task_id, rule, now)) is not None
+        ]
+        if changes:
+            due += _store_events(session, task_id, changes, now, settings)
     return due
+
+
+def watchers(
+    session: Session, *, settings: Settings, task_ids: Collection[str] | None = None
+) -> dict[str, list[tuple[MonitorRow, MonitorRequest]]]:
+    """Each stored task (of ``task_ids``, or every one) with the monitors that watch it, by
+    name: at most EVALQ_MONITOR_MAX_PER_TASK, the first by name (tasks no monitor watches are
+    left out)."""
+    monitors = [
+        (row, MonitorRequest.model_validate(row.definition)) for row in store.all_monitors(session)
+    ]
+    if not monitors:
+        return {}
+    query = select(TaskRow.id).order_by(TaskRow.id)
+    if task_ids is not None:
+        query = query.where(TaskRow.id.in_(list(task_ids)))
+    found: dict[str, list[tuple[MonitorRow, MonitorRequest]]] = {}
+    for task_id in session.scalars(query):
+        watching = [(row, m) for row, m in monitors if _matches(m.tasks, task_id)]
+        if watching:
+            found[task_id] = watching[: settings.monitor_max_per_task]
+    return found
+
+
+@dataclass(frozen=True)
+class Change:
+    """A monitor whose state on a task is worth an event, and the notice it counts as."""
+
+    monitor: MonitorRow
+    kind: MonitorEventType
+    notices: int
+    event: MonitorEvent
+
+
+def _store_events(
+    session: Session, task_id: str, changes: list[Change], now: datetime, settings: Settings
+) -> list[str]:
+    """One pending delivery per webhook of the task, carrying every change: its type
+    ``monitor.alert`` when any change alerts, else ``monitor.resolved``."""
+    kind: MonitorEventType = (
+        "monitor.alert" if any(c.kind == "monitor.alert" for c in changes) else "monitor.resolved"
+    )
+    payload = MonitorEvents(
+        task_id=task_id, at=now, monitors=[c.event for c in changes]
+    ).model_dump(mode="json")
+    # stable per (webhook, task, and each monitor's notice): a check run again adds nothing
+    subject = "\n".join(
+        f"{c.monitor.name}\t{as_utc(c.monitor.created_at).isoformat()}\t{c.notices}"
+        for c in changes
+    )
+    ids = []
+    for webhook_id in webhooks.webhook_ids(session, task_id=task_id):
+        digest = hashlib.sha256(f"{webhook_id}\nmonitors\n{task_id}\n{subject}".encode())
+        event_id = f"msg_{digest.hexdigest()[:32]}"
+        webhooks.add_event(
+            session,
+            webhook_id=webhook_id,
+            event_id=event_id,
+            event=kind,
+            payload=payload,
+            settings=settings,
+        )
+        ids.append(event_id)
+    return ids
 
 
 def _rule(session: Session, task_id: str) -> KindRule:
@@ -161,7 +268,7 @@ def _check_task(
     task_id: str,
     rule: KindRule,
     now: datetime,
-) -> list[str]:
+) -> Change | None:
     found = store.window(session, task_id=task_id, rule=rule, monitor=monitor, now=now)
     value = window_statistic(
         found.values, found.passed, statistic=monitor.statistic, q=monitor.quantile
@@ -205,11 +312,12 @@ def _check_task(
     )
     decided = event_of(state, last, now=now, renotify=renotify)
     if decided is None:
-        return []
+        return None
     kind, again = decided
     current.notices += 1
     current.notified, current.notified_state, current.notified_at = kind, state, now
-    payload = MonitorEvent(
+    event = MonitorEvent(
+        event=kind,
         monitor=row.name,
         task_id=task_id,
         state=state,
@@ -224,17 +332,8 @@ def _check_task(
         group=None if monitor.by is None else f"{monitor.by}={monitor.group}",
         renotify=again,
         at=now,
-    ).model_dump(mode="json")
-    subject = f"monitor\n{row.name}\n{as_utc(row.created_at).isoformat()}\n{task_id}"
-    ids = []
-    for webhook_id in webhooks.webhook_ids(session, task_id=task_id):
-        digest = hashlib.sha256(f"{webhook_id}\n{subject}\n{current.notices}".encode())
-        event_id = f"msg_{digest.hexdigest()[:32]}"
-        webhooks.add_event(
-            session, webhook_id=webhook_id, event_id=event_id, event=kind, payload=payload
-        )
-        ids.append(event_id)
-    return ids
+    )
+    return Change(row, kind, current.notices, event)
 
 
 SCORE_WINDOW = 50
@@ -270,6 +369,11 @@ def task_scores(session: Session, *, now: datetime | None = None) -> list[TaskSc
     return found
 
 
-def all_states(session: Session) -> list[tuple[str, TaskMonitorState]]:
-    """Every monitor's tasks' states, as (monitor, state)."""
-    return [(row.monitor, _state(row)) for row in store.states(session)]
+def state_counts(session: Session) -> dict[str, dict[MonitorState, int]]:
+    """Each monitored task with how many of its monitors hold it in each state (every state
+    named, 0 for none): what /metrics serves, one series per task and state."""
+    found: dict[str, dict[MonitorState, int]] = {}
+    for task_id, state, count in store.state_counts(session):
+        counts = found.setdefault(task_id, dict.fromkeys(MONITOR_STATES, 0))
+        counts[state] = count  # type: ignore[index]
+    return found

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from evalq.core.applicable import remaining_tiers, skipped_tiers
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
 from evalq.core.labels import Label, LabelQueue, LabelRequest, parse_label, parse_labels
-from evalq.core.monitors import Monitor, MonitorRequest
+from evalq.core.monitors import PAGE_DEFAULT, PAGE_MAX, Monitor, MonitorList, MonitorRequest
 from evalq.core.pricing import quote_submission
 from evalq.core.profile import profile_named
 from evalq.core.receivers import check_receiver
@@ -52,7 +52,7 @@ from evalq.store.db import session_scope
 from evalq.store.queries import Job
 from evalq.workers.app import make_app
 from evalq.workers.chords import enqueue_many
-from evalq.workers.names import MONITOR_EVENT_TASK, ROUTES
+from evalq.workers.names import EVENT_TASK, ROUTES
 from evalq.workers.policy import REFRESH_ATTEMPTS
 
 if TYPE_CHECKING:  # scipy.stats comes with it: only `compare` needs it, when it runs
@@ -484,23 +484,33 @@ class Client:
         """
         with session_scope(self.url) as session:
             found, due = watched.set_monitor(
-                session, name=name, data=monitor, created_by=created_by
+                session, name=name, data=monitor, settings=self.settings, created_by=created_by
             )
         for delivery_id in due:
             try:
                 self.app.send_task(
-                    MONITOR_EVENT_TASK,
-                    args=[delivery_id],
-                    queue=ROUTES[MONITOR_EVENT_TASK]["queue"],
+                    EVENT_TASK, args=[delivery_id], queue=ROUTES[EVENT_TASK]["queue"]
                 )
-            except Exception:  # stored: the event waits in the store, the monitor is set
+            except Exception:  # stored: the event sweep sends it later; the monitor is set
                 log.exception("could not send the monitor event %s", delivery_id)
         return found
 
     def monitors(self) -> list[Monitor]:
-        """Every monitor with each watched task's state, by name."""
+        """Every monitor with each watched task's state, by name (read a page at a time)."""
+        found: list[Monitor] = []
+        after: str | None = None
+        while True:
+            page = self.monitor_page(after=after, limit=PAGE_MAX)
+            found += page.monitors
+            if page.next is None:
+                return found
+            after = page.next
+
+    def monitor_page(self, *, after: str | None = None, limit: int = PAGE_DEFAULT) -> MonitorList:
+        """The monitors after the name ``after`` (from the first when None), at most
+        ``limit``, with their tasks' states; ``next`` is the ``after`` of the next page."""
         with session_scope(self.url) as session:
-            return watched.list_monitors(session).monitors
+            return watched.list_monitors(session, after=after, limit=limit)
 
     def monitor(self, name: str) -> Monitor:
         """One monitor with its tasks' states. `NotFound`: no such monitor."""

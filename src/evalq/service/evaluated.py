@@ -5,9 +5,11 @@ intake (`settle_at_intake`), for a submission with nothing to fan out: every tie
 the only one left among `INLINE_TIERS` (the trace's graph tier: a few milliseconds of pure
 computation, against ~200 ms of task time through the queue), computed where it was submitted.
 Both write the same rows the same way: the tier rows, the evaluation (an upsert: a second merge
-replaces it), the submission's status, its standing, the review flag and the claim of the
-task's next baseline refresh; after the commit, both send the task's webhook events and the
-refresh (`announce`).
+replaces it), the submission's status, its standing, the review flag, the claim of the
+task's next baseline refresh and one pending delivery per webhook of the task (the events'
+outbox: `evalq.tasks.webhooks`); after the commit, both send those events and the refresh
+(`announce`). An event the broker does not take then is sent by the event sweep: delayed,
+never dropped.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from celery import Celery
 from sqlalchemy.orm import Session
@@ -23,7 +25,7 @@ from sqlalchemy.orm import Session
 from evalq.core.applicable import NO_TRACE
 from evalq.core.results import TierOutcome
 from evalq.core.schemas import Tier
-from evalq.core.settings import Settings
+from evalq.core.settings import Settings, get_settings
 from evalq.core.status import EvaluationStatus
 from evalq.read import standings
 from evalq.read.baseline import CurrentBaseline, current_baselines
@@ -31,7 +33,7 @@ from evalq.read.view import TaskContext
 from evalq.scoring.evaluation import evaluate_submission
 from evalq.store import queries, webhooks
 from evalq.store.queries import Job
-from evalq.workers.names import REFRESH_TASK, ROUTES, WEBHOOK_TASK
+from evalq.workers.names import EVENT_TASK, REFRESH_TASK, ROUTES
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +51,8 @@ class Recorded:
     status: EvaluationStatus
     refresh: bool
     """This merge claimed the task's next baseline refresh (`queries.claim_refresh`)."""
-    webhook_ids: list[str] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    """The webhook deliveries this merge stored, to send once committed."""
 
 
 def record_evaluation(
@@ -59,10 +62,14 @@ def record_evaluation(
     current: CurrentBaseline,
     *,
     claim_refresh: bool = True,
+    settings: Settings | None = None,
 ) -> Recorded:
     """Score ``job`` from its final ``tiers`` against ``current`` and store the evaluation,
-    status, standing and review flag; claim the task's baseline refresh if ``claim_refresh``."""
-    [recorded] = record_evaluations(session, [(job, tiers, current)], claim_refresh=claim_refresh)
+    status, standing, review flag and webhook events; claim the task's baseline refresh if
+    ``claim_refresh``."""
+    [recorded] = record_evaluations(
+        session, [(job, tiers, current)], claim_refresh=claim_refresh, settings=settings
+    )
     return recorded
 
 
@@ -71,11 +78,16 @@ Scored = tuple[Job, Mapping[Tier, TierOutcome], CurrentBaseline]
 
 
 def record_evaluations(
-    session: Session, items: Sequence[Scored], *, claim_refresh: bool = True
+    session: Session,
+    items: Sequence[Scored],
+    *,
+    claim_refresh: bool = True,
+    settings: Settings | None = None,
 ) -> list[Recorded]:
     """`record_evaluation` for many jobs, in a fixed number of statements: one upsert of the
     evaluations, one UPDATE per status, one read of the stored pairs, one upsert of the
-    standings; a flag per run held for review and a claim per task."""
+    standings, one read of the tasks' webhooks and one insert of their events; a flag per run
+    held for review and a claim per task."""
     results = [
         evaluate_submission(
             job.submission,
@@ -127,10 +139,22 @@ def record_evaluations(
         task_id: claim_refresh and queries.claim_refresh(session, task_id=task_id)
         for task_id in contexts
     }
+    hooks = webhooks.webhooks_of(session, task_ids=list(contexts))
+    events = webhooks.add_evaluation_events(
+        session,
+        events=[
+            (hook, job.submission.id, result.status)
+            for (job, _, _), result in zip(items, results, strict=True)
+            for hook in hooks[job.task.id]
+        ],
+        settings=settings or get_settings(),
+    )
     recorded: list[Recorded] = []
     for (job, _, _), result in zip(items, results, strict=True):
         task_id = job.task.id
-        recorded.append(Recorded(job.submission.id, task_id, result.status, claimed[task_id]))
+        count = len(hooks[task_id])
+        mine, events = events[:count], events[count:]
+        recorded.append(Recorded(job.submission.id, task_id, result.status, claimed[task_id], mine))
         claimed[task_id] = False  # announced once per task
     return recorded
 
@@ -178,34 +202,28 @@ def settle_at_intake(
         return []
     profiles = {job.task.id: job.profile for job, _ in jobs}
     baselines = current_baselines(session, profiles=profiles)
-    hooks = {tid: webhooks.webhook_ids(session, task_id=tid) for tid in profiles}
-    recorded = record_evaluations(
+    return record_evaluations(
         session,
         [
             (job, {outcome.tier: outcome for outcome in outcomes}, baselines[job.task.id])
             for job, outcomes in jobs
         ],
     )
-    return [replace(one, webhook_ids=hooks[one.task_id]) for one in recorded]
 
 
 def announce(app: Celery, recorded: Sequence[Recorded], settings: Settings) -> None:
     """After the commit: send each merged submission's webhook events and the baseline
     refreshes its merge claimed.
 
-    Never raises: an event is never worth an evaluation (an unreachable broker loses these
-    events, as it does the merge task's). A refresh that could not be sent gives its claim
-    back, so the task's next merge schedules it.
+    Never raises: an event is never worth an evaluation, and none is lost: one the broker
+    does not take now waits in the store for the event sweep. A refresh that could not be
+    sent gives its claim back, so the task's next merge schedules it.
     """
     refreshes = sorted({r.task_id for r in recorded if r.refresh})
     try:
         for r in recorded:
-            for webhook_id in r.webhook_ids:
-                app.send_task(
-                    WEBHOOK_TASK,
-                    args=[webhook_id, r.submission_id, r.status],
-                    queue=ROUTES[WEBHOOK_TASK]["queue"],
-                )
+            for delivery_id in r.events:
+                app.send_task(EVENT_TASK, args=[delivery_id], queue=ROUTES[EVENT_TASK]["queue"])
         for task_id in refreshes:
             app.send_task(
                 REFRESH_TASK,

@@ -306,7 +306,11 @@ class WebhookDeliveryRow(Base):
 
     An evaluation's event names its submission (its body is the run's result, read when sent);
     a monitor's event has none and carries its body in ``payload``, fixed when the state
-    changed (migration 0019), so every retry sends what was true then."""
+    changed (migration 0019), so every retry sends what was true then.
+
+    The table is also the events' outbox (migration 0020_event_outbox): a row is written in the
+    transaction that decided its event (the merge, a monitor's check), and ``due_at`` says
+    when the event sweep sends a pending one again, should its message never arrive."""
 
     __tablename__ = "webhook_deliveries"
 
@@ -325,8 +329,10 @@ class WebhookDeliveryRow(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
     delivered_at: Mapped[datetime | None] = mapped_column(default=None)
+    due_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
+Index("ix_webhook_deliveries_status_due", WebhookDeliveryRow.status, WebhookDeliveryRow.due_at)
 Index(
     "ix_webhook_deliveries_webhook_created",
     WebhookDeliveryRow.webhook_id,

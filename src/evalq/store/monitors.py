@@ -55,8 +55,27 @@ def get_monitor(session: Session, *, name: str) -> MonitorRow:
 
 
 def all_monitors(session: Session) -> list[MonitorRow]:
-    """Every monitor, by name."""
+    """Every monitor, by name (at most EVALQ_MONITOR_MAX)."""
     return list(session.scalars(select(MonitorRow).order_by(MonitorRow.name)))
+
+
+def monitors_page(session: Session, *, after: str | None, limit: int) -> list[MonitorRow]:
+    """At most ``limit`` monitors by name, those after ``after`` (from the first when None)."""
+    query = select(MonitorRow).order_by(MonitorRow.name).limit(limit)
+    if after is not None:
+        query = query.where(MonitorRow.name > after)
+    return list(session.scalars(query))
+
+
+def state_counts(session: Session) -> list[tuple[str, str, int]]:
+    """(task, state, monitors holding the task in it) for every monitored task: one row per
+    task and state held, counted in the database."""
+    query = (
+        select(MonitorStateRow.task_id, MonitorStateRow.state, func.count())
+        .group_by(MonitorStateRow.task_id, MonitorStateRow.state)
+        .order_by(MonitorStateRow.task_id, MonitorStateRow.state)
+    )
+    return [(task_id, state, int(count)) for task_id, state, count in session.execute(query)]
 
 
 def remove_monitor(session: Session, *, name: str) -> None:

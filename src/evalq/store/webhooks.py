@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import base64
 import secrets
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
-from sqlalchemy import delete, select
+from sqlalchemy import Table, delete, select, true, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput, NotConfigured, NotFound
@@ -119,6 +121,15 @@ def webhook_ids(session: Session, *, task_id: str) -> list[str]:
     return list(session.scalars(select(WebhookRow.id).where(WebhookRow.task_id == task_id)))
 
 
+def webhooks_of(session: Session, *, task_ids: Collection[str]) -> dict[str, list[str]]:
+    """Each of ``task_ids`` with the ids of its webhooks (none: an empty list), in one read."""
+    found: dict[str, list[str]] = {task_id: [] for task_id in task_ids}
+    query = select(WebhookRow.task_id, WebhookRow.id).where(WebhookRow.task_id.in_(found))
+    for task_id, webhook_id in session.execute(query.order_by(WebhookRow.created_at)):
+        found[task_id].append(webhook_id)
+    return found
+
+
 def get_webhook(session: Session, *, task_id: str, webhook_id: str) -> WebhookRow:
     """The task's webhook; `NotFound` when the task has no webhook of that id."""
     row = session.get(WebhookRow, webhook_id)
@@ -206,6 +217,7 @@ def claim_delivery(
             "history": [],
             "created_at": now,
             "updated_at": now,
+            "due_at": now,
         },
         keys=["id"],
         update={"id": event_id},  # keep the row as it is
@@ -228,10 +240,16 @@ def _secret(webhook: WebhookRow, settings: Settings) -> str:
 
 
 def record_attempt(
-    session: Session, *, delivery_id: str, attempt: AttemptRecord, give_up: bool
+    session: Session,
+    *,
+    delivery_id: str,
+    attempt: AttemptRecord,
+    give_up: bool,
+    due_at: datetime | None = None,
 ) -> None:
     """Store one attempt's outcome; the delivery is ``delivered`` on success, ``failed`` when
-    ``give_up``, ``pending`` otherwise. A delivery removed meanwhile (its webhook was) is left
+    ``give_up``, ``pending`` otherwise, due again at ``due_at`` (when the event sweep sends it
+    should its retry never come). A delivery removed meanwhile (its webhook was) is left
     alone."""
     row = session.get(WebhookDeliveryRow, delivery_id, with_for_update=True)
     if row is None:
@@ -242,15 +260,23 @@ def record_attempt(
     row.last_error = None if ok else (attempt.error or "")[:500]
     row.history = [*row.history, attempt.model_dump(mode="json")]
     row.status = "delivered" if ok else ("failed" if give_up else "pending")
+    row.due_at = due_at if row.status == "pending" else None
     if ok:
         row.delivered_at = attempt.at
 
 
 def add_event(
-    session: Session, *, webhook_id: str, event_id: str, event: str, payload: dict[str, object]
+    session: Session,
+    *,
+    webhook_id: str,
+    event_id: str,
+    event: str,
+    payload: dict[str, object],
+    settings: Settings,
 ) -> None:
     """Store a pending delivery of an event whose body is ``payload`` (a monitor's: it names no
-    submission), in the transaction that decided it; an event stored already is left alone."""
+    submission), in the transaction that decided it; an event stored already is left alone.
+    The caller sends it once committed; the event sweep does if that message never comes."""
     now = utcnow()
     upsert(
         session,
@@ -266,23 +292,119 @@ def add_event(
             "history": [],
             "created_at": now,
             "updated_at": now,
+            "due_at": now + timedelta(seconds=settings.event_resend_after_s),
         },
         keys=["id"],
         update={"id": event_id},
     )
 
 
-def claim_event(
-    session: Session, *, delivery_id: str, settings: Settings
-) -> tuple[Delivery, str, dict[str, object]] | None:
-    """A stored event still to send: the delivery, its type and its body (None: delivered,
-    given up on, or its webhook removed)."""
+@dataclass(frozen=True)
+class Event:
+    """A stored event still to send: its delivery, its type, and what its body is made of: a
+    fixed ``payload`` (a monitor's), or the result of ``submission_id`` read when it is sent
+    (an evaluation's: GET /v1/submissions/ID as it answers then)."""
+
+    delivery: Delivery
+    event: str
+    payload: dict[str, object] | None
+    submission_id: str | None
+
+
+def claim_event(session: Session, *, delivery_id: str, settings: Settings) -> Event | None:
+    """The stored event ``delivery_id`` if it is still to send (None: delivered, given up on,
+    or its webhook removed)."""
     row = session.get(WebhookDeliveryRow, delivery_id, populate_existing=True)
-    if row is None or row.status != "pending" or row.payload is None:
+    if row is None or row.status != "pending":
+        return None
+    if row.payload is None and row.submission_id is None:
         return None
     webhook = session.get(WebhookRow, row.webhook_id)
     if webhook is None:
         return None
     secret = _secret(webhook, settings)
     delivery = Delivery(row.id, webhook.url, secret, row.attempts, as_utc(row.created_at))
-    return delivery, row.event, dict(row.payload)
+    payload = None if row.payload is None else dict(row.payload)
+    return Event(delivery, row.event, payload, row.submission_id)
+
+
+def add_evaluation_events(
+    session: Session,
+    *,
+    events: Sequence[tuple[str, str, str]],
+    settings: Settings,
+) -> list[str]:
+    """Store a pending delivery of each evaluation's event, given as (webhook id, submission
+    id, status), in the merge's transaction (one statement); the ids to send once committed.
+
+    An event stored already (a merge run again with the same outcome) is left as it is.
+    """
+    if not events:
+        return []
+    now = utcnow()
+    due = now + timedelta(seconds=settings.event_resend_after_s)
+    ids = [
+        message_id(webhook_id, submission_id, status)
+        for webhook_id, submission_id, status in events
+    ]
+    rows: list[dict[str, object]] = [
+        {
+            "id": event_id,
+            "webhook_id": webhook_id,
+            "submission_id": submission_id,
+            "event": EVENT_TYPE,
+            "status": "pending",
+            "attempts": 0,
+            "history": [],
+            "created_at": now,
+            "updated_at": now,
+            "due_at": due,
+        }
+        for event_id, (webhook_id, submission_id, _) in zip(ids, events, strict=True)
+    ]
+    _insert_new(session, WebhookDeliveryRow.__table__, rows)  # type: ignore[arg-type]
+    return ids
+
+
+def _insert_new(session: Session, table: Table, rows: list[dict[str, object]]) -> None:
+    """INSERT ``rows``, leaving any whose key is stored already as it is."""
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        session.execute(postgresql.insert(table).values(rows).on_conflict_do_nothing())
+    else:
+        session.execute(sqlite.insert(table).values(rows).on_conflict_do_nothing())
+
+
+def due_events(
+    session: Session,
+    *,
+    now: datetime,
+    settings: Settings,
+    every_pending: bool = False,
+    limit: int = 1000,
+) -> list[str]:
+    """The pending events due to be sent again (their message never came, or was lost; with
+    ``every_pending``, all of them), oldest due first; each is due again
+    EVALQ_EVENT_RESEND_AFTER_S from ``now``.
+
+    Rows another sweep is taking at the same moment are skipped (PostgreSQL), so two sweeps
+    never send the same event twice at once.
+    """
+    query = (
+        select(WebhookDeliveryRow.id)
+        .where(
+            WebhookDeliveryRow.status == "pending",
+            true() if every_pending else WebhookDeliveryRow.due_at <= now,
+        )
+        .order_by(WebhookDeliveryRow.due_at, WebhookDeliveryRow.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    ids = list(session.scalars(query))
+    if ids:
+        session.execute(
+            update(WebhookDeliveryRow)
+            .where(WebhookDeliveryRow.id.in_(ids))
+            .values(due_at=now + timedelta(seconds=settings.event_resend_after_s))
+        )
+    return ids

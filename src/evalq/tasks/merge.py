@@ -12,11 +12,10 @@ from evalq.core.schemas import TIERS
 from evalq.core.settings import get_settings
 from evalq.read import served
 from evalq.read.baseline import current_baseline
-from evalq.service.evaluated import record_evaluation
+from evalq.service.evaluated import announce, record_evaluation
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.tasks.monitors import check_monitors
-from evalq.tasks.webhooks import send_events
 from evalq.workers.names import MERGE_TASK, REFRESH_TASK
 from evalq.workers.policy import (
     MERGE_MAX_WAITS,
@@ -59,13 +58,9 @@ def _merge(self: CeleryTask, submission_id: str) -> dict[str, str]:
             if outcome is not None
         }
         current = current_baseline(session, task_id=job.task.id, profile=job.profile)
-        recorded = record_evaluation(session, job, tiers, current)
-    # Committed: now the task's webhooks may hear of it (sent, never waited for).
-    send_events(submission_id, recorded.task_id, recorded.status)
-    if recorded.refresh:
-        current_app.send_task(
-            REFRESH_TASK, args=[recorded.task_id], countdown=settings.baseline_refresh_debounce_s
-        )
+        recorded = record_evaluation(session, job, tiers, current, settings=settings)
+    # Committed: the events stored with it are sent (never waited for), and the refresh.
+    announce(current_app, [recorded], settings)
     return {"submission_id": submission_id, "status": recorded.status}
 
 

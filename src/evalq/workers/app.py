@@ -20,14 +20,21 @@ from kombu.messaging import Producer
 
 from evalq.core.settings import Settings, get_settings
 from evalq.workers.names import (
+    EVENT_SWEEP_TASK,
+    EVENT_TASK,
     FINALISE_TRACES_TASK,
     MERGE_QUEUE,
     MONITOR_TASK,
     QUEUES,
     RECOVER_TASK,
     ROUTES,
+    WEBHOOK_TASK,
 )
-from evalq.workers.policy import longest_retry_countdown, longest_webhook_wait
+from evalq.workers.policy import (
+    longest_retry_countdown,
+    longest_webhook_wait,
+    webhook_time_limit,
+)
 
 PRODUCER_RETRY_POLICY = {
     "max_retries": 1,
@@ -208,6 +215,16 @@ def celery_config(settings: Settings, *, producer: bool = False) -> dict[str, An
                 "schedule": settings.trace_sweep_every_s,
             },
             "evalq-monitors": {"task": MONITOR_TASK, "schedule": settings.monitor_every_s},
+            "evalq-events": {"task": EVENT_SWEEP_TASK, "schedule": settings.event_sweep_every_s},
+        },
+        # A delivery ends at its own deadline on every pool (`evalq.tasks.bounded_post`); where
+        # the pool can enforce a time limit (prefork), this one backs it up.
+        "task_annotations": {
+            name: {
+                "time_limit": webhook_time_limit(settings),
+                "soft_time_limit": webhook_time_limit(settings) - 10,  # never above the hard
+            }
+            for name in (WEBHOOK_TASK, EVENT_TASK)
         },
     }
 

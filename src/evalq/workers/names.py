@@ -19,7 +19,8 @@ RECOVER_TASK = "evalq.recover"
 WEBHOOK_TASK = "evalq.webhook.deliver"
 FINALISE_TRACES_TASK = "evalq.traces.finalise"
 MONITOR_TASK = "evalq.monitors.check"
-MONITOR_EVENT_TASK = "evalq.webhook.deliver_event"
+EVENT_TASK = "evalq.webhook.deliver_event"
+EVENT_SWEEP_TASK = "evalq.webhook.resend"
 
 ROUTES = {
     TIER_TASKS["text"]: {"queue": TEXT_QUEUE},
@@ -31,5 +32,6 @@ ROUTES = {
     FINALISE_TRACES_TASK: {"queue": MERGE_QUEUE},
     WEBHOOK_TASK: {"queue": WEBHOOK_QUEUE},
     MONITOR_TASK: {"queue": MERGE_QUEUE},
-    MONITOR_EVENT_TASK: {"queue": WEBHOOK_QUEUE},
+    EVENT_TASK: {"queue": WEBHOOK_QUEUE},
+    EVENT_SWEEP_TASK: {"queue": MERGE_QUEUE},
 }

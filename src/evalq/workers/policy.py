@@ -56,6 +56,16 @@ def longest_webhook_wait(settings: Settings) -> float:
     return last + settings.webhook_timeout_s
 
 
+WEBHOOK_TASK_SLACK_S = 30
+"""What a delivery task may spend beside its POST: resolving the receiver, reading and writing
+its delivery row."""
+
+
+def webhook_time_limit(settings: Settings) -> int:
+    """The hard time limit of a delivery task: its POST's total deadline and the slack."""
+    return int(settings.webhook_timeout_s) + 1 + WEBHOOK_TASK_SLACK_S
+
+
 WEBHOOK_MAX_RETRIES = 100
 """Celery's bound on a delivery task's retries; the real bound is EVALQ_WEBHOOK_MAX_ATTEMPTS,
 counted in the store (a redelivered message counts too). This one only stops a store that

@@ -16,7 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from typer.testing import CliRunner
 
 from evalq.core.errors import InvalidInput, NotFound
-from evalq.core.monitors import Monitor
+from evalq.core.monitors import Monitor, task_cap_rule
 from evalq.producer.cli import app as cli
 from evalq.producer.http import AsyncHttpClient, HttpClient
 from evalq.service.client import Client
@@ -28,6 +28,8 @@ from tests.support.ui import sign_in
 TASK = {"id": "mon-t", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
 QUIET = {"id": "mon-quiet", "category": "debugging"}
 MONITOR = {"tasks": "mon-*", "alert": 10, "warning": 20, "min_n": 2, "last_runs": 5}
+PER_TASK = 4
+API_SETTINGS = {"monitor_max_per_task": str(PER_TASK)}  # the server's and this process's
 
 
 def _evaluate(api: Server, ids: list[str]) -> None:
@@ -148,17 +150,25 @@ def test_the_pages_show_no_data_and_metrics_parse_with_the_new_gauges(
         s for s in families["evalq_task_score_runs"].samples if s.labels["task"] == "mon-t"
     ]
     assert runs_gauge.value == 2
-    states = {
-        (s.labels["task"], s.labels["state"]): s.value
-        for s in families["evalq_monitor_state"].samples
-        if s.labels["monitor"] == "pages"
+    listed = api.client("read").get("/v1/monitors").json()["monitors"]
+    watching = {
+        task: sum(1 for m in listed for s in m["states"] if s["task_id"] == task)
+        for task in ("mon-quiet", "mon-t")
     }
-    assert states[("mon-quiet", "no data")] == 1 and states[("mon-quiet", "ok")] == 0
-    assert sum(v for (task, _), v in states.items() if task == "mon-t") == 1
-    # no per-run label anywhere among the new gauges
-    for name in ("evalq_task_score", "evalq_monitor_state", "evalq_monitor_value"):
+    held = {
+        (s.labels["task"], s.labels["state"]): s.value
+        for s in families["evalq_task_monitors"].samples
+    }
+    # one series per task and state, counting its monitors: mon-quiet has no runs at all
+    assert watching["mon-quiet"] >= 1
+    assert held[("mon-quiet", "no data")] == watching["mon-quiet"]
+    assert held[("mon-quiet", "ok")] == 0
+    assert sum(v for (task, _), v in held.items() if task == "mon-t") == watching["mon-t"]
+    assert "evalq_monitor_state" not in families and "evalq_monitor_value" not in families
+    # no per-run or per-monitor label anywhere among the new gauges
+    for name in ("evalq_task_score", "evalq_task_monitors"):
         for sample in families[name].samples:
-            assert set(sample.labels) <= {"task", "key", "monitor", "state"}
+            assert set(sample.labels) <= {"task", "key", "state"}
     api.client().delete("/v1/monitors/pages")
 
 
@@ -174,3 +184,35 @@ def test_a_group_narrows_the_window(runs: Server) -> None:
     assert n["by-model"]["mon-t"] == 2
     assert n["by-other"]["mon-t"] == 0 and n["by-branch"]["mon-t"] == 0
     assert {s.task_id: s.state for s in branch.states}["mon-t"] == "no data"
+
+
+def test_one_monitor_past_the_per_task_cap_is_refused_at_every_door(runs: Server) -> None:
+    api = runs
+    listed = api.client("read").get("/v1/monitors").json()["monitors"]
+    watching = sum(1 for m in listed for s in m["states"] if s["task_id"] == "mon-t")
+    extra = [f"cap-{n}" for n in range(PER_TASK - watching)]
+    for name in extra:
+        assert api.client().put(f"/v1/monitors/{name}", json=MONITOR).status_code == 200
+    before = api.client("read").get("/v1/monitors").json()
+    rule = task_cap_rule("mon-quiet", PER_TASK)  # the first task it would watch past the cap
+    answer = api.client().put("/v1/monitors/one-more", json=MONITOR)
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["detail"] == [{"field": "tasks", "rule": rule}]
+    with HttpClient(api.url, api.keys["rw"]) as http, pytest.raises(InvalidInput) as raised:
+        http.set_monitor("one-more", MONITOR)
+    assert raised.value.problems == [("tasks", rule)]
+    with pytest.raises(InvalidInput) as raised:
+        Client().set_monitor("one-more", MONITOR)
+    assert raised.value.problems == [("tasks", rule)]
+    args = ["monitor", "set", "one-more", "--tasks", "mon-*", "--alert", "10"]
+    refused = CliRunner().invoke(cli, args)
+    assert refused.exit_code == 2 and "EVALQ_MONITOR_MAX_PER_TASK" in refused.output
+    assert api.client("read").get("/v1/monitors").json() == before  # nothing stored
+    # the listing is paged: a page of one, then the next; past the page limit refused
+    first = api.client("read").get("/v1/monitors", params={"limit": 1}).json()
+    assert len(first["monitors"]) == 1 and first["next"] == first["monitors"][0]["name"]
+    second = api.client("read").get("/v1/monitors", params={"limit": 1, "after": first["next"]})
+    assert second.json()["monitors"][0]["name"] > first["next"]
+    assert api.client("read").get("/v1/monitors", params={"limit": 501}).status_code == 422
+    for name in extra:
+        api.client().delete(f"/v1/monitors/{name}")

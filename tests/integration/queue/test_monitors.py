@@ -108,12 +108,17 @@ def test_a_drop_alerts_once_recovery_resolves_once_and_no_data_says_so(
     assert [r.error for r in receiver.received] == [None] * (9 + 2)  # 9 evaluations, 2 changes
     alert, resolved = _events(receiver)
     assert alert["type"] == "monitor.alert" and resolved["type"] == "monitor.resolved"
-    assert alert["data"]["monitor"] == "refunds" and alert["data"]["task_id"] == SUITE
-    assert alert["data"]["state"] == "alert" and alert["data"]["previous"] == "ok"
-    assert alert["data"]["value"] == pytest.approx(0.7088, abs=1e-3)
-    assert alert["data"]["n"] == 3 and alert["data"]["renotify"] is False
-    assert resolved["data"]["state"] == "ok" and resolved["data"]["previous"] == "alert"
-    assert resolved["data"]["value"] == pytest.approx(0.9269, abs=1e-3)
+    assert alert["data"]["task_id"] == SUITE and resolved["data"]["task_id"] == SUITE
+    ((fired),) = alert["data"]["monitors"]
+    assert fired["event"] == "monitor.alert"
+    assert fired["monitor"] == "refunds" and fired["task_id"] == SUITE
+    assert fired["state"] == "alert" and fired["previous"] == "ok"
+    assert fired["value"] == pytest.approx(0.7088, abs=1e-3)
+    assert fired["n"] == 3 and fired["renotify"] is False
+    ((back),) = resolved["data"]["monitors"]
+    assert back["event"] == "monitor.resolved"
+    assert back["state"] == "ok" and back["previous"] == "alert"
+    assert back["value"] == pytest.approx(0.9269, abs=1e-3)
     ids = [r.headers["webhook-id"] for r in receiver.received if r.verified in (alert, resolved)]
     assert len(set(ids)) == 2
     deliveries = p.client.webhook_deliveries(SUITE, hook.id)
@@ -134,12 +139,13 @@ def test_renotify_sends_the_alert_again_once_due_and_not_before(
         p.client.set_monitor("refunds", MONITOR | {"renotify_minutes": 30})
         _submit_and_settle(p, _runs(1, 0), "alert", receiver, events=1)
     later = utcnow() + timedelta(minutes=29)
+    settings = p.client.settings
     with session_scope(p.db_url) as session:
-        assert monitors.check(session, now=later) == []
+        assert monitors.check(session, settings=settings, now=later) == []
     with session_scope(p.db_url) as session:
-        (again,) = monitors.check(session, now=later + timedelta(minutes=2))
+        (again,) = monitors.check(session, settings=settings, now=later + timedelta(minutes=2))
     with session_scope(p.db_url) as session:
-        assert monitors.check(session, now=later + timedelta(minutes=3)) == []
+        assert monitors.check(session, settings=settings, now=later + timedelta(minutes=3)) == []
     deliveries = {d.id: d for d in p.client.webhook_deliveries(SUITE, hook.id)}
     assert deliveries[again].event == "monitor.alert" and deliveries[again].status == "pending"
     assert len([d for d in deliveries.values() if d.submission_id is None]) == 2

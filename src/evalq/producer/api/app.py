@@ -144,13 +144,17 @@ def _start_in_process(client: Client) -> None:
     Nothing else can be evaluating them: with no broker their messages died with that process.
     """
     from evalq.tasks.recover import recover
+    from evalq.tasks.webhooks import resend_events
 
     client.start()
     resent = recover(client.app, older_than=timedelta(0))
+    events = resend_events(client.app, every_pending=True)
     log.warning(
         "no broker configured (EVALQ_BROKER_URL): submissions are evaluated in this process; "
-        "%d unfinished submission(s) from an earlier run sent again",
+        "%d unfinished submission(s) and %d pending webhook event(s) from an earlier run sent "
+        "again",
         len(resent),
+        len(events),
     )
 
 

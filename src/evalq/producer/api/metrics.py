@@ -22,7 +22,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from evalq.core.monitors import MONITOR_STATES, TaskMonitorState
+from evalq.core.monitors import MonitorState
 from evalq.core.settings import Settings
 from evalq.core.status import STATUSES
 from evalq.producer.api.auth import require
@@ -49,7 +49,7 @@ class EvaluationCollector(Collector):
         with session_scope(self.settings.database_url) as session:
             health = evaluation_health(session)
             scores = monitors.task_scores(session)
-            states = monitors.all_states(session)
+            states = monitors.state_counts(session)
         yield from store_series(health, datetime.now(UTC))
         yield from score_series(scores, states)
         yield from broker_series(self.settings.broker_url)
@@ -103,11 +103,11 @@ def store_series(
 
 
 def score_series(
-    scores: list[TaskScore], states: list[tuple[str, TaskMonitorState]]
+    scores: list[TaskScore], states: dict[str, dict[MonitorState, int]]
 ) -> Iterator[GaugeMetricFamily]:
-    """Each task's recent score and each monitor's state: one series per task and kind key,
-    one per monitor, task and state (no run, model or tool label: the count of series is the
-    count of tasks and monitored tasks, however many runs arrive)."""
+    """Each task's recent score and its monitors' states: one series per task and kind key,
+    one per monitored task and state (no run, model, tool or monitor label: the count of
+    series is the count of tasks and monitored tasks, however many runs and monitors)."""
     score = GaugeMetricFamily(
         "evalq_task_score",
         f"Mean of the task kind's ranking value over its latest {SCORE_WINDOW} complete runs.",
@@ -123,23 +123,15 @@ def score_series(
         runs.add_metric([found.task_id, found.key], found.runs)
     yield score
     yield runs
-    state = GaugeMetricFamily(
-        "evalq_monitor_state",
-        "1 for the state a monitor holds a task in (ok, warning, alert, no data), else 0.",
-        labels=["monitor", "task", "state"],
+    held = GaugeMetricFamily(
+        "evalq_task_monitors",
+        "Monitors holding the task in each state (ok, warning, alert, no data).",
+        labels=["task", "state"],
     )
-    value = GaugeMetricFamily(
-        "evalq_monitor_value",
-        "A monitor's statistic over its window (absent with no runs in it).",
-        labels=["monitor", "task"],
-    )
-    for name, task in states:
-        for each in MONITOR_STATES:
-            state.add_metric([name, task.task_id, each], 1 if task.state == each else 0)
-        if task.value is not None:
-            value.add_metric([name, task.task_id], task.value)
-    yield state
-    yield value
+    for task_id, counts in states.items():
+        for state, count in counts.items():
+            held.add_metric([task_id, state], count)
+    yield held
 
 
 def broker_series(broker_url: str | None) -> Iterator[GaugeMetricFamily]:

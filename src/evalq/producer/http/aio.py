@@ -14,7 +14,7 @@ import httpx
 from evalq.core.errors import InvalidInput
 from evalq.core.judge_validation import JudgeAgreement
 from evalq.core.labels import Label, LabelList, LabelQueue, LabelRequest, parse_label
-from evalq.core.monitors import Monitor, MonitorList, MonitorRequest
+from evalq.core.monitors import PAGE_DEFAULT, PAGE_MAX, Monitor, MonitorList, MonitorRequest
 from evalq.core.review_decisions import ReviewDecided
 from evalq.core.schemas import Submission, Task
 from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
@@ -284,9 +284,23 @@ class AsyncHttpClient:
         return Monitor.model_validate(answer)
 
     async def monitors(self) -> list[Monitor]:
-        """Every monitor with each watched task's state, by name."""
-        answer = await self._send(wire.monitor_call())
-        return MonitorList.model_validate(answer).monitors
+        """Every monitor with each watched task's state, by name (read a page at a time)."""
+        found: list[Monitor] = []
+        after: str | None = None
+        while True:
+            page = await self.monitor_page(after=after, limit=PAGE_MAX)
+            found += page.monitors
+            if page.next is None:
+                return found
+            after = page.next
+
+    async def monitor_page(
+        self, *, after: str | None = None, limit: int = PAGE_DEFAULT
+    ) -> MonitorList:
+        """A page of monitors (GET /v1/monitors): those after the name ``after``, at most
+        ``limit``; ``next`` is the ``after`` of the next page."""
+        answer = await self._send(wire.monitor_page_call(after, limit))
+        return MonitorList.model_validate(answer)
 
     async def monitor(self, name: str) -> Monitor:
         """One monitor with its tasks' states. `NotFound`: no such monitor."""

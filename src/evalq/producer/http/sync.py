@@ -13,7 +13,7 @@ import httpx
 from evalq.core.errors import InvalidInput
 from evalq.core.judge_validation import JudgeAgreement
 from evalq.core.labels import Label, LabelList, LabelQueue, LabelRequest, parse_label
-from evalq.core.monitors import Monitor, MonitorList, MonitorRequest
+from evalq.core.monitors import PAGE_DEFAULT, PAGE_MAX, Monitor, MonitorList, MonitorRequest
 from evalq.core.review_decisions import ReviewDecided
 from evalq.core.schemas import Submission, Task
 from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
@@ -279,9 +279,21 @@ class HttpClient:
         return Monitor.model_validate(answer)
 
     def monitors(self) -> list[Monitor]:
-        """Every monitor with each watched task's state, by name."""
-        answer = self._send(wire.monitor_call())
-        return MonitorList.model_validate(answer).monitors
+        """Every monitor with each watched task's state, by name (read a page at a time)."""
+        found: list[Monitor] = []
+        after: str | None = None
+        while True:
+            page = self.monitor_page(after=after, limit=PAGE_MAX)
+            found += page.monitors
+            if page.next is None:
+                return found
+            after = page.next
+
+    def monitor_page(self, *, after: str | None = None, limit: int = PAGE_DEFAULT) -> MonitorList:
+        """A page of monitors (GET /v1/monitors): those after the name ``after``, at most
+        ``limit``; ``next`` is the ``after`` of the next page."""
+        answer = self._send(wire.monitor_page_call(after, limit))
+        return MonitorList.model_validate(answer)
 
     def monitor(self, name: str) -> Monitor:
         """One monitor with its tasks' states. `NotFound`: no such monitor."""

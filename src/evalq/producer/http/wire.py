@@ -218,9 +218,15 @@ def put_monitor_call(name: str, monitor: MonitorRequest | Mapping[str, Any]) -> 
     return Call("PUT", f"/v1/monitors/{_segment(name)}", json=body)
 
 
-def monitor_call(name: str | None = None, method: str = "GET") -> Call:
-    """GET /v1/monitors, or GET (or DELETE) /v1/monitors/{name}."""
-    return Call(method, "/v1/monitors" if name is None else f"/v1/monitors/{_segment(name)}")
+def monitor_call(name: str, method: str = "GET") -> Call:
+    """GET (or DELETE) /v1/monitors/{name}."""
+    return Call(method, f"/v1/monitors/{_segment(name)}")
+
+
+def monitor_page_call(after: str | None, limit: int) -> Call:
+    """GET /v1/monitors: the page after the name ``after``, at most ``limit`` monitors."""
+    given = {"limit": str(limit)} | ({} if after is None else {"after": after})
+    return Call("GET", "/v1/monitors", params=httpx.QueryParams(given))
 
 
 def put_trace_rule_call(task_id: str, rule: TraceRule | Mapping[str, Any]) -> Call:

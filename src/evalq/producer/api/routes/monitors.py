@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 
-from evalq.core.monitors import Monitor, MonitorList, MonitorRemoved
+from evalq.core.monitors import (
+    NAME_PATTERN,
+    PAGE_DEFAULT,
+    PAGE_MAX,
+    Monitor,
+    MonitorList,
+    MonitorRemoved,
+)
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import ClientDep, JsonBody, known
 from evalq.producer.api.errors import ERROR_RESPONSES
@@ -43,9 +50,23 @@ def put_monitor(name: str, data: JsonBody, client: ClientDep, key: Writer) -> Mo
 
 
 @router.get("", dependencies=READ, responses=ERROR_RESPONSES)
-def list_monitors(client: ClientDep) -> MonitorList:
-    """Every monitor with each watched task's state, by name."""
-    return MonitorList(monitors=client.monitors())
+def list_monitors(
+    client: ClientDep,
+    after: Annotated[
+        str | None,
+        Query(
+            max_length=63,
+            pattern=NAME_PATTERN,
+            description="List the monitors after this name (the previous page's ``next``).",
+        ),
+    ] = None,
+    limit: Annotated[
+        int, Query(ge=1, le=PAGE_MAX, description="Most monitors on the page.")
+    ] = PAGE_DEFAULT,
+) -> MonitorList:
+    """A page of monitors by name, each with its watched tasks' states; ``next`` names the
+    ``after`` of the following page."""
+    return client.monitor_page(after=after, limit=limit)
 
 
 @router.get("/{name}", dependencies=READ, responses=NOT_FOUND)
