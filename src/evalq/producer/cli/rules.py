@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from evalq.core.errors import EvalqError, InvalidInput
-from evalq.core.trace_rules import BackfillRequest, parse_backfill
 from evalq.producer.cli.output import console, fail
+
+if TYPE_CHECKING:  # pydantic models: loaded by the command that uses them, not by --help
+    from evalq.core.trace_rules import BackfillRequest
 
 rule_app = typer.Typer(
     help="Online evaluation: which streamed traces (naming no task) a task takes.",
@@ -123,6 +125,8 @@ def _moment(name: str, text: str) -> datetime:
 
 def _window(since: datetime, until: datetime) -> BackfillRequest:
     """The range checked by the rule every door shares, its problems named as the options."""
+    from evalq.core.trace_rules import parse_backfill
+
     try:
         return parse_backfill({"since": since, "until": until})
     except InvalidInput as error:
