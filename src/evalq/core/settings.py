@@ -223,6 +223,20 @@ class Settings(BaseSettings):
         description="Webhooks: allow receivers on private, loopback, link-local and other "
         "non-global addresses (local development); refused by default.",
     )
+    text_batch_max: int = Field(
+        default=32,
+        ge=1,
+        le=1024,
+        description="Tier 1: submissions scored together in one batch by a worker that runs "
+        "tier 1 in threads (the calls waiting when a compute slot frees; none is waited for).",
+    )
+    text_device: str = Field(
+        default="cpu",
+        pattern=r"^(cpu|cuda(:[0-9]+)?)$",
+        description="Tier 1: where the BERTScore model runs: cpu, cuda (the current GPU) or "
+        "cuda:N. Needs a CUDA build of torch and the device present (checked at load). The "
+        "profile's text.precision applies on any device (bf16 runs on a GPU too).",
+    )
 
     @field_validator("webhook_key")
     @classmethod

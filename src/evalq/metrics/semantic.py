@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
 
@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     from evalq.core.profile import TextProfile
 
 _MATCH_BLOCK = 2048  # candidate tokens per similarity block: bounds memory on very long texts
+FORWARD_TOKENS = 8192
+"""Tokens (rows x padded length) per forward pass of `SemanticScorer.embed_many`."""
+BATCH_ROWS = 64
+"""Rows per forward pass of `SemanticScorer.embed_many` (short texts)."""
 
 
 def default_model_path() -> str:
@@ -46,6 +50,16 @@ def go_offline() -> None:
 
     # The constant is read once at import; set it too in case the hub was imported already.
     huggingface_hub.constants.HF_HUB_OFFLINE = True
+
+
+class TextScorer(Protocol):
+    """What tier 1 asks of a scorer: `SemanticScorer` itself, or a `ScoreBatcher` over one."""
+
+    def score(
+        self, text: str, references: Sequence[str], *, precision: Precision = "fp32"
+    ) -> list[float]:
+        """BERTScore F1 of ``text`` against each reference, in order."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -132,6 +146,7 @@ class SemanticScorer:
             raise InvalidInput([("text.model_path", "model needs [CLS]/[SEP] and >= 3 tokens")])
         self._pad = self._tokenizer.pad_token_id or 0
         self._batch_size = batch_size
+        self._batch_rows = max(batch_size, BATCH_ROWS)
         self._references = EmbeddingCache(cache_tokens)
         self._candidates = EmbeddingCache(candidate_cache_tokens, candidate_cache_entries)
         self._lock = threading.Lock()
@@ -162,6 +177,69 @@ class SemanticScorer:
             bertscore_f1(candidate, self.reference(reference, precision=precision))
             for reference in references
         ]
+
+    def score_many(
+        self, items: Sequence[tuple[str, Sequence[str]]], *, precision: Precision = "fp32"
+    ) -> list[list[float]]:
+        """`score` for many (text, references) items at once: what `score` gives item by item
+        (to float32 rounding), with one tokenizer call and a few padded forward passes for the
+        texts not cached yet (`embed_many`) and batched matching (`bertscore_f1_many`).
+
+        The embeddings go through the same caches as `score`'s.
+        """
+        from evalq.metrics.matching import bertscore_f1_many
+
+        # References first: a candidate that is also a reference is then found in their cache.
+        references = self._through_many(
+            self._references, [r for _, refs in items for r in refs], precision
+        )
+        candidates = self._through_many(
+            self._candidates, [text for text, _ in items], precision, look_first=self._references
+        )
+        pairs: list[tuple[Embedding, Embedding]] = []
+        for candidate, (_, refs) in zip(candidates, items, strict=True):
+            pairs += [(candidate, references[len(pairs) + k]) for k in range(len(refs))]
+        scores = iter(bertscore_f1_many(pairs))
+        return [[next(scores) for _ in refs] for _, refs in items]
+
+    def embed_many(self, texts: Sequence[str], *, precision: Precision = "fp32") -> list[Embedding]:
+        """`embed` for many texts: one tokenizer call, their chunks sorted by length and run in
+        padded forward passes of at most `BATCH_ROWS` rows or `FORWARD_TOKENS` tokens (short
+        texts share a pass by the dozen, long ones are not padded to the short ones' length).
+
+        The same embeddings as `embed` text by text, to float32 rounding (a pass pads to other
+        lengths; the attention mask keeps the padding out).
+        """
+        if not texts:
+            return []
+        model = self._model(precision)
+        encoded = self._tokenizer(list(texts), add_special_tokens=False, verbose=False)
+        chunked = [self._chunks(ids) for ids in encoded["input_ids"]]
+        order = [(t, c) for t, chunks in enumerate(chunked) for c in range(len(chunks))]
+        order.sort(key=lambda tc: len(chunked[tc[0]][tc[1]]), reverse=True)
+        rows: dict[tuple[int, int], torch.Tensor] = {}
+        start = 0
+        while start < len(order):
+            longest = len(chunked[order[start][0]][order[start][1]]) + 2
+            size = max(1, min(self._batch_rows, FORWARD_TOKENS // longest))
+            batch = order[start : start + size]
+            chunks = [chunked[t][c] for t, c in batch]
+            hidden = self._forward(model, chunks)
+            offset = 0
+            for key, chunk in zip(batch, chunks, strict=True):
+                rows[key] = hidden[offset : offset + len(chunk)]
+                offset += len(chunk)
+            start += size
+        embeddings = []
+        for t, chunks in enumerate(chunked):
+            if not chunks:
+                embeddings.append(self._empty())
+                continue
+            vectors = torch.cat([rows[(t, c)] for c in range(len(chunks))]).float()
+            vectors = vectors / vectors.norm(dim=-1, keepdim=True)
+            embeddings.append(Embedding(vectors, chunks=len(chunks)))
+        self.encodings += len(texts)
+        return embeddings
 
     def reference(self, text: str, *, precision: Precision = "fp32") -> Embedding:
         """`embed`, through the reference cache (LRU keyed by precision and the text's SHA-256).
@@ -195,16 +273,48 @@ class SemanticScorer:
         model = self._model(precision)
         ids: list[int] = self._tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]
         if not ids:
-            return Embedding(torch.zeros(0, int(self._config.hidden_size)), chunks=0)
-        width = self.max_chunk_tokens - 2
-        count = math.ceil(len(ids) / width)
-        size = math.ceil(len(ids) / count)  # balanced: no tiny context-poor last chunk
-        chunks = [ids[i : i + size] for i in range(0, len(ids), size)]
+            return self._empty()
+        chunks = self._chunks(ids)
         batch = self._batch_size
         parts = [self._forward(model, chunks[i : i + batch]) for i in range(0, len(chunks), batch)]
         self.encodings += 1
         vectors = torch.cat(parts).float()
         return Embedding(vectors / vectors.norm(dim=-1, keepdim=True), chunks=len(chunks))
+
+    def _chunks(self, ids: list[int]) -> list[list[int]]:
+        """``ids`` in balanced chunks of at most ``max_chunk_tokens - 2`` (none when empty)."""
+        if not ids:
+            return []
+        width = self.max_chunk_tokens - 2
+        count = math.ceil(len(ids) / width)
+        size = math.ceil(len(ids) / count)  # balanced: no tiny context-poor last chunk
+        return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+    def _empty(self) -> Embedding:
+        return Embedding(torch.zeros(0, int(self._config.hidden_size)), chunks=0)
+
+    def _through_many(
+        self,
+        cache: EmbeddingCache,
+        texts: Sequence[str],
+        precision: Precision,
+        *,
+        look_first: EmbeddingCache | None = None,
+    ) -> list[Embedding]:
+        """Each text's embedding from ``look_first`` or ``cache``; the missing ones embedded
+        together (each distinct text once) and put in ``cache``."""
+        keys = [_cache_key(text, precision) for text in texts]
+        found: dict[str, Embedding] = {}
+        for key in keys:
+            cached = (look_first.get(key) if look_first is not None else None) or cache.get(key)
+            if cached is not None:
+                found[key] = cached
+        missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in found}
+        embedded = self.embed_many(list(missing.values()), precision=precision)
+        for key, embedding in zip(missing, embedded, strict=True):
+            cache.put(key, embedding)
+            found[key] = embedding
+        return [found[key] for key in keys]
 
     def _embed_through(
         self, cache: EmbeddingCache, key: str, text: str, precision: Precision

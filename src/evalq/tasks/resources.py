@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import redis
 
     from evalq.judge import Judge, JudgeCascade, JudgePanel
+    from evalq.metrics.score_batcher import ScoreBatcher
     from evalq.metrics.semantic import SemanticScorer
 
 _lock = threading.Lock()
@@ -37,6 +38,22 @@ def semantic_scorer(profile: Profile) -> SemanticScorer:
     """The process's BERTScore scorer for the profile's model, loaded on first use."""
     with _lock:  # threads of one worker share one model
         return _scorer(profile.text.model_path, profile.text.max_chunk_tokens)
+
+
+@lru_cache(maxsize=4)
+def _batcher(scorer: SemanticScorer, max_items: int) -> ScoreBatcher:
+    from evalq.metrics.score_batcher import ScoreBatcher
+
+    return ScoreBatcher(scorer, capacity=text_capacity, max_items=max_items)
+
+
+def score_batcher(profile: Profile, settings: Settings) -> ScoreBatcher:
+    """The process's tier-1 batcher over `semantic_scorer`: the threads of one worker that run
+    tier 1 at once share batches (`evalq.metrics.score_batcher`); each batch holds one
+    `text_capacity` slot."""
+    scorer = semantic_scorer(profile)
+    with _lock:
+        return _batcher(scorer, settings.text_batch_max)
 
 
 _text_slots: threading.BoundedSemaphore | None = None
