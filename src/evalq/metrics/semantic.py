@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     from evalq.core.profile import TextProfile
 
 _MATCH_BLOCK = 2048  # candidate tokens per similarity block: bounds memory on very long texts
-FORWARD_TOKENS = 8192
+FORWARD_TOKENS = 1024
 """Tokens (rows x padded length) per forward pass of `SemanticScorer.embed_many`."""
-BATCH_ROWS = 64
+BATCH_ROWS = 32
 """Rows per forward pass of `SemanticScorer.embed_many` (short texts)."""
 
 
@@ -90,7 +90,7 @@ def bertscore_f1(candidate: Embedding, reference: Embedding) -> float:
     """
     if candidate.tokens == 0 or reference.tokens == 0:
         return 1.0 if candidate.tokens == reference.tokens else 0.0
-    best_recall = torch.zeros(reference.tokens)
+    best_recall = torch.zeros(reference.tokens, device=reference.vectors.device)
     precision_sum = 0.0
     for start in range(0, candidate.tokens, _MATCH_BLOCK):
         block = candidate.vectors[start : start + _MATCH_BLOCK] @ reference.vectors.T
@@ -118,6 +118,8 @@ class SemanticScorer:
             so that a stream of distinct outputs never evicts a task's references.
         candidate_cache_entries: candidates the candidate cache may hold.
         batch_size: chunks per forward pass.
+        device: where the model runs and every tensor of a score lives: "cpu", "cuda" or
+            "cuda:N" (EVALQ_TEXT_DEVICE); `torch_device` checks it is there.
     """
 
     def __init__(
@@ -129,13 +131,17 @@ class SemanticScorer:
         candidate_cache_tokens: int = 8_192,
         candidate_cache_entries: int = 256,
         batch_size: int = 8,
+        device: str = "cpu",
     ) -> None:
         path = Path(model_path) if model_path else Path(default_model_path())
         if not path.is_dir():
             raise InvalidInput([("text.model_path", f"not a local model directory: {path}")])
+        self.device = torch_device(device)
         go_offline()
         self.model_path = str(path)
         self._tokenizer, model = _load(self.model_path)
+        if self.device.type != "cpu":  # the loaded weights are shared: move a copy
+            model = copy.deepcopy(model).to(self.device)
         self._models: dict[Precision, Any] = {"fp32": model}
         self._config = model.config
         limit = int(getattr(self._config, "max_position_embeddings", max_chunk_tokens))
@@ -291,7 +297,7 @@ class SemanticScorer:
         return [ids[i : i + size] for i in range(0, len(ids), size)]
 
     def _empty(self) -> Embedding:
-        return Embedding(torch.zeros(0, int(self._config.hidden_size)), chunks=0)
+        return Embedding(torch.zeros(0, int(self._config.hidden_size), device=self.device), 0)
 
     def _through_many(
         self,
@@ -337,17 +343,47 @@ class SemanticScorer:
             return self._models[precision]
 
     def _forward(self, model: Any, chunks: list[list[int]]) -> torch.Tensor:
-        """Last hidden layer of each chunk wrapped in [CLS] ... [SEP], content rows only."""
+        """Last hidden layer of each chunk wrapped in [CLS] ... [SEP], content rows only.
+
+        The padded rows are built on the host in one tensor and moved to the device once.
+        """
         length = max(len(chunk) for chunk in chunks) + 2
-        input_ids = torch.full((len(chunks), length), self._pad, dtype=torch.long)
-        mask = torch.zeros((len(chunks), length), dtype=torch.long)
-        for row, chunk in enumerate(chunks):
-            input_ids[row, : len(chunk) + 2] = torch.tensor([self._cls, *chunk, self._sep])
-            mask[row, : len(chunk) + 2] = 1
+        rows = [
+            [self._cls, *chunk, self._sep, *[self._pad] * (length - len(chunk) - 2)]
+            for chunk in chunks
+        ]
+        lengths = torch.tensor([len(chunk) + 2 for chunk in chunks])
+        input_ids = torch.tensor(rows, dtype=torch.long).to(self.device)
+        mask = (torch.arange(length)[None, :] < lengths[:, None]).long().to(self.device)
         with torch.inference_mode():
             output = model(input_ids=input_ids, attention_mask=mask, output_hidden_states=True)
         hidden: torch.Tensor = output.hidden_states[-1]  # torchmetrics' num_layers=None
         return torch.cat([hidden[row, 1 : len(chunk) + 1] for row, chunk in enumerate(chunks)])
+
+
+DEVICE_SETTING = "EVALQ_TEXT_DEVICE"
+
+
+def torch_device(name: str) -> torch.device:
+    """The torch device named by EVALQ_TEXT_DEVICE, checked to exist in this process.
+
+    Raises:
+        InvalidInput: naming the setting, when the name is not cpu, cuda or cuda:N, or when this
+            torch has no CUDA or no such GPU (a CPU build of torch, a machine without one).
+    """
+    if name != "cpu" and not (name == "cuda" or name.removeprefix("cuda:").isdigit()):
+        raise InvalidInput([(DEVICE_SETTING, f"must be cpu, cuda or cuda:N, not {name!r}")])
+    device = torch.device(name)
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            build = "a CPU build of torch" if torch.version.cuda is None else "no GPU is visible"
+            raise InvalidInput(
+                [(DEVICE_SETTING, f"{name} is not available ({build}, torch {torch.__version__})")]
+            )
+        count = torch.cuda.device_count()
+        if device.index is not None and device.index >= count:
+            raise InvalidInput([(DEVICE_SETTING, f"{name}: this machine has {count} GPU(s)")])
+    return device
 
 
 def _cache_key(text: str, precision: Precision) -> str:

@@ -323,7 +323,9 @@ def test_score_many_gives_the_one_at_a_time_scores_on_the_bundled_examples() -> 
     batched.clear_caches()  # its own caches: nothing is shared with the first scorer
     got = batched.score_many([*items, ("", [items[0][1][0]]), (LONG, [REVIEW, ""])])
     assert len(got) == len(items) + 2
-    differences = [abs(a - b) for g, e in zip(got, expected) for a, b in zip(g, e, strict=True)]
+    differences = [
+        abs(a - b) for g, e in zip(got, expected, strict=False) for a, b in zip(g, e, strict=True)
+    ]
     assert max(differences) < 1e-6  # float32 rounding: sums taken in another order
     assert got[-2] == [0.0]  # an empty output against a reference, as `score` says
     assert got[-1][0] == pytest.approx(one_at_a_time.score(LONG, [REVIEW])[0], abs=1e-6)
@@ -347,3 +349,26 @@ def test_score_many_encodes_each_distinct_text_once() -> None:
     assert scorer.encodings - before == 3  # REVIEW, PARAPHRASE, UNRELATED
     scorer.score_many([(REVIEW, [PARAPHRASE])])
     assert scorer.encodings - before == 3  # all cached now
+
+
+def test_the_device_holds_the_model_and_every_tensor_of_a_score() -> None:
+    scorer = SemanticScorer(device="cpu")
+    assert scorer.device == torch.device("cpu")
+    embedding = scorer.embed_many([REVIEW, ""])
+    assert {e.vectors.device for e in embedding} == {torch.device("cpu")}
+    assert scorer.score(REVIEW, [PARAPHRASE]) == pytest.approx(
+        SemanticScorer().score(REVIEW, [PARAPHRASE]), abs=1e-7
+    )
+
+
+@pytest.mark.parametrize("name", ["gpu", "cuda:x", "CUDA", "cuda:-1", ""])
+def test_a_device_name_outside_the_rule_is_refused_naming_the_setting(name: str) -> None:
+    with pytest.raises(InvalidInput, match="EVALQ_TEXT_DEVICE.*must be cpu, cuda or cuda:N"):
+        SemanticScorer(device=name)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+@pytest.mark.parametrize("name", ["cuda", "cuda:0", "cuda:3"])
+def test_cuda_without_a_gpu_is_a_clear_error_naming_the_setting(name: str) -> None:
+    with pytest.raises(InvalidInput, match=f"EVALQ_TEXT_DEVICE.*{name} is not available"):
+        SemanticScorer(device=name)
