@@ -230,6 +230,13 @@ class Settings(BaseSettings):
         description="Tier 1: submissions scored together in one batch by a worker that runs "
         "tier 1 in threads (the calls waiting when a compute slot frees; none is waited for).",
     )
+    text_threads: int | None = Field(
+        default=None,
+        ge=1,
+        description="Tier 1: torch threads per computation. Unset: this worker's CPUs shared "
+        "out over its children (or its tier-1 slots); set it when several workers share one "
+        "machine, so that workers x children x threads <= CPUs (docs/deploy.md).",
+    )
     text_device: str = Field(
         default="cpu",
         pattern=r"^(cpu|cuda(:[0-9]+)?)$",

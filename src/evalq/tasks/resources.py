@@ -75,7 +75,8 @@ def text_capacity() -> Iterator[None]:
     OpenMP thread per CPU and tier 1 ran ~9x slower on 2 CPUs.
 
     torch's cap is per calling thread (OpenMP's), so it is set in the thread about to compute,
-    not only once per process.
+    not only once per process. EVALQ_TEXT_THREADS replaces the share when several workers share
+    one machine (a worker cannot see the others' children).
     """
     global _text_slots
     slots = bootstrap.pool_children()
@@ -86,7 +87,7 @@ def text_capacity() -> Iterator[None]:
     with semaphore:
         import torch
 
-        threads = bootstrap.torch_threads(slots)
+        threads = get_settings().text_threads or bootstrap.torch_threads(slots)
         if torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
         yield

@@ -363,7 +363,7 @@ def test_the_device_holds_the_model_and_every_tensor_of_a_score() -> None:
 
 @pytest.mark.parametrize("name", ["gpu", "cuda:x", "CUDA", "cuda:-1", ""])
 def test_a_device_name_outside_the_rule_is_refused_naming_the_setting(name: str) -> None:
-    with pytest.raises(InvalidInput, match="EVALQ_TEXT_DEVICE.*must be cpu, cuda or cuda:N"):
+    with pytest.raises(InvalidInput, match=r"EVALQ_TEXT_DEVICE.*must be cpu, cuda or cuda:N"):
         SemanticScorer(device=name)
 
 
