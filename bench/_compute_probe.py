@@ -7,7 +7,8 @@ call time) appends one line
 ``<tier> <thread CPU s> <wall s>`` to ``$BENCH_COMPUTE_DIR/<pid>.tsv``. Thread CPU time is the
 calling thread's: tier 1 runs torch with one thread per computation on these machines (the cap of
 `evalq.tasks.resources.text_capacity`), so that is all of its compute; the benchmark prints the
-cap it ran with.
+cap it ran with. Tier 1 batched across submissions (`evalq.metrics.score_batcher`) is computed
+in the thread that runs the batch: per call the figures move between threads, their sums do not.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evalq.service import evaluated
-from evalq.tasks import tiers
+from evalq.tasks import resources, tiers
 from evalq.tasks.resources import text_capacity as _text_capacity
 
 DIRECTORY = "BENCH_COMPUTE_DIR"
@@ -62,7 +63,7 @@ def install() -> None:
     from when it holds its slot (`text_capacity`): waiting for one is not compute."""
     if getattr(tiers, "_bench_timed", False):
         return
-    tiers.text_capacity = _timed_slot
+    resources.text_capacity = _timed_slot  # what the tier-1 batcher enters for each batch
     tiers.compute_text = _timed("text", tiers.compute_text)
     tiers.compute_judge = _timed("judge", tiers.compute_judge)
     tiers.compute_graph = _timed("graph", tiers.compute_graph)

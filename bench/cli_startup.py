@@ -1,5 +1,6 @@
-"""`evalq` start-up: `--version` and `--help` against `import typer`, and `evalq leaderboard
-TASK --json` against the same work done in a warm process plus an interpreter's start.
+"""`evalq` start-up: `--version` and `--help` against `import typer`, `evalq leaderboard TASK
+--json` against the same work done in a warm process plus an interpreter's start, and `evalq api`
+to its first 200 on /healthz against a bare FastAPI app under uvicorn.
 
     python bench/cli_startup.py [--runs 10] [--quick]
 
@@ -16,7 +17,12 @@ interpreter) and its median wall time is kept:
    context, the same against the warm call plus importing the libraries it cannot do without
    (SQLAlchemy, pydantic-settings, typer).
 
-Last line: the worst of the three ratios.
+3. ``evalq api`` (a Redis broker, the SQLite store) started ``--runs`` times, the time from the
+   process's start to its first 200 on ``/healthz``, against a bare FastAPI app with one route
+   run by ``uvicorn.run`` (also polled on ``/healthz``). Goal: within 2x. The front answers the
+   health check while the API loads behind it (src/evalq/producer/api/front.py).
+
+Last line: the worst of the four ratios.
 """
 
 from __future__ import annotations
@@ -24,15 +30,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+import urllib.request
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from _common import BIN, apply_env, evalq_env, figure, parse_args, ratio
+from _common import BIN, apply_env, evalq_env, figure, flush, parse_args, ratio, redis_url
+from tests.support.processes import free_port
 from tests.support.small_board import TASK_ID, evaluate_small_board
 
 TWO_COMMANDS = (
@@ -45,6 +55,16 @@ TWO_COMMANDS = (
 """A two-command typer app: its ``--help`` is typer's own floor for a help page (rich)."""
 LIBRARIES = "import typer, pydantic_settings, sqlalchemy.orm"
 """What `evalq leaderboard` cannot start without: its floor, printed for context."""
+BARE_API = (
+    "import sys\n"
+    "import uvicorn\n"
+    "from fastapi import FastAPI\n"
+    "app = FastAPI()\n"
+    "app.get('/healthz')(lambda: {'status': 'ok'})\n"
+    "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[1]), log_level='warning')"
+)
+"""A bare FastAPI app with one route under uvicorn: the floor of `evalq api`'s first answer."""
+BROKER_DB = 11
 
 
 def evalq_argv() -> list[str]:
@@ -63,6 +83,43 @@ def wall_s(argv: Sequence[str], env: dict[str, str], runs: int) -> float:
         subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL, timeout=120)
         times.append(time.perf_counter() - started)
     return statistics.median(times)
+
+
+def first_200_s(argv_for: Callable[[int], list[str]], env: dict[str, str], runs: int) -> float:
+    """Median time from starting ``argv_for(port)`` to its first 200 on ``/healthz``."""
+    times = []
+    for _ in range(runs):
+        port = free_port()
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            argv_for(port),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            times.append(_wait_for_200(f"http://127.0.0.1:{port}/healthz", process) - started)
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(60)
+    return statistics.median(times)
+
+
+def _wait_for_200(url: str, process: subprocess.Popen[bytes]) -> float:
+    """Poll ``url`` every 10 ms; the moment it first answered 200."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as answer:
+                if answer.status == 200:
+                    return time.perf_counter()
+        except OSError:  # not listening yet (or 503: the broker not reached yet)
+            pass
+        if process.poll() is not None:
+            raise RuntimeError(f"{process.args!r} exited with {process.returncode}")
+        time.sleep(0.01)
+    raise RuntimeError(f"no 200 from {url} within 120 s")
 
 
 def in_process_s(runs: int) -> float:
@@ -97,6 +154,15 @@ def main() -> None:
         board = wall_s([*evalq_argv(), "leaderboard", TASK_ID, "--json"], env, runs)
         libraries = wall_s([*python, LIBRARIES], env, runs)
         work = in_process_s(runs)
+        flush(BROKER_DB)
+        api_env = env | {"EVALQ_BROKER_URL": redis_url(BROKER_DB)}
+        bare_api = first_200_s(lambda port: [*python, BARE_API, str(port)], env, runs)
+        evalq_api = first_200_s(
+            lambda port: [*evalq_argv(), "api", "--port", str(port), "--log-level", "warning"],
+            api_env,
+            runs,
+        )
+        flush(BROKER_DB)
     print(f"# median of {runs} processes each; leaderboard of {count} submissions, SQLite")
     figure("python -c pass", interpreter * 1000, "ms")
     figure('python -c "import typer"', typer * 1000, "ms")
@@ -108,10 +174,13 @@ def main() -> None:
     figure("leaderboard in a warm process + python -c pass", (work + interpreter) * 1000, "ms")
     figure(f'python -c "{LIBRARIES}"', libraries * 1000, "ms")
     figure("leaderboard process / (warm + that import)", board / (work + libraries), "x")
+    figure("bare FastAPI + uvicorn, start to first 200", bare_api * 1000, "ms")
+    figure("evalq api (Redis broker), start to first 200 on /healthz", evalq_api * 1000, "ms")
     ratios = {
         "--version / import typer": version / typer,
         "--help / import typer": help_s / typer,
         "leaderboard process / (warm + interpreter)": board / (work + interpreter),
+        "evalq api first 200 / bare FastAPI": evalq_api / bare_api,
     }
     for name, value in ratios.items():
         figure(f"{name} (goal <= 2)", value, "x")

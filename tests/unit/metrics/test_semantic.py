@@ -293,3 +293,82 @@ def test_f1_range_and_symmetry(
     assert 0.0 <= value <= 1.0
     assert value == pytest.approx(bertscore_f1(right, left), abs=1e-6)
     assert bertscore_f1(left, left) == pytest.approx(1.0, abs=1e-5)
+
+
+def bundled_items() -> list[tuple[str, list[str]]]:
+    """Every bundled example's output with its task's references: long reviews and short
+    answers (the texts the batched path must score as today's path does)."""
+    import json
+
+    from evalq.producer.cli.demo import EXAMPLES
+
+    tasks = {task["id"]: task for task in json.loads((EXAMPLES / "tasks.json").read_text())}
+    items = []
+    for path in sorted(EXAMPLES.glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            run = json.loads(line)
+            references = tasks[run["task_id"]].get("reference_outputs") or []
+            if references:
+                items.append((run["output"], list(references)))
+    return items
+
+
+def test_score_many_gives_the_one_at_a_time_scores_on_the_bundled_examples() -> None:
+    items = bundled_items()
+    lengths = [len(text.split()) for text, _ in items]
+    assert min(lengths) < 40 and max(lengths) > 300  # short and long texts both
+    one_at_a_time = SemanticScorer()
+    expected = [one_at_a_time.score(text, references) for text, references in items]
+    batched = SemanticScorer()
+    batched.clear_caches()  # its own caches: nothing is shared with the first scorer
+    got = batched.score_many([*items, ("", [items[0][1][0]]), (LONG, [REVIEW, ""])])
+    assert len(got) == len(items) + 2
+    differences = [
+        abs(a - b) for g, e in zip(got, expected, strict=False) for a, b in zip(g, e, strict=True)
+    ]
+    assert max(differences) < 1e-6  # float32 rounding: sums taken in another order
+    assert got[-2] == [0.0]  # an empty output against a reference, as `score` says
+    assert got[-1][0] == pytest.approx(one_at_a_time.score(LONG, [REVIEW])[0], abs=1e-6)
+    assert got[-1][1] == 0.0
+
+
+def test_embed_many_is_embed_text_by_text(scorer: SemanticScorer) -> None:
+    texts = [REVIEW, LONG, "", JUST_OVER_ONE_CHUNK, PARAPHRASE, REVIEW]
+    many = scorer.embed_many(texts)
+    for text, embedding in zip(texts, many, strict=True):
+        alone = scorer.embed(text)
+        assert embedding.chunks == alone.chunks
+        assert torch.allclose(embedding.vectors, alone.vectors, atol=1e-5)
+
+
+def test_score_many_encodes_each_distinct_text_once() -> None:
+    scorer = SemanticScorer()
+    scorer.clear_caches()
+    before = scorer.encodings
+    scorer.score_many([(REVIEW, [PARAPHRASE, UNRELATED]), (REVIEW, [PARAPHRASE]), (UNRELATED, [])])
+    assert scorer.encodings - before == 3  # REVIEW, PARAPHRASE, UNRELATED
+    scorer.score_many([(REVIEW, [PARAPHRASE])])
+    assert scorer.encodings - before == 3  # all cached now
+
+
+def test_the_device_holds_the_model_and_every_tensor_of_a_score() -> None:
+    scorer = SemanticScorer(device="cpu")
+    assert scorer.device == torch.device("cpu")
+    embedding = scorer.embed_many([REVIEW, ""])
+    assert {e.vectors.device for e in embedding} == {torch.device("cpu")}
+    assert scorer.score(REVIEW, [PARAPHRASE]) == pytest.approx(
+        SemanticScorer().score(REVIEW, [PARAPHRASE]), abs=1e-7
+    )
+
+
+@pytest.mark.parametrize("name", ["gpu", "cuda:x", "CUDA", "cuda:-1", ""])
+def test_a_device_name_outside_the_rule_is_refused_naming_the_setting(name: str) -> None:
+    with pytest.raises(InvalidInput, match=r"EVALQ_TEXT_DEVICE.*must be cpu, cuda or cuda:N"):
+        SemanticScorer(device=name)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+@pytest.mark.parametrize("name", ["cuda", "cuda:0", "cuda:3"])
+def test_cuda_without_a_gpu_is_a_clear_error_naming_the_setting(name: str) -> None:
+    with pytest.raises(InvalidInput, match=f"EVALQ_TEXT_DEVICE.*{name} is not available"):
+        SemanticScorer(device=name)

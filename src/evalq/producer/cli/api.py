@@ -44,7 +44,8 @@ def api(
     import uvicorn
 
     uvicorn.run(
-        "evalq.producer.api.app:create_app",
+        # The front answers /healthz at once and loads the API behind it (producer/api/front.py)
+        "evalq.producer.api.front:create_front",
         factory=True,
         host=host,
         port=port,

@@ -6,15 +6,17 @@ A run the merge flags for review is left out of its task's baseline until a pers
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from evalq.core.errors import EvalqError
-from evalq.core.review_decisions import ReviewAction
 from evalq.producer.cli.output import console, fail
+
+if TYPE_CHECKING:  # its module holds pydantic models: --help and --version need none
+    from evalq.core.review_decisions import ReviewAction
 
 review_app = typer.Typer(
     help="Runs flagged for review: left out of their task's baseline until accepted.",

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from evalq.core.errors import EvalqError, InvalidInput
-from evalq.core.storable import json_text
-from evalq.core.trace_rules import BackfillRequest, parse_backfill
 from evalq.producer.cli.output import console, fail
+
+if TYPE_CHECKING:  # pydantic models: loaded by the command that uses them, not by --help
+    from evalq.core.trace_rules import BackfillRequest
 
 rule_app = typer.Typer(
     help="Online evaluation: which streamed traces (naming no task) a task takes.",
@@ -105,6 +106,8 @@ def _pair(item: str) -> tuple[str, Any]:
     if not sep or not key:
         raise InvalidInput([("--attr", f"{item!r} is not KEY=VALUE")])
     try:  # a number or true / false; anything else (deep JSON too) is the text as typed
+        from evalq.core.storable import json_text  # pydantic-core: not loaded by --help
+
         value = json_text(raw, where="--attr")
     except InvalidInput:
         value = raw
@@ -123,6 +126,8 @@ def _moment(name: str, text: str) -> datetime:
 
 def _window(since: datetime, until: datetime) -> BackfillRequest:
     """The range checked by the rule every door shares, its problems named as the options."""
+    from evalq.core.trace_rules import parse_backfill
+
     try:
         return parse_backfill({"since": since, "until": until})
     except InvalidInput as error:
