@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from evalq.core.errors import EvalqError
-from evalq.producer.cli.output import console, fail
+from evalq.producer.cli.output import console, fail, working
 
 if TYPE_CHECKING:
     from evalq.read.leaderboard import LeaderboardEntry, LeaderboardReport, VariantRank
@@ -286,9 +286,9 @@ def report(
     from evalq.store.db import session_scope
 
     try:
-        with session_scope() as session:
+        with working(f"reading and drawing the report of {task_id}"), session_scope() as session:
             data = served.report(session, task_id=task_id, include_held=include_held)
-        text = render(data, fmt)
+            text = render(data, fmt)
     except EvalqError as error:
         fail(error)
     output.write_text(text, encoding="utf-8", newline="")  # CSV lines end \r\n already
