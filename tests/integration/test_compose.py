@@ -162,3 +162,42 @@ def test_the_dockerfile_installs_cpu_torch_then_the_extras() -> None:
             for source in sources:
                 assert (ROOT / source).exists(), source
                 assert source.rstrip("/") not in ignored, source
+
+
+def test_the_api_listens_on_loopback_only(config: dict[str, Any]) -> None:
+    # plain HTTP carries API keys: published on every interface, anyone on the network read
+    # them; a TLS-terminating proxy on the host publishes it (docs/deploy.md, "HTTPS")
+    (port,) = config["services"]["api"]["ports"]
+    assert port == "127.0.0.1:8000:8000/tcp"
+
+
+def memory(limit: str | int) -> int:
+    """A compose memory limit (``1g``, ``512m``, or bytes as `config` prints them) in bytes."""
+    text = str(limit).lower().rstrip("b")
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    return int(float(text[:-1]) * units[text[-1]]) if text[-1] in units else int(text)
+
+
+def test_every_service_has_a_memory_limit(config: dict[str, Any]) -> None:
+    services = config["services"]
+    for name, service in services.items():
+        assert "mem_limit" in service, name  # one leaking service must not take the host down
+        assert memory(service["mem_limit"]) >= 128 << 20, name
+    command = " ".join(services["redis"]["command"])
+    maxmemory = command.split("--maxmemory ")[1].split()[0]
+    assert memory(maxmemory) < memory(services["redis"]["mem_limit"])  # refuses before OOM
+
+
+def test_the_judge_key_is_given_to_the_judge_worker_alone() -> None:
+    judge_env = {"EVALQ_JUDGE_API_KEY": "sk-judge-only-0123", "EVALQ_JUDGE_MODEL": "openai:m"}
+    done = compose_config(SECRETS | judge_env)
+    assert done.returncode == 0, done.stderr
+    services = yaml.safe_load(done.stdout)["services"]
+    holders = {
+        name for name, s in services.items() if "sk-judge-only-0123" in str(s.get("environment"))
+    }
+    assert holders == {"worker-judge"}
+    judge = services["worker-judge"]["environment"]
+    assert judge["EVALQ_JUDGE_API_KEY"] == "sk-judge-only-0123"
+    # the API (the process that stores a run) decides whether tier 2 runs: it knows the model
+    assert services["api"]["environment"]["EVALQ_JUDGE_MODEL"] == "openai:m"

@@ -138,7 +138,7 @@ def _tests(comparison: CompareReport) -> str:
             f"<td>{esc(c.other)}</td><td>{esc(c.design)}</td><td class=num>{esc(n)}</td>"
             + figures
             + f'<td class="num">{mcnemar}</td><td class="wrap">{esc(c.conclusion)}'
-            + "".join(f"<br><small>{esc(note)}</small>" for note in c.notes)
+            + "".join(f"<br><small>{esc(note)}</small>" for note in c.notes if note != c.conclusion)
             + "</td></tr>"
         )
     level = f"{result.level:.0%}"

@@ -92,6 +92,49 @@ def _uplift_cell(step: VariantStep | None, is_baseline: bool, uplift: float | No
     )
 
 
+def _cost(value: float | None) -> str:
+    if value is None:
+        return "unknown"
+    return "never passes" if math.isinf(value) else f"{value:.4f} USD"
+
+
+def step_verdicts(data: ReportData) -> str:
+    """The answer to "is each step up the ladder worth it?", first and short enough to wrap at
+    any width: one line per step (T0 -> T1, T1 -> T2, ...) with its verdict, how sure (the mean
+    composite difference with the interval of the test that decides, and its corrected p) and
+    each side's cost of pass."""
+    analysis = data.variants
+    if analysis is None or not analysis.transitions:
+        return ""
+    costs = {v.variant: v.cost_of_pass for v in data.leaderboard.variants or []}
+    level = f"{100 * analysis.bootstrap.step_level:.4g}%"
+    items = []
+    for t in analysis.transitions:
+        shown = "withheld" if t.withheld else t.verdict
+        d = t.difference
+        sure = (
+            esc(t.reason)
+            if d is None
+            else f"mean composite {d.mean_difference:+.4f} [{d.low:+.4f}, {d.high:+.4f}] at "
+            f"{level}"
+            + ("" if t.adjusted_p is None else f", {analysis.bootstrap.correction} p "
+               f"{t.adjusted_p:.3g}")
+        )  # fmt: skip
+        delta = "" if t.cost_of_pass_delta is None else f" ({t.cost_of_pass_delta:+.4f})"
+        items.append(
+            f'<li data-step="{esc(t.source)}-{esc(t.target)}" data-verdict="{esc(shown)}">'
+            f"<strong>{esc(t.target)} over {esc(t.source)}: "
+            f'<span class="verdict {esc(shown.replace(" ", "-"))}">{esc(shown)}</span></strong>'
+            f'; <span class="sure">{sure}</span>; <span class="cost">cost of pass '
+            f"{esc(_cost(costs.get(t.source)))} &rarr; {esc(_cost(costs.get(t.target)))}"
+            f"{esc(delta)}</span></li>"
+        )
+    return (
+        '<div class="steps-verdict" id="step-verdicts"><h3>Is each step worth it?</h3>'
+        f'<ul class="answers">{"".join(items)}</ul></div>'
+    )
+
+
 def scylla_verdict(data: ReportData) -> str:
     """The per-variant board: pass rate, median composite, grade, cost of pass, uplift + CI."""
     baseline = data.variants.baseline if data.variants else None
@@ -139,7 +182,7 @@ def scylla_verdict(data: ReportData) -> str:
         if caveats
         else ""
     )
-    return _table("variant-board", heads, rows) + said + note + ranks
+    return step_verdicts(data) + _table("variant-board", heads, rows) + said + note + ranks
 
 
 def peerread_verdict(data: ReportData) -> str:

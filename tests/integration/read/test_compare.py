@@ -158,6 +158,19 @@ def test_the_cli_refuses_a_bad_request_in_one_line(
     assert "values" in done.output and "two or more" in done.output
 
 
+def test_the_cli_says_too_few_shared_tasks_once_per_group(
+    store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it printed each conclusion, then the same words again as a note
+    monkeypatch.setenv("EVALQ_DATABASE_URL", store)
+    done = CliRunner().invoke(
+        app, ["compare", "arena-*", "--by", "model", "claude-sonnet-4", "gpt-4o"]
+    )
+    assert done.exit_code == 0, done.output
+    said = [line for line in done.output.splitlines() if "too few shared tasks" in line]
+    assert said == ["gpt-4o: too few shared tasks to compare (n=3; at least 5)"]
+
+
 def copy_of(store: str, tmp_path: Path) -> str:
     """A copy of the examples' SQLite store that a test may change (SQLite's backup API: the
     store runs in WAL mode, so its file alone may lack the latest pages)."""

@@ -4,6 +4,8 @@ as the judge validation of the board and a run ('no judge scores'), and said on 
 
 from __future__ import annotations
 
+import html
+
 import pytest
 from fastapi.testclient import TestClient
 from tests.support.ui import sign_in
@@ -118,10 +120,11 @@ def test_without_judge_scores_people_agreement_is_served_and_shown(client: Clien
         assert sign_in(browser, key).status_code == 303
         board = browser.get("/ui/tasks/a")
         assert board.status_code == 200, board.text
-        assert "judge scores: none yet; people&#x27;s labels agree among themselves" in board.text
+        said = html.unescape(board.text)  # one line, after the verdict
+        assert "judge scores: none yet; people's labels agree among themselves" in said
         assert f"constructiveness / people: alpha {alpha:.2f} over 3 run(s)" in board.text
         quiet = browser.get("/ui/tasks/b")
-        assert "No judge scores yet and no labels: nothing to compare." in quiet.text
+        assert "no judge scored these runs and nobody labelled them" in quiet.text
 
 
 def test_a_label_moves_the_versions_of_its_tasks_board_and_run_pages(client: Client) -> None:

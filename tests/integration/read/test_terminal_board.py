@@ -41,13 +41,26 @@ def test_the_kind_s_own_columns_come_right_after_the_submission(store: str, task
     text, _ = rendered(store, task_id, width=120)
     header = next(line for line in text.splitlines() if " rank " in f" {line} ")
     names = [cell.strip() for cell in header.strip("┃│ ").split("┃") if cell.strip()]
-    assert names == ["rank", "submission", *KIND_COLUMNS[kind], "notes"]
+    assert names == ["rank", "submission", "tool / model", *KIND_COLUMNS[kind], "notes"]
 
 
-def test_wide_adds_tool_and_model(store: str) -> None:
+@pytest.mark.parametrize("task_id", TASKS)
+def test_each_run_names_its_tool_and_model_so_the_board_says_who_won(
+    store: str, task_id: str
+) -> None:
+    with session_scope(store) as session:
+        board = leaderboard(session, task_id=task_id)
+    text, _ = rendered(store, task_id, width=200)
+    for entry in board.entries:
+        line = next(row for row in text.splitlines() if f" {entry.submission_id} " in row)
+        assert f" {entry.tool} / {entry.model} " in line, line
+
+
+def test_wide_adds_every_arena_figure(store: str) -> None:
     text, _ = rendered(store, TASKS[0], width=200, wide=True)
     header = next(line for line in text.splitlines() if " rank " in f" {line} ")
-    assert " tool " in header and " model " in header
+    assert " tool / model " in header
+    assert all(f" {name} " in header for name in ("adj", "eff", "speed", "cost", "pct"))
 
 
 def test_the_run_that_tries_to_instruct_its_evaluator_is_noted(store: str) -> None:

@@ -349,5 +349,5 @@ def comparison_row(c: dict[str, Any]) -> list[str]:
         f"p={num(c['signed_rank']['p_value'], 4)}" if c["signed_rank"] else "-",
         f"p={num(c['mcnemar']['p_value'], 4)}" if c["mcnemar"] else "-",
         f"{num(effect['delta'])} [{num(effect['low'])}, {num(effect['high'])}]" if effect else "-",
-        "\n".join([c["conclusion"], *c["notes"]]),
+        "\n".join([c["conclusion"], *(n for n in c["notes"] if n != c["conclusion"])]),
     ]

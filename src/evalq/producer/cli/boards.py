@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from evalq.core.errors import EvalqError
-from evalq.producer.cli.output import console, fail
+from evalq.producer.cli.output import console, fail, working
 
 if TYPE_CHECKING:
     from evalq.read.leaderboard import LeaderboardEntry, LeaderboardReport, VariantRank
@@ -34,8 +34,9 @@ KIND_COLUMNS: dict[str, tuple[str, ...]] = {
     "suite": ("gate", "final", "overall"),
     "scylla": ("variant", "composite", "grade", "overall"),
 }
-"""The columns a task's kind ranks by, first; the rest are folded into ``notes`` (or --wide)."""
-WIDE_COLUMNS = ("tool", "model", "adj", "eff", "speed", "cost", "correct", "pct")
+"""The columns a task's kind ranks by, after the run and who made it (tool / model); the rest
+are folded into ``notes`` (or --wide)."""
+WIDE_COLUMNS = ("adj", "eff", "speed", "cost", "correct", "pct")
 
 
 def _cells(entry: LeaderboardEntry, kind: str) -> dict[str, str]:
@@ -114,8 +115,8 @@ def _notes(entry: LeaderboardEntry) -> str:
 
 
 def leaderboard_table(board: LeaderboardReport, *, wide: bool = False) -> Table:
-    """The board as a table that reads at 100 columns: rank, submission, the kind's own columns,
-    notes; ``wide`` adds tool, model and every Arena figure."""
+    """The board as a table that reads at 100 columns: rank, submission, tool / model (who won),
+    the kind's own columns, notes; ``wide`` adds every Arena figure and the percentile."""
     title = (
         f"{board.task_id} ({board.kind}, ranked by {board.ranking_key}): "
         f"baseline v{board.baseline_version}{' (default)' if board.baseline_is_default else ''}"
@@ -125,7 +126,10 @@ def leaderboard_table(board: LeaderboardReport, *, wide: bool = False) -> Table:
         columns += [c for c in WIDE_COLUMNS if c not in columns]
     table = Table(title=title)
     table.add_column("rank", justify="right", no_wrap=True)
-    table.add_column("submission", overflow="fold")  # ids wrap, never cut
+    longest = max((len(e.submission_id) for e in board.entries), default=10)
+    # ids stay whole (up to 40 characters; longer ones wrap, never cut); who made it folds
+    table.add_column("submission", overflow="fold", min_width=min(longest, 40))
+    table.add_column("tool / model", overflow="fold")
     for column in columns:
         table.add_column(column, no_wrap=True)
     table.add_column("notes", overflow="fold")
@@ -134,6 +138,7 @@ def leaderboard_table(board: LeaderboardReport, *, wide: bool = False) -> Table:
         table.add_row(
             _rank(entry),
             escape(entry.submission_id),
+            escape(f"{entry.tool} / {entry.model}"),
             *(escape(cells[c]) for c in columns),
             escape(_notes(entry)),
         )
@@ -170,7 +175,7 @@ def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
         f"  {ci.level:.0%} CI of the mean {ci.of}: [{ci.low}, {ci.high}]{note}. "
         "overall = Arena overall before the difficulty factor, adj = after it; not reported = "
         "counted as the worst value; held = flagged for review, left out of the baseline until "
-        "accepted (evalq review accept ID); --wide for tool, model and every Arena figure, "
+        "accepted (evalq review accept ID); --wide for every Arena figure and the percentile, "
         "--json for scripts",
         highlight=False,
     )
@@ -281,9 +286,9 @@ def report(
     from evalq.store.db import session_scope
 
     try:
-        with session_scope() as session:
+        with working(f"reading and drawing the report of {task_id}"), session_scope() as session:
             data = served.report(session, task_id=task_id, include_held=include_held)
-        text = render(data, fmt)
+            text = render(data, fmt)
     except EvalqError as error:
         fail(error)
     output.write_text(text, encoding="utf-8", newline="")  # CSV lines end \r\n already

@@ -187,7 +187,8 @@ def print_comparison(comparison: CompareReport) -> None:
     console.print(_comparisons_table(comparison))
     for c in result.comparisons:
         console.print(f"{escape(c.other)}: {escape(c.conclusion)}", highlight=False)
-    for note in dict.fromkeys(n for c in result.comparisons for n in c.notes):
+    said = {c.conclusion for c in result.comparisons}
+    for note in dict.fromkeys(n for c in result.comparisons for n in c.notes if n not in said):
         console.print(f"note: {escape(note)}", highlight=False)
     for left in comparison.left_out:
         console.print(

@@ -14,7 +14,7 @@ import typer
 
 from evalq.core.errors import EvalqError, InvalidInput
 from evalq.producer.cli.boards import leaderboard_command
-from evalq.producer.cli.output import console, fail, fail_with, wait_with_progress
+from evalq.producer.cli.output import console, fail, fail_with, wait_with_progress, working
 
 if TYPE_CHECKING:
     from evalq.core.schemas import Submission
@@ -98,8 +98,9 @@ def demo(
         wait_with_progress(client, [r.id for r in results], timeout=timeout)
         from evalq.tasks.merge import refresh_baseline
 
-        for task in tasks:  # settle the baselines before ranking
-            refresh_baseline(task.id)
+        with working("settling each task's baseline"):
+            for task in tasks:  # settle the baselines before ranking
+                refresh_baseline(task.id)
     for task in tasks:
         leaderboard_command(task.id)
     has_api_extra = find_spec("fastapi") is not None and find_spec("uvicorn") is not None

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from evalq.core.errors import EvalqError
-from evalq.producer.cli.output import console, fail
+from evalq.producer.cli.output import console, fail, working
 
 judge_app = typer.Typer(help="The LLM judge: is it validated against people?", no_args_is_help=True)
 
@@ -118,9 +118,10 @@ def calibrate_command(
                 )
                 print(json.dumps([level.model_dump() for level in planned], indent=2))
                 return
-            found = Client().calibrate_cascade(
-                tasks, alpha=alpha, delta=delta, reference=reference, start_share=share
-            )
+            with working(f"calibrating the cascade on {tasks}"):
+                found = Client().calibrate_cascade(
+                    tasks, alpha=alpha, delta=delta, reference=reference, start_share=share
+                )
         except EvalqError as error:
             fail(error)
         print(found.model_dump_json(indent=2))
@@ -144,13 +145,14 @@ def calibrate_command(
             planned = search_plan(confidences, alpha=alpha, delta=delta, start_share=share)
             print(json.dumps([level.model_dump() for level in planned], indent=2))
             return
-        result = calibrate(
-            items,
-            alpha=alpha,
-            delta=delta,
-            reference=reference,  # type: ignore[arg-type]
-            start_share=share,
-        )
+        with working(f"calibrating the cascade on {len(items)} items"):
+            result = calibrate(
+                items,
+                alpha=alpha,
+                delta=delta,
+                reference=reference,  # type: ignore[arg-type]
+                start_share=share,
+            )
     except OSError as error:
         fail(InvalidInput([("(file)", f"cannot read: {error.strerror}")]))
     except EvalqError as error:

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from evalq.core.errors import EvalqError, InvalidInput
-from evalq.producer.cli.output import console, fail
+from evalq.producer.cli.output import console, fail, working
 
 labels_app = typer.Typer(
     help="People's labels of runs: what the judge's scores are checked against.",
@@ -83,10 +83,12 @@ def import_labels(
     if file_format not in (None, "csv", "jsonl"):
         fail(InvalidInput([("--format", "must be csv or jsonl")]))
     try:
-        numbered = read_labels(path, file_format)  # type: ignore[arg-type]
+        with working(f"reading {path.name}"):
+            numbered = read_labels(path, file_format)  # type: ignore[arg-type]
         lines = [line for line, _ in numbered]
         try:
-            stored = Client().add_labels([label for _, label in numbered])
+            with working(f"storing {len(numbered)} labels"):
+                stored = Client().add_labels([label for _, label in numbered])
         except InvalidInput as error:  # unknown runs: named by the file's lines
             raise InvalidInput(
                 [(_by_line(field, path.name, lines), rule) for field, rule in error.problems],

@@ -15,6 +15,7 @@ from evalq.producer.cli.output import (
     fail_with,
     require_broker,
     wait_with_progress,
+    working,
 )
 
 
@@ -76,7 +77,8 @@ def recover(
     default = 0 if client.in_process else get_settings().stuck_after_s
     seconds = older_than if older_than is not None else default
     try:
-        ids = sweep(client.app, older_than=timedelta(seconds=seconds))
+        with working("finding submissions stuck in queued or running"):
+            ids = sweep(client.app, older_than=timedelta(seconds=seconds))
     except EvalqError as error:
         fail(error)
     console.print(f"re-enqueued {len(ids)} submission(s)")

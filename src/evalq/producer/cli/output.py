@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, NoReturn
 
 import typer
@@ -16,6 +18,27 @@ if TYPE_CHECKING:
     from evalq.service.client import Client
 
 console = Console(width=None if sys.stdout.isatty() else 200)
+progress_console = Console(stderr=True)
+"""Where progress is drawn: stderr, so what a command prints on stdout (JSON, tables) stays
+whole; drawn only when stderr is a terminal."""
+
+
+@contextmanager
+def working(description: str) -> Iterator[None]:
+    """A spinner with ``description`` and the time elapsed while a step that can take seconds
+    runs, removed when it ends; nothing at all when stderr is not a terminal (scripts, CI)."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=progress_console,
+        transient=True,
+        disable=not progress_console.is_terminal,
+    ) as progress:
+        progress.add_task(description, total=None)
+        yield
 
 
 def fail(error: EvalqError) -> NoReturn:
@@ -94,6 +117,7 @@ def wait_with_progress(client: Client, ids: list[str], *, timeout: float) -> dic
         TimeRemainingColumn(),
         console=console,
         transient=False,
+        disable=not console.is_terminal,  # quiet in scripts and CI logs
     ) as progress:
         bar = progress.add_task("evaluating", total=len(ids), detail="")
         started = time.monotonic()

@@ -8,25 +8,36 @@
   function say(text) { if (status) { status.textContent = text; } }
 
   // Rows (a run on a board, a task on the tasks list) as the page first showed them: a row
-  // that arrives later, or whose cells read differently, is marked changed since then.
+  // that arrives later is marked new, one whose score (its data-score) or cells read
+  // differently is marked updated, and a run whose score is the same but whose rank or
+  // percentile moved (because another run arrived) is marked moved, apart and quieter.
   var ROWS = "tr[data-run], tr[data-task]";
   function keyOf(row) { return row.getAttribute("data-run") || "task:" + row.getAttribute("data-task"); }
   var seen = {};
   Array.prototype.forEach.call(document.querySelectorAll(ROWS), function (row) {
-    seen[keyOf(row)] = row.textContent;
+    seen[keyOf(row)] = { text: row.textContent, score: row.getAttribute("data-score") };
   });
 
+  function change(row, before) {
+    if (before === undefined) { return "new"; }
+    var score = row.getAttribute("data-score");
+    if (score !== null && before.score !== null) {
+      if (score !== before.score) { return "updated"; }
+      return before.text !== row.textContent ? "moved" : null;
+    }
+    return before.text !== row.textContent ? "updated" : null;
+  }
+
   function markChanged() {
-    var changed = 0;
+    var counts = { changed: 0, moved: 0 };
     Array.prototype.forEach.call(document.querySelectorAll(ROWS), function (row) {
-      var before = seen[keyOf(row)];
-      if (before === undefined || before !== row.textContent) {
-        row.classList.add("changed");
-        row.setAttribute("data-changed", before === undefined ? "new" : "updated");
-        changed++;
-      }
+      var kind = change(row, seen[keyOf(row)]);
+      if (kind === null) { return; }
+      row.setAttribute("data-changed", kind);
+      row.classList.add(kind === "moved" ? "moved" : "changed");
+      counts[kind === "moved" ? "moved" : "changed"]++;
     });
-    return changed;
+    return counts;
   }
 
   function swap(fresh) {
@@ -57,9 +68,10 @@
         var tag = response.headers.get("ETag");
         return response.text().then(function (html) {
           swap(new DOMParser().parseFromString(html, "text/html"));
-          var changed = markChanged();
+          var counts = markChanged();
           say("updated " + new Date().toLocaleTimeString() +
-            (changed ? "; " + changed + " row(s) changed since the page loaded, highlighted" : ""));
+            (counts.changed ? "; " + counts.changed + " row(s) new or changed since the page loaded, highlighted" : "") +
+            (counts.moved ? "; " + counts.moved + " run(s) only moved rank, marked ↕" : ""));
           return tag;
         });
       })
