@@ -26,6 +26,7 @@ from evalq.core.webhooks import WebhookRequest
 from evalq.producer.api import errors, metrics
 from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
+from evalq.producer.api.params import StorableParams
 from evalq.producer.api.routes import (
     compare,
     gate,
@@ -83,6 +84,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(webhooks.router)
     app.include_router(monitors.router)
     ui.install(app)
+    app.add_middleware(StorableParams)  # outside the UI's live polls, which read the store
     app.include_router(labels.router)
     app.include_router(judge.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]

@@ -1,0 +1,79 @@
+"""Path and query values the store cannot hold, refused before anything reads them.
+
+Request bodies reach the store through the wire models, whose strings follow
+`evalq.core.storable.string_rule`; a path or query value followed no rule, so a NUL in
+``?labeller=`` or in ``/ui/runs/{id}`` reached PostgreSQL (which cannot hold it) and answered
+500, while SQLite answered 404 or 200. `StorableParams` applies the same rule to every path and
+query value of every route, the API's and the UI's, before routing: the live-poll fast path
+(`evalq.ui.polls`) reads the store before any route runs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from starlette.datastructures import QueryParams
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from evalq.core.storable import printable, string_rule
+from evalq.producer.api.errors import problems
+from evalq.ui.security import SecurityHeaders
+
+
+class StorableParams:
+    """ASGI middleware: 422 naming each path or query parameter whose value the store cannot
+    hold (a NUL, a lone surrogate), with the rule it breaks."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        found = refused(scope) if scope["type"] == "http" else []
+        if not found:
+            await self.app(scope, receive, send)
+            return
+        # the UI's headers too: a UI page's refusal is a UI response like any other
+        await SecurityHeaders(problems(found))(scope, receive, send)
+
+
+def refused(scope: Scope) -> list[tuple[str, str]]:
+    """``(parameter, rule)`` for each path or query value of ``scope`` the store cannot hold.
+
+    A path value is named by the route parameter that holds it (``(path)`` when no route
+    serves the path); a query value by its name.
+    """
+    found: list[tuple[str, str]] = []
+    path_rule = string_rule(scope["path"])
+    if path_rule is not None:
+        found.extend((name, path_rule) for name in _path_parameters(scope))
+    for name, value in QueryParams(scope["query_string"]).multi_items():
+        rule = string_rule(value)
+        if rule is not None:
+            found.append((printable(name), rule))
+    return found
+
+
+def _path_parameters(scope: Scope) -> list[str]:
+    """The names of the parameters holding a value the store cannot hold, in the first route
+    whose path template matches the path (``(path)`` when none does)."""
+    for template in _templates(getattr(scope.get("app"), "routes", ())):
+        matched = template.fullmatch(scope["path"])
+        if matched is None:
+            continue
+        names = [name for name, value in matched.groupdict().items() if string_rule(value)]
+        if names:
+            return names
+    return ["(path)"]
+
+
+def _templates(routes: Iterable[BaseRoute]) -> Iterator[re.Pattern[str]]:
+    """The path patterns of ``routes``, those of included routers too (FastAPI keeps a router
+    it includes whole, as one route holding the router)."""
+    for route in routes:
+        included = getattr(route, "original_router", None)
+        if included is not None:
+            yield from _templates(included.routes)
+        elif isinstance(route, Route | Mount):
+            yield route.path_regex
