@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import threading
 from collections.abc import AsyncIterator
@@ -182,5 +183,18 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
                 raise RuntimeError(f"the OpenAPI document has two schemas named {name!r}")
         profile = schemas["Task"]["properties"]["profile"]
         profile["enum"] = profile_names(app.state.settings)  # what put_task accepts, no more
+        schemas["TaskBody"] = _task_body(schemas["Task"])
         app.openapi_schema = document
     return app.openapi_schema
+
+
+def _task_body(task: dict[str, Any]) -> dict[str, Any]:
+    """The body of ``PUT /v1/tasks/{task_id}``: a `Task` whose ``id`` may be left out (the path
+    names the task), as the route reads it."""
+    body = copy.deepcopy(task)
+    body["title"] = "TaskBody"
+    body["required"] = [name for name in body.get("required", []) if name != "id"]
+    body["properties"]["id"]["description"] = (
+        "Optional: the path names the task; when given, it must equal the path's task id."
+    )
+    return body

@@ -10,15 +10,12 @@ query value of every route, the API's and the UI's, before routing: the live-pol
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator
-
 from starlette.datastructures import QueryParams
-from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from evalq.core.storable import printable, string_rule
 from evalq.producer.api.errors import problems
+from evalq.producer.api.routing import matching
 from evalq.ui.security import SecurityHeaders
 
 
@@ -58,22 +55,10 @@ def refused(scope: Scope) -> list[tuple[str, str]]:
 def _path_parameters(scope: Scope) -> list[str]:
     """The names of the parameters holding a value the store cannot hold, in the first route
     whose path template matches the path (``(path)`` when none does)."""
-    for template in _templates(getattr(scope.get("app"), "routes", ())):
-        matched = template.fullmatch(scope["path"])
-        if matched is None:
-            continue
-        names = [name for name, value in matched.groupdict().items() if string_rule(value)]
+    for route in matching(getattr(scope.get("app"), "routes", ()), scope["path"]):
+        matched = route.path_regex.fullmatch(scope["path"])
+        values = matched.groupdict() if matched else {}
+        names = [name for name, value in values.items() if string_rule(value)]
         if names:
             return names
     return ["(path)"]
-
-
-def _templates(routes: Iterable[BaseRoute]) -> Iterator[re.Pattern[str]]:
-    """The path patterns of ``routes``, those of included routers too (FastAPI keeps a router
-    it includes whole, as one route holding the router)."""
-    for route in routes:
-        included = getattr(route, "original_router", None)
-        if included is not None:
-            yield from _templates(included.routes)
-        elif isinstance(route, Route | Mount):
-            yield route.path_regex
