@@ -132,6 +132,12 @@ def test_the_rules_the_routes_enforce_are_in_the_document(
     empty = client.post("/v1/tasks/t1/trace-rule/backfill", json=same)
     assert empty.status_code == 200, empty.text
     assert client.put("/v1/tasks/t1/trace-rule", json={"sample_rate": False}).status_code == 422
+    # a number is no date-time in the document; pydantic read it as seconds (the fifth probe)
+    for since in (0, 1.5e9):
+        assert not valid(backfill, {"since": since, "until": "2000-01-01T00:00:00Z"})
+        numeric = client.post("/v1/tasks/t1/trace-rule/backfill", json=same | {"since": since})
+        assert numeric.status_code == 422, numeric.text
+        assert [p["field"] for p in numeric.json()["detail"]] == ["since"]
 
 
 def test_every_405_names_the_methods_of_its_path(api: Server, document: dict[str, object]) -> None:
