@@ -114,6 +114,12 @@ def test_the_rules_the_routes_enforce_are_in_the_document(
     limit = parameter(document, "/v1/tasks/{task_id}/leaderboard", "limit")
     assert not valid(limit, 0) and not valid(limit, 1001) and valid(limit, 1000)
     assert not valid(parameter(document, "/v1/tasks/{task_id}/leaderboard", "offset"), -1)
+    run = {"id": "p1", "task_id": "t1", "tool": "a", "model": "m", "usage": {"total_tokens": 1}}
+    submission = body_schema(document, "Submission")
+    assert valid(submission, run | {"planned_runs": 3, "variant": "T1"})
+    assert valid(submission, run | {"planned_runs": None})
+    assert not valid(submission, run | {"planned_runs": 3})  # a plan is a variant's
+    assert not valid(submission, run | {"planned_runs": 3, "variant": None})
     labels = body_schema(document, "LabelBatch")
     assert not valid(labels, {"labels": [{"labeller": "0", "submission_id": "0"}]})
     scored = {"labeller": "0", "submission_id": "0", "scores": {"constructiveness": 0}}

@@ -52,6 +52,14 @@ Every route but `/healthz` needs `Authorization: Bearer <key>` (`evalq keys crea
 the `read` scope, writes the `write` scope. See docs/api.md."""
 
 
+PLAN_NEEDS_VARIANT = {
+    "if": {"required": ["planned_runs"], "properties": {"planned_runs": {"type": "integer"}}},
+    "then": {"required": ["variant"], "properties": {"variant": {"type": "string"}}},
+}
+"""What `Submission` checks across two fields, stated in the document: a run plan is a
+variant's (``planned_runs`` needs a ``variant``)."""
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The API over the store and broker of ``settings`` (the process Settings by default).
 
@@ -184,6 +192,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         profile = schemas["Task"]["properties"]["profile"]
         profile["enum"] = profile_names(app.state.settings)  # what put_task accepts, no more
         schemas["TaskBody"] = _task_body(schemas["Task"])
+        schemas["Submission"].setdefault("allOf", []).append(PLAN_NEEDS_VARIANT)
         app.openapi_schema = document
     return app.openapi_schema
 
