@@ -114,6 +114,22 @@ def test_every_ui_route_is_checked(api: Server, browser: httpx.Client) -> None:
         refused_for(browser.request(method, f"{template}?q=x{NUL}&page=1"), "q")
 
 
+def test_the_key_check_comes_first(api: Server) -> None:
+    """No key or an unknown one: 401; a key without the method's scope: 403; no session on a
+    page: the sign-in (as for any other bad input)."""
+    url = f"/v1/labels?labeller=a{NUL}"
+    assert api.client(key=None).get(url).status_code == 401
+    with httpx.Client(base_url=api.url, headers={"Authorization": "Bearer evq_nope"}) as bogus:
+        assert bogus.get(url).status_code == 401
+    refused = api.client("read").post(f"/v1/tasks/t{NUL}/webhooks", json={"url": "x"})
+    assert refused.status_code == 403, refused.text
+    written = api.client("write").get(url)
+    assert written.status_code == 403, written.text
+    with httpx.Client(base_url=api.url) as anonymous:
+        page = anonymous.get(f"/ui/tasks/t{NUL}", follow_redirects=False)
+        assert page.status_code == 303 and page.headers["location"].startswith("/ui/login")
+
+
 def test_a_path_no_route_serves_is_refused_as_the_path(browser: httpx.Client) -> None:
     refused_for(browser.get(f"/nowhere/a{NUL}"), "(path)")
 

@@ -6,17 +6,25 @@ Request bodies reach the store through the wire models, whose strings follow
 500, while SQLite answered 404 or 200. `StorableParams` applies the same rule to every path and
 query value of every route, the API's and the UI's, before routing: the live-poll fast path
 (`evalq.ui.polls`) reads the store before any route runs.
+
+A request that will not get past its key check goes on unchecked: its 401 or 403 (a page's
+sign-in) comes first, as for any other bad input, and those checks read no path or query value.
 """
 
 from __future__ import annotations
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import QueryParams
+from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from evalq.core.storable import printable, string_rule
 from evalq.producer.api.errors import problems
 from evalq.producer.api.routing import matching
-from evalq.ui.security import SecurityHeaders
+from evalq.store.db import session_scope
+from evalq.store.keys import authenticate
+from evalq.ui.security import SecurityHeaders, is_ui
+from evalq.ui.web import checked_viewer
 
 
 class StorableParams:
@@ -28,11 +36,28 @@ class StorableParams:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         found = refused(scope) if scope["type"] == "http" else []
-        if not found:
+        if not found or not await run_in_threadpool(admitted, Request(scope)):
+            # the key's 401 / 403 (a page's sign-in) come first; they read no path value
             await self.app(scope, receive, send)
             return
         # the UI's headers too: a UI page's refusal is a UI response like any other
         await SecurityHeaders(problems(found))(scope, receive, send)
+
+
+def admitted(request: Request) -> bool:
+    """Whether the request gets past the key check it will meet: a UI page's signed-in session
+    with the read scope, or an API key with the scope of the method (``read`` for GET and
+    HEAD, ``write`` for the rest: docs/api.md, "Authentication")."""
+    if is_ui(request.url.path):
+        viewer = checked_viewer(request)
+        return viewer is not None and viewer.can("read")
+    scheme, _, secret = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not secret:
+        return False
+    with session_scope(request.app.state.settings.database_url) as session:
+        key = authenticate(session, key=secret.strip())
+    needed = "read" if request.method in ("GET", "HEAD") else "write"
+    return key is not None and needed in key.scopes
 
 
 def refused(scope: Scope) -> list[tuple[str, str]]:
