@@ -1,11 +1,12 @@
 """CSV that a spreadsheet opens as data: every CSV evalq writes goes through `write_csv`.
 
-A spreadsheet reads a cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return
-as a formula, so a tool name, a label note or any other string a write key sent could run when
-a person opens an export. As OWASP's "CSV Injection" page recommends, such a string cell is
-written with a single quote before it, which spreadsheets take as "this is text" and do not
-show. Numbers evalq writes (a ``-3.5`` score) are data and are written as they are; only
-strings are neutralised.
+A spreadsheet reads a cell starting with ``=``, ``+``, ``-``, ``@``, a tab, a carriage return or
+a line feed as a formula (and one whose sign comes after spaces, or in a full-width or other
+compatibility form such as ``＝``), so a tool name, a label note or any other string a write
+key sent could run when a person opens an export. As OWASP's "CSV Injection" page recommends,
+such a string cell is written with a single quote before it, which spreadsheets take as "this
+is text" and do not show. Numbers evalq writes (a ``-3.5`` score) are data and are written as
+they are; only strings are neutralised.
 
 `read_cell` undoes it exactly, so an export reads back unchanged (``evalq labels import``). To
 keep that exact for a string that itself starts with quotes, a string is quoted when it starts
@@ -18,16 +19,29 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
-FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r", "\n")
 """First characters that make a spreadsheet read a cell as a formula."""
+FORMULA_SIGNS = ("=", "+", "-", "@")
 TEXT_MARK = "'"
 
 
 def _reads_as_formula(text: str) -> bool:
-    """True when ``text``, with any leading quotes taken off, starts like a formula."""
-    return text.lstrip(TEXT_MARK).startswith(FORMULA_LEADS)
+    """True when ``text``, with any leading quotes taken off, starts like a formula.
+
+    Spreadsheets skip what comes before a formula's sign and read look-alike signs as the sign
+    itself, so beyond the leads above a cell counts as a formula when its first character after
+    any whitespace (a space, a line feed, an ideographic space) is a sign in any of its Unicode
+    compatibility forms: the full-width ``＝``, the small ``﹢``, the superscript ``⁼`` (what
+    NFKC folds to ``=``, ``+``, ``-`` or ``@``).
+    """
+    rest = text.lstrip(TEXT_MARK)
+    if rest.startswith(FORMULA_LEADS):
+        return True
+    first = rest.lstrip()[:1]
+    return unicodedata.normalize("NFKC", first).startswith(FORMULA_SIGNS)
 
 
 def cell(value: object) -> object:

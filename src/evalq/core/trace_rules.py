@@ -16,6 +16,7 @@ from typing import Annotated, Any
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -89,9 +90,18 @@ def _storable_bound(moment: datetime) -> datetime:
     return aware.astimezone(UTC)
 
 
+def _a_time_not_a_number(value: Any) -> Any:
+    """A bound as the document states it, a date-time string (or a `datetime` in Python):
+    pydantic would read a number as seconds since 1970, which the document does not allow."""
+    if isinstance(value, int | float):
+        raise PydanticCustomError("backfill_bound", "must be an ISO 8601 date-time string")
+    return value
+
+
 BOUND_YEARS = r"^(1679|16[89]\d|1[7-9]\d\d|2[01]\d\d|22[0-5]\d|226[01])-"
 Bound = Annotated[
     datetime,
+    BeforeValidator(_a_time_not_a_number),
     AfterValidator(_storable_bound),
     # The years 1679-2261, so no UTC offset takes a bound the schema allows out of range.
     Field(

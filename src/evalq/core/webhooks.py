@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalq.core.errors import InvalidInput
-from evalq.core.schemas import problems_of
+from evalq.core.schemas import Storable, problems_of
 
 EVENT_TYPE = "evaluation.completed"
 """An evaluation ended (its ``data.status`` says how). A task's webhooks also hear of its
@@ -47,12 +47,13 @@ class WebhookRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    url: str = Field(
+    # Storable: a NUL or a lone surrogate is refused naming the field, not a 500 on PostgreSQL
+    url: Annotated[str, Storable] = Field(
         max_length=MAX_URL_CHARS,
         description="Where evalq POSTs the events: http:// or https://, a host, no fragment.",
         json_schema_extra={"pattern": URL_PATTERN},
     )
-    description: str | None = Field(
+    description: Annotated[str, Storable] | None = Field(
         default=None, max_length=500, description="Free text for people (who owns the receiver)."
     )
 

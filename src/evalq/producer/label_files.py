@@ -12,15 +12,20 @@ as text, not as a formula, is unquoted: `evalq.core.csv_cells`).
 A file holds at most `MAX_LABELS` labels (what one import stores, all or nothing). The file is
 read a line at a time and refused as soon as a row past the limit is met, so a file of any
 size is refused in bounded memory, before it is parsed whole; split larger files.
+
+Each line (a CSV row: every line it spans) is read with a cap of `MAX_ROW_CHARS`, so one huge
+line is refused after that many characters, never held whole. CSV is read strictly: a quoted
+cell that is never closed (which a lenient reader turns into one note swallowing every row
+after it) is refused at the row it starts on, as is any other malformed quoting.
 """
 
 from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, AnyStr, Generic, Literal, TypeVar
 
 from evalq.core.csv_cells import read_cell, write_csv
 from evalq.core.errors import MAX_PROBLEMS, InvalidInput
@@ -36,7 +41,17 @@ TRUE = {"true", "pass", "passed", "yes", "1"}
 FALSE = {"false", "fail", "failed", "no", "0"}
 INTEGER = re.compile(r"^[+-]?\d+$")
 
+MAX_ROW_CHARS = 65_536
+"""Longest line of a JSONL file (in bytes) or row of a CSV file (in characters, every line of a
+quoted cell that spans lines counted): a label holds a few KiB (a note of 2,000 characters,
+each at most 6 bytes of JSON escape); below `csv`'s own cell limit, so that one never fires."""
+UNCLOSED_RULE = (
+    'a quoted cell starts here and is never closed (an unterminated "): it would swallow every '
+    "row after it"
+)
+
 NumberedLabel = tuple[int, LabelRequest]
+R = TypeVar("R")
 
 
 def format_of(path: Path, given: LabelFormat | None = None) -> LabelFormat:
@@ -58,9 +73,9 @@ def read_labels(path: Path, label_format: LabelFormat | None = None) -> list[Num
     try:
         if format_of(path, label_format) == "csv":
             with path.open(encoding="utf-8-sig", newline="") as text:
-                return _read(path, _csv_rows(text))
+                return _read(path, _csv_rows(_Lines(text, path.name, "(row)")))
         with path.open("rb") as raw:
-            return _read(path, _jsonl_rows(raw))
+            return _read(path, _jsonl_rows(_Lines(raw, path.name, "(line)")))
     except OSError as error:
         raise InvalidInput([("(file)", f"cannot read: {error.strerror}")]) from None
     except UnicodeDecodeError:
@@ -97,8 +112,51 @@ def _read(path: Path, rows: Iterator[tuple[int, Any]]) -> list[NumberedLabel]:
     return good
 
 
-def _jsonl_rows(raw: Iterable[bytes]) -> Iterator[tuple[int, Any]]:
-    for number, line in enumerate(raw, start=1):
+class _Lines(Generic[AnyStr]):
+    """The lines of an open file, each read with the `MAX_ROW_CHARS` cap, numbered from 1.
+
+    A row (`next_row` marks where one ends) may span lines, a CSV quoted cell's; the cap is on
+    the row. A row past it raises `InvalidInput` naming ``FILE:LINE: what``, its first line,
+    once ``MAX_ROW_CHARS + 1`` characters are read: the rest of it is never read.
+    """
+
+    def __init__(self, stream: IO[AnyStr], name: str, what: str) -> None:
+        self.stream: IO[AnyStr] = stream
+        self.name = name
+        self.what = what
+        self.number = 0
+        self.row_start = 1
+        self.row_size = 0
+
+    def __iter__(self) -> Iterator[AnyStr]:
+        return self
+
+    def __next__(self) -> AnyStr:
+        line: AnyStr = self.stream.readline(MAX_ROW_CHARS - self.row_size + 1)
+        if not line:
+            raise StopIteration
+        self.number += 1
+        self.row_size += len(line)
+        if self.row_size > MAX_ROW_CHARS:
+            unit = "bytes" if isinstance(line, bytes) else "characters"
+            rule = f"longer than {MAX_ROW_CHARS} {unit} (a label needs a few thousand)"
+            raise InvalidInput([(self.where(), rule)])
+        return line
+
+    def next_row(self) -> None:
+        """The row read so far is whole: the next line starts a row."""
+        self.row_start = self.number + 1
+        self.row_size = 0
+
+    def where(self) -> str:
+        """``FILE:LINE: what`` of the row being read."""
+        return f"{self.name}:{self.row_start}: {self.what}"
+
+
+def _jsonl_rows(lines: _Lines[bytes]) -> Iterator[tuple[int, Any]]:
+    for line in lines:
+        number = lines.row_start
+        lines.next_row()
         if not line.strip():
             continue
         try:
@@ -111,17 +169,27 @@ def _jsonl_rows(raw: Iterable[bytes]) -> Iterator[tuple[int, Any]]:
         yield number, data
 
 
-def _csv_rows(text: Iterable[str]) -> Iterator[tuple[int, Any]]:
-    reader = csv.DictReader(text)
-    header = reader.fieldnames or []
+def _csv_rows(lines: _Lines[str]) -> Iterator[tuple[int, Any]]:
+    reader = csv.DictReader(lines, strict=True)
+    header = _csv_record(lambda: reader.fieldnames, lines) or []
     unknown = [name for name in header if name not in COLUMNS and name not in EXPORTED_ONLY]
     if unknown:
         rule = f"unknown column(s) {', '.join(map(repr, unknown))}; columns: {', '.join(COLUMNS)}"
         raise InvalidInput([("line 1 (header)", rule)])
-    start = reader.line_num
-    for row in reader:
-        yield start + 1, _from_cells(row)
-        start = reader.line_num
+    lines.next_row()
+    while (row := _csv_record(lambda: next(reader, None), lines)) is not None:
+        yield lines.row_start, _from_cells(row)
+        lines.next_row()
+
+
+def _csv_record(read: Callable[[], R], lines: _Lines[str]) -> R:
+    """``read()``, a CSV error named at the row it happened in."""
+    try:
+        return read()
+    except csv.Error as error:
+        unclosed = "end of data" in str(error)  # EOF inside quotes: "unexpected end of data"
+        rule = UNCLOSED_RULE if unclosed else f"not valid CSV: {error}"
+        raise InvalidInput([(lines.where(), rule)]) from None
 
 
 def _from_cells(row: dict[str | Any, Any]) -> dict[str, Any] | InvalidInput:

@@ -20,6 +20,7 @@ excludes 0 exactly when the task's test is rejected: the regression rule adds on
 
 from __future__ import annotations
 
+import math
 from typing import Literal, get_args
 
 from pydantic import Field
@@ -183,8 +184,8 @@ def _check(baseline: str, candidate: str, margin: float, too_few: str) -> None:
         problems.append(("baseline", "a group's value, not empty"))
     if not candidate or candidate == baseline:
         problems.append(("candidate", "a group's value other than the baseline"))
-    if not margin >= 0:
-        problems.append(("margin", "0 or more, on the score's scale"))
+    if not (math.isfinite(margin) and margin >= 0):  # an infinite margin passes anything
+        problems.append(("margin", "a finite number, 0 or more, on the score's scale"))
     if too_few not in get_args(TooFew):
         problems.append(("too_few", f"one of {', '.join(get_args(TooFew))}"))
     if problems:

@@ -206,6 +206,10 @@ def test_the_schema_refuses_what_ci_systems_cannot_read() -> None:
     [
         ({"candidate": "base"}, "candidate"),
         ({"margin": "-1"}, "margin"),
+        ({"margin": "inf"}, "margin"),  # would pass any regression (the fifth probe, G-8)
+        ({"margin": "1e999"}, "margin"),
+        ({"margin": "-inf"}, "margin"),
+        ({"margin": "nan"}, "margin"),
         ({"too_few": "maybe"}, "too_few"),
     ],
 )

@@ -114,6 +114,12 @@ def test_the_rules_the_routes_enforce_are_in_the_document(
     limit = parameter(document, "/v1/tasks/{task_id}/leaderboard", "limit")
     assert not valid(limit, 0) and not valid(limit, 1001) and valid(limit, 1000)
     assert not valid(parameter(document, "/v1/tasks/{task_id}/leaderboard", "offset"), -1)
+    run = {"id": "p1", "task_id": "t1", "tool": "a", "model": "m", "usage": {"total_tokens": 1}}
+    submission = body_schema(document, "Submission")
+    assert valid(submission, run | {"planned_runs": 3, "variant": "T1"})
+    assert valid(submission, run | {"planned_runs": None})
+    assert not valid(submission, run | {"planned_runs": 3})  # a plan is a variant's
+    assert not valid(submission, run | {"planned_runs": 3, "variant": None})
     labels = body_schema(document, "LabelBatch")
     assert not valid(labels, {"labels": [{"labeller": "0", "submission_id": "0"}]})
     scored = {"labeller": "0", "submission_id": "0", "scores": {"constructiveness": 0}}
@@ -132,6 +138,12 @@ def test_the_rules_the_routes_enforce_are_in_the_document(
     empty = client.post("/v1/tasks/t1/trace-rule/backfill", json=same)
     assert empty.status_code == 200, empty.text
     assert client.put("/v1/tasks/t1/trace-rule", json={"sample_rate": False}).status_code == 422
+    # a number is no date-time in the document; pydantic read it as seconds (the fifth probe)
+    for since in (0, 1.5e9):
+        assert not valid(backfill, {"since": since, "until": "2000-01-01T00:00:00Z"})
+        numeric = client.post("/v1/tasks/t1/trace-rule/backfill", json=same | {"since": since})
+        assert numeric.status_code == 422, numeric.text
+        assert [p["field"] for p in numeric.json()["detail"]] == ["since"]
 
 
 def test_every_405_names_the_methods_of_its_path(api: Server, document: dict[str, object]) -> None:
@@ -152,7 +164,27 @@ def test_every_405_names_the_methods_of_its_path(api: Server, document: dict[str
             answer = client.request(method, url)
             assert answer.status_code == 405, (method, path, answer.status_code)
             allowed = {m.strip() for m in answer.headers.get("allow", "").split(",")}
-            if "{submission_id}" in path:
-                assert documented <= allowed, (method, path, answer.headers)
-            else:
-                assert allowed - {"HEAD"} == documented, (method, path, answer.headers)
+            # the review paths' Allow named GET too (the fifth probe): exactly the document's
+            assert allowed - {"HEAD"} == documented, (method, path, answer.headers)
+
+
+def test_the_traces_route_asks_for_a_key_before_it_reads_the_body(api: Server) -> None:
+    """Without a key, any body: 401 (it answered 415 for a body of the wrong type first)."""
+    anonymous = api.client(key=None)
+    for headers in ({}, {"content-type": "text/plain"}, {"content-type": "application/json"}):
+        answer = anonymous.post("/v1/traces", content=b"x", headers=headers)
+        assert answer.status_code == 401, (headers, answer.text)
+
+
+def test_a_task_put_without_an_id_is_documented_as_accepted(
+    api: Server, document: dict[str, object]
+) -> None:
+    """The route takes the id from the path; the document required it in the body."""
+    put = document["paths"]["/v1/tasks/{task_id}"]["put"]  # type: ignore[index]
+    reference = put["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    body = body_schema(document, reference.rsplit("/", 1)[1])
+    task = {"category": "debugging", "success_criteria": [{"type": "no_errors"}]}
+    assert valid(body, task) and valid(body, task | {"id": "no-id-1"})
+    answer = api.client().put("/v1/tasks/no-id-1", json=task)
+    assert answer.status_code == 201, answer.text
+    assert answer.json()["task"]["id"] == "no-id-1"

@@ -113,3 +113,22 @@ def test_a_formula_in_a_note_is_quoted_in_the_csv_and_imports_back_unchanged(
     assert [json.loads(line)["note"] for line in as_jsonl.stdout.splitlines()] == list(
         notes.values()
     )
+
+
+def test_an_unterminated_quote_or_an_oversized_cell_exits_2_naming_its_line(
+    tmp_path: Path,
+) -> None:
+    """An unterminated quote swallowed the rows after it into one note and exited 0; a huge
+    cell ended "unexpected Error: field larger than field limit" with no line."""
+    url = store_with_runs(tmp_path)
+    header = "submission_id,labeller,constructiveness,note\n"
+    (tmp_path / "open.csv").write_text(header + 'r1,ann,4,"never closed\nr2,ann,3,\n')
+    (tmp_path / "big.csv").write_text(header + "r1,ann,4,\n" + f'r2,ann,3,"{"n" * 200_000}"\n')
+    for name, line, rule in (
+        ("open.csv", 2, "a quoted cell starts here and is never closed"),
+        ("big.csv", 3, "longer than 65536 characters"),
+    ):
+        result = evalq(["labels", "import", name], tmp_path, database_url=url)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith(f"error: {name}:{line}: (row): {rule}"), result.stderr
+    assert stored(url) == 0

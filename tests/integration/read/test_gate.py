@@ -157,6 +157,10 @@ def test_two_runs_a_side_are_too_few_exit_3_unless_told_to_pass(copy: str, tmp_p
         (["--baseline", "T0", "--candidate", "T0"], "candidate"),
         (["--baseline", "T0", "--candidate", "T9"], "values"),
         (["--baseline", "T0", "--candidate", "T1", "--margin", "-1"], "margin"),
+        # an infinite margin would pass any regression (the fifth probe, G-8)
+        (["--baseline", "T0", "--candidate", "T1", "--margin", "inf"], "margin"),
+        (["--baseline", "T0", "--candidate", "T1", "--margin", "1e999"], "margin"),
+        (["--baseline", "T0", "--candidate", "T1", "--margin", "nan"], "margin"),
     ],
 )
 def test_unusable_input_exits_2_naming_the_field(

@@ -18,6 +18,23 @@ FORMULAS = [
     "\t=1+1",
     "\r=1+1",
     "=cmd|' /C calc'!A0",
+    # the fifth probe: a sign after whitespace, or in a full-width / compatibility form
+    " =1+1",
+    "  @SUM(1+1)",
+    "\n=1+1",
+    "\n-2+3",
+    "\r\n+1",
+    " \t=1",
+    "\u3000=1+1",  # an ideographic space
+    "\u00a0=1+1",  # a no-break space
+    '\uff1dHYPERLINK("http://evil.example")',  # full-width equals
+    "\uff0b1+1",  # full-width plus
+    "\uff0d2+3",  # full-width hyphen-minus
+    "\uff20SUM(1)",  # full-width commercial at
+    "\ufe66cmd",  # small equals sign
+    "\ufe62cmd",  # small plus sign
+    "\u207c1",  # superscript equals
+    " \uff1d1",
 ]
 AWKWARD = [
     *FORMULAS,
@@ -32,6 +49,8 @@ AWKWARD = [
     "-",
     "ok\r=1+1",  # a bare carriage return would end the record: the rest is a new one
     "two\nlines",
+    "' =1",  # a quote, a space, then a formula
+    "'\uff1d1",
 ]
 
 
@@ -40,7 +59,10 @@ def test_a_formula_is_written_behind_one_quote(text: str) -> None:
     assert cell(text) == "'" + text
 
 
-@pytest.mark.parametrize("text", ["plain", "a=b", "'tis plain", "", "2026-11-24T10:00:00Z"])
+@pytest.mark.parametrize(
+    "text",
+    ["plain", "a=b", "'tis plain", "", "2026-11-24T10:00:00Z", " plain", "x\n=1", "\u3000text"],
+)
 def test_other_strings_are_written_as_they_are(text: str) -> None:
     assert cell(text) == text
 
@@ -57,7 +79,7 @@ def test_every_string_reads_back_as_it_was_written(text: str) -> None:
     written = write_csv(["value"], [{"value": text}])
     [row] = list(csv.DictReader(io.StringIO(written, newline="")))  # one record, however split
     assert read_cell(row["value"]) == text
-    assert not row["value"].startswith(("=", "+", "-", "@", "\t", "\r"))
+    assert not row["value"].startswith(("=", "+", "-", "@", "\t", "\r", "\n", " "))
 
 
 def test_a_cell_no_export_quoted_is_read_as_it_is() -> None:

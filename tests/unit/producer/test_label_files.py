@@ -13,7 +13,7 @@ import pytest
 
 from evalq.core.errors import InvalidInput
 from evalq.core.labels import MAX_LABELS, Label
-from evalq.producer.label_files import read_labels, write_labels
+from evalq.producer.label_files import MAX_ROW_CHARS, read_labels, write_labels
 
 HEADER = "submission_id,labeller,technical_accuracy,constructiveness,recommendation,passed,note\n"
 
@@ -185,3 +185,71 @@ def test_a_200000_row_file_is_refused_in_bounded_memory_before_it_is_parsed_whol
     with (tmp_path / "limit.jsonl").open("w") as out:
         out.writelines(row % i for i in range(MAX_LABELS))
     assert len(read_labels(tmp_path / "limit.jsonl")) == MAX_LABELS
+
+
+def test_an_unterminated_quote_is_named_at_its_row_and_nothing_is_returned(
+    tmp_path: Path,
+) -> None:
+    """A lenient reader made one note of every row after the quote, and imported it."""
+    path = tmp_path / "open.csv"
+    path.write_text(
+        HEADER + "r1,ann,4,,,,fine\n" + 'r2,ann,3,,,,"never closed\n' + "r3,ann,2,,,,\n"
+    )
+    with pytest.raises(InvalidInput) as caught:
+        read_labels(path)
+    [(field, rule)] = caught.value.problems
+    assert field == "open.csv:3: (row)"
+    assert "never closed" in rule and "unterminated" in rule
+    # a quote closed rows later, where nothing may follow it, is malformed quoting
+    path.write_text(HEADER + 'r1,ann,4,,,,"swallows\nr2,ann,3,,,,"x"y\n')
+    with pytest.raises(InvalidInput) as caught:
+        read_labels(path)
+    [(field, rule)] = caught.value.problems
+    assert field == "open.csv:2: (row)" and rule.startswith("not valid CSV:")
+
+
+@pytest.mark.parametrize("suffix", ["csv", "jsonl"])
+def test_an_oversized_cell_is_named_at_its_row(tmp_path: Path, suffix: str) -> None:
+    """Past `csv`'s own limit it ended "unexpected Error: field larger than field limit"."""
+    note = "n" * (MAX_ROW_CHARS + 10)
+    path = tmp_path / f"big.{suffix}"
+    good = {"submission_id": "r1", "labeller": "ann"}
+    if suffix == "csv":
+        path.write_text(HEADER + "r1,ann,4,,,,\n" + f'r2,ann,3,,,,"{note}"\n')
+    else:
+        path.write_text(json.dumps(good) + "\n" + json.dumps(good | {"note": note}) + "\n")
+    with pytest.raises(InvalidInput) as caught:
+        read_labels(path)
+    [(field, rule)] = caught.value.problems
+    assert field == ("big.csv:3: (row)" if suffix == "csv" else "big.jsonl:2: (line)")
+    assert f"longer than {MAX_ROW_CHARS}" in rule
+
+
+@pytest.mark.parametrize("suffix", ["csv", "jsonl"])
+def test_a_huge_line_is_refused_in_bounded_memory(tmp_path: Path, suffix: str) -> None:
+    """A 300 MiB line cost about 1 GiB; here 32 MiB, read no further than the cap."""
+    path = tmp_path / f"huge.{suffix}"
+    with path.open("w") as out:
+        out.write(HEADER if suffix == "csv" else "")
+        out.write('r1,ann,4,,,,"' if suffix == "csv" else '{"submission_id": "r1", "note": "')
+        for _ in range(32):
+            out.write("x" * 2**20)
+        out.write('"\n' if suffix == "csv" else '"}\n')
+    tracemalloc.start()
+    try:
+        with pytest.raises(InvalidInput) as caught:
+            read_labels(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    [(field, rule)] = caught.value.problems
+    assert field.startswith(f"huge.{suffix}:") and f"longer than {MAX_ROW_CHARS}" in rule
+    assert peak < 2_000_000, peak
+
+
+def test_quoted_cells_spanning_lines_still_read(tmp_path: Path) -> None:
+    """Strict reading keeps what the export writes: quotes, doubled quotes, line breaks."""
+    path = tmp_path / "ok.csv"
+    path.write_text(HEADER + 'r1,ann,4,,,,"says ""hi""\nand, then\r\nmore"\n')
+    [(line, label)] = read_labels(path)
+    assert line == 2 and label.note == 'says "hi"\nand, then\r\nmore'

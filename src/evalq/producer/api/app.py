@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import threading
 from collections.abc import AsyncIterator
@@ -26,6 +27,7 @@ from evalq.core.webhooks import WebhookRequest
 from evalq.producer.api import errors, metrics
 from evalq.producer.api.body import BodyLimit
 from evalq.producer.api.models import SubmissionBatch
+from evalq.producer.api.params import StorableParams
 from evalq.producer.api.routes import (
     compare,
     gate,
@@ -48,6 +50,14 @@ DESCRIPTION = """Enqueue evaluations of AI-agent runs and read their results.
 
 Every route but `/healthz` needs `Authorization: Bearer <key>` (`evalq keys create`); reads need
 the `read` scope, writes the `write` scope. See docs/api.md."""
+
+
+PLAN_NEEDS_VARIANT = {
+    "if": {"required": ["planned_runs"], "properties": {"planned_runs": {"type": "integer"}}},
+    "then": {"required": ["variant"], "properties": {"variant": {"type": "string"}}},
+}
+"""What `Submission` checks across two fields, stated in the document: a run plan is a
+variant's (``planned_runs`` needs a ``variant``)."""
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -83,6 +93,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(webhooks.router)
     app.include_router(monitors.router)
     ui.install(app)
+    app.add_middleware(StorableParams)  # outside the UI's live polls, which read the store
     app.include_router(labels.router)
     app.include_router(judge.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
@@ -184,5 +195,19 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
                 raise RuntimeError(f"the OpenAPI document has two schemas named {name!r}")
         profile = schemas["Task"]["properties"]["profile"]
         profile["enum"] = profile_names(app.state.settings)  # what put_task accepts, no more
+        schemas["TaskBody"] = _task_body(schemas["Task"])
+        schemas["Submission"].setdefault("allOf", []).append(PLAN_NEEDS_VARIANT)
         app.openapi_schema = document
     return app.openapi_schema
+
+
+def _task_body(task: dict[str, Any]) -> dict[str, Any]:
+    """The body of ``PUT /v1/tasks/{task_id}``: a `Task` whose ``id`` may be left out (the path
+    names the task), as the route reads it."""
+    body = copy.deepcopy(task)
+    body["title"] = "TaskBody"
+    body["required"] = [name for name in body.get("required", []) if name != "id"]
+    body["properties"]["id"]["description"] = (
+        "Optional: the path names the task; when given, it must equal the path's task id."
+    )
+    return body

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from itertools import islice
 
 from fastapi import FastAPI, Request
@@ -11,7 +12,6 @@ from fastapi.responses import JSONResponse
 from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from sqlalchemy.exc import OperationalError as DatabaseError
-from starlette.routing import Match
 
 from evalq.core.errors import (
     MAX_PROBLEMS,
@@ -24,6 +24,7 @@ from evalq.core.errors import (
 from evalq.core.redact import redact
 from evalq.producer.api.body import BodyTooLarge
 from evalq.producer.api.models import Message, Problems
+from evalq.producer.api.routing import matching
 
 log = logging.getLogger(__name__)
 
@@ -85,19 +86,33 @@ METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
 
 
 def _method_not_allowed(request: Request, _: Exception) -> JSONResponse:
-    """A 405 whose ``Allow`` names every method some route serves at the path (Starlette's
-    names only those of the first route that matched the path, or none)."""
-    routes = request.app.router.routes
+    """A 405 whose ``Allow`` names every method the routes of the path serve (Starlette's
+    names only those of the first route that matched the path, or none).
+
+    The routes of the path are those whose template spells most of it out: a path that
+    ``/v1/submissions/{submission_id}/review/accept`` matches belongs to that route, not to
+    ``/v1/submissions/{submission_id:path}``, which matches it only as a run whose id ends in
+    ``/review/accept`` (the OpenAPI document gives the path that route's methods alone).
+    """
+    routes = matching(request.app.router.routes, request.url.path)
+    most = max((_literal_length(route.path) for route in routes), default=0)
     allowed = [
         method
         for method in METHODS
         if any(
-            route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes
+            method in (getattr(route, "methods", None) or ())
+            for route in routes
+            if _literal_length(route.path) == most
         )
     ]
     answer = message("Method Not Allowed", 405)
     answer.headers["Allow"] = ", ".join(allowed)
     return answer
+
+
+def _literal_length(template: str) -> int:
+    """How many characters of a path template are spelled out (its parameters left out)."""
+    return len(re.sub(r"\{[^}]*\}", "", template))
 
 
 def install(app: FastAPI) -> None:

@@ -33,6 +33,7 @@ from evalq.producer.cli import (
 )
 from evalq.producer.cli.api import api as api_command
 from evalq.producer.cli.api import keys_app
+from evalq.producer.cli.arguments import unstorable
 from evalq.producer.cli.compare import compare_command
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.producer.cli.gate import gate_command
@@ -114,6 +115,11 @@ def main() -> None:
     Exit status 2 for what the user can fix (input, a service that is down), 1 for the rest,
     130 on Ctrl-C.
     """
+    refused = unstorable(sys.argv[1:])
+    if refused:
+        rules = "; ".join(f"{name}: {rule}" for name, rule in refused)
+        print(f"error: {rules}", file=sys.stderr)
+        sys.exit(2)
     try:
         app()
     except KeyboardInterrupt:

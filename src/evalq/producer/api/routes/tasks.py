@@ -176,7 +176,7 @@ def get_suite(task_id: str, session: SessionDep, settings: SettingsDep) -> Suite
     openapi_extra={
         "requestBody": {
             "required": True,
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Task"}}},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TaskBody"}}},
         }
     },
     responses={

@@ -88,9 +88,9 @@ OTLP_RESPONSE: dict[str, Any] = {
 )
 def export_traces(
     request: Request,
+    key: Annotated[ApiKey, Depends(require("write"))],  # before the body: 401 comes before 415
     body: OtlpBody,
     settings: SettingsDep,
-    key: Annotated[ApiKey, Depends(require("write"))],
     task_id: Annotated[str | None, Query(description="For traces without evalq.task_id.")] = None,
     tool: Annotated[str | None, Query(description="For traces without evalq.tool.")] = None,
     model: Annotated[str | None, Query(description="For traces without evalq.model.")] = None,
