@@ -68,7 +68,7 @@ from evalq.read.view import (
     task_view,
     view_of,
 )
-from evalq.scoring.kinds import KINDS, KindRule, kind_of, ranking_value, sort_key
+from evalq.scoring.kinds import KINDS, KindRule, ranking_value, sort_key
 from evalq.scoring.review import NEAR_COPY as NEAR_COPY  # what the doors say of near-copies
 from evalq.scoring.review import (
     NEAR_COPY_TOLERANCE,
@@ -84,7 +84,7 @@ from evalq.stats.confidence import confidence_interval, interval_from_moments
 from evalq.stats.rank_interval import RankUncertainty as DrawnRanks
 from evalq.stats.rank_interval import competition_ranks_of
 from evalq.stats.ranking import competition_ranks
-from evalq.store import queries
+from evalq.store import queries, task_kinds
 from evalq.store import standings as table
 from evalq.store.models import EvaluationRow, Review, SubmissionRow
 from evalq.store.versions import task_version
@@ -898,9 +898,9 @@ def _variant_comparison(view: TaskView, rule: KindRule) -> tuple[CompareReport |
 
 
 def rule_of(session: Session, context: TaskContext) -> KindRule:
-    """The task's kind rule, its kind derived from its stored runs when it names none."""
-    has_variants, has_scenarios = table.kind_evidence(session, task_id=context.task.id)
-    return kind_of(context.task, has_variants=has_variants, has_scenarios=has_scenarios)
+    """The task's kind rule, as stored (`evalq.store.task_kinds`: named, or derived from its
+    runs when they merged)."""
+    return task_kinds.stored_rule(session, task_id=context.task.id)
 
 
 def refresh_figures(session: Session, context: TaskContext) -> None:

@@ -29,7 +29,7 @@ from evalq.read.report_data import ReportData, report_data
 from evalq.read.submission import SubmissionResult, submission_result
 from evalq.read.view import task_context
 from evalq.stats.comparison import Correction
-from evalq.store import queries
+from evalq.store import queries, task_kinds
 from evalq.store import standings as standings_store
 from evalq.store import traces as trace_store
 from evalq.store.baseline_sql import refresh_task_baseline
@@ -233,6 +233,7 @@ def refresh_task(session: Session, *, task_id: str, settings: Settings | None = 
     version = refresh_task_baseline(session, task_id=task_id, settings=settings)
     context = task_context(session, task_id=task_id, settings=settings)
     standings.sync(session, context)
+    task_kinds.settle(session, context.task)
     refresh_figures(session, context)
     return version
 

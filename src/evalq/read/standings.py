@@ -37,7 +37,9 @@ from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.scale import clamp_score
 from evalq.scoring.arena.speed import speed_score
 from evalq.store import standings as table
+from evalq.store import task_kinds
 from evalq.store.models import EvaluationRow, SubmissionRow
+from evalq.store.queries import EVALUATED
 
 CATEGORIES = ("efficiency", "speed", "cost", "correctness")
 VALUE_DIGITS = 4
@@ -167,18 +169,29 @@ def write_all(
     runs: Sequence[tuple[SubmissionRow, EvaluationRow]],
 ) -> None:
     """`write` for many runs (each scored in its task's context, ``contexts`` by task id):
-    one upsert for their standings, one delete for the failed ones'."""
+    one upsert for their standings, one delete for the failed ones'; a task that names no kind
+    has its stored kind moved forward by what these runs carry (`task_kinds.note_runs`)."""
     failed = [sub_row.id for sub_row, evaluation in runs if evaluation.status == "failed"]
     if failed:
         table.remove(session, submission_ids=failed)
-    table.upsert(
-        session,
-        [
-            standing_of(contexts[sub_row.task_id], sub_row, evaluation)
-            for sub_row, evaluation in runs
-            if evaluation.status != "failed"
-        ],
-    )
+    rows = [
+        standing_of(contexts[sub_row.task_id], sub_row, evaluation)
+        for sub_row, evaluation in runs
+        if evaluation.status != "failed"
+    ]
+    table.upsert(session, rows)
+    for task_id, context in contexts.items():
+        mine = [row for row in rows if row["task_id"] == task_id]
+        task_kinds.note_runs(
+            session,
+            context.task,
+            variants=any(
+                sub_row.variant is not None
+                for sub_row, evaluation in runs
+                if sub_row.task_id == task_id and evaluation.status in EVALUATED
+            ),
+            scenarios=any(row["suite_passed"] is not None for row in mine),
+        )
 
 
 def sync(session: Session, context: TaskContext) -> int:

@@ -45,6 +45,9 @@ class TaskRow(Base):
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
     # Debounce of baseline refreshes: set when a refresh is scheduled, cleared when it starts.
     refresh_scheduled: Mapped[bool] = mapped_column(default=False)
+    # The task's kind as it names it or as its runs derive it (migration 0020_task_kind), kept
+    # by `evalq.store.task_kinds`: the tasks page and the boards read it, never derive it.
+    kind: Mapped[str] = mapped_column(String(16), default="arena", server_default="arena")
 
 
 Review = Literal["flagged", "accepted"]
