@@ -165,6 +165,15 @@ Index(
     SubmissionRow.status,
     SubmissionRow.updated_at,
 )
+# A task's newest runs first, read a window at a time by the monitors and /metrics' score gauge
+# (`evalq.store.monitors.window`, migration 0021_window_index): the first rows of the index,
+# not a sort of the whole task.
+Index(
+    "ix_submissions_task_created",
+    SubmissionRow.task_id,
+    SubmissionRow.created_at,
+    SubmissionRow.id,
+)
 # Runs with the same content, and with the same output, grouped at each refresh
 # (review_sql.settle_reviews, migration 0008): index-only reads, whatever the task's size.
 Index(
