@@ -126,6 +126,8 @@ def store_task(
             )
     with session_scope(url) as session:
         refresh_task_baseline(session, task_id=task_id)
+    with session_scope(url) as session:  # what the merge's projector writes per run
+        standings.sync(session, task_context(session, task_id=task_id))
 
 
 def paged(url: str, task_id: str, size: int, **filters: Any) -> list[Any]:
