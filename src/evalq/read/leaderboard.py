@@ -441,9 +441,10 @@ def _leaderboard(
         # that raced the refresh, a redefinition, a store older than the table) are not
         # ranked: the whole task is, from its runs, until the refresh; a read never writes
         rule = rule_of(session, context)
-        if standings.current(session, context) and rule.kind in ("arena", "peerread"):
+        fresh = standings.current(session, context)
+        if fresh and rule.kind in ("arena", "peerread"):
             return paged(session, context, rule, kept, include_held, limit, offset)[0]
-        if standings.current(session, context) and rank_intervals and unfiltered:
+        if fresh and rank_intervals and unfiltered:
             # the whole-task figures (variant board, rank intervals) as stored at this version
             figures = board_figures(session, context)
             page, _ = paged(session, context, rule, kept, False, limit, offset)
