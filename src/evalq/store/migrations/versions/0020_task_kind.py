@@ -74,5 +74,6 @@ def _exists(
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("tasks", schema=None) as batch_op:
-        batch_op.drop_column("kind")
+    # ALTER TABLE ... DROP COLUMN on both databases (SQLite >= 3.35): a batch copy of `tasks`
+    # would drop the table the submissions' foreign key names
+    op.execute("ALTER TABLE tasks DROP COLUMN kind")
