@@ -4,8 +4,10 @@
 file: every bundled task (three Arena tasks, PeerRead, Scylla, a suite) with its runs merged
 for real, tier rows and traces included. `read_examples` reads that store back, and
 `add_clones` gives a store new tasks, one per example task, each with ``size`` runs cloned from
-the example's: new ids, usage scaled by a random factor (so the Arena dimensions, costs and
-copy digests differ), the output text marked with the clone's number, the kind's headline
+the example's: new ids, usage scaled by a random factor of at least 1 (so the Arena
+dimensions, costs and copy digests differ, and no usage falls under its trace's), the output
+text marked with the clone's number and every digest (run, output, shape) computed afresh, so
+no clone is a copy or near-copy of another (`left_out` counts them: ~0), the kind's headline
 scores jittered, the example's tier rows and evaluation copied alongside. Rows are read and
 written through the store's own tables (`evalq.store.models`), so a column added there is
 copied too; the example's held runs stay held, as about one Arena run in twelve is. Inserts go
@@ -129,11 +131,32 @@ def add_clones(url: str, examples: list[Example], size: int) -> dict[str, str]:
             store_clones(url, example, task_id, range(start, min(size, start + CHUNK)), rng)
         refresh_baseline(task_id)
         created[example.task["id"]] = task_id
+        copies, held = left_out(url, task_id)
+        print(f"#   {task_id}: {size:,} runs, {copies:,} copies or near-copies, {held:,} held")
     if url.startswith("postgresql"):  # what autovacuum does in steady state
         with engine_for(url).connect() as connection:
             connection.execution_options(isolation_level="AUTOCOMMIT")
             connection.execute(text("VACUUM ANALYZE"))
     return created
+
+
+def left_out(url: str, task_id: str) -> tuple[int, int]:
+    """How many of the task's runs its refresh marked as copies (or near-copies), and how many
+    are held for review: the runs its board leaves out (~0 for distinct clones, beyond the
+    templates' own held runs)."""
+    from sqlalchemy import func, select
+
+    from evalq.store.db import session_scope
+    from evalq.store.models import SubmissionRow as S
+
+    with session_scope(url) as session:
+        copies = session.scalar(
+            select(func.count()).where(S.task_id == task_id, S.copy_of.is_not(None))
+        )
+        held = session.scalar(
+            select(func.count()).where(S.task_id == task_id, S.review == "flagged")
+        )
+    return int(copies or 0), int(held or 0)
 
 
 def store_clones(
@@ -190,10 +213,12 @@ def clone_run(
     Scylla runs keep their variant and get run indexes of their own (a clone of the tenth run
     of T0 in the second round is run 19 of T0).
     """
-    from evalq.core.schemas import run_digests
+    from evalq.core.schemas import run_digests, shape_digest, trace_bounds
 
     sid = clone_run_id(task_id, index)
-    factor = rng.uniform(0.5, 1.5)
+    # at least the template's usage: a clone below what its trace shows would be held for
+    # review (`trace_bounds`), which the template was not
+    factor = rng.uniform(1.0, 2.0)
     payload = json.loads(json.dumps(template["payload"]))
     payload |= {"id": sid, "task_id": task_id}
     usage = payload.get("usage") or {}
@@ -210,7 +235,11 @@ def clone_run(
     run = dict(template) | {"id": sid, "task_id": task_id, "payload": payload, "copy_of": None}
     if template.get("run_index") is not None:
         run["run_index"] = payload["run_index"] = template["run_index"] + 10 * (index // count)
+    # every digest of the clone's own content: a clone is a distinct run, never a copy or a
+    # near-copy of its template or of another clone (`shape_hash` is its output's own shape)
     run["run_hash"], run["output_hash"] = run_digests(payload)
+    run["shape_hash"] = shape_digest(payload)
+    run["trace_seconds"], run["trace_steps"] = trace_bounds(payload)
     run["content_hash"] = uuid.uuid4().hex * 2
     for key in ("total_tokens", "tool_calls", "iterations", "execution_time", "cost_usd"):
         if usage.get(key) is not None:

@@ -20,7 +20,7 @@ from pydantic import Field
 from sqlalchemy.orm import Session
 
 from evalq.core.settings import Settings, get_settings
-from evalq.read import served, standings
+from evalq.read import served
 from evalq.read.answer import ArenaAnswer, arena_answer
 from evalq.read.leaderboard import (
     BINS,
@@ -109,7 +109,8 @@ def board_page(
     if current is not None and current.kind is not None and placed:
         rule = KINDS[current.kind]
     else:
-        standings.sync(session, context)
+        # never written here (reads never write): the verdict's counts hold on rows behind the
+        # task's basis; the page itself is the whole task's then (`leaderboard`)
         rule = rule_of(session, context)
     board = served.board(
         session,

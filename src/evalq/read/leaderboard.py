@@ -68,7 +68,7 @@ from evalq.read.view import (
     task_view,
     view_of,
 )
-from evalq.scoring.kinds import KINDS, KindRule, kind_of, ranking_value, sort_key
+from evalq.scoring.kinds import KINDS, KindRule, ranking_value, sort_key
 from evalq.scoring.review import NEAR_COPY as NEAR_COPY  # what the doors say of near-copies
 from evalq.scoring.review import (
     NEAR_COPY_TOLERANCE,
@@ -84,7 +84,7 @@ from evalq.stats.confidence import confidence_interval, interval_from_moments
 from evalq.stats.rank_interval import RankUncertainty as DrawnRanks
 from evalq.stats.rank_interval import competition_ranks_of
 from evalq.stats.ranking import competition_ranks
-from evalq.store import queries
+from evalq.store import queries, task_kinds
 from evalq.store import standings as table
 from evalq.store.models import EvaluationRow, Review, SubmissionRow
 from evalq.store.versions import task_version
@@ -437,11 +437,14 @@ def _leaderboard(
             # synced them, and any change since would have moved the version), and its pages
             # are read in the order it stored
             return current.page(session, context, kept, limit, offset)
-        standings.sync(session, context)
+        # standings the projector has not scored on the task's current basis yet (a merge
+        # that raced the refresh, a redefinition, a store older than the table) are not
+        # ranked: the whole task is, from its runs, until the refresh; a read never writes
         rule = rule_of(session, context)
-        if rule.kind in ("arena", "peerread"):
+        fresh = standings.current(session, context)
+        if fresh and rule.kind in ("arena", "peerread"):
             return paged(session, context, rule, kept, include_held, limit, offset)[0]
-        if rank_intervals and unfiltered:
+        if fresh and rank_intervals and unfiltered:
             # the whole-task figures (variant board, rank intervals) as stored at this version
             figures = board_figures(session, context)
             page, _ = paged(session, context, rule, kept, False, limit, offset)
@@ -810,27 +813,28 @@ def current_figures(session: Session, context: TaskContext) -> BoardFigures | No
     return BoardFigures.model_validate(stored.data)
 
 
-def board_figures(
-    session: Session, context: TaskContext, *, recompute: bool = False
-) -> BoardFigures:
+def board_figures(session: Session, context: TaskContext) -> BoardFigures:
     """The task's whole-board figures as stored. When the task has moved since (runs, reviews,
     baseline, definition or profile), the stored ones are served marked with when they were
-    drawn, unless ``recompute``: the baseline refresh that follows every batch of merges
-    recomputes them, so no read waits for a bootstrap of every run. Computed here, and stored,
-    when there are none yet or ``recompute``.
-
-    Computing them also stores every run's place on the unfiltered board
-    (`evalq.store.standings.store_places`) and that board's summary, so its pages are read in
-    order until the task moves again."""
-    version = figures_version(session, context)
+    drawn: the baseline refresh that follows every batch of merges draws them again
+    (`evalq.read.boards.projector`), so no read waits for a bootstrap of every run. With none
+    stored yet (a task the refresh has not reached) they are drawn here and not stored: a read
+    never writes."""
     stored = table.stored_figures(session, task_id=context.task.id)
-    if stored is not None and (stored.version == version or not recompute):
-        figures = BoardFigures.model_validate(stored.data)
-        return figures if stored.version == version else figures.as_of(stored.computed_at)
+    if stored is None:
+        return draw_figures(session, context)
+    figures = BoardFigures.model_validate(stored.data)
+    if stored.version == figures_version(session, context):
+        return figures
+    return figures.as_of(stored.computed_at)
+
+
+def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
+    """The task's whole-board figures drawn now from its standings and runs (reads only; the
+    projector stores them with the places of the unfiltered board)."""
     rule = rule_of(session, context)
     copied, near = copies_of(session, task_id=context.task.id)
     kept = table.Kept(context.task.id, copies=frozenset(copied), traced_only=traced_only(context))
-    table.store_places(session, rule, kept)
     summary = table.summary(session, rule, kept, include_held=False, copies=kept.copies)
     level = context.profile.arena.confidence_level
     figures = BoardFigures(
@@ -879,9 +883,6 @@ def board_figures(
                 },
             }
         )
-    table.store_figures(
-        session, task_id=context.task.id, version=version, data=figures.model_dump(mode="json")
-    )
     return figures
 
 
@@ -898,15 +899,9 @@ def _variant_comparison(view: TaskView, rule: KindRule) -> tuple[CompareReport |
 
 
 def rule_of(session: Session, context: TaskContext) -> KindRule:
-    """The task's kind rule, its kind derived from its stored runs when it names none."""
-    has_variants, has_scenarios = table.kind_evidence(session, task_id=context.task.id)
-    return kind_of(context.task, has_variants=has_variants, has_scenarios=has_scenarios)
-
-
-def refresh_figures(session: Session, context: TaskContext) -> None:
-    """Draw the task's board figures and places again (the baseline refresh calls this after
-    scoring the standings, so a board read after a batch of merges finds them current)."""
-    board_figures(session, context, recompute=True)
+    """The task's kind rule, as stored (`evalq.store.task_kinds`: named, or derived from its
+    runs when they merged)."""
+    return task_kinds.stored_rule(session, task_id=context.task.id)
 
 
 def _percentile_of(placed: table.Placed, n: int) -> float:

@@ -42,12 +42,11 @@ from evalq.core.monitors import (
     task_cap_rule,
 )
 from evalq.core.settings import Settings
-from evalq.scoring.kinds import KindRule, kind_of
+from evalq.scoring.kinds import KindRule
 from evalq.scoring.monitor import Notified, event_of, state_of
 from evalq.stats.window import window_statistic
 from evalq.store import monitors as store
-from evalq.store import queries, webhooks
-from evalq.store import standings as table
+from evalq.store import task_kinds, webhooks
 from evalq.store.models import MonitorRow, MonitorStateRow, TaskRow, utcnow
 from evalq.store.upsert import upsert
 from evalq.store.webhooks import as_utc
@@ -256,9 +255,7 @@ def _store_events(
 
 
 def _rule(session: Session, task_id: str) -> KindRule:
-    task = queries.get_task(session, task_id=task_id)
-    has_variants, has_scenarios = table.kind_evidence(session, task_id=task_id)
-    return kind_of(task, has_variants=has_variants, has_scenarios=has_scenarios)
+    return task_kinds.stored_rule(session, task_id=task_id)
 
 
 def _check_task(

@@ -19,11 +19,11 @@ from sqlalchemy.orm import Session
 from evalq.core.errors import NotFound
 from evalq.core.review_decisions import ReviewDecision
 from evalq.core.settings import Settings, get_settings
-from evalq.read import standings
+from evalq.read.boards import projector
 from evalq.read.compare import CompareReport, compare
 from evalq.read.gate import GateReport, TooFew, gate
 from evalq.read.judge_agreement import with_judge_validation
-from evalq.read.leaderboard import LeaderboardReport, leaderboard, refresh_figures
+from evalq.read.leaderboard import LeaderboardReport, leaderboard
 from evalq.read.reply import Reply
 from evalq.read.report_data import ReportData, report_data
 from evalq.read.submission import SubmissionResult, submission_result
@@ -232,8 +232,7 @@ def refresh_task(session: Session, *, task_id: str, settings: Settings | None = 
     settings = settings or get_settings()
     version = refresh_task_baseline(session, task_id=task_id, settings=settings)
     context = task_context(session, task_id=task_id, settings=settings)
-    standings.sync(session, context)
-    refresh_figures(session, context)
+    projector.project_task(session, context)
     return version
 
 

@@ -8,11 +8,12 @@ task in Python; here they are computed once and stored as plain columns (`Standi
 - the baseline refresh scores the task's rows again against the new snapshot (`sync`): only the
   three baseline-dependent dimensions, from the submission's usage columns and the stored
   correctness (no payload is decoded);
-- a board read whose task moved since the refresh calls `sync` first: one statement of three
-  index counts when the rows are current, else the rows missing (a store older than the
-  table, a merge that raced a refresh) or scored on another basis are brought up to date
-  before the database ranks them (`evalq.store.standings`); a quiet board's read skips it (the
-  refresh's figures say the rows are current: `evalq.read.leaderboard.current_figures`).
+- both through the projector (`evalq.read.boards.projector`), the read model's one writer; a
+  board read never writes: it asks whether the rows are current (`current`: one statement of
+  three index counts) and, when some are missing (a store older than the table, a merge that
+  raced a refresh) or scored on another basis, ranks the whole task from its runs until the
+  refresh; a quiet board's read skips the question (the refresh's figures say the rows are
+  current: `evalq.read.leaderboard.current_figures`).
 
 A run or evaluation stored under an older schema that no longer validates gets a row with its
 ``problem`` and no ranking value: its board lists it last, marked, instead of failing.
@@ -37,7 +38,9 @@ from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.scale import clamp_score
 from evalq.scoring.arena.speed import speed_score
 from evalq.store import standings as table
+from evalq.store import task_kinds
 from evalq.store.models import EvaluationRow, SubmissionRow
+from evalq.store.queries import EVALUATED
 
 CATEGORIES = ("efficiency", "speed", "cost", "correctness")
 VALUE_DIGITS = 4
@@ -167,18 +170,36 @@ def write_all(
     runs: Sequence[tuple[SubmissionRow, EvaluationRow]],
 ) -> None:
     """`write` for many runs (each scored in its task's context, ``contexts`` by task id):
-    one upsert for their standings, one delete for the failed ones'."""
+    one upsert for their standings, one delete for the failed ones'; a task that names no kind
+    has its stored kind moved forward by what these runs carry (`task_kinds.note_runs`)."""
     failed = [sub_row.id for sub_row, evaluation in runs if evaluation.status == "failed"]
     if failed:
         table.remove(session, submission_ids=failed)
-    table.upsert(
-        session,
-        [
-            standing_of(contexts[sub_row.task_id], sub_row, evaluation)
-            for sub_row, evaluation in runs
-            if evaluation.status != "failed"
-        ],
-    )
+    rows = [
+        standing_of(contexts[sub_row.task_id], sub_row, evaluation)
+        for sub_row, evaluation in runs
+        if evaluation.status != "failed"
+    ]
+    table.upsert(session, rows)
+    for task_id, context in contexts.items():
+        mine = [row for row in rows if row["task_id"] == task_id]
+        task_kinds.note_runs(
+            session,
+            context.task,
+            variants=any(
+                sub_row.variant is not None
+                for sub_row, evaluation in runs
+                if sub_row.task_id == task_id and evaluation.status in EVALUATED
+            ),
+            scenarios=any(row["suite_passed"] is not None for row in mine),
+        )
+
+
+def current(session: Session, context: TaskContext) -> bool:
+    """Whether the task's standings are all on its current basis (`sync` would write none):
+    one statement of three index counts; a reader ranks them only then."""
+    basis, task_hash = basis_of(context)
+    return table.is_current(session, task_id=context.task.id, basis=basis, task_hash=task_hash)
 
 
 def sync(session: Session, context: TaskContext) -> int:

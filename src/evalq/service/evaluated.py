@@ -27,8 +27,8 @@ from evalq.core.results import TierOutcome
 from evalq.core.schemas import Tier
 from evalq.core.settings import Settings, get_settings
 from evalq.core.status import EvaluationStatus
-from evalq.read import standings
 from evalq.read.baseline import CurrentBaseline, current_baselines
+from evalq.read.boards import projector
 from evalq.read.view import TaskContext
 from evalq.scoring.evaluation import evaluate_submission
 from evalq.store import queries, webhooks
@@ -130,7 +130,7 @@ def record_evaluations(
     ids = [job.submission.id for job, _, _ in items]
     stored = queries.evaluations_of(session, submission_ids=ids)
     contexts = {job.task.id: TaskContext(job.task, job.profile, c) for job, _, c in items}
-    standings.write_all(session, contexts, [stored[sid] for sid in ids])
+    projector.project_runs(session, contexts, [stored[sid] for sid in ids])
     for sid, result in zip(ids, results, strict=True):
         if result.scores.review.flags:
             # Too good to be true: kept out of the task's baseline until a person accepts it.

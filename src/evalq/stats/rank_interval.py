@@ -57,6 +57,12 @@ LEVEL = 0.95
 """The default level of the intervals."""
 MIN_UNITS = 2
 """Fewer units than this leave nothing to resample: one result resampled is that result."""
+UNIFORMS_PER_CALL = 1 << 20
+"""Values of ``rng.random()`` taken per ``getrandbits`` call by `uniforms` (64 bits each; a
+call's bit count must fit a C int, 2**31 - 1)."""
+DRAWN_AT_ONCE = 1 << 22
+"""Drawn positions held at once by `_draw` (whole resamples, at least one): memory is bounded
+by this, not by resamples times runs."""
 
 
 @dataclass(frozen=True)
@@ -241,20 +247,30 @@ def _draw(
     then positions takes them (what ``rng.choices(range(size), k=size)`` per group and
     resample would draw: ``floor(random() * size)``); a row's keys come from its `batch`
     function when it has one, else from `RankedRow.key` per resample; the ranks of every
-    resample are counted at once."""
+    resample are counted at once. The resamples are drawn `DRAWN_AT_ONCE` positions at a time
+    (whole resamples), so memory stays bounded however many runs a row has; the stream, and so
+    every figure, is the one a single draw would take."""
     groups = _groups(rows)
-    positions = _positions(rows, groups, resamples, random.Random(seed))
-    keys: list[Sequence[Key]] = [[row.observed] * resamples for row in rows]
-    for members, drawn in zip(groups, positions, strict=True):
-        for i in members:
-            row = rows[i]
-            if row.batch is not None:
-                keys[i] = row.batch(drawn)
-            else:
-                units = row.units
-                keys[i] = [row.key([units[p] for p in draw]) for draw in drawn.tolist()]
-    ranks_of = _competition_ranks(keys, resamples)
     resampled = {i for members in groups for i in members}
+    rng = random.Random(seed)
+    keys: list[list[Key]] = [[] for _ in rows]
+    width = sum(len(rows[members[0]].units) for members in groups)
+    step = max(1, DRAWN_AT_ONCE // max(1, width))
+    for start in range(0, resamples, step):
+        count = min(step, resamples - start)
+        positions = _positions(rows, groups, count, rng)
+        for i, row in enumerate(rows):
+            if i not in resampled:
+                keys[i].extend([row.observed] * count)
+        for members, drawn in zip(groups, positions, strict=True):
+            for i in members:
+                row = rows[i]
+                if row.batch is not None:
+                    keys[i].extend(row.batch(drawn))
+                else:
+                    units = row.units
+                    keys[i].extend(row.key([units[p] for p in draw]) for draw in drawn.tolist())
+    ranks_of = _competition_ranks(keys, resamples)
     alpha = (1 - level) / 2
     intervals: list[RankInterval | None] = []
     sorted_ranks: list[list[int] | None] = []
@@ -293,13 +309,17 @@ def uniforms(rng: random.Random, count: int) -> npt.NDArray[np.float64]:
     calls leave it. CPython's ``random()`` takes two 32-bit outputs of the Mersenne Twister,
     ``a`` and ``b``, and returns ``(a >> 5) * 2**26 + (b >> 6)`` over ``2**53`` (exact in a
     double); ``getrandbits(64 * count)`` returns the same outputs, in order, as little-endian
-    32-bit words."""
-    if count == 0:
-        return np.zeros(0)
-    words = np.frombuffer(rng.getrandbits(64 * count).to_bytes(8 * count, "little"), "<u4")
-    high = (words[0::2] >> 5).astype(np.float64)
-    low = (words[1::2] >> 6).astype(np.float64)
-    return (high * 67108864.0 + low) * (1.0 / 9007199254740992.0)
+    32-bit words. ``getrandbits`` takes its bit count as a C int, so the words are taken
+    `UNIFORMS_PER_CALL` values per call (whole 32-bit words, so the calls read the same stream
+    as one would: a board of 100k runs asks for 10^8 values, 6.4 * 10^9 bits)."""
+    drawn = np.empty(count, dtype=np.float64)
+    for start in range(0, count, UNIFORMS_PER_CALL):
+        size = min(UNIFORMS_PER_CALL, count - start)
+        words = np.frombuffer(rng.getrandbits(64 * size).to_bytes(8 * size, "little"), "<u4")
+        high = (words[0::2] >> 5).astype(np.float64)
+        low = (words[1::2] >> 6).astype(np.float64)
+        drawn[start : start + size] = (high * 67108864.0 + low) * (1.0 / 9007199254740992.0)
+    return drawn
 
 
 def _competition_ranks(keys: Sequence[Sequence[Key]], resamples: int) -> npt.NDArray[np.int64]:

@@ -26,7 +26,7 @@ from evalq.core.profile import ArenaProfile, profile_named
 from evalq.core.settings import Settings
 from evalq.scoring.arena import Baseline, compute_baseline
 from evalq.scoring.arena.baseline import Agent, agent_values, baseline_from_values
-from evalq.store import queries
+from evalq.store import queries, task_kinds
 from evalq.store.models import SubmissionRow
 from evalq.store.queries import EVALUATED
 from evalq.store.ranks import Ranks
@@ -201,9 +201,11 @@ def refresh_task_baseline(
 ) -> int:
     """Settle the task's reviews (`evalq.store.review_sql.settle_reviews`), then compute its
     baseline again with its profile and store it (`store_baseline`): what a refresh and an
-    accepted review both do. Returns the current version."""
+    accepted review both do; the task's stored kind is settled from its runs on the way
+    (`task_kinds.settle`). Returns the current version."""
     task = queries.get_task(session, task_id=task_id)
     profile = profile_named(task.profile, settings)
+    task_kinds.settle(session, task)
     # Who is held for review, decided from the whole set (not the order merges ran in),
     # before the baseline that leaves the held runs and the duplicates out.
     settle_reviews(session, task_id=task_id, profile=profile.arena)

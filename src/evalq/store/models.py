@@ -45,6 +45,9 @@ class TaskRow(Base):
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
     # Debounce of baseline refreshes: set when a refresh is scheduled, cleared when it starts.
     refresh_scheduled: Mapped[bool] = mapped_column(default=False)
+    # The task's kind as it names it or as its runs derive it (migration 0020_task_kind), kept
+    # by `evalq.store.task_kinds`: the tasks page and the boards read it, never derive it.
+    kind: Mapped[str] = mapped_column(String(16), default="arena", server_default="arena")
 
 
 Review = Literal["flagged", "accepted"]
@@ -161,6 +164,15 @@ Index(
     SubmissionRow.task_id,
     SubmissionRow.status,
     SubmissionRow.updated_at,
+)
+# A task's newest runs first, read a window at a time by the monitors and /metrics' score gauge
+# (`evalq.store.monitors.window`, migration 0021_window_index): the first rows of the index,
+# not a sort of the whole task.
+Index(
+    "ix_submissions_task_created",
+    SubmissionRow.task_id,
+    SubmissionRow.created_at,
+    SubmissionRow.id,
 )
 # Runs with the same content, and with the same output, grouped at each refresh
 # (review_sql.settle_reviews, migration 0008): index-only reads, whatever the task's size.
@@ -308,7 +320,7 @@ class WebhookDeliveryRow(Base):
     a monitor's event has none and carries its body in ``payload``, fixed when the state
     changed (migration 0019), so every retry sends what was true then.
 
-    The table is also the events' outbox (migration 0020_event_outbox): a row is written in the
+    The table is also the events' outbox (migration 0022_event_outbox): a row is written in the
     transaction that decided its event (the merge, a monitor's check), and ``due_at`` says
     when the event sweep sends a pending one again, should its message never arrive."""
 

@@ -130,7 +130,9 @@ def window(
         select(value, R.suite_passed, S.model, S.tool, S.variant, S.payload["metadata"])
         .join(S, S.id == R.submission_id)
         .where(
-            R.task_id == task_id,
+            # the submissions' side names the task, so the newest runs are read off
+            # ix_submissions_task_created and the read stops at the window's size
+            S.task_id == task_id,
             R.problem.is_(None),
             R.partial.is_(False),
             value.is_not(None),

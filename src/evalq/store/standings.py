@@ -552,17 +552,6 @@ def repeated_runs(session: Session, *, task_id: str) -> list[str]:
     return list(session.scalars(select(S.id).where(may_copy(_evaluated(task_id)))))
 
 
-def kind_evidence(session: Session, *, task_id: str) -> tuple[bool, bool]:
-    """Whether any evaluated run of the task names a variant, and whether any carries a suite
-    gate: what a task without a ``kind`` derives its kind from (`evalq.scoring.kinds`)."""
-    variants = select(S.id).where(_evaluated(task_id), S.variant.is_not(None)).exists()
-    scenarios = (
-        select(R.submission_id).where(R.task_id == task_id, R.suite_passed.is_not(None)).exists()
-    )
-    found = session.execute(select(variants, scenarios)).one()
-    return bool(found[0]), bool(found[1])
-
-
 def choices(session: Session, *, task_id: str) -> dict[str, list[str]]:
     """The tools, models and variants of the task's evaluated runs (a board's filter values)."""
     found: dict[str, list[str]] = {}

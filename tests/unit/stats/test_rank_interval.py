@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 
+from evalq.stats import rank_interval
 from evalq.stats.rank_interval import (
     RankedRow,
     RankInterval,
@@ -135,3 +139,53 @@ def test_escalation_makes_the_interval_the_same_for_every_seed() -> None:
 
     assert len(boards(escalate=False)) == 3
     assert len(boards(escalate=True)) == 1
+
+
+def test_drawing_in_slices_of_resamples_gives_the_figures_of_one_draw(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rows = [
+        row(0.5, 0.9, 0.6, 0.8, 0.7),
+        row(0.6, 0.85, 0.55, 0.75, 0.65, pairing="p"),
+        row(0.4, 0.8, 0.65, 0.7, 0.9, pairing="p"),
+        row(0.3),
+    ]
+    at_once = rank_intervals(rows, resamples=300, seed=5)
+    monkeypatch.setattr(rank_interval, "DRAWN_AT_ONCE", 7)  # one resample (15 positions) a slice
+    assert rank_intervals(rows, resamples=300, seed=5) == at_once
+    monkeypatch.setattr(rank_interval, "DRAWN_AT_ONCE", 100)  # six resamples, the last slice short
+    assert rank_intervals(rows, resamples=300, seed=5) == at_once
+
+
+def test_uniforms_past_what_one_getrandbits_call_takes_are_the_next_random_calls() -> None:
+    """2**25 values are 2**31 bits, one more than ``getrandbits`` takes (a 100k-run board's
+    first draw asks for 10**8): they are the next ``random()`` calls, to the bit."""
+    count = 1 << 25
+    ours, theirs = random.Random(3), random.Random(3)
+    drawn = rank_interval.uniforms(ours, count)
+    assert len(drawn) == count
+    draw = theirs.random
+    checked = range(0, count, 99_991)
+    for i in range(count):
+        value = draw()
+        if i in checked or i >= count - 3:
+            assert drawn[i] == value, i
+    assert ours.getstate() == theirs.getstate()
+
+
+def test_a_board_of_runs_whose_draw_overflowed_gets_its_intervals() -> None:
+    """Two rows of 20k runs at 1,000 resamples: 4 * 10**7 drawn positions, which raised
+    OverflowError when they were asked of one ``getrandbits`` call."""
+    size = 20_000
+    low, high = np.linspace(0.1, 0.5, size), np.linspace(0.5, 0.9, size)
+
+    def mean_key(values: npt.NDArray[np.float64]) -> RankedRow[float]:
+        return RankedRow(
+            by_mean(values.tolist()),
+            values.tolist(),
+            by_mean,
+            batch=lambda drawn: [(-float(mean),) for mean in values[drawn].mean(axis=1)],
+        )
+
+    found = rank_intervals([mean_key(low), mean_key(high)], resamples=1000, escalate=False)
+    assert [r.interval for r in found.rows] == [RankInterval(2, 2), RankInterval(1, 1)]

@@ -15,9 +15,8 @@ from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.profile import profile_named
 from evalq.core.schemas import STORED, Task, TaskKind, canonical_hash
 from evalq.core.settings import Settings
-from evalq.scoring.kinds import kind_of
+from evalq.store import task_kinds
 from evalq.store.models import (
-    StandingRow,
     SubmissionRow,
     TaskRow,
     utcnow,
@@ -51,6 +50,7 @@ def put_task(session: Session, *, task: Task, settings: Settings | None = None) 
         keys=["id"],
         update={"definition": definition, "content_hash": digest, "updated_at": utcnow()},
     )
+    task_kinds.settle(session, task)
     return True
 
 
@@ -85,11 +85,13 @@ class TaskOverview:
     statuses: dict[str, int]
     last_activity: datetime | None
     kind: TaskKind = "arena"
-    """The task's kind: as it names it, else derived from its runs (`evalq.scoring.kinds`)."""
+    """The task's kind as stored (`evalq.store.task_kinds`): as it names it, else as its runs
+    derived it when they merged."""
 
 
 def task_overviews(session: Session) -> list[TaskOverview]:
-    """Every task, by id, with its submissions counted by status (one grouped query)."""
+    """Every task, by id, with its submissions counted by status (one grouped query) and its
+    stored kind."""
     counts: dict[str, dict[str, int]] = {}
     latest: dict[str, datetime] = {}
     grouped = session.execute(
@@ -103,30 +105,15 @@ def task_overviews(session: Session) -> list[TaskOverview]:
     for task_id, status, count, updated in grouped:
         counts.setdefault(task_id, {})[status] = int(count)
         latest[task_id] = max(updated, latest.get(task_id, updated))
-    evaluated = SubmissionRow.status.in_(("done", "degraded"))
-    variants = (
-        select(SubmissionRow.id)
-        .where(SubmissionRow.task_id == TaskRow.id, evaluated, SubmissionRow.variant.is_not(None))
-        .exists()
-    )
-    scenarios = (
-        select(StandingRow.submission_id)
-        .where(StandingRow.task_id == TaskRow.id, StandingRow.suite_passed.is_not(None))
-        .exists()
-    )
     found = []
-    for row, has_variants, has_scenarios in session.execute(
-        select(TaskRow, variants, scenarios).order_by(TaskRow.id)
-    ):
+    for row in session.scalars(select(TaskRow).order_by(TaskRow.id)):
         task = Task.model_validate(row.definition, context=STORED)
         found.append(
             TaskOverview(
                 task=task,
                 statuses=counts.get(row.id, {}),
                 last_activity=latest.get(row.id),
-                kind=kind_of(
-                    task, has_variants=bool(has_variants), has_scenarios=bool(has_scenarios)
-                ).kind,
+                kind=task_kinds.kind_named(row.kind),
             )
         )
     return found

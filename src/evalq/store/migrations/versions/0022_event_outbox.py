@@ -1,7 +1,7 @@
 """webhook deliveries as the events' outbox: when a pending event is due to be sent again
 
-Revision ID: 0020_event_outbox
-Revises: 0019
+Revision ID: 0022_event_outbox
+Revises: 0021_window_index
 Create Date: 2026-11-28 09:00:00
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0020_event_outbox"
-down_revision = "0019"
+revision = "0022_event_outbox"
+down_revision = "0021_window_index"
 branch_labels = None
 depends_on = None
 
