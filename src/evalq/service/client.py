@@ -19,6 +19,7 @@ from evalq.core.applicable import remaining_tiers, skipped_tiers
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
 from evalq.core.labels import Label, LabelQueue, LabelRequest, parse_label, parse_labels
 from evalq.core.monitors import Monitor, MonitorRequest
+from evalq.core.power import PowerPlan
 from evalq.core.pricing import quote_submission
 from evalq.core.profile import profile_named
 from evalq.core.receivers import check_receiver
@@ -774,6 +775,19 @@ class Client:
                 include_held=include_held,
             )
             return result.model_dump(mode="json")
+
+    def plan(self, task_id: str, *, detect: float | None = None) -> PowerPlan:
+        """Runs per variant or agent the task's noise needs to detect ``detect`` with 80% power
+        at its alpha, as GET /v1/tasks/{id}/plan serves it (docs/power.md).
+
+        Raises:
+            NotFound: no such task.
+            InvalidInput: on ``detect`` (a number above 0).
+        """
+        from evalq.read.power import task_plan
+
+        with session_scope(self.url) as session:
+            return task_plan(session, task_id=task_id, detect=detect, settings=self.settings)
 
     def gate(
         self,

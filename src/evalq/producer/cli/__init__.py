@@ -37,6 +37,7 @@ from evalq.producer.cli.compare import compare_command
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.producer.cli.gate import gate_command
 from evalq.producer.cli.output import SETTINGS_INVALID, one_line
+from evalq.producer.cli.power import plan_command
 
 __all__ = ["EXAMPLES", "app", "main"]
 
@@ -95,6 +96,7 @@ app.command()(submit.status)
 app.command("leaderboard")(boards.leaderboard_command)
 app.command("compare")(compare_command)
 app.command("gate")(gate_command)
+app.command("plan")(plan_command)
 app.command()(ops.worker)
 app.command()(ops.recover)
 db_app.command("upgrade")(ops.db_upgrade)

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from evalq.core.errors import InvalidInput
+from evalq.core.power import PowerPlan
 from evalq.core.schemas import TASK_ID_PATTERN, parse_task
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import JsonBody, SessionDep, SettingsDep, known
@@ -18,6 +19,7 @@ from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message, TaskStored
 from evalq.read import served
 from evalq.read.leaderboard import MAX_LIMIT, LeaderboardReport
+from evalq.read.power import task_plan
 from evalq.read.reports import (
     BaselineReport,
     SuiteReport,
@@ -162,6 +164,26 @@ def get_variants(
     return variant_report(
         session, task_id=known("task", task_id), settings=settings, include_held=include_held
     )
+
+
+@router.get("/{task_id}/plan", dependencies=READ, responses=NOT_FOUND)
+def get_plan(
+    task_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    detect: Annotated[
+        float | None,
+        Query(
+            gt=0,
+            allow_inf_nan=False,
+            description="The difference in the ranking score to detect; default: the "
+            "profile's power.detect, else a tenth of the score's scale.",
+        ),
+    ] = None,
+) -> PowerPlan:
+    """Runs per variant or agent the task's observed noise needs for the paired test to detect
+    ``detect`` with 80% power at the task's alpha (docs/power.md)."""
+    return task_plan(session, task_id=known("task", task_id), detect=detect, settings=settings)
 
 
 @router.get("/{task_id}/suite", dependencies=READ, responses=NOT_FOUND)
