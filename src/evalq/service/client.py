@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from evalq.core.applicable import remaining_tiers, skipped_tiers
+from evalq.core.audit import TaskAudit
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
 from evalq.core.labels import Label, LabelQueue, LabelRequest, parse_label, parse_labels
 from evalq.core.monitors import Monitor, MonitorRequest
@@ -44,6 +45,7 @@ from evalq.core.webhooks import (
 )
 from evalq.read import monitors as watched
 from evalq.read import served
+from evalq.read.audit import audit_if_changed, audit_task
 from evalq.service import evaluated
 from evalq.service.submitted import FINAL_STATUSES, Submitted
 from evalq.store import intake, queries, webhooks
@@ -142,8 +144,19 @@ class Client:
         """
         parsed = task if isinstance(task, Task) else parse_task(task)
         with session_scope(self.url) as session:
-            queries.put_task(session, task=parsed, settings=self.settings)
+            changed = queries.put_task(session, task=parsed, settings=self.settings)
+            audit_if_changed(session, task_id=parsed.id, changed=changed, settings=self.settings)
         return parsed
+
+    def audit_task(self, task_id: str) -> TaskAudit:
+        """Probe the task's checks now (an empty output, its text echoed, a refusal, other
+        tasks' best runs) and store the result, as POST /v1/tasks/{id}/audit (docs/audit.md).
+
+        Raises:
+            NotFound: no such task.
+        """
+        with session_scope(self.url) as session:
+            return audit_task(session, task_id=task_id, settings=self.settings)
 
     def submit(self, submission: Submission | Mapping[str, Any]) -> Submitted:
         """Validate, store and enqueue one submission; idempotent on its id.

@@ -471,3 +471,17 @@ class MonitorStateRow(Base):
     notified_state: Mapped[str | None] = mapped_column(String(16), default=None)
     notified_at: Mapped[datetime | None] = mapped_column(default=None)
     notices: Mapped[int] = mapped_column(default=0)
+
+
+class TaskAuditRow(Base):
+    """A task's last verifier audit (`evalq.read.audit`): probes its checks should refuse."""
+
+    __tablename__ = "task_audits"
+
+    task_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True
+    )
+    status: Mapped[str] = mapped_column(String(16))
+    audit: Mapped[dict[str, Any]]
+    task_hash: Mapped[str] = mapped_column(String(64))
+    audited_at: Mapped[datetime] = mapped_column(default=utcnow)

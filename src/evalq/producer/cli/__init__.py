@@ -33,6 +33,7 @@ from evalq.producer.cli import (
 )
 from evalq.producer.cli.api import api as api_command
 from evalq.producer.cli.api import keys_app
+from evalq.producer.cli.audit import task_audit
 from evalq.producer.cli.compare import compare_command
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.producer.cli.gate import gate_command
@@ -104,6 +105,7 @@ db_app.command("refresh")(ops.db_refresh)
 task_app.command("put")(submit.task_put)
 task_app.command("list")(lists.task_list)
 task_app.command("submissions")(lists.task_submissions)
+task_app.command("audit")(task_audit)
 app.command()(demo.demo)
 app.command()(ops.flower)
 app.command()(ops.beat)

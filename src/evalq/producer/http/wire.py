@@ -182,6 +182,11 @@ def plan_call(task_id: str, *, detect: float | None = None) -> Call:
     return Call("GET", f"/v1/tasks/{_segment(task_id)}/plan", params=httpx.QueryParams(params))
 
 
+def audit_call(task_id: str) -> Call:
+    """POST /v1/tasks/{id}/audit."""
+    return Call("POST", f"/v1/tasks/{_segment(task_id)}/audit")
+
+
 def gate_call(
     tasks: str,
     *,
