@@ -43,6 +43,7 @@ from evalq.core.webhooks import (
     WebhookInfo,
     parse_webhook_request,
 )
+from evalq.metrics.graph.integrity import submission_integrity
 from evalq.read import monitors as watched
 from evalq.read import served
 from evalq.read.audit import audit_if_changed, audit_task
@@ -246,6 +247,7 @@ class Client:
                 settled.append((job, [*skipped, *computed]))
             runs.append(
                 intake.NewSubmission(
+                    integrity=tuple(submission_integrity(submission, task)),
                     submission=submission,
                     content_hash=digest,
                     cost_usd=cost_usd,

@@ -93,6 +93,9 @@ class SubmissionRow(Base):
     # What the run's trace says its usage must at least be (`core.schemas.trace_bounds`,
     # migration 0018): usage below it is held for review (`evalq.scoring.review`).
     trace_seconds: Mapped[float | None] = mapped_column(Float, default=None)
+    # trajectory integrity (metrics/graph/integrity.py): hits counted at intake, with evidence
+    integrity_hits: Mapped[int | None] = mapped_column(Integer, default=None)
+    integrity: Mapped[list[Any] | None] = mapped_column(JSON, default=None)
     trace_steps: Mapped[int | None] = mapped_column(Integer, default=None)
     # Manual review (migration 0004): a flagged run is left out of the baseline (baseline_sql).
     review: Mapped[Review | None] = mapped_column(String(16), default=None)

@@ -1,4 +1,5 @@
-"""task_audits: each task's last verifier audit (probes that its checks should refuse)
+"""task_audits: each task's last verifier audit; submissions.integrity_hits, integrity: the
+trajectory integrity hits found at intake (a run with one is held for review)
 
 Revision ID: 0020m48
 Revises: 0019
@@ -27,7 +28,13 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(["task_id"], ["tasks.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("task_id"),
     )
+    with op.batch_alter_table("submissions") as batch:
+        batch.add_column(sa.Column("integrity_hits", sa.Integer(), nullable=True))
+        batch.add_column(sa.Column("integrity", sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("submissions") as batch:
+        batch.drop_column("integrity")
+        batch.drop_column("integrity_hits")
     op.drop_table("task_audits")
