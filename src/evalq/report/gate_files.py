@@ -50,7 +50,7 @@ def junit(report: GateReport) -> str:
 
 def markdown(report: GateReport) -> str:
     """The gate as Markdown a CI step can post on a pull request."""
-    mark = {"pass": "PASS", "regression": "FAIL", "too few": "TOO FEW"}
+    mark = {"pass": "PASS", "regression": "FAIL", "too few": "TOO FEW", "unverified": "UNVERIFIED"}
     lines = [
         f"### evalq gate: {mark[report.verdict]}",
         "",

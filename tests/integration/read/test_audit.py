@@ -43,6 +43,7 @@ def _gate(url: str, tmp_path: Path) -> tuple[int, str, ET.Element]:
     junit = tmp_path / "gate.xml"
     junit.unlink(missing_ok=True)
     args = ["--baseline", "T3", "--candidate", "T0", "--margin", "1", "--junit", str(junit)]
+    args += ["--markdown", str(tmp_path / "gate.md")]
     with pytest.MonkeyPatch.context() as monkeypatch:
         configure(monkeypatch, database_url=url)
         result = CliRunner().invoke(app, ["gate", SCYLLA, "--by", "variant", *args])
@@ -98,6 +99,7 @@ def test_criteria_an_empty_output_passes_mark_the_task_and_fail_the_gate(
     case = next(junit.iter("testcase"))
     failure = case.find("failure")
     assert failure is not None and failure.attrib["type"] == "unverified"
+    assert "### evalq gate: UNVERIFIED" in (tmp_path / "gate.md").read_text()
     # the criteria restored: audited again, verified, and the gate passes as before
     client.put_task(original)
     with session_scope(copy) as session:
