@@ -24,6 +24,7 @@ from evalq.core.metadata import KEY_RULE, MAX_KEY_CHARS, valid_key
 from evalq.core.schemas import problems_of
 
 Statistic = Literal["mean", "pass_rate", "quantile"]
+MonitorRule = Literal["threshold", "anytime"]
 MonitorState = Literal["ok", "warning", "alert", "no data"]
 MonitorEventType = Literal["monitor.alert", "monitor.resolved"]
 MONITOR_STATES: tuple[MonitorState, ...] = get_args(MonitorState)
@@ -84,6 +85,21 @@ class MonitorRequest(BaseModel):
     min_n: int = Field(
         default=5, ge=1, le=MAX_RUNS, description="Fewer runs in the window: no data."
     )
+    rule: MonitorRule = Field(
+        default="threshold",
+        description="threshold: the statistic below alert is an alert. anytime: only when the "
+        "window's mean is below alert beyond its noise at a level spent over the stream, so "
+        "the chance of any false alert stays at most ``level`` however often it is checked "
+        "(mean and pass_rate; docs/monitors.md).",
+        exclude_if=lambda value: value == "threshold",  # earlier monitors read as before
+    )
+    level: float | None = Field(
+        default=None,
+        gt=0,
+        lt=0.5,
+        description="anytime: the false-alert level (0.05 when omitted).",
+        exclude_if=lambda value: value is None,
+    )
     renotify_minutes: float | None = Field(
         default=None,
         ge=1,
@@ -122,6 +138,10 @@ def _rules(m: MonitorRequest) -> list[tuple[str, str]]:
         problems.append(("last_hours", "one window: last_runs or last_hours, not both"))
     if m.warning is not None and m.warning < m.alert:
         problems.append(("warning", "at or above alert (a drop warns before it alerts)"))
+    if m.rule == "anytime" and m.statistic == "quantile":
+        problems.append(("rule", "anytime judges a mean: statistic mean or pass_rate"))
+    if m.level is not None and m.rule != "anytime":
+        problems.append(("level", "only with rule anytime"))
     if m.runs is not None and m.min_n > m.runs:
         problems.append(("min_n", "at most the window's runs"))
     return problems

@@ -437,6 +437,18 @@ class SuiteProfile(Section):
     )
 
 
+class PowerProfile(Section):
+    """Power planning (docs/power.md): the difference a comparison of this task should detect."""
+
+    detect: Positive | None = Field(
+        default=None,
+        description="The smallest difference in the ranking score worth detecting; a "
+        "comparison with fewer runs than detecting it with 80% power needs is marked "
+        "underpowered. None: a tenth of the score's scale (10 points of an Arena overall, "
+        "0.1 of a composite).",
+    )
+
+
 class Price(Section):
     """Dollars per million tokens."""
 
@@ -455,6 +467,7 @@ class Profile(Section):
     arena: ArenaProfile = ArenaProfile()
     scylla: ScyllaProfile = ScyllaProfile()
     suite: SuiteProfile = SuiteProfile()
+    power: PowerProfile = PowerProfile()
     pricing: dict[str, Price] = Field(
         default={
             "claude-opus-4.5": Price(input_per_mtok=15.0, output_per_mtok=75.0),
@@ -474,10 +487,11 @@ class Profile(Section):
         ``key`` at theirs: samples, none, none); bf16 or a panel changes the hash. So are
         ``scylla.planned_runs`` unset and ``arena.usage`` at "any".
         ``judge.min_labels`` and ``judge.min_alpha`` decide only whether the read side calls the
-        judge validated, never a score, so they are never part of it.
+        judge validated, never a score, so they are never part of it; nor is ``power`` (it
+        marks comparisons underpowered, never a score).
         """
         content = self.model_dump(mode="json")
-        del content["judge"]["min_labels"], content["judge"]["min_alpha"]
+        del content["judge"]["min_labels"], content["judge"]["min_alpha"], content["power"]
         if content["judge"]["cascade"] is None:
             del content["judge"]["cascade"]
         else:  # a level's later fields, at their defaults, leave earlier cascades' hashes as is

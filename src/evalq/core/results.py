@@ -259,6 +259,22 @@ class RubricResult(Record):
     )
 
 
+class JudgeIdentity(Record):
+    """Which judge made a judged score: its model, provider and version, and digests of the
+    prompt and rubrics it was asked with (`evalq.judge.identity`; docs/judge.md). Two scores
+    with different identities come from two judges, even under one model name."""
+
+    model: str = Field(description="The judge model as configured (e.g. openai:gpt-4o-mini).")
+    provider: str | None = Field(description="The provider pydantic-ai reached it through.")
+    version: str | None = Field(
+        description="The model name the provider's model object resolved (None: not built)."
+    )
+    prompt_digest: str = Field(description="SHA-256 of the prompt template and its version.")
+    rubric_digest: str = Field(
+        description="SHA-256 of every rubric's name, version, instructions and verdict schema."
+    )
+
+
 class PanelMember(Record):
     """One judge model of a panel and its own result of each rubric.
 
@@ -380,6 +396,12 @@ class JudgeResult(Record):
     panel: tuple[PanelMember, ...] = Field(default=(), exclude_if=lambda members: not members)
     agreement: Agreement | None = Field(default=None, exclude_if=lambda value: value is None)
     cascade: CascadeRecord | None = Field(default=None, exclude_if=lambda value: value is None)
+    identity: JudgeIdentity | None = Field(
+        default=None,
+        description="The judge that made these scores (None on rows judged before it was "
+        "recorded).",
+        exclude_if=lambda value: value is None,
+    )
 
     @model_validator(mode="before")
     @classmethod

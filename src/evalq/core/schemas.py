@@ -30,6 +30,7 @@ from pydantic import (
 )
 
 from evalq.core.errors import MAX_PROBLEMS, InvalidInput
+from evalq.core.integrity import IntegrityPatterns
 from evalq.core.metadata import KEY_PATTERN, MAX_BYTES, MAX_DEPTH, MAX_KEYS, check_metadata
 from evalq.core.storable import MAX_INT, printable, storable_keys, storable_string
 from evalq.core.trajectory import ArgValue, ToolCall, TrajectoryMode
@@ -270,6 +271,12 @@ class Task(Strict):
         max_length=MAX_TRACE_EDGES,
         description="Tier 3's trajectory match: the tool calls a run should make, in order, "
         "each with the arguments that must match (docs/scoring.md, 'Trajectory match').",
+        exclude_if=lambda value: value is None,  # a task without it hashes as before
+    )
+    integrity: IntegrityPatterns | None = Field(
+        default=None,
+        description="Trajectory integrity: the paths and sources a run's tool calls may not "
+        "touch, added to the defaults for code tasks (docs/integrity.md). Absent: the defaults.",
         exclude_if=lambda value: value is None,  # a task without it hashes as before
     )
     trajectory_mode: TrajectoryMode = Field(

@@ -29,6 +29,7 @@ from evalq.judge.cache import JudgmentCache, cache_key
 from evalq.judge.config import JudgeLimits
 from evalq.judge.cost import Spend
 from evalq.judge.guarded import RedisHealth
+from evalq.judge.identity import judge_identity
 from evalq.judge.inputs import rubric_input
 from evalq.judge.outcome import rubric_score
 from evalq.judge.ratelimit import SharedRateLimit
@@ -173,8 +174,9 @@ class Judge:
         spend = Spend(self.profile, self.model_id, budget)
         health = RedisHealth()
         outcomes: list[RubricResult] = []
+        built: Model | None = None
         try:
-            model = self.model_factory()
+            model = built = self.model_factory()
             async with model:
                 for rubric in self.rubrics:
                     outcomes.append(
@@ -204,6 +206,7 @@ class Judge:
             priced_by=spend.priced_by,
             budget_usd=budget,
             redis_error=None if health.error is None else self.redactor.text(health.error),
+            identity=judge_identity(self.model_id, built, self.rubrics),
         )
 
     async def _rubric(

@@ -14,7 +14,14 @@ import time
 from collections.abc import Iterable, Sequence
 from statistics import median
 
-from evalq.core.results import Agreement, JudgeResult, PanelMember, RubricResult, RubricStatus
+from evalq.core.results import (
+    Agreement,
+    JudgeIdentity,
+    JudgeResult,
+    PanelMember,
+    RubricResult,
+    RubricStatus,
+)
 from evalq.core.schemas import Submission, Task
 from evalq.judge.agreement import krippendorff_alpha
 from evalq.judge.judge import Judge, run_blocking
@@ -85,6 +92,22 @@ def combine(results: Sequence[JudgeResult], *, budget_usd: float) -> JudgeResult
             for r in results
         ),
         agreement=panel_agreement(results),
+        identity=panel_identity(results),
+    )
+
+
+def panel_identity(results: Sequence[JudgeResult]) -> JudgeIdentity | None:
+    """The panel as one judge: its members' models, providers and versions joined in member
+    order (the prompt and rubrics are the panel's, asked of every member)."""
+    found = [r.identity for r in results if r.identity is not None]
+    if not found:
+        return None
+    return JudgeIdentity(
+        model=" + ".join(i.model for i in found),
+        provider=" + ".join(i.provider or "?" for i in found),
+        version=" + ".join(i.version or "?" for i in found),
+        prompt_digest=found[0].prompt_digest,
+        rubric_digest=found[0].rubric_digest,
     )
 
 

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from evalq.core.errors import InvalidInput
 from evalq.core.judge_validation import JudgeValidation
 from evalq.core.metadata import KEY_RULE, MAX_KEY_CHARS, as_text, valid_key
+from evalq.core.power import PowerPlan
 from evalq.core.profile import Profile, profile_named
 from evalq.core.results import ScyllaScores
 from evalq.core.schemas import STORED, Task, TaskKind
@@ -33,6 +34,7 @@ from evalq.core.settings import Settings, get_settings
 from evalq.read.baseline import current_baselines
 from evalq.read.flood import range_notes
 from evalq.read.plans import Shortfall, padded, shortfalls, with_shortfalls
+from evalq.read.power import plan_view, underpowered_note
 from evalq.read.reply import Reply
 from evalq.read.variants import VariantsAnalysis, variants_analysis
 from evalq.read.view import ScoredRow, TaskContext, TaskView, view_from
@@ -644,6 +646,8 @@ def _compared(
     # by default (every variant) a group left out entirely is reported too
     kept = set(groups) if values else gathered.present
     unit: Literal["task", "scenario"] = "scenario" if kind == "suite" else "task"
+    # a plan is a task's: only a comparison inside one task is said underpowered
+    power = plan_view(views[0]) if len(views) == 1 and kind != "suite" else None
     found = contrast(
         observations,
         groups,
@@ -667,7 +671,7 @@ def _compared(
         by=by,
         groups=list(found.groups),
         reference=found.reference,
-        comparisons=[_said(c, short) for c in found.comparisons],
+        comparisons=[_said(_powered(c, power), short) for c in found.comparisons],
         units=list(found.units),
         correction=found.correction,
         alpha=found.alpha,
@@ -685,6 +689,16 @@ def _compared(
         include_held=include_held,
         variants=analysis,
     )
+
+
+def _powered(comparison: GroupComparison, plan: PowerPlan | None) -> GroupComparison:
+    """``comparison`` noting that it has fewer runs a side than ``plan`` needs
+    (`evalq.read.power`)."""
+    if plan is None:
+        return comparison
+    have = comparison.pairs or min(comparison.n_reference, comparison.n_other)
+    note = underpowered_note(plan, have)
+    return comparison if note is None else replace(comparison, notes=(*comparison.notes, note))
 
 
 def _said(comparison: GroupComparison, short: Mapping[str, Shortfall]) -> GroupComparison:

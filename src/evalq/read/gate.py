@@ -21,6 +21,7 @@ excludes 0 exactly when the task's test is rejected: the regression rule adds on
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Literal, get_args
 
 from pydantic import Field
@@ -44,13 +45,14 @@ from evalq.read.view import TaskView
 from evalq.stats.comparison import RESAMPLES, SEED, Correction, correct
 from evalq.stats.contrast import GroupComparison
 
-Verdict = Literal["pass", "regression", "too few"]
+Verdict = Literal["pass", "regression", "too few", "unverified"]
 TooFew = Literal["pass", "fail"]
 EXIT_STATUS: dict[Verdict | Literal["unusable input"], int] = {
     "pass": 0,
     "regression": 1,
     "unusable input": 2,
     "too few": 3,
+    "unverified": 4,
 }
 """The exit status of `evalq gate` for each outcome (unusable input: a request refused)."""
 
@@ -81,7 +83,9 @@ class GateReport(Reply):
     """Body of GET /v1/gate: the candidate against the baseline, task by task and overall."""
 
     verdict: Verdict = Field(description="The gate's decision (``too few`` as too_few says).")
-    exit_status: int = Field(description="0 pass, 1 regression, 3 too few (2: refused).")
+    exit_status: int = Field(
+        description="0 pass, 1 regression, 3 too few, 4 a task unverified (2: refused)."
+    )
     message: str
     tasks: list[TaskGate] = Field(description="Each task both groups were scored on.")
     not_shared: list[str] = Field(
@@ -312,6 +316,32 @@ def gate(
         alpha=alpha,
         level=whole.level,
         left_out=whole.left_out,
+    )
+
+
+def with_unverified(report: GateReport, marks: Mapping[str, str]) -> GateReport:
+    """``report`` failing on each gated task whose verifier audit left it unverified
+    (`evalq.read.audit`): a score its checks cannot tell from noise gates nothing. A
+    regression elsewhere still decides the exit status."""
+    if not any(t.task in marks for t in report.tasks):
+        return report
+    tasks = [
+        t.model_copy(update={"verdict": "unverified", "message": f"{t.task}: {marks[t.task]}"})
+        if t.task in marks
+        else t
+        for t in report.tasks
+    ]
+    verdict: Verdict = "regression" if report.verdict == "regression" else "unverified"
+    message = _summary(
+        verdict, tasks, report.overall, report.overall_verdict, report.candidate, report.baseline
+    )
+    return report.model_copy(
+        update={
+            "tasks": tasks,
+            "verdict": verdict,
+            "exit_status": EXIT_STATUS[verdict],
+            "message": message,
+        }
     )
 
 

@@ -318,6 +318,12 @@ class LeaderboardReport(Reply):
         "validated (docs/judge.md); absent when no judge score is shown.",
         exclude_if=lambda value: value is None,
     )
+    verifier: str | None = Field(
+        default=None,
+        description='"unverified: ..." when the task\'s last verifier audit found a probe its '
+        "checks accept (docs/audit.md); absent otherwise.",
+        exclude_if=lambda value: value is None,
+    )
     total: int | None = Field(
         default=None,
         description="How many entries the board has (ranked and held) with the filters given; "

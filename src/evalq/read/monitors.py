@@ -42,8 +42,9 @@ from evalq.core.monitors import (
     task_cap_rule,
 )
 from evalq.core.settings import Settings
+from evalq.read.anytime import monitor_state
 from evalq.scoring.kinds import KindRule
-from evalq.scoring.monitor import Notified, event_of, state_of
+from evalq.scoring.monitor import Notified, event_of
 from evalq.stats.window import window_statistic
 from evalq.store import monitors as store
 from evalq.store import task_kinds, webhooks
@@ -270,7 +271,7 @@ def _check_task(
     value = window_statistic(
         found.values, found.passed, statistic=monitor.statistic, q=monitor.quantile
     )
-    state = state_of(value, len(found.values), monitor)
+    state = monitor_state(rule=rule, monitor=monitor, found=found, value=value)
     upsert(  # the row exists from here on; a concurrent check waits for this one below
         session,
         MonitorStateRow.__table__,  # type: ignore[arg-type]

@@ -19,9 +19,10 @@ from sqlalchemy.orm import Session
 from evalq.core.errors import NotFound
 from evalq.core.review_decisions import ReviewDecision
 from evalq.core.settings import Settings, get_settings
+from evalq.read.audit import unverified_marks, with_verifier
 from evalq.read.boards import projector
 from evalq.read.compare import CompareReport, compare
-from evalq.read.gate import GateReport, TooFew, gate
+from evalq.read.gate import GateReport, TooFew, gate, with_unverified
 from evalq.read.judge_agreement import with_judge_validation
 from evalq.read.leaderboard import LeaderboardReport, leaderboard
 from evalq.read.reply import Reply
@@ -148,7 +149,8 @@ def board(
         limit=limit,
         offset=offset,
     )
-    return with_judge_validation(found, session, task_ids=[found.task_id], settings=settings)
+    shown = with_judge_validation(found, session, task_ids=[found.task_id], settings=settings)
+    return with_verifier(shown, session)
 
 
 def comparison(
@@ -216,7 +218,7 @@ def report(
     settings = settings or get_settings()
     data = report_data(session, task_id=task_id, include_held=include_held, settings=settings)
     shown = with_judge_validation(data.leaderboard, session, task_ids=[task_id], settings=settings)
-    return data.model_copy(update={"leaderboard": shown})
+    return data.model_copy(update={"leaderboard": with_verifier(shown, session)})
 
 
 def refresh_task(session: Session, *, task_id: str, settings: Settings | None = None) -> int:
@@ -347,4 +349,5 @@ def gate_report(
         settings=settings,
     )
     gated = [t.task for t in found.tasks]
+    found = with_unverified(found, unverified_marks(session, task_ids=gated))
     return with_judge_validation(found, session, task_ids=gated, settings=settings)

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import Field
 from sqlalchemy.orm import Session
 
+from evalq.core.integrity import IntegrityHit
 from evalq.core.judge_validation import JudgeValidation
 from evalq.core.redact import redact_data
 from evalq.core.results import (
@@ -116,6 +117,13 @@ class SubmissionResult(Reply):
         "validated (docs/judge.md); absent when no judge score is shown.",
         exclude_if=lambda value: value is None,
     )
+    integrity: list[IntegrityHit] | None = Field(
+        default=None,
+        description="The tool calls that touched what the task protects (which call, what "
+        "path or URL, which rule): the run is held for review (docs/integrity.md); absent "
+        "when none did.",
+        exclude_if=lambda value: value is None,
+    )
 
 
 def submission_result(
@@ -144,6 +152,7 @@ def submission_result(
             for d in queries.review_decisions(session, submission_id=submission_id)
         ],
         "metadata": row.payload.get("metadata") or {},
+        "integrity": row.integrity,
         "tiers": {
             name: {"status": t.status, "metrics": t.metrics, "error": _public(t.error)}
             for name, t in sorted(tiers.items())

@@ -108,10 +108,14 @@ def leaderboard_table(data: ReportData) -> str:
 
 
 def usage_paragraph(board: LeaderboardReport) -> str:
-    """The board's note on self-reported usage (the usage column names each run's source)."""
+    """The board's note on self-reported usage (the usage column names each run's source),
+    after its task's "unverified" mark when its verifier audit found one (docs/audit.md)."""
+    verifier = (
+        "" if board.verifier is None else f'<p class="note verifier">{esc(board.verifier)}</p>'
+    )
     if board.usage_note is None:
-        return ""
-    return (
+        return verifier
+    return verifier + (
         f'<p class="note usage">Usage: {esc(board.usage_note)}; the usage column says which '
         "runs' usage comes from a trace.</p>"
     )

@@ -55,6 +55,10 @@ USAGE_BELOW_TRACE = "usage_below_trace"
 TRACE_TOLERANCE = 0.02
 """Reported time may fall this far (relative) below the trace's span: clocks and rounding."""
 
+INTEGRITY = "integrity"
+"""Review flag: a tool call of the run's trace touched what its task protects (tests, runner,
+answer keys, the solution's history, the benchmark's sources: `evalq.metrics.graph.integrity`)."""
+
 COPIED_OUTPUT = "copied_output"
 """Review flag: the output equals an earlier run's of another agent, with other usage."""
 
@@ -70,6 +74,7 @@ class RunFacts:
     shape_hash: str | None = None
     trace_seconds: float | None = None
     trace_steps: int | None = None
+    integrity_hits: int | None = None
 
     @property
     def below_trace(self) -> bool:
@@ -195,6 +200,8 @@ def review_flags(runs: Sequence[RunFacts], profile: ArenaProfile) -> dict[str, t
         held = held_indicators(facts, threshold, profile)
         if facts.below_trace:
             held = (*held, USAGE_BELOW_TRACE)
+        if facts.integrity_hits:
+            held = (*held, INTEGRITY)
         if facts.run.submission_id in copied:
             held = (*held, COPIED_OUTPUT)
         if held:

@@ -16,9 +16,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from evalq.core.applicable import remaining_tiers, skipped_tiers
+from evalq.core.audit import TaskAudit
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
 from evalq.core.labels import Label, LabelQueue, LabelRequest, parse_label, parse_labels
 from evalq.core.monitors import PAGE_DEFAULT, PAGE_MAX, Monitor, MonitorList, MonitorRequest
+from evalq.core.power import PowerPlan
 from evalq.core.pricing import quote_submission
 from evalq.core.profile import profile_named
 from evalq.core.receivers import check_receiver
@@ -41,8 +43,10 @@ from evalq.core.webhooks import (
     WebhookInfo,
     parse_webhook_request,
 )
+from evalq.metrics.graph.integrity import submission_integrity
 from evalq.read import monitors as watched
 from evalq.read import served
+from evalq.read.audit import audit_if_changed, audit_task
 from evalq.service import evaluated
 from evalq.service.submitted import FINAL_STATUSES, Submitted
 from evalq.store import intake, queries, webhooks
@@ -141,8 +145,19 @@ class Client:
         """
         parsed = task if isinstance(task, Task) else parse_task(task)
         with session_scope(self.url) as session:
-            queries.put_task(session, task=parsed, settings=self.settings)
+            changed = queries.put_task(session, task=parsed, settings=self.settings)
+            audit_if_changed(session, task_id=parsed.id, changed=changed, settings=self.settings)
         return parsed
+
+    def audit_task(self, task_id: str) -> TaskAudit:
+        """Probe the task's checks now (an empty output, its text echoed, a refusal, other
+        tasks' best runs) and store the result, as POST /v1/tasks/{id}/audit (docs/audit.md).
+
+        Raises:
+            NotFound: no such task.
+        """
+        with session_scope(self.url) as session:
+            return audit_task(session, task_id=task_id, settings=self.settings)
 
     def submit(self, submission: Submission | Mapping[str, Any]) -> Submitted:
         """Validate, store and enqueue one submission; idempotent on its id.
@@ -232,6 +247,7 @@ class Client:
                 settled.append((job, [*skipped, *computed]))
             runs.append(
                 intake.NewSubmission(
+                    integrity=tuple(submission_integrity(submission, task)),
                     submission=submission,
                     content_hash=digest,
                     cost_usd=cost_usd,
@@ -784,6 +800,19 @@ class Client:
                 include_held=include_held,
             )
             return result.model_dump(mode="json")
+
+    def plan(self, task_id: str, *, detect: float | None = None) -> PowerPlan:
+        """Runs per variant or agent the task's noise needs to detect ``detect`` with 80% power
+        at its alpha, as GET /v1/tasks/{id}/plan serves it (docs/power.md).
+
+        Raises:
+            NotFound: no such task.
+            InvalidInput: on ``detect`` (a number above 0).
+        """
+        from evalq.read.power import task_plan
+
+        with session_scope(self.url) as session:
+            return task_plan(session, task_id=task_id, detect=detect, settings=self.settings)
 
     def gate(
         self,

@@ -18,6 +18,7 @@ from sqlalchemy import Table, insert, select, update
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import Conflict, InvalidInput
+from evalq.core.integrity import IntegrityHit
 from evalq.core.results import PriceSource, TierOutcome
 from evalq.core.schemas import (
     STORED,
@@ -57,6 +58,7 @@ class NewSubmission:
     skipped: list[TierOutcome]
     priced_by: PriceSource | None = None
     computed: tuple[TierOutcome, ...] = ()
+    integrity: tuple[IntegrityHit, ...] = ()
 
 
 def _chunks(values: Collection[str]) -> Iterator[list[str]]:
@@ -194,6 +196,8 @@ def _submission_values(run: NewSubmission, now: datetime) -> dict[str, Any]:
         "shape_hash": shape_digest(payload),
         "trace_seconds": trace_bounds(payload)[0],
         "trace_steps": trace_bounds(payload)[1],
+        "integrity_hits": len(run.integrity) or None,
+        "integrity": [h.model_dump(mode="json") for h in run.integrity] or None,
         "review": None,
         "reviewed_at": None,
     }

@@ -96,6 +96,9 @@ class SubmissionRow(Base):
     # What the run's trace says its usage must at least be (`core.schemas.trace_bounds`,
     # migration 0018): usage below it is held for review (`evalq.scoring.review`).
     trace_seconds: Mapped[float | None] = mapped_column(Float, default=None)
+    # trajectory integrity (metrics/graph/integrity.py): hits counted at intake, with evidence
+    integrity_hits: Mapped[int | None] = mapped_column(Integer, default=None)
+    integrity: Mapped[list[Any] | None] = mapped_column(JSON, default=None)
     trace_steps: Mapped[int | None] = mapped_column(Integer, default=None)
     # Manual review (migration 0004): a flagged run is left out of the baseline (baseline_sql).
     review: Mapped[Review | None] = mapped_column(String(16), default=None)
@@ -489,3 +492,17 @@ class MonitorStateRow(Base):
     notified_state: Mapped[str | None] = mapped_column(String(16), default=None)
     notified_at: Mapped[datetime | None] = mapped_column(default=None)
     notices: Mapped[int] = mapped_column(default=0)
+
+
+class TaskAuditRow(Base):
+    """A task's last verifier audit (`evalq.read.audit`): probes its checks should refuse."""
+
+    __tablename__ = "task_audits"
+
+    task_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True
+    )
+    status: Mapped[str] = mapped_column(String(16))
+    audit: Mapped[dict[str, Any]]
+    task_hash: Mapped[str] = mapped_column(String(64))
+    audited_at: Mapped[datetime] = mapped_column(default=utcnow)

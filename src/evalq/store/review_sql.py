@@ -20,6 +20,7 @@ from evalq.core.profile import ArenaProfile
 from evalq.core.results import EvaluationScores
 from evalq.scoring.review import (
     COPIED_OUTPUT,
+    INTEGRITY,
     TRACE_TOLERANCE,
     USAGE_BELOW_TRACE,
     RunFacts,
@@ -129,8 +130,9 @@ def _decide(
             SubmissionRow.tool_calls < SubmissionRow.trace_steps,
         ),
     )
+    broke = SubmissionRow.integrity_hits > 0
     outliers = _facts(
-        session, and_(counted, or_(indicators >= profile.outlier_min_flags, below_trace))
+        session, and_(counted, or_(indicators >= profile.outlier_min_flags, below_trace, broke))
     )
     shared = (
         select(SubmissionRow.output_hash)
@@ -144,6 +146,8 @@ def _decide(
         held = held_indicators(facts, threshold, profile)
         if facts.below_trace:
             held = (*held, USAGE_BELOW_TRACE)
+        if facts.integrity_hits:
+            held = (*held, INTEGRITY)
         if held:
             decided[facts.run.submission_id] = held
     for sid in copied:

@@ -35,7 +35,7 @@ from evalq.report.gate_files import junit
 from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.store.keys import create_key
-from tests.integration.api.conftest import ROOT, Server, serve_api, submission
+from tests.integration.api.conftest import ROOT, TASK, Server, serve_api, submission
 from tests.integration.conftest import REDIS_TEST_DB
 from tests.support.compare_store import add_evaluated, bulk_submission, put_tasks
 from tests.support.databases import fresh_database, private_redis
@@ -235,8 +235,12 @@ def test_the_ci_example_runs_green_against_a_real_api(
     """The composite action's shell (examples/ci/gate.py): submit, wait, gate, both files.
 
     The candidate's runs are the baseline's a little faster (better or equal on every Arena
-    dimension), so the gate passes; each side has five runs, enough to decide."""
+    dimension), so the gate passes; each side has five runs, enough to decide. The task's
+    criteria need the named test to pass (criteria an empty output meets leave a task
+    unverified, and the gate fails on it: docs/audit.md)."""
     directory = tmp_path_factory.mktemp("ci")
+    sound = TASK | {"success_criteria": [{"type": "tests_pass", "tests": ["test_parse"]}]}
+    evidence = {"tests": [{"name": "test_parse", "passed": True}]}
     runs = []
     for n in range(5):
         usage = {"input_tokens": 800 + 40 * n, "output_tokens": 200, "tool_calls": 3 + n}
@@ -246,10 +250,12 @@ def test_the_ci_example_runs_green_against_a_real_api(
                     f"ci-{commit}-{n}",
                     usage=usage | {"execution_time": seconds},
                     metadata={"commit": commit},
+                    evidence=evidence,
                 )
             )
     (directory / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
     with serve_api("sqlite", directory, broker=False) as server:
+        assert server.client().put("/v1/tasks/t1", json=sound).status_code == 200
         completed = _run_example(server, directory)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert completed.stdout.startswith("pass: cand against base over 1 task(s)")

@@ -34,10 +34,12 @@ from evalq.producer.cli import (
 from evalq.producer.cli.api import api as api_command
 from evalq.producer.cli.api import keys_app
 from evalq.producer.cli.arguments import unstorable
+from evalq.producer.cli.audit import task_audit
 from evalq.producer.cli.compare import compare_command
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.producer.cli.gate import gate_command
 from evalq.producer.cli.output import SETTINGS_INVALID, one_line
+from evalq.producer.cli.power import plan_command
 
 __all__ = ["EXAMPLES", "app", "main"]
 
@@ -96,6 +98,7 @@ app.command()(submit.status)
 app.command("leaderboard")(boards.leaderboard_command)
 app.command("compare")(compare_command)
 app.command("gate")(gate_command)
+app.command("plan")(plan_command)
 app.command()(ops.worker)
 app.command()(ops.recover)
 db_app.command("upgrade")(ops.db_upgrade)
@@ -103,6 +106,7 @@ db_app.command("refresh")(ops.db_refresh)
 task_app.command("put")(submit.task_put)
 task_app.command("list")(lists.task_list)
 task_app.command("submissions")(lists.task_submissions)
+task_app.command("audit")(task_audit)
 app.command()(demo.demo)
 app.command()(ops.flower)
 app.command()(ops.beat)

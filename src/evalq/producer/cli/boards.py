@@ -166,6 +166,8 @@ def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
             )  # fmt: skip
         console.print(variants)
     console.print(leaderboard_table(board, wide=wide))
+    if board.verifier is not None:
+        console.print(f"task {escape(board.verifier)}", highlight=False)
     if board.judge_validation is not None:
         for line in board.judge_validation.lines():
             console.print(line, markup=False, highlight=False)

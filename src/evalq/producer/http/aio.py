@@ -11,10 +11,12 @@ from typing import Any
 
 import httpx
 
+from evalq.core.audit import TaskAudit
 from evalq.core.errors import InvalidInput
 from evalq.core.judge_validation import JudgeAgreement
 from evalq.core.labels import Label, LabelList, LabelQueue, LabelRequest, parse_label
 from evalq.core.monitors import PAGE_DEFAULT, PAGE_MAX, Monitor, MonitorList, MonitorRequest
+from evalq.core.power import PowerPlan
 from evalq.core.review_decisions import ReviewDecided
 from evalq.core.schemas import Submission, Task
 from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
@@ -234,6 +236,14 @@ class AsyncHttpClient:
         )
         result: dict[str, Any] = await self._send(call)
         return result
+
+    async def plan(self, task_id: str, *, detect: float | None = None) -> PowerPlan:
+        """Runs per variant or agent needed to detect ``detect`` (GET /v1/tasks/{id}/plan)."""
+        return PowerPlan.model_validate(await self._send(wire.plan_call(task_id, detect=detect)))
+
+    async def audit_task(self, task_id: str) -> TaskAudit:
+        """Probe the task's checks now and store the result (POST /v1/tasks/{id}/audit)."""
+        return TaskAudit.model_validate(await self._send(wire.audit_call(task_id)))
 
     async def gate(
         self,

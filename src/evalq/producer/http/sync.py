@@ -10,10 +10,12 @@ from typing import Any
 
 import httpx
 
+from evalq.core.audit import TaskAudit
 from evalq.core.errors import InvalidInput
 from evalq.core.judge_validation import JudgeAgreement
 from evalq.core.labels import Label, LabelList, LabelQueue, LabelRequest, parse_label
 from evalq.core.monitors import PAGE_DEFAULT, PAGE_MAX, Monitor, MonitorList, MonitorRequest
+from evalq.core.power import PowerPlan
 from evalq.core.review_decisions import ReviewDecided
 from evalq.core.schemas import Submission, Task
 from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
@@ -231,6 +233,14 @@ class HttpClient:
         )
         result: dict[str, Any] = self._send(call)
         return result
+
+    def plan(self, task_id: str, *, detect: float | None = None) -> PowerPlan:
+        """Runs per variant or agent needed to detect ``detect`` (GET /v1/tasks/{id}/plan)."""
+        return PowerPlan.model_validate(self._send(wire.plan_call(task_id, detect=detect)))
+
+    def audit_task(self, task_id: str) -> TaskAudit:
+        """Probe the task's checks now and store the result (POST /v1/tasks/{id}/audit)."""
+        return TaskAudit.model_validate(self._send(wire.audit_call(task_id)))
 
     def gate(
         self,

@@ -176,6 +176,17 @@ def compare_call(
     return Call("GET", "/v1/compare", params=httpx.QueryParams(params))
 
 
+def plan_call(task_id: str, *, detect: float | None = None) -> Call:
+    """GET /v1/tasks/{id}/plan."""
+    params = {} if detect is None else {"detect": repr(float(detect))}
+    return Call("GET", f"/v1/tasks/{_segment(task_id)}/plan", params=httpx.QueryParams(params))
+
+
+def audit_call(task_id: str) -> Call:
+    """POST /v1/tasks/{id}/audit."""
+    return Call("POST", f"/v1/tasks/{_segment(task_id)}/audit")
+
+
 def gate_call(
     tasks: str,
     *,

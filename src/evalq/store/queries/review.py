@@ -152,6 +152,7 @@ FACT_COLUMNS = (
     SubmissionRow.shape_hash,
     SubmissionRow.trace_seconds,
     SubmissionRow.trace_steps,
+    SubmissionRow.integrity_hits,
     SubmissionRow.total_tokens,
     SubmissionRow.tool_calls,
     SubmissionRow.iterations,
@@ -208,6 +209,7 @@ def run_facts(row: Any) -> RunFacts:
         shape_hash=row.shape_hash,
         trace_seconds=row.trace_seconds,
         trace_steps=row.trace_steps,
+        integrity_hits=row.integrity_hits,
     )
 
 

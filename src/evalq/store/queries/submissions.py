@@ -25,6 +25,7 @@ from evalq.core.schemas import (
 )
 from evalq.core.settings import Settings
 from evalq.core.status import PENDING_STATUSES, Status
+from evalq.metrics.graph.integrity import submission_integrity
 from evalq.store.models import (
     SubmissionRow,
     TaskRow,
@@ -59,7 +60,8 @@ def add_submission(
                 "submission ids are idempotency keys, use a new id for a new run"
             )
         return False
-    get_task_or_invalid(session, task_id=submission.task_id)
+    task = get_task_or_invalid(session, task_id=submission.task_id)
+    hits = submission_integrity(submission, task)
     usage = submission.usage
     payload = submission.model_dump(mode="json")
     run_hash, output_hash = run_digests(payload)
@@ -75,6 +77,8 @@ def add_submission(
             shape_hash=shape_digest(payload),
             trace_seconds=trace_seconds,
             trace_steps=trace_steps,
+            integrity_hits=len(hits) or None,
+            integrity=[h.model_dump(mode="json") for h in hits] or None,
             status="queued",
             tool=submission.tool,
             model=submission.model,

@@ -10,14 +10,18 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
-from evalq.core.errors import InvalidInput
+from evalq.core.audit import TaskAudit
+from evalq.core.errors import InvalidInput, NotFound
+from evalq.core.power import PowerPlan
 from evalq.core.schemas import TASK_ID_PATTERN, parse_task
 from evalq.producer.api.auth import require
 from evalq.producer.api.deps import JsonBody, SessionDep, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message, TaskStored
 from evalq.read import served
+from evalq.read.audit import audit_if_changed, audit_task, stored_audit
 from evalq.read.leaderboard import MAX_LIMIT, LeaderboardReport
+from evalq.read.power import task_plan
 from evalq.read.reports import (
     BaselineReport,
     SuiteReport,
@@ -164,6 +168,43 @@ def get_variants(
     )
 
 
+@router.get("/{task_id}/plan", dependencies=READ, responses=NOT_FOUND)
+def get_plan(
+    task_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    detect: Annotated[
+        float | None,
+        Query(
+            gt=0,
+            allow_inf_nan=False,
+            description="The difference in the ranking score to detect; default: the "
+            "profile's power.detect, else a tenth of the score's scale.",
+        ),
+    ] = None,
+) -> PowerPlan:
+    """Runs per variant or agent the task's observed noise needs for the paired test to detect
+    ``detect`` with 80% power at the task's alpha (docs/power.md)."""
+    return task_plan(session, task_id=known("task", task_id), detect=detect, settings=settings)
+
+
+@router.get("/{task_id}/audit", dependencies=READ, responses=NOT_FOUND)
+def get_audit(task_id: str, session: SessionDep) -> TaskAudit:
+    """The task's last verifier audit (docs/audit.md); 404 when it was never audited."""
+    found = stored_audit(session, task_id=known("task", task_id))
+    if found is None:
+        queries.get_task(session, task_id=task_id)  # 404 on an unknown task
+        raise NotFound(f"task {task_id!r} was never audited (POST /v1/tasks/{task_id}/audit)")
+    return found
+
+
+@router.post("/{task_id}/audit", dependencies=[Depends(require("write"))], responses=NOT_FOUND)
+def post_audit(task_id: str, session: SessionDep, settings: SettingsDep) -> TaskAudit:
+    """Probe the task's checks now (an empty output, its text echoed, a refusal, other tasks'
+    best runs) and store the result: a probe that passes marks the task unverified."""
+    return audit_task(session, task_id=known("task", task_id), settings=settings)
+
+
 @router.get("/{task_id}/suite", dependencies=READ, responses=NOT_FOUND)
 def get_suite(task_id: str, session: SessionDep, settings: SettingsDep) -> SuiteReport:
     """The suite gate (pass, blocking failures, warnings, metrics) of each suite submission."""
@@ -204,5 +245,6 @@ def put_task(
     created = session.get(TaskRow, task.id) is None
     # InvalidInput on `profile` when this deployment lacks it
     changed = queries.put_task(session, task=task, settings=settings)
+    audit_if_changed(session, task_id=task.id, changed=changed, settings=settings)
     response.status_code = 201 if created else 200
     return TaskStored(task=task.model_dump(mode="json"), created=created, changed=changed)
