@@ -29,6 +29,7 @@ from evalq.store.db import session_scope
 from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow
 from evalq.workers.names import TIER_TASKS
 from tests.support.databases import fresh_database
+from tests.support.processes import PATIENCE
 from tests.support.services import REDIS_HOST, REDIS_PORT, need
 
 REDIS_DRILL_DB = int(os.environ.get("EVALQ_TEST_DRILL_REDIS_DB", "14"))
@@ -150,7 +151,7 @@ class Worker:
         """SIGKILL the whole process group (a lost machine: main process and children)."""
         with suppress(ProcessLookupError):
             os.killpg(self.pid, signal.SIGKILL)
-        self.process.wait(timeout=30)
+        self.process.wait(timeout=30 * PATIENCE)
 
     def stop(self, timeout: float = 20) -> None:
         """Warm shutdown (SIGTERM), then SIGKILL of the group if it does not exit in time."""
@@ -246,13 +247,13 @@ def beat(env: Mapping[str, str], logs: Path) -> Iterator[Path]:
         with suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
         try:
-            process.wait(timeout=20)
+            process.wait(timeout=20 * PATIENCE)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=20)
+            process.wait(timeout=20 * PATIENCE)
 
 
-def run_cli(env: Mapping[str, str], *args: str, timeout: float = 120) -> str:
+def run_cli(env: Mapping[str, str], *args: str, timeout: float = 120 * PATIENCE) -> str:
     """Run ``evalq ARGS`` as its own process; returns stdout, raises on a non-zero exit."""
     done = subprocess.run(
         [EVALQ, *args],
@@ -481,7 +482,9 @@ class PrivateRedis:
             self.process = subprocess.Popen(
                 argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
             )
-        wait_for(self._answers, timeout=30, what=f"redis-server on port {self.port}", poll=0.1)
+        wait_for(
+            self._answers, timeout=30 * PATIENCE, what=f"redis-server on port {self.port}", poll=0.1
+        )
 
     def _answers(self) -> bool:
         assert self.process is not None and self.process.poll() is None, "redis-server exited"
@@ -495,7 +498,7 @@ class PrivateRedis:
         """SIGTERM, as an init system stops it: Redis writes its append-only file and exits."""
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
-            self.process.wait(timeout=30)
+            self.process.wait(timeout=30 * PATIENCE)
 
 
 @contextmanager

@@ -25,6 +25,7 @@ from evalq.store.models import SubmissionRow, TierResultRow
 from tests.drills import harness
 from tests.drills.batch import submit_batch
 from tests.drills.slow import SLOW_PREFIX
+from tests.support.processes import PATIENCE
 
 N = 200
 DOWN_S = 8
@@ -110,7 +111,7 @@ def restart_mid_batch(
         harness.wait_for_finished(store_url, 40, still_s=300, what="40 done")
         harness.wait_for(
             lambda: slow_tier_running(a, store_url, broker.url) is not None,
-            timeout=120,
+            timeout=120 * PATIENCE,
             what="a slow tier 1 on worker a",
             poll=0.2,
         )

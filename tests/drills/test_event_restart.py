@@ -21,6 +21,7 @@ from evalq.workers.app import make_app
 from tests.drills import harness
 from tests.drills.batch import TASK, ids, submit_batch
 from tests.drills.test_postgres_restart import cluster, pg_ctl
+from tests.support.processes import PATIENCE
 from tests.support.services import PG_HOST, PG_PORT, reachable
 from tests.support.settings import configure
 from tests.support.webhook_receiver import TEST_WEBHOOK_KEY, webhook_receiver
@@ -53,15 +54,22 @@ def test_postgres_restart_after_merges_drops_no_webhook_event(
         receiver.secret = hook.secret
         pool.start("a")
         submit_batch(env, batch)
-        harness.wait_for(lambda: harness.finished(store_url) >= 15, timeout=300, what="15 done")
+        harness.wait_for(
+            lambda: harness.finished(store_url) >= 15, timeout=300 * PATIENCE, what="15 done"
+        )
         try:
             pg_ctl("restart")  # right after merges: events committed, their sends under way
-            harness.wait_for(lambda: reachable(PG_HOST, PG_PORT), timeout=60, what="PostgreSQL")
+            harness.wait_for(
+                lambda: reachable(PG_HOST, PG_PORT), timeout=60 * PATIENCE, what="PostgreSQL"
+            )
         finally:
             if not reachable(PG_HOST, PG_PORT):
                 pg_ctl("start")
         harness.wait_for(
-            lambda: harness.finished(store_url) == N, timeout=600, what=f"all {N} final", poll=1
+            lambda: harness.finished(store_url) == N,
+            timeout=600 * PATIENCE,
+            what=f"all {N} final",
+            poll=1,
         )
 
         def every_event() -> bool:
@@ -76,7 +84,7 @@ def test_postgres_restart_after_merges_drops_no_webhook_event(
             resend_events(app)  # the beat's event sweep
             return False
 
-        harness.wait_for(every_event, timeout=300, what="every run's event", poll=2)
+        harness.wait_for(every_event, timeout=300 * PATIENCE, what="every run's event", poll=2)
         time.sleep(2)
     app.close()
     deliveries = client.webhook_deliveries(TASK.id, hook.id, limit=1000)

@@ -11,6 +11,7 @@ import pytest
 from tests.drills import harness
 from tests.drills.batch import submit_batch
 from tests.drills.slow import SLOW_PREFIX
+from tests.support.processes import PATIENCE
 
 N = 500
 SLOW_EVERY = 20  # one submission in 20 has a slow tier 1 (tests.drills.slow): a sure kill target
@@ -75,7 +76,7 @@ def test_kill_9_mid_batch_loses_and_duplicates_nothing(
         lost_child = kill_mid_tier(a, store_url, broker_url, whole_worker=False)
         harness.wait_for(
             lambda: lost_child.pid not in a.children() and len(a.children()) == 2,
-            timeout=120,
+            timeout=120 * PATIENCE,
             what="worker a replaced its child",
         )
 

@@ -20,6 +20,7 @@ from evalq.store.models import SubmissionRow, TierResultRow, utcnow
 from evalq.workers.names import MERGE_QUEUE
 from tests.drills import harness
 from tests.drills.batch import ids, submit_batch
+from tests.support.processes import PATIENCE
 
 DEFAULTS = Settings.model_fields
 VISIBILITY_S = DEFAULTS["visibility_timeout_s"].default
@@ -89,13 +90,17 @@ def test_a_lost_worker_is_recovered_in_minutes_and_waiting_work_is_never_re_enqu
     hold = ("tests.drills.hold",)
     b = pool.start("b", include=hold)
     submit_batch(env, HELD_BY_B)
-    harness.wait_for(lambda: running_on(store_url, HELD_BY_B, b), timeout=120, what="b holds")
+    harness.wait_for(
+        lambda: running_on(store_url, HELD_BY_B, b), timeout=120 * PATIENCE, what="b holds"
+    )
     a = pool.start("a", include=hold)
     merge = pool.start("m", queues=MERGE_QUEUE, concurrency=1)
     everyone = HELD_BY_B + HELD_BY_A + BACKLOG
     with harness.beat(env, pool.logs):
         submit_batch(env, HELD_BY_A + BACKLOG)
-        harness.wait_for(lambda: running_on(store_url, HELD_BY_A, a), timeout=120, what="a holds")
+        harness.wait_for(
+            lambda: running_on(store_url, HELD_BY_A, a), timeout=120 * PATIENCE, what="a holds"
+        )
 
         b.kill_group()  # a lost machine: main process and both children, mid tier 1
         killed = time.monotonic()
@@ -110,7 +115,7 @@ def test_a_lost_worker_is_recovered_in_minutes_and_waiting_work_is_never_re_enqu
         # them, and sweep after sweep leaves both alone.
         harness.wait_for(
             lambda: held_for(store_url, HELD_BY_A) > timedelta(seconds=LOST_AFTER_S),
-            timeout=120,
+            timeout=120 * PATIENCE,
             what="a's tier 1s older than the lost-after age",
         )
         swept = sweeps(merge)
@@ -122,10 +127,14 @@ def test_a_lost_worker_is_recovered_in_minutes_and_waiting_work_is_never_re_enqu
         assert waiting, "a's backlog was not waiting during the sweeps"
 
         harness.wait_for(
-            lambda: final(store_url, HELD_BY_B), timeout=420, what="the dead worker's work final"
+            lambda: final(store_url, HELD_BY_B),
+            timeout=420 * PATIENCE,
+            what="the dead worker's work final",
         )
         lost_final_s = time.monotonic() - killed
-        harness.wait_for(lambda: final(store_url, everyone), timeout=420, what="everything final")
+        harness.wait_for(
+            lambda: final(store_url, everyone), timeout=420 * PATIENCE, what="everything final"
+        )
         all_final_s = time.monotonic() - killed
     time.sleep(3)  # let late duplicates land before counting
     c = harness.counts(store_url)

@@ -10,6 +10,7 @@ import pytest
 
 from tests.drills import harness
 from tests.drills.batch import ids, submit_batch
+from tests.support.processes import PATIENCE
 from tests.support.services import PG_HOST, PG_PORT, reachable
 
 N = 200
@@ -29,7 +30,7 @@ def pg_ctl(action: str) -> None:
         ["pg_ctlcluster", "--skip-systemctl-redirect", version, name, action],
         check=True,
         capture_output=True,
-        timeout=120,
+        timeout=120 * PATIENCE,
     )
 
 
@@ -49,7 +50,9 @@ def test_postgres_restart_mid_batch_retries_and_loses_nothing(
     at_restart = harness.finished(store_url)
     try:
         pg_ctl("restart")  # fast shutdown: every open connection is terminated
-        harness.wait_for(lambda: reachable(PG_HOST, PG_PORT), timeout=60, what="PostgreSQL back")
+        harness.wait_for(
+            lambda: reachable(PG_HOST, PG_PORT), timeout=60 * PATIENCE, what="PostgreSQL back"
+        )
     finally:
         if not reachable(PG_HOST, PG_PORT):
             pg_ctl("start")

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from evalq.producer.cli import app as cli
 from evalq.workers.names import QUEUES
-from tests.support.processes import EVALQ
+from tests.support.processes import EVALQ, PATIENCE
 from tests.support.tools import required_program
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +46,7 @@ def compose_config(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=60 * PATIENCE,
     )
 
 
@@ -133,7 +133,9 @@ def test_every_evalq_command_the_compose_file_runs_exists(config: dict[str, Any]
         if name in EVALQ_SERVICES
     }
     assert set(commands) == EVALQ_SERVICES
-    entry_point = subprocess.run([EVALQ, "--help"], capture_output=True, text=True, timeout=60)
+    entry_point = subprocess.run(
+        [EVALQ, "--help"], capture_output=True, text=True, timeout=60 * PATIENCE
+    )
     assert entry_point.returncode == 0 and "Usage: evalq" in entry_point.stdout
     runner = CliRunner()
     for name, command in commands.items():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import evalq
 from evalq.producer.cli import EXAMPLES
-from tests.support.processes import EVALQ
+from tests.support.processes import EVALQ, PATIENCE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,7 +25,7 @@ def build_wheel(out: Path) -> Path:
         [*pip, "-w", out, ROOT],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=300 * PATIENCE,
     )
     assert done.returncode == 0, done.stderr
     (wheel,) = out.glob("evalq-*.whl")
@@ -56,7 +56,7 @@ def test_the_demo_reads_its_examples_from_the_package() -> None:
 
 def test_evalq_version_prints_the_package_version(tmp_path: Path) -> None:
     done = subprocess.run(
-        [EVALQ, "--version"], capture_output=True, text=True, timeout=60, cwd=tmp_path
+        [EVALQ, "--version"], capture_output=True, text=True, timeout=60 * PATIENCE, cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"evalq {evalq.__version__}\n"

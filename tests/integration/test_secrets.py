@@ -106,7 +106,7 @@ class Deployment:
         return httpx.Client(
             base_url=self.api_url,
             headers={"Authorization": f"Bearer {self.keys[key]}"},
-            timeout=30,
+            timeout=30 * PATIENCE,
             event_hooks={"response": [keep]},
         )
 
@@ -206,7 +206,7 @@ def test_no_secret_reaches_a_row_a_log_a_response_or_a_key(
         app = make_app(Settings(broker_url=redis_url, result_backend=redis_url))
         failing = app.send_task(TASK_NAME)
         with pytest.raises(RuntimeError):
-            failing.get(timeout=60, propagate=True)
+            failing.get(timeout=60 * PATIENCE, propagate=True)
         app.close()
     finally:
         stop(worker)

@@ -16,6 +16,7 @@ from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 from tests.support.at_rest import settle
 from tests.support.databases import migrate_store
+from tests.support.processes import PATIENCE
 
 TASK_ID = "arena-frontend-dark-mode"
 
@@ -37,7 +38,7 @@ def evaluate_small_board(url: str) -> int:
     with embedded_worker(client.app):
         client.put_task(Task.model_validate(definition))
         ids = [result.id for result in client.submit_many(submissions)]
-        statuses = client.wait(ids, timeout=300)
+        statuses = client.wait(ids, timeout=300 * PATIENCE)
     client.app.close()
     settle(url)  # the worker stopped: handed over at rest
     if set(statuses.values()) != {"done"}:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import PATIENCE
+
 SRC = Path(__file__).resolve().parents[2] / "src" / "evalq"
 
 PURE = ("core", "stats", "metrics", "scoring", "judge")
@@ -229,7 +231,11 @@ def test_front_doors_do_not_import_torch_or_the_tier_code() -> None:
         "print(','.join(heavy))\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120 * PATIENCE,
     )
     assert result.stdout.strip() == ""
 
@@ -247,7 +253,11 @@ def test_the_http_client_loads_no_broker_store_or_torch() -> None:
         f"print(','.join(sorted(loaded & {set(HTTP_CLIENT_NEVER_LOADS)!r})))\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120 * PATIENCE,
     )
     assert result.stdout.strip() == ""
 

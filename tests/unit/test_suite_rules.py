@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from tests.support.processes import PATIENCE
 from tests.support.services import REDIS_HOST, REDIS_PORT, WORKER, need
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -38,7 +39,7 @@ def collected(*args: str) -> list[str]:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=300 * PATIENCE,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return [line for line in result.stdout.splitlines() if "::" in line]
@@ -77,7 +78,7 @@ def test_xdist_workers_each_start_a_redis_server_of_their_own(tmp_path: Path) ->
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=300 * PATIENCE,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     ports = {report.name: int(report.read_text()) for report in tmp_path.iterdir()}

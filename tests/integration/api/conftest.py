@@ -31,7 +31,7 @@ from evalq.store.models import (
 )
 from tests.integration.conftest import REDIS_TEST_DB, configure
 from tests.support.databases import fresh_database, private_redis
-from tests.support.processes import free_port, process_env, start, stop, wait_for_http
+from tests.support.processes import PATIENCE, free_port, process_env, start, stop, wait_for_http
 from tests.support.settings import pipeline_settings
 from tests.support.webhook_receiver import TEST_WEBHOOK_KEY
 
@@ -100,7 +100,11 @@ class Server:
         stop(self.process)
         self.process = start(args, env, self.log.with_suffix(".restarted.log"), cwd=cwd)
         wait_for_http(
-            f"{self.url}/healthz", self.process, timeout=90, what="evalq api", ok=(200, 503)
+            f"{self.url}/healthz",
+            self.process,
+            timeout=90,
+            what="evalq api",
+            ok=(200, 503),
         )
 
     @property
@@ -111,7 +115,7 @@ class Server:
     def client(self, key: str | None = "rw", **kwargs: Any) -> httpx.Client:
         """An httpx client sending the named key (None: no key)."""
         headers = {} if key is None else {"Authorization": f"Bearer {self.keys[key]}"}
-        client = httpx.Client(base_url=self.url, headers=headers, timeout=30, **kwargs)
+        client = httpx.Client(base_url=self.url, headers=headers, timeout=30 * PATIENCE, **kwargs)
         self.clients.append(client)
         return client
 
@@ -204,7 +208,11 @@ def serve_api(
         server.command = (args, env, directory)
         try:
             wait_for_http(
-                f"{server.url}/healthz", process, timeout=90, what="evalq api", ok=(200, 503)
+                f"{server.url}/healthz",
+                process,
+                timeout=90,
+                what="evalq api",
+                ok=(200, 503),
             )
             put = server.client().put("/v1/tasks/t1", json=TASK)
             assert put.status_code in (200, 201), put.text

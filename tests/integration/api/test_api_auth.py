@@ -8,7 +8,7 @@ import subprocess
 import httpx
 
 from tests.integration.api.conftest import Server, submission
-from tests.support.processes import EVALQ
+from tests.support.processes import EVALQ, PATIENCE
 
 
 def test_health_needs_no_key_and_reports_both_dependencies(api: Server) -> None:
@@ -68,7 +68,7 @@ def test_keys_cli_creates_lists_and_revokes(api: Server) -> None:
 
     def evalq(*args: str) -> str:
         done = subprocess.run(
-            [EVALQ, "keys", *args], env=env, capture_output=True, text=True, timeout=120
+            [EVALQ, "keys", *args], env=env, capture_output=True, text=True, timeout=120 * PATIENCE
         )
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout

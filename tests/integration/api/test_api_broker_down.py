@@ -12,7 +12,7 @@ from evalq.store.keys import create_key
 from evalq.store.models import SubmissionRow
 from tests.integration.api.conftest import TASK, submission
 from tests.support.databases import fresh_database
-from tests.support.processes import free_port, process_env, start, stop, wait_for_http
+from tests.support.processes import PATIENCE, free_port, process_env, start, stop, wait_for_http
 from tests.support.redis_server import RedisServer
 from tests.support.settings import pipeline_settings
 
@@ -31,7 +31,7 @@ def test_a_submit_with_the_broker_down_is_a_503_that_a_resend_finishes(tmp_path:
         headers = {"Authorization": f"Bearer {key}"}
         try:
             wait_for_http(f"{url}/healthz", process, timeout=90, what="evalq api", ok=(200, 503))
-            with httpx.Client(base_url=url, headers=headers, timeout=30) as http:
+            with httpx.Client(base_url=url, headers=headers, timeout=30 * PATIENCE) as http:
                 # reference outputs: tier 1 applies, so the submission needs the broker
                 fans_out = TASK | {"reference_outputs": ["A careful fix."]}
                 assert http.put("/v1/tasks/t1", json=fans_out).status_code in (200, 201)

@@ -23,7 +23,7 @@ from evalq.store.keys import create_key
 from tests.integration.conftest import REDIS_TEST_DB
 from tests.support.compare_store import add_evaluated, bulk_submission, put_tasks
 from tests.support.databases import fresh_database, private_redis
-from tests.support.processes import free_port, process_env, start, stop, wait_for_http
+from tests.support.processes import PATIENCE, free_port, process_env, start, stop, wait_for_http
 from tests.support.settings import pipeline_settings
 
 LIMITS = {
@@ -80,7 +80,7 @@ def api(store: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.
         try:
             wait_for_http(f"{url}/healthz", process, timeout=90, what="evalq api", ok=(200, 503))
             headers = {"Authorization": f"Bearer {key}"}
-            with httpx.Client(base_url=url, headers=headers, timeout=60) as client:
+            with httpx.Client(base_url=url, headers=headers, timeout=60 * PATIENCE) as client:
                 yield client
         finally:
             stop(process)

@@ -39,7 +39,7 @@ from tests.integration.api.conftest import ROOT, TASK, Server, serve_api, submis
 from tests.integration.conftest import REDIS_TEST_DB
 from tests.support.compare_store import add_evaluated, bulk_submission, put_tasks
 from tests.support.databases import fresh_database, private_redis
-from tests.support.processes import free_port, process_env, start, stop, wait_for_http
+from tests.support.processes import PATIENCE, free_port, process_env, start, stop, wait_for_http
 from tests.support.settings import configure, pipeline_settings
 
 SCHEMA = etree.XMLSchema(etree.parse(Path(__file__).parents[2] / "support" / "junit.xsd"))
@@ -114,7 +114,7 @@ def api(store: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[
 def _get(api: tuple[str, str], **params: Any) -> httpx.Response:
     url, key = api
     headers = {"Authorization": f"Bearer {key}"}
-    with httpx.Client(base_url=url, headers=headers, timeout=60) as client:
+    with httpx.Client(base_url=url, headers=headers, timeout=60 * PATIENCE) as client:
         return client.get("/v1/gate", params=params)
 
 
@@ -298,6 +298,6 @@ def _run_example(server: Server, directory: Path) -> subprocess.CompletedProcess
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=600 * PATIENCE,
         check=False,
     )

@@ -23,6 +23,7 @@ from evalq.service.client import Client
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 from tests.integration.api.conftest import Server, submission
+from tests.support.processes import PATIENCE
 from tests.support.ui import sign_in
 
 TASK = {"id": "mon-t", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
@@ -36,7 +37,7 @@ def _evaluate(api: Server, ids: list[str]) -> None:
     app = worker_app()
     try:
         with embedded_worker(app, concurrency=4):
-            assert set(Client(app=app).wait(ids, timeout=180).values()) == {"done"}
+            assert set(Client(app=app).wait(ids, timeout=180 * PATIENCE).values()) == {"done"}
     finally:
         app.close()
 
@@ -135,7 +136,7 @@ def test_the_pages_show_no_data_and_metrics_parse_with_the_new_gauges(
 ) -> None:
     api = runs
     assert api.client().put("/v1/monitors/pages", json=MONITOR).status_code == 200
-    with httpx.Client(base_url=api.url, timeout=30) as browser:
+    with httpx.Client(base_url=api.url, timeout=30 * PATIENCE) as browser:
         assert sign_in(browser, api.keys["read"]).status_code == 303
         tasks = browser.get("/").text
         board = browser.get("/ui/tasks/mon-quiet").text

@@ -51,7 +51,7 @@ def evaluated(api: Server) -> Server:
     app = worker_app()
     try:
         with embedded_worker(app, concurrency=4):
-            statuses = Client(app=app).wait(ids, timeout=600)
+            statuses = Client(app=app).wait(ids, timeout=600 * PATIENCE)
             assert set(statuses.values()) == {"done"}, statuses
             # the debounced baseline refresh runs after the last merge; of the 12 runs, the
             # outlier arena-fe-09 is held out of the baseline until a person accepts it

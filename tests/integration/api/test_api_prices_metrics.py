@@ -17,6 +17,7 @@ from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 from tests.integration.api.conftest import Server, submission
 from tests.support.openai_stub import OpenAIStub
+from tests.support.processes import PATIENCE
 from tests.support.reviews import review_task
 from tests.support.settings import configure
 
@@ -38,7 +39,7 @@ def evaluate(ids: list[str]) -> dict[str, str]:
     app = worker_app()
     try:
         with embedded_worker(app, concurrency=4):
-            return Client(app=app).wait(ids, timeout=180)
+            return Client(app=app).wait(ids, timeout=180 * PATIENCE)
     finally:
         app.close()
 

@@ -26,6 +26,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from tests.integration.api.conftest import Server, serve_api
+from tests.support.processes import PATIENCE
 
 EXAMPLES = 10
 """Most cases per operation and mode: 25 operations x 2 modes x 10 = 500 at most."""
@@ -73,7 +74,9 @@ def test_generated_requests_get_no_5xx_and_documented_answers(
         def call(case: schemathesis.Case) -> None:
             nonlocal calls
             calls += 1
-            case.call_and_validate(base_url=api.url, headers=headers, checks=CHECKS, timeout=30)
+            case.call_and_validate(
+                base_url=api.url, headers=headers, checks=CHECKS, timeout=30 * PATIENCE
+            )
 
         try:
             call()

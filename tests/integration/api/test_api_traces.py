@@ -45,7 +45,7 @@ from tests.support.otel_runs import (
     trace_id_of,
     two_agent_run,
 )
-from tests.support.processes import wait_until
+from tests.support.processes import PATIENCE, wait_until
 from tests.support.reviews import review_task
 
 API_SETTINGS = {"trace_quiet_s": "1", "trace_max_spans": "12", "trace_max_request_spans": "40"}
@@ -149,7 +149,7 @@ def test_spans_one_per_request_out_of_order_and_retried_make_one_evaluated_submi
 
     submission_id = finalised(worker, trace_id)
     assert submission_id == f"otlp-{trace_id}"
-    statuses = Client(app=worker).wait([submission_id], timeout=300)
+    statuses = Client(app=worker).wait([submission_id], timeout=300 * PATIENCE)
     assert statuses == {submission_id: "done"}
     result = traced.client().get(f"/v1/submissions/{submission_id}").json()
     graph = GraphResult.model_validate(result["tiers"]["graph"]["metrics"])

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.integration.api.conftest import Server, serve_api, submission
-from tests.support.processes import wait_until
+from tests.support.processes import PATIENCE, wait_until
 from tests.support.ui import sign_in
 
 TASK = {
@@ -57,7 +57,7 @@ def test_the_match_is_served_and_shown_on_the_run_page(api: Server) -> None:
     assert match["matched"] == ["search(query='date parser')", "edit"]
     assert match["missing"] == ["test"] and match["score"] == pytest.approx(2 / 3)
     assert match["loops"] == [{"cycle": ["edit", "run"], "repeats": 3, "start": 1}]
-    with httpx.Client(base_url=api.url, timeout=30) as browser:
+    with httpx.Client(base_url=api.url, timeout=30 * PATIENCE) as browser:
         assert sign_in(browser, api.keys["read"]).status_code == 303
         page = browser.get("/ui/runs/plan-1").text
     assert "Tool calls against the plan" in page and "failed" in page

@@ -11,7 +11,7 @@ from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 from tests.integration.api.conftest import Server, submission
 from tests.integration.api.test_api_webhooks import HOOKS, register
-from tests.support.processes import wait_until
+from tests.support.processes import PATIENCE, wait_until
 from tests.support.webhook_receiver import webhook_receiver
 
 API_SETTINGS = {"webhook_allow_private": "true"}
@@ -26,7 +26,9 @@ def test_an_evaluation_posted_over_http_is_delivered_and_listed(api: Server) -> 
         app = worker_app()
         try:
             with embedded_worker(app, concurrency=4):
-                assert Client(app=app).wait(["hook-1"], timeout=120) == {"hook-1": "done"}
+                assert Client(app=app).wait(["hook-1"], timeout=120 * PATIENCE) == {
+                    "hook-1": "done"
+                }
                 path = f"{HOOKS}/{created['id']}/deliveries"
 
                 def delivered() -> bool:

@@ -17,7 +17,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from evalq.producer.api.front import ApiFront, AsgiApp, create_front
-from tests.support.processes import free_port
+from tests.support.processes import PATIENCE, free_port
 from tests.support.settings import configure
 
 LOAD_TIMEOUT_S = 60
@@ -91,7 +91,7 @@ def test_healthz_answers_while_the_api_loads_and_other_requests_wait_for_it() ->
     api = GatedApi()
     front = ApiFront(api.load)
     with served(front) as url:
-        health = httpx.get(f"{url}/healthz", timeout=30)
+        health = httpx.get(f"{url}/healthz", timeout=30 * PATIENCE)
         assert health.status_code == 200
         assert health.json()["status"] == "ok"
         assert health.json()["database"] == {"ok": True, "detail": "sqlite"}
@@ -106,7 +106,9 @@ def test_healthz_answers_while_the_api_loads_and_other_requests_wait_for_it() ->
         assert answers and answers[0].status_code == 200
         assert answers[0].json() == {"events_before": ["startup"]}  # lifespan ran first
         assert front.loaded
-        assert httpx.get(f"{url}/healthz", timeout=30).json() == {"from": "the loaded API"}
+        assert httpx.get(f"{url}/healthz", timeout=30 * PATIENCE).json() == {
+            "from": "the loaded API"
+        }
     assert api.events == ["startup", "shutdown"]
 
 
@@ -117,13 +119,13 @@ def test_an_api_that_fails_to_load_answers_503_with_the_reason() -> None:
 
     with served(ApiFront(broken)) as url:
         for _ in range(300):  # until the failed load has settled
-            answer = httpx.get(f"{url}/healthz", timeout=30)
+            answer = httpx.get(f"{url}/healthz", timeout=30 * PATIENCE)
             if answer.status_code == 503:
                 break
             threading.Event().wait(0.1)
         assert answer.status_code == 503
         assert "RuntimeError: no such profile: exotic" in answer.json()["detail"]
-        other = httpx.get(f"{url}/v1/tasks", timeout=30)
+        other = httpx.get(f"{url}/v1/tasks", timeout=30 * PATIENCE)
         assert other.status_code == 503
         assert "failed to start" in other.json()["detail"]
 
@@ -132,7 +134,7 @@ def test_an_api_that_fails_to_load_answers_503_with_the_reason() -> None:
 def test_the_real_api_is_served_behind_the_front() -> None:
     front = create_front()
     with served(front) as url:
-        assert httpx.get(f"{url}/healthz", timeout=30).status_code == 200
+        assert httpx.get(f"{url}/healthz", timeout=30 * PATIENCE).status_code == 200
         document = httpx.get(f"{url}/openapi.json", timeout=LOAD_TIMEOUT_S)
         assert document.status_code == 200
         assert document.json()["info"]["title"] == "evalq"

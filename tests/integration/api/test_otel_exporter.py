@@ -25,7 +25,7 @@ from opentelemetry.sdk.trace.export import (
 from opentelemetry.trace import Tracer
 
 from tests.integration.api.conftest import Server, serve_api
-from tests.support.processes import wait_until
+from tests.support.processes import PATIENCE, wait_until
 from tests.support.reviews import review_task
 
 SETTINGS = {"trace_quiet_s": "1", "trace_sweep_every_s": "0.3"}
@@ -255,7 +255,7 @@ def test_the_collector_config_sends_what_evalq_reads(server: Server) -> None:
         expand(exporter["traces_endpoint"]),
         content=gzip.compress(body.SerializeToString()),
         headers=headers | {"Content-Type": "application/x-protobuf", "Content-Encoding": "gzip"},
-        timeout=30,
+        timeout=30 * PATIENCE,
     )
     assert posted.status_code == 200, posted.text
     answer = ExportTraceServiceResponse.FromString(posted.content)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.processes import EVALQ, process_env
+from tests.support.processes import EVALQ, PATIENCE, process_env
 
 pytestmark = pytest.mark.both_databases
 
@@ -30,7 +30,12 @@ def test_an_unstorable_value_is_named(
 ) -> None:
     env = process_env({"database_url": db_url}, drop=("EVALQ_",))
     result = subprocess.run(
-        [EVALQ, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        [EVALQ, *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120 * PATIENCE,
     )
     assert result.returncode == 2, (result.returncode, result.stderr)
     assert result.stderr.strip() == (

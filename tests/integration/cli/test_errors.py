@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.databases import private_redis
-from tests.support.processes import EVALQ, free_port, process_env
+from tests.support.processes import EVALQ, PATIENCE, free_port, process_env
 from tests.support.settings import REDIS_TEST_DB
 
 RUN = {"id": "r1", "task_id": "t1", "tool": "aider", "model": "m", "usage": {"total_tokens": 9}}
@@ -19,7 +19,7 @@ def evalq(args: list[str], cwd: Path, **settings: str) -> subprocess.CompletedPr
     """Run the real `evalq` script with only ``settings`` as its EVALQ_* environment."""
     env = process_env(settings, drop=("EVALQ_",))
     return subprocess.run(
-        [EVALQ, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+        [EVALQ, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120 * PATIENCE
     )
 
 

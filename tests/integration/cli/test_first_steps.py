@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from evalq.core.settings import Settings
 from evalq.producer.api.app import create_app
 from evalq.producer.cli.demo import UI_URL
-from tests.support.processes import EVALQ, process_env
+from tests.support.processes import EVALQ, PATIENCE, process_env
 
 ROOT = Path(__file__).resolve().parents[3]
 TASK = {"id": "t1", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
@@ -39,7 +39,7 @@ def run_as_written(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         env=process_env({}),
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=300 * PATIENCE,
     )
 
 

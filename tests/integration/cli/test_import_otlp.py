@@ -20,7 +20,7 @@ from tests.support.otel_runs import (
     trace_id_of,
     two_agent_run,
 )
-from tests.support.processes import EVALQ, process_env
+from tests.support.processes import EVALQ, PATIENCE, process_env
 from tests.support.reviews import review_task
 
 TASK = review_task("review-1")
@@ -39,7 +39,12 @@ EXPECTED_TRACE = Trace.model_validate(
 def evalq(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`evalq ARGS` with no EVALQ_* setting: the store is ./evalq.db, evaluation runs here."""
     return subprocess.run(
-        [EVALQ, *args], cwd=cwd, env=process_env({}), capture_output=True, text=True, timeout=300
+        [EVALQ, *args],
+        cwd=cwd,
+        env=process_env({}),
+        capture_output=True,
+        text=True,
+        timeout=300 * PATIENCE,
     )
 
 

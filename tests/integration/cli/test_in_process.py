@@ -14,7 +14,7 @@ from evalq.core.settings import Settings
 from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.store.models import SubmissionRow
-from tests.support.processes import EVALQ, process_env
+from tests.support.processes import EVALQ, PATIENCE, process_env
 
 ROOT = Path(__file__).resolve().parents[3]
 # Reference outputs: tier 1 applies, so a run waits for a worker (one with nothing to fan out is
@@ -47,7 +47,7 @@ def no_broker(cwd: Path, args: list[str], timeout: float = 300) -> subprocess.Co
         env=process_env({}),
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=timeout * PATIENCE,
     )
 
 
@@ -69,7 +69,7 @@ def test_the_readme_python_snippet_runs_as_written(tmp_path: Path) -> None:
         env=process_env({}),
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=300 * PATIENCE,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "{'run-42': 'done'}"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import PATIENCE
 from tests.support.settings import configure
 from tests.support.small_board import TASK_ID, evaluate_small_board
 
@@ -54,7 +55,7 @@ def test_a_leaderboard_loads_no_migrations_broker_or_scipy(
         env=os.environ | {"EVALQ_DATABASE_URL": url},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=120 * PATIENCE,
     )
     assert result.returncode == 0, result.stderr
     board, _, last = result.stdout.rstrip("\n").rpartition("\n")

@@ -21,7 +21,7 @@ from evalq.workers.app import make_app
 from evalq.workers.names import QUEUES
 from tests.integration.conftest import REDIS_TEST_DB
 from tests.support.databases import private_redis
-from tests.support.processes import process_env, start, stop, wait_until
+from tests.support.processes import PATIENCE, process_env, start, stop, wait_until
 from tests.support.settings import pipeline_settings
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -35,7 +35,12 @@ def run_evalq_without(module: str, args: list[str], env: dict[str, str], cwd: Pa
         "from evalq.producer.cli import main; main()"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60 * PATIENCE,
     )
     assert done.returncode == 2, (done.stdout, done.stderr)
     return done.stderr
@@ -121,7 +126,7 @@ def test_workers_on_different_queues_answer_under_distinct_names(
             env=env,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=60 * PATIENCE,
         )
         assert healthcheck.returncode == 0, healthcheck.stderr
     finally:
@@ -138,6 +143,6 @@ def test_the_compose_healthcheck_fails_when_no_worker_on_this_host_answers(
         env=process_env(broker),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=60 * PATIENCE,
     )
     assert healthcheck.returncode == 1, healthcheck.stderr

@@ -43,6 +43,7 @@ from evalq.store.db import session_scope
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 from tests.support.openai_stub import OpenAIStub, schema_instance
+from tests.support.processes import PATIENCE
 from tests.support.settings import configure
 
 pytestmark = [pytest.mark.integration, pytest.mark.exclusive]  # a local LLM: the cores to itself
@@ -104,7 +105,7 @@ class Router(OpenAIStub):
             data=json.dumps(request).encode(),
             headers={"Content-Type": "application/json"},
         )
-        with urllib.request.urlopen(forwarded, timeout=900) as response:
+        with urllib.request.urlopen(forwarded, timeout=900 * PATIENCE) as response:
             body: dict[str, Any] = json.loads(response.read())
         with self.guard:
             key = (run_of(request), int(request["seed"]))
@@ -192,7 +193,7 @@ def test_a_local_gguf_level_decides_or_escalates_through_the_queue(
             started = time.monotonic()
             with embedded_worker(app, pool="threads", concurrency=2):
                 client.submit_many([run(sid) for sid in runs])
-                statuses = client.wait(runs, timeout=1200)
+                statuses = client.wait(runs, timeout=1200 * PATIENCE)
             elapsed_s = time.monotonic() - started
             with session_scope(db_url) as session:
                 rows = {

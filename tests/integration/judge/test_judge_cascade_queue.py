@@ -33,6 +33,7 @@ from evalq.store.db import session_scope
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 from tests.support.openai_stub import OpenAIStub, schema_instance
+from tests.support.processes import PATIENCE
 from tests.support.settings import configure
 
 pytestmark = pytest.mark.integration
@@ -117,7 +118,7 @@ def test_the_cascade_decides_escalates_and_audits_through_the_queue(
             client.put_task(TASK)
             with embedded_worker(app, pool="threads", concurrency=4):
                 client.submit_many([run(sid) for sid in RUNS])
-                statuses = client.wait(RUNS, timeout=180)
+                statuses = client.wait(RUNS, timeout=180 * PATIENCE)
             with session_scope(db_url) as session:
                 rows = {
                     sid: queries.tier_results(session, submission_id=sid)["judge"] for sid in RUNS

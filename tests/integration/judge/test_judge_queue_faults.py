@@ -40,6 +40,7 @@ from evalq.workers.app import celery_config
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 from tests.support.openai_stub import Fault, OpenAIStub
+from tests.support.processes import PATIENCE
 from tests.support.settings import configure
 
 pytestmark = pytest.mark.integration
@@ -168,7 +169,7 @@ def test_judge_faults_on_30_percent_of_calls_degrade_exactly_the_exhausted(
         started = time.monotonic()
         with embedded_worker(app, pool="threads", concurrency=8):
             client.submit_many([submission(sid) for sid in batch])
-            statuses = client.wait(list(batch), timeout=180)
+            statuses = client.wait(list(batch), timeout=180 * PATIENCE)
         elapsed = time.monotonic() - started
         results = {sid: client.get_result(sid) for sid in batch}
         with session_scope(db_url) as session:

@@ -29,7 +29,9 @@ def test_beat_sends_the_recovery_sweep_to_the_merge_queue(
     try:
         # no worker consumes: every sweep beat sends stays in evalq.merge
         wait_until(
-            lambda: queue_depths(app)[MERGE_QUEUE] >= 2, timeout=60, what="two recovery sweeps"
+            lambda: queue_depths(app)[MERGE_QUEUE] >= 2,
+            timeout=60,
+            what="two recovery sweeps",
         )
         depths = queue_depths(app)
     finally:

@@ -13,7 +13,7 @@ import pytest
 from tests.support.databases import migrate_store, private_redis
 from tests.support.monitor import MONITOR_REDIS_DB, evalq_env
 from tests.support.pipeline import TASK, submission
-from tests.support.processes import free_port, start, stop, wait_for_http, wait_until
+from tests.support.processes import PATIENCE, free_port, start, stop, wait_for_http, wait_until
 from tests.support.settings import configure, pipeline_settings
 
 from evalq.service.client import Client
@@ -85,7 +85,7 @@ def test_flower_shows_workers_and_evaluation_tasks_with_their_queues(
     ids = ["fl-1", "fl-2", "fl-3"]
     for sid in ids:
         monitored.client.submit(submission(sid))
-    assert monitored.client.wait(ids, timeout=120) == dict.fromkeys(ids, "done")
+    assert monitored.client.wait(ids, timeout=120 * PATIENCE) == dict.fromkeys(ids, "done")
 
     workers = get(monitored.url, "/api/workers?refresh=1").json()
     assert len(workers) == 1
@@ -116,7 +116,7 @@ def test_without_task_sent_events_flower_still_shows_every_task(monitored: Monit
     client = Client(quiet)
     assert not client.app.conf.task_send_sent_event
     client.submit(submission("fl-q"))
-    assert client.wait(["fl-q"], timeout=120) == {"fl-q": "done"}
+    assert client.wait(["fl-q"], timeout=120 * PATIENCE) == {"fl-q": "done"}
     expected = {"fl-q:text:1": TIER_TASKS["text"], "fl-q:graph:1": TIER_TASKS["graph"]}
     expected["fl-q:merge:1"] = "evalq.merge"
     tasks: dict[str, Any] = {}
@@ -132,7 +132,7 @@ def test_without_task_sent_events_flower_still_shows_every_task(monitored: Monit
 
 def test_flower_requires_auth_and_serves_prometheus_metrics(monitored: Monitored) -> None:
     monitored.client.submit(submission("fl-m"))
-    assert monitored.client.wait(["fl-m"], timeout=120) == {"fl-m": "done"}
+    assert monitored.client.wait(["fl-m"], timeout=120 * PATIENCE) == {"fl-m": "done"}
     for path in ("/api/workers", "/api/tasks", "/"):
         assert get(monitored.url, path, auth=None).status_code == 401, path
         assert get(monitored.url, path, auth=(USER, "wrong")).status_code == 401, path

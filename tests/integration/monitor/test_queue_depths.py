@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 from celery import Celery
 from tests.support.pipeline import TASK, submission
+from tests.support.processes import PATIENCE
 from tests.support.settings import configure, pipeline_settings
 from typer.testing import CliRunner
 
@@ -45,7 +46,10 @@ def test_depths_count_waiting_messages_per_queue_until_a_worker_drains_them(app:
     assert printed_depths(result.output) == queue_depths(app)
 
     with embedded_worker(app, concurrency=4):
-        assert client.wait(["qd-1", "qd-2"], timeout=120) == {"qd-1": "done", "qd-2": "done"}
+        assert client.wait(["qd-1", "qd-2"], timeout=120 * PATIENCE) == {
+            "qd-1": "done",
+            "qd-2": "done",
+        }
         # drained; a debounced baseline refresh the worker holds (unacked, with an ETA) is not
         # waiting, so it is not counted
         assert queue_depths(app) == dict.fromkeys(QUEUES, 0)

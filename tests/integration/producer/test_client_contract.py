@@ -241,7 +241,7 @@ def test_metadata_is_returned_ranked_by_score_and_filtered_exactly(
     ]
     assert all(s.created for s in producer.submit_many(runs))
     with workers_for(api):
-        statuses = producer.wait([r["id"] for r in runs], timeout=120)
+        statuses = producer.wait([r["id"] for r in runs], timeout=120 * PATIENCE)
     assert set(statuses.values()) == {"done"}
     result = producer.get_result(f"{task_id}-b")
     assert result["metadata"] == {"experiment": "v2", "attempt": 2}
@@ -342,7 +342,7 @@ def test_a_review_decision_needs_a_reason_is_recorded_and_can_be_undone_alike(
     held = run(f"{kind}-too-fast", usage=usage, output=f"{kind}: done in one call")
     producer.submit(held)
     with workers_for(api):
-        producer.wait([held["id"]], timeout=120)
+        producer.wait([held["id"]], timeout=120 * PATIENCE)
     sid = held["id"]
     assert producer.get_result(sid)["review"] == "flagged"
 
@@ -439,7 +439,7 @@ def test_the_async_client_waits_for_an_evaluation(api: Server) -> None:
                 with pytest.raises(TimeoutError):
                     await client.wait(["async-wait"], timeout=0.3, poll=0.1)
             with workers_for(api):
-                return await client.wait(["async-wait"], timeout=120, poll=0.2)
+                return await client.wait(["async-wait"], timeout=120 * PATIENCE, poll=0.2)
 
     assert asyncio.run(scenario()) == {"async-wait": "done"}
 
@@ -452,7 +452,7 @@ def test_the_async_client_accepts_and_unaccepts_with_a_reason(api: Server) -> No
         async with AsyncHttpClient(api.url, api.keys["rw"]) as client:
             await client.submit(held)
             with workers_for(api):
-                await client.wait([held["id"]], timeout=120, poll=0.2)
+                await client.wait([held["id"]], timeout=120 * PATIENCE, poll=0.2)
             with pytest.raises(InvalidInput) as caught:
                 await client.accept_review(held["id"], reason="")
             assert caught.value.problems == [("reason", REASON_RULE)]
@@ -559,7 +559,7 @@ def test_the_readme_service_snippet_runs_as_written(api: Server) -> None:
             env=process_env({"api_key": api.keys["rw"]}),
             capture_output=True,
             text=True,
-            timeout=300,
+            timeout=300 * PATIENCE,
         )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "{'run-43': 'done'}"

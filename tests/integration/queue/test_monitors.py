@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from tests.support.pipeline import Pipeline
-from tests.support.processes import wait_until
+from tests.support.processes import PATIENCE, wait_until
 from tests.support.webhook_receiver import TEST_WEBHOOK_KEY, Receiver, webhook_receiver
 
 from evalq.core.monitors import Monitor
@@ -71,7 +71,7 @@ def _submit_and_settle(
     p: Pipeline, runs: list[dict[str, Any]], state: str, receiver: Receiver, events: int
 ) -> None:
     ids = [s.id for s in p.client.submit_many(runs)]
-    assert set(p.client.wait(ids, timeout=180).values()) == {"done"}
+    assert set(p.client.wait(ids, timeout=180 * PATIENCE).values()) == {"done"}
 
     def settled() -> bool:
         states = _state(p).states

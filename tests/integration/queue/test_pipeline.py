@@ -11,6 +11,7 @@ import pytest
 import redis
 from sqlalchemy import func, select
 from tests.support.pipeline import TASK, Pipeline, submission
+from tests.support.processes import PATIENCE
 from tests.support.reviews import review_trace
 
 from evalq.store import queries
@@ -32,7 +33,7 @@ def test_a_chord_completes_and_stores_the_evaluation(pipeline: Callable[..., Pip
     p = pipeline()
     with embedded_worker(p.app, concurrency=4):
         p.client.submit(submission("s1"))
-        assert p.client.wait(["s1"], timeout=120) == {"s1": "done"}
+        assert p.client.wait(["s1"], timeout=120 * PATIENCE) == {"s1": "done"}
     result = p.client.get_result("s1")
     assert result["tiers"]["text"]["status"] == "ok"
     assert result["tiers"]["graph"]["status"] == "ok"
@@ -56,7 +57,7 @@ def test_a_tier_failing_after_its_retries_degrades_not_hangs(
     p = pipeline(profile_path=str(profile))
     with embedded_worker(p.app, concurrency=4):
         p.client.submit(submission("s1"))
-        assert p.client.wait(["s1"], timeout=120) == {"s1": "degraded"}
+        assert p.client.wait(["s1"], timeout=120 * PATIENCE) == {"s1": "degraded"}
     result = p.client.get_result("s1")
     text = result["missing_tiers"]["text"]
     assert text["status"] == "failed" and text["error"]["attempts"] == 2  # 1 try + 1 retry
@@ -80,7 +81,7 @@ def test_a_configuration_error_fails_the_tier_without_retrying(
     p = pipeline(profile_path=str(profile))
     with embedded_worker(p.app, concurrency=4):
         p.client.submit(submission("s1"))
-        assert p.client.wait(["s1"], timeout=120) == {"s1": "degraded"}
+        assert p.client.wait(["s1"], timeout=120 * PATIENCE) == {"s1": "degraded"}
     error = p.client.get_result("s1")["missing_tiers"]["text"]["error"]
     assert error["type"] == "InvalidInput" and error["attempts"] == 1
     assert "text.model_path" in error["message"]
@@ -92,11 +93,13 @@ def test_merge_twice_and_a_duplicated_tier_leave_one_evaluation(
     p = pipeline()
     with embedded_worker(p.app, concurrency=4):
         p.client.submit(submission("s1"))
-        p.client.wait(["s1"], timeout=120)
+        p.client.wait(["s1"], timeout=120 * PATIENCE)
         first = p.client.get_result("s1")
         # A redelivered tier message (same task id) and a second merge.
-        p.app.send_task(TIER_TASKS["graph"], args=["s1"], task_id="s1:graph:1").get(timeout=60)
-        p.app.send_task(MERGE_TASK, args=[[], "s1"]).get(timeout=60)
+        p.app.send_task(TIER_TASKS["graph"], args=["s1"], task_id="s1:graph:1").get(
+            timeout=60 * PATIENCE
+        )
+        p.app.send_task(MERGE_TASK, args=[[], "s1"]).get(timeout=60 * PATIENCE)
     second = p.client.get_result("s1")
     assert evaluations(p.db_url) == 1
     assert second["scores"] == first["scores"]
@@ -119,7 +122,7 @@ def test_a_batch_survives_a_broker_flush_through_recover(
         assert set(queries.status_counts(session, ids=ids).values()) == {"queued"}
     with embedded_worker(p.app, concurrency=4):
         assert sorted(recover(p.app, older_than=timedelta(seconds=0))) == ids
-        statuses = p.client.wait(ids, timeout=180)
+        statuses = p.client.wait(ids, timeout=180 * PATIENCE)
     assert set(statuses.values()) == {"done"}
     assert evaluations(p.db_url) == len(ids)
 
@@ -158,8 +161,8 @@ def test_baseline_leaves_its_default_and_ties_rank_1_1_3(
     }
     with embedded_worker(p.app, concurrency=4):
         p.client.submit_many(list(runs.values()))
-        p.client.wait(list(runs), timeout=180)
-        p.app.send_task("evalq.refresh_baseline", args=[TASK.id]).get(timeout=60)
+        p.client.wait(list(runs), timeout=180 * PATIENCE)
+        p.app.send_task("evalq.refresh_baseline", args=[TASK.id]).get(timeout=60 * PATIENCE)
     with session_scope(p.db_url) as session:
         baseline = queries.current_baseline(session, task_id=TASK.id)
         assert baseline is not None and baseline.submission_count == 5

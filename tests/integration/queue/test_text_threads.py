@@ -18,7 +18,7 @@ import torch
 from tests.support import thread_probe
 from tests.support.databases import private_redis
 from tests.support.pipeline import TASK, submission
-from tests.support.processes import process_env, start, stop, wait_until
+from tests.support.processes import PATIENCE, process_env, start, stop, wait_until
 from tests.support.settings import REDIS_TEST_DB, configure, pipeline_settings
 
 from evalq.core.settings import Settings
@@ -74,7 +74,7 @@ def test_the_in_process_workers_threads_run_tier_1_capped(
     ids = [f"t{i}" for i in range(3)]
     with client:
         client.submit_many([submission(sid) for sid in ids])
-        assert set(client.wait(ids, timeout=300).values()) == {"done"}
+        assert set(client.wait(ids, timeout=300 * PATIENCE).values()) == {"done"}
 
     cap = bootstrap.torch_threads(bootstrap.pool_children())
     assert cap < raised_torch_threads

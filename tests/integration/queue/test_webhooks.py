@@ -17,7 +17,7 @@ import pytest
 import redis
 from sqlalchemy import select
 from tests.support.pipeline import TASK, Pipeline, submission
-from tests.support.processes import free_port, wait_until
+from tests.support.processes import PATIENCE, free_port, wait_until
 from tests.support.settings import configure
 from tests.support.tls import self_signed, server_context
 from tests.support.webhook_receiver import TEST_WEBHOOK_KEY, webhook_receiver
@@ -75,7 +75,7 @@ def test_a_receiver_that_fails_twice_gets_the_third_delivery_signed(
         receiver.secret = hook.secret
         with embedded_worker(p.app, concurrency=4):
             p.client.submit(submission("s1"))
-            assert p.client.wait(["s1"], timeout=120) == {"s1": "done"}
+            assert p.client.wait(["s1"], timeout=120 * PATIENCE) == {"s1": "done"}
             wait_until(settled(p, hook.id, 1), timeout=60, what="the delivery to settle")
     # three POSTs of one event: the same webhook-id each time, each signature verified
     ids = receiver.ids()
@@ -130,7 +130,7 @@ def test_hanging_and_dead_receivers_hold_up_no_evaluation(
             for sid in ids:
                 p.client.submit(submission(sid))
             # every evaluation ends while the hanging receiver has answered nothing at all
-            assert p.client.wait(ids, timeout=120) == dict.fromkeys(ids, "done")
+            assert p.client.wait(ids, timeout=120 * PATIENCE) == dict.fromkeys(ids, "done")
             assert all(d.status == "pending" for d in p.client.webhook_deliveries(TASK.id, slow.id))
             # the dead receiver's deliveries give up after their attempts, on their own
             failed = wait_until_value(settled(p, dead.id, 3), what="the dead receiver's deliveries")
@@ -155,7 +155,7 @@ def test_a_removed_webhook_gets_no_events(pipeline: Callable[..., Pipeline]) -> 
         p.client.remove_webhook(TASK.id, hook.id)
         with embedded_worker(p.app, concurrency=4):
             p.client.submit(submission("r1"))
-            p.client.wait(["r1"], timeout=120)
+            p.client.wait(["r1"], timeout=120 * PATIENCE)
             wait_until(settled(p, kept.id, 1), timeout=60, what="the delivery to settle")
     assert len(receiver.received) == 1 and receiver.received[0].error is None
     assert [w.id for w in p.client.webhooks(TASK.id)] == [kept.id]
@@ -203,7 +203,7 @@ def test_a_receiver_registered_while_allowed_is_refused_at_delivery_unconnected(
         configure(monkeypatch, webhook_allow_private="false")  # the worker runs on the default
         with embedded_worker(p.app, concurrency=4):
             p.client.submit(submission("p1"))
-            assert p.client.wait(["p1"], timeout=120) == {"p1": "done"}
+            assert p.client.wait(["p1"], timeout=120 * PATIENCE) == {"p1": "done"}
             [delivery] = wait_until_value(settled(p, hook.id, 1), what="the refused delivery")
     assert delivery.status == "failed" and delivery.attempts == 1  # refused: no retries
     assert delivery.last_error == f"url: {PRIVATE_RULE}" and delivery.last_status_code is None
@@ -260,7 +260,7 @@ def test_the_delivery_connects_to_the_address_it_checked(
         answers, connects = rebinding_network(monkeypatch, "rebind.test")
         with embedded_worker(p.app, concurrency=4):
             p.client.submit(submission("d1"))
-            assert p.client.wait(["d1"], timeout=120) == {"d1": "done"}
+            assert p.client.wait(["d1"], timeout=120 * PATIENCE) == {"d1": "done"}
             [delivery] = wait_until_value(settled(p, hook.id, 1), what="the delivery to settle")
     assert answers == [PUBLIC]  # resolved once, checked, and that address connected to
     assert connects == [(PUBLIC, port)]
@@ -284,7 +284,7 @@ def test_an_https_receiver_is_verified_against_its_name_not_the_address(
         receiver.secret = hook.secret
         with embedded_worker(p.app, concurrency=4):
             p.client.submit(submission("tls1"))
-            assert p.client.wait(["tls1"], timeout=120) == {"tls1": "done"}
+            assert p.client.wait(["tls1"], timeout=120 * PATIENCE) == {"tls1": "done"}
             [delivery] = wait_until_value(settled(p, hook.id, 1), what="the delivery to settle")
     assert delivery.status == "delivered" and delivery.last_error is None, delivery.last_error
     [received] = receiver.received

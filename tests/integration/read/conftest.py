@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from tests.support.at_rest import settle
 from tests.support.databases import migrate_store
+from tests.support.processes import PATIENCE
 from tests.support.settings import configure
 
 from evalq.core.schemas import Submission
@@ -38,7 +39,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             for task in tasks:
                 client.put_task(task)
             ids = [r.id for r in client.submit_many(submissions)]
-            assert set(client.wait(ids, timeout=600).values()) == {"done"}
+            assert set(client.wait(ids, timeout=600 * PATIENCE).values()) == {"done"}
         client.app.close()
         settle(url)  # the worker stopped: no refresh lands between two reads of a test
         yield url

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from tests.integration.read.test_held_runs import copy_of
+from tests.support.processes import PATIENCE
 from tests.support.settings import configure
 from typer.testing import CliRunner
 
@@ -47,7 +48,7 @@ def add_runs(url: str, runs: list[Submission], monkeypatch: pytest.MonkeyPatch) 
     client = Client(app=worker_app())
     with embedded_worker(client.app):
         ids = [r.id for r in client.submit_many(runs)]
-        assert set(client.wait(ids, timeout=600).values()) == {"done"}
+        assert set(client.wait(ids, timeout=600 * PATIENCE).values()) == {"done"}
         for task_id in {r.task_id for r in runs}:
             refresh_baseline(task_id)
     client.app.close()

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.support.processes import PATIENCE
 from tests.support.settings import configure
 from typer.testing import CliRunner
 
@@ -132,7 +133,7 @@ def gamed(store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     client = Client(app=worker_app())
     with embedded_worker(client.app):
         ids = [r.id for r in client.submit_many(runs)]
-        assert set(client.wait(ids, timeout=600).values()) == {"done"}
+        assert set(client.wait(ids, timeout=600 * PATIENCE).values()) == {"done"}
     client.app.close()
     with session_scope(url) as session:
         assert {

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from tests.support.processes import PATIENCE
 from tests.support.settings import configure
 from tests.support.ui import sign_in
 
@@ -73,7 +74,7 @@ def test_cheating_runs_are_held_with_the_call_and_the_path(
     with embedded_worker(client.app):
         client.put_task(TASK)
         ids = [r.id for r in client.submit_many(runs)]
-        assert set(client.wait(ids, timeout=600).values()) == {"done"}
+        assert set(client.wait(ids, timeout=600 * PATIENCE).values()) == {"done"}
         refresh_baseline(TASK["id"])
     client.app.close()
     with session_scope(db_url) as session:

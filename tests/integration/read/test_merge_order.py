@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from tests.support.databases import migrate_store
+from tests.support.processes import PATIENCE
 from tests.support.settings import configure
 
 from evalq.core.schemas import Submission
@@ -51,7 +52,7 @@ def evaluate_one_by_one(url: str, tasks: list[Any], submissions: list[Submission
                 client.put_task(task)
             for submission in submissions:  # one merge at a time, each after a refresh
                 [sent] = client.submit_many([submission])
-                assert client.wait([sent.id], timeout=120) == {sent.id: "done"}
+                assert client.wait([sent.id], timeout=120 * PATIENCE) == {sent.id: "done"}
                 refresh_baseline(submission.task_id)
             for task in tasks:
                 refresh_baseline(task.id)

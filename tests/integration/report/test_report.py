@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from tests.support.databases import migrate_store, private_redis
 from tests.support.monitor import MONITOR_REDIS_DB
+from tests.support.processes import PATIENCE
 from tests.support.settings import configure, pipeline_settings
 from tests.support.tools import required_program
 from typer.testing import CliRunner
@@ -82,7 +83,7 @@ def render_in_chromium(page: Path, tmp: Path) -> Rendered:
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=120 * PATIENCE,
         check=True,
     )
     console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
@@ -102,7 +103,7 @@ def screenshot(page: Path, tmp: Path) -> Path:
             page.as_uri(),
         ],
         capture_output=True,
-        timeout=120,
+        timeout=120 * PATIENCE,
         check=True,
     )
     return png
@@ -179,7 +180,7 @@ def examples_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             for task in tasks:
                 client.put_task(task)
             ids = [r.id for r in client.submit_many(submissions)]
-            statuses = client.wait(ids, timeout=600)
+            statuses = client.wait(ids, timeout=600 * PATIENCE)
             for task in tasks:
                 refresh_baseline(task.id)
         app.close()

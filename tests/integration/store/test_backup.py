@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from tests.support.databases import fresh_database
+from tests.support.processes import PATIENCE
 from tests.support.services import PG_ADMIN_URL
 from tests.support.settings import configure
 from tests.support.tools import required_program
@@ -50,7 +51,7 @@ def store(tmp_path: Path) -> Iterator[str]:
             for task in read_tasks(EXAMPLES / "tasks.json"):
                 client.put_task(task)
             ids = [r.id for r in client.submit_many(submissions)]
-            assert set(client.wait(ids, timeout=600).values()) == {"done"}
+            assert set(client.wait(ids, timeout=600 * PATIENCE).values()) == {"done"}
         client.app.close()
         yield url
     configure(pytest.MonkeyPatch())
@@ -90,14 +91,14 @@ def test_a_store_dumped_and_restored_into_a_new_database_serves_the_same_boards(
         [pg_dump, "--format=custom", "--no-owner", f"--file={dump}", libpq(store)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=300 * PATIENCE,
     )
     assert done.returncode == 0, done.stderr
     done = subprocess.run(
         [pg_restore, "--no-owner", "--exit-on-error", f"--dbname={libpq(empty_database)}", dump],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=300 * PATIENCE,
     )
     assert done.returncode == 0, done.stderr
     original = boards(store)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.databases import fresh_database
+from tests.support.processes import PATIENCE
 
 pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
 
@@ -31,7 +32,10 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 def durability(url: str, role: str) -> str:
     """What a fresh process in ``role`` reports for its commits to ``url``."""
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, url, role], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", PROBE, url, role],
+        capture_output=True,
+        text=True,
+        timeout=60 * PATIENCE,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()

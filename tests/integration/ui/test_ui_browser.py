@@ -28,6 +28,7 @@ from evalq.producer.http import HttpClient
 from evalq.ui.security import CSP
 from tests.integration.api.conftest import Server, example_task, examples, serve_api
 from tests.support.openai_stub import OpenAIStub
+from tests.support.processes import PATIENCE
 from tests.support.tools import required_program
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
@@ -94,12 +95,12 @@ def server(
             peer = next(r for r in runs if r["task_id"] == PEERREAD)
             copy = arena | {"id": "copy-1", "metadata": {"again": True}}  # same content
             runs += [hostile_run(arena), failing_judge_run(peer), long_trace_run(arena), copy]
-            with HttpClient(api.url, api_key=api.keys["rw"], timeout=60) as client:
+            with HttpClient(api.url, api_key=api.keys["rw"], timeout=60 * PATIENCE) as client:
                 for task in json.loads((EXAMPLES / "tasks.json").read_text()):
                     client.put_task(task)
                 for start in range(0, len(runs), 40):  # the fixture's EVALQ_API_MAX_BATCH is 50
                     client.submit_many(runs[start : start + 40])
-                statuses = client.wait([r["id"] for r in runs], timeout=600)
+                statuses = client.wait([r["id"] for r in runs], timeout=600 * PATIENCE)
             assert set(statuses.values()) <= {"done", "degraded"}, statuses
             assert statuses["peer-judge-fails"] == "degraded"
             yield api
@@ -216,7 +217,9 @@ def test_every_page_carries_the_strict_content_security_policy(
     cookies = {c["name"]: c["value"] for c in watched.page.context.cookies()}
     paths = ["/", f"/ui/tasks/{ARENA}", "/ui/runs/hostile-1", "/ui/compare", "/ui/review"]
     for path in [*paths, "/ui/login", "/ui/static/ui.js", "/ui/tasks/no-such-task"]:
-        answer = httpx.get(server.url + path, cookies=cookies, timeout=120)  # a loaded machine
+        answer = httpx.get(
+            server.url + path, cookies=cookies, timeout=120 * PATIENCE
+        )  # a loaded machine
         assert answer.headers["content-security-policy"] == CSP, path
         assert answer.headers["x-frame-options"] == "DENY"
     assert "'unsafe-inline'" not in CSP and "'unsafe-eval'" not in CSP
@@ -401,7 +404,7 @@ def test_compare_page_shows_the_statistics_the_api_serves(server: Server, browse
         f"{server.url}/v1/compare",
         params={"tasks": SCYLLA, "by": "variant"},
         headers={"Authorization": f"Bearer {server.keys['read']}"},
-        timeout=60,
+        timeout=60 * PATIENCE,
     ).json()
     rows = page.locator("#comparisons tbody tr")
     expect(rows).to_have_count(len(api["comparisons"]))
@@ -497,9 +500,11 @@ def test_board_and_run_update_live_while_a_run_is_evaluated(
     run = base | {"id": "live-1", "output": base["output"] + " (a live one)"}
     with HttpClient(server.url, api_key=server.keys["rw"]) as client:
         client.submit(run)
-        expect(page.locator('#board tr[data-run="live-1"]')).to_be_visible(timeout=120_000)
+        expect(page.locator('#board tr[data-run="live-1"]')).to_be_visible(
+            timeout=120_000 * PATIENCE
+        )
         assert client.get_result("live-1")["status"] == "done"
-    expect(tasks.page.locator(evaluated)).to_have_text(str(before + 1), timeout=60_000)
+    expect(tasks.page.locator(evaluated)).to_have_text(str(before + 1), timeout=60_000 * PATIENCE)
     for live in (page, tasks.page):  # arrived by polling, not a reload
         assert live.evaluate("window.notReloaded") is True
         expect(live.locator("#live-status")).to_contain_text("updated")
@@ -525,7 +530,7 @@ def test_server_sent_events_say_when_a_board_changes(server: Server, browser: Br
     base = next(r for r in examples("arena") if r["task_id"] == ARENA)
     run = base | {"id": "live-2", "output": base["output"] + " (another live one)"}
     with (
-        httpx.Client(base_url=server.url, cookies=cookies, timeout=120) as client,
+        httpx.Client(base_url=server.url, cookies=cookies, timeout=120 * PATIENCE) as client,
         client.stream("GET", "/ui/events", params=page) as stream,
     ):
         assert stream.headers["content-type"].startswith("text/event-stream")
@@ -545,7 +550,7 @@ def test_polling_an_unchanged_page_costs_a_304(server: Server, browser: Browser)
     cookies = {c["name"]: c["value"] for c in watched.page.context.cookies()}
     # what is checked is the ETag and the status, not the time: a first render of a board is
     # computed whole at read time (seconds on a busy machine), past httpx's 5 s default
-    get = functools.partial(httpx.get, timeout=120)
+    get = functools.partial(httpx.get, timeout=120 * PATIENCE)
     for path in ("/", f"/ui/tasks/{SUITE}", "/ui/runs/hostile-1", "/ui/review"):
         first = get(server.url + path, cookies=cookies)
         etag = first.headers["etag"]
@@ -811,7 +816,7 @@ def test_the_scylla_step_verdicts_are_on_the_first_screen_and_no_table_clips_a_c
             f"{server.url}/v1/compare",
             params={"tasks": SCYLLA, "by": "variant"},
             headers={"Authorization": f"Bearer {server.keys['read']}"},
-            timeout=120,
+            timeout=120 * PATIENCE,
         ).json()
         board = client.leaderboard(SCYLLA)
     steps = compared["variants"]["transitions"]
@@ -912,7 +917,7 @@ def test_every_page_a_person_can_reach_answers_without_a_5xx_or_a_console_error(
     cookies = {c["name"]: c["value"] for c in page.context.cookies()}
     opened = {server.url + p for p in seeds}
     shapes: set[str] = set()
-    with httpx.Client(cookies=cookies, timeout=120) as client:
+    with httpx.Client(cookies=cookies, timeout=120 * PATIENCE) as client:
         for link in sorted(links - opened):
             url = link.split("#")[0]
             if not url or url in opened:
@@ -951,7 +956,9 @@ def test_live_marks_new_and_rescored_runs_apart_from_runs_that_only_moved_rank(
     run = base | {"id": "live-peer", "output": base["output"] + " (read again)"}
     with HttpClient(server.url, api_key=server.keys["rw"]) as client:
         client.submit(run)
-        expect(page.locator('#board tr[data-run="live-peer"]')).to_be_visible(timeout=120_000)
+        expect(page.locator('#board tr[data-run="live-peer"]')).to_be_visible(
+            timeout=120_000 * PATIENCE
+        )
     expect(page.locator('#board tr[data-run="live-peer"]')).to_have_attribute("data-changed", "new")
     marked = page.locator("#board tbody tr[data-run]").evaluate_all(
         "rows => rows.map(r => [r.dataset.run, r.dataset.score, r.textContent,"

@@ -25,6 +25,7 @@ from evalq.producer.http import HttpClient
 from tests.integration.api.conftest import Server, examples, serve_api
 from tests.integration.ui.test_ui_browser import launch, shoot, signed_in
 from tests.support.openai_stub import OpenAIStub
+from tests.support.processes import PATIENCE
 from tests.support.tools import required_program
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
@@ -51,12 +52,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         with serve_api("sqlite", directory, broker=False, extra=judge) as api:
             kinds = ("arena", "scylla", "peerread", "suite")
             runs = [run for kind in kinds for run in examples(kind)]
-            with HttpClient(api.url, api_key=api.keys["rw"], timeout=60) as client:
+            with HttpClient(api.url, api_key=api.keys["rw"], timeout=60 * PATIENCE) as client:
                 for task in json.loads((EXAMPLES / "tasks.json").read_text()):
                     client.put_task(task)
                 for start in range(0, len(runs), 40):  # the fixture's EVALQ_API_MAX_BATCH is 50
                     client.submit_many(runs[start : start + 40])
-                statuses = client.wait([r["id"] for r in runs], timeout=600)
+                statuses = client.wait([r["id"] for r in runs], timeout=600 * PATIENCE)
             assert set(statuses.values()) <= {"done", "degraded"}, statuses
             yield api
 
@@ -77,7 +78,7 @@ def api_get(server: Server, path: str, **params: Any) -> Any:
         server.url + path,
         params=params,
         headers={"Authorization": f"Bearer {server.keys['read']}"},
-        timeout=120,
+        timeout=120 * PATIENCE,
     )
     assert answer.status_code == 200, answer.text
     return answer.json()

@@ -27,6 +27,7 @@ from evalq.producer.http import HttpClient
 from tests.integration.api.conftest import Server, examples, serve_api
 from tests.integration.ui.test_ui_browser import shoot
 from tests.support.openai_stub import OpenAIStub
+from tests.support.processes import PATIENCE
 from tests.support.tools import required_program
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
@@ -50,12 +51,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         }
         with serve_api("sqlite", directory, broker=False, extra=judge) as api:
             runs = examples("peerread") + [r for r in examples("arena") if r["task_id"] == ARENA]
-            with HttpClient(api.url, api_key=api.keys["rw"], timeout=60) as client:
+            with HttpClient(api.url, api_key=api.keys["rw"], timeout=60 * PATIENCE) as client:
                 for task in json.loads((EXAMPLES / "tasks.json").read_text()):
                     client.put_task(task)
                 for start in range(0, len(runs), 40):
                     client.submit_many(runs[start : start + 40])
-                statuses = client.wait([r["id"] for r in runs], timeout=600)
+                statuses = client.wait([r["id"] for r in runs], timeout=600 * PATIENCE)
             assert set(statuses.values()) <= {"done", "degraded"}, statuses
             yield api
 
@@ -83,7 +84,7 @@ def signed_in(browser: Browser, server: Server, key: str = "rw", *, script: bool
 
 
 def api(server: Server) -> HttpClient:
-    return HttpClient(server.url, api_key=server.keys["rw"], timeout=60)
+    return HttpClient(server.url, api_key=server.keys["rw"], timeout=60 * PATIENCE)
 
 
 def agreement_text(server: Server, task_id: str) -> str:

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from evalq.producer.cli import app
 from evalq.producer.http import HttpClient
 from tests.integration.api.conftest import Server, example_task, examples, serve_api
+from tests.support.processes import PATIENCE
 from tests.support.tools import required_program
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
@@ -30,10 +31,10 @@ SCYLLA = "scylla-token-bucket"
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with serve_api("sqlite", tmp_path_factory.mktemp("ladder"), broker=False) as api:
         runs = examples("scylla")
-        with HttpClient(api.url, api_key=api.keys["rw"], timeout=60) as client:
+        with HttpClient(api.url, api_key=api.keys["rw"], timeout=60 * PATIENCE) as client:
             client.put_task(example_task(SCYLLA))
             client.submit_many(runs)
-            statuses = client.wait([r["id"] for r in runs], timeout=600)
+            statuses = client.wait([r["id"] for r in runs], timeout=600 * PATIENCE)
         assert set(statuses.values()) == {"done"}, statuses
         yield api
 

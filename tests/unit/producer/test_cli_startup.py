@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from tests.support.processes import PATIENCE
+
 HEAVY = ("sqlalchemy", "alembic", "celery", "kombu", "numpy", "scipy", "networkx", "torch")
 MODELS = ("pydantic", "pydantic_core", "pydantic_settings", "fastapi", "transformers")
 """Not loaded by the root's ``--version`` and ``--help`` either (a command's ``--help`` runs the
@@ -32,7 +34,11 @@ def loaded_after(*args: str, status: int = 0) -> tuple[set[str], str]:
         f"print('loaded:', ','.join(sorted(loaded & {set(HEAVY + MODELS)!r})))\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120 * PATIENCE,
     )
     output, _, last = result.stdout.rstrip("\n").rpartition("\n")
     assert last.startswith("loaded:"), result.stdout

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from tests.support.processes import PATIENCE
 
 from evalq.workers.names import GRAPH_QUEUE, MERGE_QUEUE, TEXT_QUEUE
 
@@ -20,7 +21,11 @@ def loaded_after_preload(queues: list[str]) -> set[str]:
         "print(' '.join(sorted(set(sys.modules) - before)))\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120 * PATIENCE,
     )
     return set(result.stdout.split())
 
