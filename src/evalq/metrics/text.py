@@ -15,6 +15,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from evalq.core.normalise import normalise_time
 from evalq.core.results import CopyRecord, SourceCopy, TextResult
+from evalq.core.text_form import text_form
 from evalq.core.weights import Weighted, weighted_mean
 from evalq.metrics.fragments import fragments, words
 from evalq.metrics.similarity import jaccard, tfidf_cosine_many
@@ -346,7 +347,14 @@ def text_result(
 ) -> TextResult:
     """Tier 1's stored result: the raw similarities, the floor and ceiling the references give,
     the calibrated similarity, what the output copies and the similarity of what it did not
-    (``original_similarity``, the PeerRead input), task success and the tier score."""
+    (``original_similarity``, the PeerRead input), task success and the tier score.
+
+    Every text is read in its normal form (`text_form`): a zero-width character inside a word
+    or a look-alike letter from another script changes no similarity and hides no copy.
+    """
+    output = text_form(output)
+    references = [text_form(reference) for reference in references]
+    context = None if context is None else text_form(context)
     metrics = text_metrics(output, references, profile=profile, semantic=semantic)
     anchors = (
         cached_anchors(references, profile=profile, semantic=semantic)
