@@ -16,6 +16,8 @@ evaluated runs, so the answer does not depend on the order in which their merges
   tool call, than its tool calls) under-reports: held for review with the flag
   `USAGE_BELOW_TRACE`, whatever its indicators. Tokens are not in a submission's trace steps, so
   a run's tokens are checked only where its usage comes from its spans (OTLP).
+- **Implausibly fast**: a measured time under what the task's other agents make plausible
+  (`evalq.scoring.plausible`): held for review with the flag `IMPLAUSIBLY_FAST`.
 - A **copied output**: the same output text as an earlier run of another agent (tool or model),
   sent with other usage. Held for review whatever its indicators. Repeated runs of one agent
   may well end with the same text (the bundled Scylla runs do, 10 per variant), so the same
@@ -32,6 +34,7 @@ from datetime import datetime
 from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena.outliers import run_flags
 from evalq.scoring.arena.run import ArenaRun
+from evalq.scoring.plausible import IMPLAUSIBLY_FAST, implausibly_fast
 
 DOMINANT_SHARE = 0.5
 """An agent that sent more than this share of a task's counted runs dominates its baseline..."""
@@ -190,16 +193,29 @@ def review_flags(runs: Sequence[RunFacts], profile: ArenaProfile) -> dict[str, t
         return {}
     threshold = token_threshold(statistics.median(f.run.total_tokens for f in counted), profile)
     copied = copied_outputs(counted)
+    times = agent_times(counted)
     decided: dict[str, tuple[str, ...]] = {}
     for facts in counted:
         held = held_indicators(facts, threshold, profile)
         if facts.below_trace:
             held = (*held, USAGE_BELOW_TRACE)
+        if implausibly_fast(facts.run.measured_time, (facts.run.tool, facts.run.model), times):
+            held = (*held, IMPLAUSIBLY_FAST)
         if facts.run.submission_id in copied:
             held = (*held, COPIED_OUTPUT)
         if held:
             decided[facts.run.submission_id] = held
     return decided
+
+
+def agent_times(counted: Sequence[RunFacts]) -> dict[tuple[str, str], float]:
+    """Each agent's (tool, model) median measured time over ``counted``; agents without one are
+    left out."""
+    times: dict[tuple[str, str], list[float]] = {}
+    for facts in counted:
+        if facts.run.measured_time is not None:
+            times.setdefault((facts.run.tool, facts.run.model), []).append(facts.run.measured_time)
+    return {agent: statistics.median(values) for agent, values in times.items()}
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sqlalchemy import ColumnElement, and_, case, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, case, false, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from evalq.core.profile import ArenaProfile
 from evalq.core.results import EvaluationScores
+from evalq.scoring.plausible import IMPLAUSIBLY_FAST, implausibly_fast, speed_floor
 from evalq.scoring.review import (
     COPIED_OUTPUT,
     TRACE_TOLERANCE,
@@ -129,8 +130,16 @@ def _decide(
             SubmissionRow.tool_calls < SubmissionRow.trace_steps,
         ),
     )
+    # each agent's median measured time (one row per agent); a run under the highest floor
+    # any agent gets is read, and the pure rule decides among them
+    from evalq.store.baseline_sql import agent_medians  # it imports this module
+
+    times = agent_medians(session, time, and_(counted, time.is_not(None), time != 0))
+    floors = [f for f in (speed_floor(times, agent) for agent in times) if f is not None]
+    fast = and_(time.is_not(None), time != 0, time < max(floors)) if floors else false()
     outliers = _facts(
-        session, and_(counted, or_(indicators >= profile.outlier_min_flags, below_trace))
+        session,
+        and_(counted, or_(indicators >= profile.outlier_min_flags, below_trace, fast)),
     )
     shared = (
         select(SubmissionRow.output_hash)
@@ -144,6 +153,8 @@ def _decide(
         held = held_indicators(facts, threshold, profile)
         if facts.below_trace:
             held = (*held, USAGE_BELOW_TRACE)
+        if implausibly_fast(facts.run.measured_time, (facts.run.tool, facts.run.model), times):
+            held = (*held, IMPLAUSIBLY_FAST)
         if held:
             decided[facts.run.submission_id] = held
     for sid in copied:

@@ -30,6 +30,7 @@ from evalq.read.report_data import report_data
 from evalq.read.reports import variant_report
 from evalq.read.usage import SELF_REPORTED
 from evalq.report.page import render_html
+from evalq.scoring.plausible import IMPLAUSIBLY_FAST
 from evalq.scoring.review import COPIED_OUTPUT, USAGE_BELOW_TRACE
 from evalq.store import queries
 from evalq.store.db import session_scope
@@ -399,6 +400,46 @@ def test_fewer_tool_calls_than_the_trace_steps_are_held(
     with session_scope(url) as session:
         row = queries.get_submission_row(session, submission_id=fewer.id)
     assert row.review == "flagged" and (row.trace_steps, row.tool_calls) == (14, 5)
+
+
+def test_a_run_claiming_one_millisecond_is_held_with_the_reason(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: full speed points and rank 1 on its board, not held (one indicator of two)
+    url = copy_of(store, tmp_path)
+    run = next(s for s in examples("arena.jsonl") if s.id == "arena-dbg-02")
+    fast = run.model_copy(
+        update={
+            "id": "arena-dbg-02-1ms",
+            "trace": None,
+            "usage": run.usage.model_copy(update={"execution_time": 0.001}),
+        }
+    )
+    add_runs(url, [fast], monkeypatch)
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id="arena-debug-flaky-date-parser")
+        held = {e.submission_id for e in board.entries if e.held}
+    assert held == {"arena-dbg-02-1ms"}
+    entry = next(e for e in board.entries if e.submission_id == "arena-dbg-02-1ms")
+    assert entry.rank is None and entry.flags == [IMPLAUSIBLY_FAST]
+    configure(monkeypatch, database_url=url)
+    shown = CliRunner().invoke(app, ["leaderboard", "arena-debug-flaky-date-parser"])
+    assert shown.exit_code == 0, shown.output
+    assert "held: implausibly_fast" in " ".join(shown.output.split())
+
+
+def test_no_bundled_run_is_newly_held_as_implausibly_fast(store: str) -> None:
+    # arena-fe-09 (3.4 s, one tool call, 1,650 tokens) was held by spec 000's indicators already
+    with session_scope(store) as session:
+        for task in (
+            "arena-debug-flaky-date-parser",
+            "arena-frontend-dark-mode",
+            "arena-data-sales-summary",
+        ):
+            board = leaderboard(session, task_id=task)
+            fast = {e.submission_id: e.flags for e in board.entries if IMPLAUSIBLY_FAST in e.flags}
+            assert set(fast) <= {"arena-fe-09"}
+            assert all(len(flags) >= 3 for flags in fast.values()), fast
 
 
 def traced_profile(tmp_path: Path) -> Settings:
