@@ -124,7 +124,8 @@ def test_the_marks_name_what_was_copied(scorer: SemanticScorer) -> None:
     assert marks["copy"].startswith("copies reference 1")
     assert marks["splice"].startswith("splices the references")
     assert marks["restated context"].startswith("restates the task's context")
-    assert marks["praise plus long words"].startswith("borrows the references' words")
+    # the references' long words after the praise are a list, not sentences: stuffing
+    assert marks["praise plus long words"].startswith("stuffs the references' words")
 
 
 def test_another_papers_review_reads_reject(scorer: SemanticScorer) -> None:
@@ -164,3 +165,19 @@ def test_a_copy_in_look_alike_letters_is_the_copy(scorer: SemanticScorer) -> Non
     scored = score(FAITHFUL, scorer, cyrillic)
     assert (scored.copied or "").startswith("copies reference 1")
     assert scored.composite == score(FAITHFUL, scorer, ATTACKS["copy"]).composite
+
+
+def test_another_papers_review_stuffed_with_the_references_words_does_not_move(
+    scorer: SemanticScorer,
+) -> None:
+    wrong = RUNS["peer-03-wrong-paper"]
+    vocabulary: list[str] = []
+    for word in " ".join(TASK.reference_outputs).replace(",", " ").replace(".", " ").split():
+        if word.isalpha() and len(word) >= 5 and word.lower() not in vocabulary:
+            vocabulary.append(word.lower())
+    line = " ".join(sorted(vocabulary, key=lambda w: (-len(w), w))[:30])
+    plain = score(wrong, scorer)
+    stuffed = score(wrong, scorer, f"{wrong.output}\n{line}")
+    assert (stuffed.copied or "").startswith("stuffs the references' words: 30 words")
+    assert stuffed.composite is not None and plain.composite is not None
+    assert stuffed.composite <= plain.composite + 0.005
