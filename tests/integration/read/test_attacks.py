@@ -135,6 +135,48 @@ def test_near_copies_relabelled_as_another_agent_are_held(
     assert flagged == {e.submission_id for e in board.entries if e.held}
 
 
+def three_percent_off(run: Submission, i: int) -> Submission:
+    """``run`` under a new id with every usage figure 3% higher (tool calls as reported)."""
+    usage = run.usage
+    scaled = Usage.model_validate(
+        usage.model_dump(exclude_none=True, exclude={"total_tokens"})
+        | {
+            "input_tokens": round((usage.input_tokens or usage.tokens) * 1.03),
+            "output_tokens": round((usage.output_tokens or 0) * 1.03),
+            "execution_time": None if usage.execution_time is None else usage.execution_time * 1.03,
+        }
+    )
+    return run.model_copy(update={"id": f"{run.id}-3pc-{i}", "usage": scaled})
+
+
+@pytest.mark.parametrize("attack", ["sentence appended", "usage 3% off", "another model name"])
+def test_near_copies_past_the_old_rule_move_no_rank_or_verdict(
+    attack: str, store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each was counted as a new run under equality of the normalised output and usage within 2%
+    url = copy_of(store, tmp_path)
+    passing = passing_t1()
+    if attack == "sentence appended":
+        sent = [
+            nudged(run, i, output=f"{run.output} All edge cases were re-checked before merging.")
+            for i, run in enumerate(passing * 2, start=1)
+        ]
+    elif attack == "usage 3% off":
+        sent = [three_percent_off(run, i) for i, run in enumerate(passing * 2, start=1)]
+    else:
+        sent = [nudged(run, i, model="claude-opus-4") for i, run in enumerate(passing * 2, 1)]
+    add_runs(url, sent, monkeypatch)
+    before, after = scylla_figures(store), scylla_figures(url)
+    assert (after["variants"], after["compare"]) == (before["variants"], before["compare"])
+    assert after["board"]["variants"] == before["board"]["variants"]
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id=SCYLLA)
+    assert set(board.duplicate_of) == {run.id for run in sent}, (
+        board.duplicate_of,
+        board.near_copies,
+    )
+
+
 def test_repeated_runs_with_the_same_output_and_usage_far_apart_still_count(
     store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -259,7 +301,9 @@ FLOODED = "arena-debug-flaky-date-parser"
 
 
 def flood() -> list[Submission]:
-    """12 slow, costly runs from 6 throwaway agent names (2 each, their own outputs)."""
+    """12 slow, costly runs from 6 throwaway agent names (2 each, their own outputs, usage 5%
+    apart between names: the same content with the same usage under six names would be one
+    run's near-copies, `test_near_copies_past_the_old_rule_move_no_rank_or_verdict`)."""
     model = next(s for s in examples("arena.jsonl") if s.task_id == FLOODED)
     return [
         model.model_copy(
@@ -269,7 +313,7 @@ def flood() -> list[Submission]:
                 "model": f"model-{name}",
                 "output": f"{model.output} (attempt {i} by agent {name})",
                 "usage": Usage(
-                    input_tokens=300_000 + 40_000 * i,
+                    input_tokens=round((300_000 + 40_000 * i) * 1.05**name),
                     output_tokens=50_000,
                     tool_calls=120 + 30 * i,
                     iterations=3,
