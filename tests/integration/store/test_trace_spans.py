@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import threading
+import time
 from datetime import timedelta
 
 import pytest
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from sqlalchemy import event
+from sqlalchemy.orm import Session
 from tests.support.otel_runs import trace_id_of, two_agent_run
 
 from evalq.core.schemas import MAX_TRACE_EDGES
 from evalq.store import traces
-from evalq.store.db import session_scope
+from evalq.store.db import engine_for, session_scope
 from evalq.store.models import TraceRow
 from evalq.traces.spans_in import IncomingSpan, incoming_spans, request_of
 
@@ -200,3 +204,61 @@ def test_a_trace_with_more_tool_calls_than_a_run_has_edges_is_refused_at_the_doo
         row = session.get(TraceRow, trace_id)
         assert row is not None and (row.status, row.span_count) == ("refused", 0)
         assert traces.reason(row) == refused.rejected[0]
+
+
+def one_span_traces(count: int, *, salt: int, span: int = 1) -> ExportTraceServiceRequest:
+    """An OTLP request of ``count`` traces of one span each (a flood's shape: F-7 of issue 45),
+    the span ids counting from ``span``."""
+    body = ExportTraceServiceRequest()
+    spans = body.resource_spans.add().scope_spans.add().spans
+    began = time.time_ns() - 10**9
+    for number in range(count):
+        trace_id = salt.to_bytes(8, "big") + (number + 1).to_bytes(8, "big")
+        added = spans.add(trace_id=trace_id, span_id=(span + number).to_bytes(8, "big"), name="s")
+        added.start_time_unix_nano, added.end_time_unix_nano = began, began + 1000
+    return body
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new traces", "traces seen before"])
+def test_a_request_costs_the_same_statements_whatever_its_number_of_traces(
+    db_url: str, existing: bool
+) -> None:
+    """Storing a request is a fixed number of statements, not a few per trace (issue 45, F-7:
+    one request of 10,000 one-span traces cost 11-21 s when each trace was read, updated and
+    counted apart)."""
+    executed: list[str] = []
+    loaded: list[object] = []
+
+    def count(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        executed.append(statement)
+
+    def load(_session: object, instance: object) -> None:
+        loaded.append(instance)
+
+    counts = {}
+    engine = engine_for(db_url)
+    store(db_url, two_agent_run())  # the connection's own set-up statements, before counting
+    for size in (10, 300):
+        request = incoming_spans(one_span_traces(size, salt=size))
+        if existing:  # the traces are stored already: the request adds a span to each
+            with session_scope(db_url) as session:
+                traces.store_request(
+                    session, traces=request.traces, defaults={}, max_spans=100, owner="k"
+                )
+            request = incoming_spans(one_span_traces(size, salt=size, span=10_000))
+        event.listen(engine, "before_cursor_execute", count)
+        event.listen(Session, "loaded_as_persistent", load)
+        try:
+            executed.clear()
+            loaded.clear()
+            with session_scope(db_url) as session:
+                stored = traces.store_request(
+                    session, traces=request.traces, defaults={}, max_spans=100, owner="k"
+                )
+            counts[size] = (len(executed), len(loaded))
+        finally:
+            event.remove(engine, "before_cursor_execute", count)
+            event.remove(Session, "loaded_as_persistent", load)
+        assert len(stored) == size
+    # statements and rows made objects alike: none per trace
+    assert counts[300] == counts[10], counts
