@@ -20,6 +20,7 @@ from evalq import __version__
 from evalq.producer.cli import (
     boards,
     demo,
+    importers,
     judge,
     labels,
     lists,
@@ -28,7 +29,6 @@ from evalq.producer.cli import (
     review,
     rules,
     submit,
-    traces,
     webhooks,
 )
 from evalq.producer.cli.api import api as api_command
@@ -54,7 +54,7 @@ app.add_typer(db_app, name="db")
 app.add_typer(task_app, name="task")
 app.add_typer(keys_app, name="keys")
 app.add_typer(review.review_app, name="review")
-app.add_typer(traces.import_app, name="import")
+app.add_typer(importers.import_app, name="import")  # otlp, promptfoo, inspect
 app.add_typer(webhooks.webhook_app, name="webhook")
 app.add_typer(monitors.monitor_app, name="monitor")
 app.add_typer(rules.rule_app, name="rule")

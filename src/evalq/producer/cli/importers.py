@@ -1,0 +1,105 @@
+"""`evalq import promptfoo|inspect PATH`: another tool's results in, evaluated by evalq too."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+
+from evalq.core.errors import EvalqError, InvalidInput
+from evalq.producer.cli.output import console, fail, fail_with, wait_with_progress
+from evalq.producer.cli.traces import import_app
+
+__all__ = ["import_app", "import_inspect", "import_promptfoo"]
+
+if TYPE_CHECKING:
+    from evalq.producer.importers.plan import ImportPlan
+
+ApplyOption = Annotated[
+    bool, typer.Option("--apply", help="Store and evaluate; without it, only say what would be.")
+]
+TimeoutOption = Annotated[float, typer.Option(help="Seconds to wait for the results.")]
+
+
+@import_app.command("promptfoo")
+def import_promptfoo(
+    path: Annotated[Path, typer.Argument(help="A results file: promptfoo eval -o results.json.")],
+    apply: ApplyOption = False,
+    timeout: TimeoutOption = 3600,
+) -> None:
+    """One task per eval, one run per result row, promptfoo's score kept as metadata.
+
+    Dry run unless --apply; rows imported before are left alone (docs/importers.md).
+    """
+    from evalq.producer.importers.promptfoo import plan_promptfoo
+
+    _import(path, plan_promptfoo, apply=apply, timeout=timeout)
+
+
+@import_app.command("inspect")
+def import_inspect(
+    path: Annotated[Path, typer.Argument(help="An Inspect AI eval log in JSON format.")],
+    apply: ApplyOption = False,
+    timeout: TimeoutOption = 3600,
+) -> None:
+    """One task per Inspect task, one run per sample and epoch, its scores kept as metadata.
+
+    Dry run unless --apply; samples imported before are left alone (docs/importers.md).
+    """
+    from evalq.producer.importers.inspect_log import plan_inspect
+
+    _import(path, plan_inspect, apply=apply, timeout=timeout)
+
+
+def _import(
+    path: Path, plan_of: Callable[[Any], ImportPlan], *, apply: bool, timeout: float
+) -> None:
+    from evalq.producer.importers.apply import apply_plan, check_plan
+    from evalq.producer.importers.source import read_document
+    from evalq.service.client import Client
+
+    try:
+        plan = plan_of(read_document(path))
+    except InvalidInput as error:
+        _exit_on_problems(path, error.problems, more=error.more)
+    client = Client()
+    try:
+        check = check_plan(client, plan)
+        verb = "creating" if apply else "would create"
+        console.print(
+            f"{verb} {len(check.new_tasks)} task(s), {len(check.new_submissions)} "
+            f"submission(s); {len(check.imported_before)} imported before"
+            + (": " + ", ".join(check.new_tasks) if check.new_tasks else ""),
+            highlight=False,
+        )
+        if not apply:
+            console.print("dry run: nothing stored (--apply to import)", highlight=False)
+            return
+        submitted = apply_plan(client, plan, check)
+        if not submitted:
+            return
+        statuses = wait_with_progress(client, [s.id for s in submitted], timeout=timeout)
+    except EvalqError as error:
+        fail(error)
+    finally:
+        client.close()
+    failed = sorted(i for i, status in statuses.items() if status == "failed")
+    if failed:
+        fail_with(f"{len(failed)} imported run(s) failed evaluation: {', '.join(failed)}")
+    console.print(f"imported and evaluated {len(statuses)} run(s)", highlight=False)
+
+
+def _exit_on_problems(path: Path, problems: Sequence[tuple[str, str]], *, more: int) -> NoReturn:
+    """Each problem as ``FILE:LINE: rule``, ``FILE: rule`` or ``FILE: JSON.PATH: rule``; exit 2."""
+    for where, rule in problems:
+        if where.startswith("line "):
+            typer.echo(f"{path}:{where.removeprefix('line ')}: {rule}", err=True)
+        elif where == "(file)":
+            typer.echo(f"{path}: {rule}", err=True)
+        else:
+            typer.echo(f"{path}: {where}: {rule}", err=True)
+    if more:
+        typer.echo(f"{path}: and {more} more problems", err=True)
+    raise typer.Exit(2)
