@@ -1,0 +1,153 @@
+"""`evalq import promptfoo|inspect PATH` on the tools' own published files (tests/data/importers,
+README there names their source): dry run, apply, evaluation here (no broker), the imported
+score beside evalq's in the API and on the run page, a second import changing nothing, a
+malformed file refused with its location."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from evalq.core.settings import Settings
+from evalq.producer.api.app import create_app
+from evalq.store import queries
+from evalq.store.db import session_scope
+from evalq.store.keys import create_key
+from tests.support.processes import EVALQ, PATIENCE, process_env
+from tests.support.ui import sign_in
+
+SAMPLES = Path(__file__).parents[2] / "data" / "importers"
+PROMPTFOO_IDS = {
+    "promptfoo-b7df157c-b0cd-4852-a41a-72523ea294e7": ("openai:gpt-5-mini", 0.75, 282),
+    "promptfoo-aa60b488-0ac5-4282-aebc-2203d04fc219": ("openai:gpt-5", 0.5, 241),
+}
+
+
+def evalq(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`evalq ARGS` with no EVALQ_* setting: the store is ./evalq.db, evaluation runs here."""
+    return subprocess.run(
+        [EVALQ, *args],
+        cwd=cwd,
+        env=process_env({}),
+        capture_output=True,
+        text=True,
+        timeout=300 * PATIENCE,
+    )
+
+
+def stored_ids(store: Path) -> set[str]:
+    with session_scope(f"sqlite:///{store}") as session:
+        rows = queries.status_counts(session, ids=[*PROMPTFOO_IDS, *INSPECT_IDS])
+    return set(rows)
+
+
+INSPECT_IDS = {
+    "inspect-8zXjbRzCWrL9GXiXo2vus9-1-e1": ("inspect-input_task", "C", 99),
+    "inspect-9eTnG3tV8jGRYoTPMH54Ee-1-e1": ("inspect-popularity", "I", 68),
+}
+
+
+def test_promptfoo_results_are_imported_evaluated_and_kept_beside_evalqs(tmp_path: Path) -> None:
+    sample = str(SAMPLES / "promptfoo_results.json")
+    dry = evalq(tmp_path, "import", "promptfoo", sample)
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.splitlines() == [
+        "would create 1 task(s), 2 submission(s); 0 imported before: "
+        "promptfoo-eval-WJi-2025-10-01T20:08:11",
+        "dry run: nothing stored (--apply to import)",
+    ]
+    assert not (tmp_path / "evalq.db").exists() or stored_ids(tmp_path / "evalq.db") == set()
+
+    applied = evalq(tmp_path, "import", "promptfoo", sample, "--apply")
+    assert applied.returncode == 0, applied.stderr
+    assert "imported and evaluated 2 run(s)" in applied.stdout
+
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'evalq.db'}")
+    with session_scope(settings.database_url) as session:
+        key = create_key(session, name="reader", scopes=["read"])
+    headers = {"Authorization": f"Bearer {key}"}
+    with TestClient(create_app(settings)) as http:
+        assert sign_in(http, key).status_code == 303
+        for submission_id, (_, imported, _) in PROMPTFOO_IDS.items():
+            body = http.get(f"/v1/submissions/{submission_id}", headers=headers).json()
+            assert body["status"] == "done"
+            assert body["metadata"]["imported_score"] == imported
+            assert body["metadata"]["imported_grader"] == "promptfoo"
+            assert body["metadata"]["imported_pass"] is False
+            assert body["scores"]["arena"]["overall_score"] is not None  # evalq's own
+            page = http.get(f"/ui/runs/{submission_id}")
+            assert page.status_code == 200 and "imported_score" in page.text
+        board = http.get(
+            "/v1/tasks/promptfoo-eval-WJi-2025-10-01T20:08:11/leaderboard",
+            params={"metadata.imported_grader": "promptfoo"},
+            headers=headers,
+        ).json()
+        assert {(e["submission_id"], e["model"]) for e in board["entries"]} == {
+            (sid, model) for sid, (model, _, _) in PROMPTFOO_IDS.items()
+        }
+    with session_scope(settings.database_url) as session:
+        for submission_id, (_, _, tokens) in PROMPTFOO_IDS.items():
+            row = queries.get_submission_row(session, submission_id=submission_id)
+            assert row.payload["usage"]["total_tokens"] == tokens
+
+    again = evalq(tmp_path, "import", "promptfoo", sample, "--apply")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines() == ["creating 0 task(s), 0 submission(s); 2 imported before"]
+
+
+def test_inspect_logs_are_imported_and_evaluated_once(tmp_path: Path) -> None:
+    for name in ("inspect_input_task.json", "inspect_log_formats.json"):
+        applied = evalq(tmp_path, "import", "inspect", str(SAMPLES / name), "--apply")
+        assert applied.returncode == 0, applied.stderr
+        assert "imported and evaluated 1 run(s)" in applied.stdout
+    store = f"sqlite:///{tmp_path / 'evalq.db'}"
+    with session_scope(store) as session:
+        for submission_id, (task_id, imported, tokens) in INSPECT_IDS.items():
+            row = queries.get_submission_row(session, submission_id=submission_id)
+            assert (row.status, row.payload["task_id"]) == ("done", task_id)
+            assert row.payload["usage"]["total_tokens"] == tokens
+            assert row.payload["metadata"]["imported_score"] == imported
+            assert row.payload["metadata"]["imported_grader"].startswith("inspect_ai/")
+    again = evalq(tmp_path, "import", "inspect", str(SAMPLES / "inspect_log_formats.json"))
+    assert (
+        again.stdout.splitlines()[0] == "would create 0 task(s), 0 submission(s); 1 imported before"
+    )
+
+
+@pytest.mark.parametrize(
+    ("tool", "sample", "break_it", "expected"),
+    [
+        (
+            "promptfoo",
+            "promptfoo_results.json",
+            lambda d: d["results"]["results"][1]["response"].pop("tokenUsage"),
+            "results.results[1].response.tokenUsage: missing: must be an object",
+        ),
+        (
+            "inspect",
+            "inspect_log_formats.json",
+            lambda d: d["samples"][0].__setitem__("epoch", "one"),
+            "samples[0].epoch: must be the epoch (an integer)",
+        ),
+    ],
+)
+def test_a_malformed_file_is_refused_with_its_location_and_nothing_stored(
+    tmp_path: Path, tool: str, sample: str, break_it: object, expected: str
+) -> None:
+    document = json.loads((SAMPLES / sample).read_text())
+    assert callable(break_it)
+    break_it(document)
+    (tmp_path / "bad.json").write_text(json.dumps(document))
+    refused = evalq(tmp_path, "import", tool, "bad.json", "--apply")
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [f"bad.json: {expected}"]
+
+    (tmp_path / "broken.json").write_text('{\n  "evalId": "x",\n  "results": [1,,2]\n}\n')
+    syntax = evalq(tmp_path, "import", tool, "broken.json", "--apply")
+    assert syntax.returncode == 2
+    assert syntax.stderr.startswith("broken.json:3: column 17: invalid JSON")
+    assert not (tmp_path / "evalq.db").exists() or stored_ids(tmp_path / "evalq.db") == set()
