@@ -20,6 +20,8 @@ from evalq.store.keys import create_key
 from tests.support.processes import EVALQ, PATIENCE, process_env
 from tests.support.ui import sign_in
 
+pytestmark = pytest.mark.both_databases  # "imported before" and the batch intake are SQL
+
 SAMPLES = Path(__file__).parents[2] / "data" / "importers"
 PROMPTFOO_IDS = {
     "promptfoo-b7df157c-b0cd-4852-a41a-72523ea294e7": ("openai:gpt-5-mini", 0.75, 282),
@@ -27,20 +29,20 @@ PROMPTFOO_IDS = {
 }
 
 
-def evalq(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """`evalq ARGS` with no EVALQ_* setting: the store is ./evalq.db, evaluation runs here."""
+def evalq(cwd: Path, store: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`evalq ARGS` on ``store`` with no broker: evaluation runs here."""
     return subprocess.run(
         [EVALQ, *args],
         cwd=cwd,
-        env=process_env({}),
+        env=process_env({"database_url": store}),
         capture_output=True,
         text=True,
         timeout=300 * PATIENCE,
     )
 
 
-def stored_ids(store: Path) -> set[str]:
-    with session_scope(f"sqlite:///{store}") as session:
+def stored_ids(store: str) -> set[str]:
+    with session_scope(store) as session:
         rows = queries.status_counts(session, ids=[*PROMPTFOO_IDS, *INSPECT_IDS])
     return set(rows)
 
@@ -48,25 +50,29 @@ def stored_ids(store: Path) -> set[str]:
 INSPECT_IDS = {
     "inspect-8zXjbRzCWrL9GXiXo2vus9-1-e1": ("inspect-input_task", "C", 99),
     "inspect-9eTnG3tV8jGRYoTPMH54Ee-1-e1": ("inspect-popularity", "I", 68),
+    "inspect-ZB2vu5GNujYaBdPSReCeop-1-e1": ("inspect-browser", "C", 6122),
 }
+BROWSER_CALLS = ["web_browser_go", "web_browser_click", "web_browser_click", "web_browser_click"]
 
 
-def test_promptfoo_results_are_imported_evaluated_and_kept_beside_evalqs(tmp_path: Path) -> None:
+def test_promptfoo_results_are_imported_evaluated_and_kept_beside_evalqs(
+    tmp_path: Path, db_url: str
+) -> None:
     sample = str(SAMPLES / "promptfoo_results.json")
-    dry = evalq(tmp_path, "import", "promptfoo", sample)
+    dry = evalq(tmp_path, db_url, "import", "promptfoo", sample)
     assert dry.returncode == 0, dry.stderr
     assert dry.stdout.splitlines() == [
         "would create 1 task(s), 2 submission(s); 0 imported before: "
         "promptfoo-eval-WJi-2025-10-01T20:08:11",
         "dry run: nothing stored (--apply to import)",
     ]
-    assert not (tmp_path / "evalq.db").exists() or stored_ids(tmp_path / "evalq.db") == set()
+    assert stored_ids(db_url) == set()
 
-    applied = evalq(tmp_path, "import", "promptfoo", sample, "--apply")
+    applied = evalq(tmp_path, db_url, "import", "promptfoo", sample, "--apply")
     assert applied.returncode == 0, applied.stderr
     assert "imported and evaluated 2 run(s)" in applied.stdout
 
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'evalq.db'}")
+    settings = Settings(database_url=db_url)
     with session_scope(settings.database_url) as session:
         key = create_key(session, name="reader", scopes=["read"])
     headers = {"Authorization": f"Bearer {key}"}
@@ -94,25 +100,29 @@ def test_promptfoo_results_are_imported_evaluated_and_kept_beside_evalqs(tmp_pat
             row = queries.get_submission_row(session, submission_id=submission_id)
             assert row.payload["usage"]["total_tokens"] == tokens
 
-    again = evalq(tmp_path, "import", "promptfoo", sample, "--apply")
+    again = evalq(tmp_path, db_url, "import", "promptfoo", sample, "--apply")
     assert again.returncode == 0, again.stderr
     assert again.stdout.splitlines() == ["creating 0 task(s), 0 submission(s); 2 imported before"]
 
 
-def test_inspect_logs_are_imported_and_evaluated_once(tmp_path: Path) -> None:
-    for name in ("inspect_input_task.json", "inspect_log_formats.json"):
-        applied = evalq(tmp_path, "import", "inspect", str(SAMPLES / name), "--apply")
+def test_inspect_logs_are_imported_and_evaluated_once(tmp_path: Path, db_url: str) -> None:
+    for name in ("inspect_input_task.json", "inspect_log_formats.json", "inspect_browser.json"):
+        applied = evalq(tmp_path, db_url, "import", "inspect", str(SAMPLES / name), "--apply")
         assert applied.returncode == 0, applied.stderr
         assert "imported and evaluated 1 run(s)" in applied.stdout
-    store = f"sqlite:///{tmp_path / 'evalq.db'}"
-    with session_scope(store) as session:
+    with session_scope(db_url) as session:
         for submission_id, (task_id, imported, tokens) in INSPECT_IDS.items():
             row = queries.get_submission_row(session, submission_id=submission_id)
             assert (row.status, row.payload["task_id"]) == ("done", task_id)
             assert row.payload["usage"]["total_tokens"] == tokens
             assert row.payload["metadata"]["imported_score"] == imported
             assert row.payload["metadata"]["imported_grader"].startswith("inspect_ai/")
-    again = evalq(tmp_path, "import", "inspect", str(SAMPLES / "inspect_log_formats.json"))
+        browser_id = [*INSPECT_IDS][2]
+        browser = queries.get_submission_row(session, submission_id=browser_id)
+        assert [step["tool"] for step in browser.payload["trace"]["steps"]] == BROWSER_CALLS
+        assert browser.payload["usage"]["tool_calls"] == len(BROWSER_CALLS)
+        assert queries.tier_results(session, submission_id=browser_id)["graph"].status == "ok"
+    again = evalq(tmp_path, db_url, "import", "inspect", str(SAMPLES / "inspect_log_formats.json"))
     assert (
         again.stdout.splitlines()[0] == "would create 0 task(s), 0 submission(s); 1 imported before"
     )
@@ -136,18 +146,18 @@ def test_inspect_logs_are_imported_and_evaluated_once(tmp_path: Path) -> None:
     ],
 )
 def test_a_malformed_file_is_refused_with_its_location_and_nothing_stored(
-    tmp_path: Path, tool: str, sample: str, break_it: object, expected: str
+    tmp_path: Path, db_url: str, tool: str, sample: str, break_it: object, expected: str
 ) -> None:
     document = json.loads((SAMPLES / sample).read_text())
     assert callable(break_it)
     break_it(document)
     (tmp_path / "bad.json").write_text(json.dumps(document))
-    refused = evalq(tmp_path, "import", tool, "bad.json", "--apply")
+    refused = evalq(tmp_path, db_url, "import", tool, "bad.json", "--apply")
     assert refused.returncode == 2
     assert refused.stderr.splitlines() == [f"bad.json: {expected}"]
 
     (tmp_path / "broken.json").write_text('{\n  "evalId": "x",\n  "results": [1,,2]\n}\n')
-    syntax = evalq(tmp_path, "import", tool, "broken.json", "--apply")
+    syntax = evalq(tmp_path, db_url, "import", tool, "broken.json", "--apply")
     assert syntax.returncode == 2
     assert syntax.stderr.startswith("broken.json:3: column 17: invalid JSON")
-    assert not (tmp_path / "evalq.db").exists() or stored_ids(tmp_path / "evalq.db") == set()
+    assert stored_ids(db_url) == set()
