@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from evalq.core.errors import EvalqError, InvalidInput
-from evalq.producer.cli.output import console, fail, fail_with, wait_with_progress
+from evalq.producer.cli.output import console, fail, wait_with_progress
 from evalq.producer.cli.traces import import_app
 
 __all__ = ["import_app", "import_inspect", "import_promptfoo"]
@@ -86,9 +86,10 @@ def _import(
     finally:
         client.close()
     failed = sorted(i for i, status in statuses.items() if status == "failed")
-    if failed:
-        fail_with(f"{len(failed)} imported run(s) failed evaluation: {', '.join(failed)}")
     console.print(f"imported and evaluated {len(statuses)} run(s)", highlight=False)
+    if failed:
+        typer.echo(f"{len(failed)} failed evaluation: {', '.join(failed)}", err=True)
+        raise typer.Exit(1)
 
 
 def _exit_on_problems(path: Path, problems: Sequence[tuple[str, str]], *, more: int) -> NoReturn:
