@@ -78,6 +78,11 @@ class SentinelGroup:
                 continue
         return None
 
+    def replica_has(self, key: str) -> bool:
+        """True once ``key`` exists on the replica (what the master wrote has reached it)."""
+        with redis.Redis(host=REDIS_HOST, port=self.replica_port, socket_timeout=1) as replica:
+            return bool(replica.exists(key))
+
     def stop(self) -> None:
         """Stop every process still running (SIGTERM, then SIGKILL)."""
         for process in self.processes.values():

@@ -33,12 +33,11 @@ from datetime import timedelta
 import redis
 from celery import Celery, current_app, shared_task
 
-from evalq.core import redis_url
 from evalq.core.schemas import Tier
 from evalq.core.settings import get_settings
 from evalq.store import queries
 from evalq.store.db import session_scope
-from evalq.workers import heartbeat, queued, unacked
+from evalq.workers import heartbeat, queued, redis_url, unacked
 from evalq.workers.chords import chord_ids, enqueue, parse_chord_id
 from evalq.workers.names import RECOVER_TASK
 

@@ -120,7 +120,7 @@ def _build_judge(profile: Profile, settings: Settings) -> Judge | JudgePanel | J
 
 def _redis_at(url: str | None, master_name: str | None) -> redis.Redis | None:
     """A client for a Redis URL; None when unset or not Redis (the embedded memory:// broker)."""
-    from evalq.core.redis_url import is_redis_url, redis_client
+    from evalq.workers.redis_url import is_redis_url, redis_client
 
     if not url or not is_redis_url(url):
         return None

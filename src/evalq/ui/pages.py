@@ -69,8 +69,8 @@ def tasks_page(request: Request, viewer: ViewerDep, q: Text = "") -> Response:
 def queue_depths(broker_url: str | None, master_name: str | None) -> dict[str, int] | None:
     """Messages waiting per queue, as `/metrics` reports them; None without a Redis broker or
     when it does not answer."""
-    from evalq.core.redis_url import is_redis_url
     from evalq.workers.depths import BROKER_TIMEOUT_S, redis_queue_depths
+    from evalq.workers.redis_url import is_redis_url
 
     if not is_redis_url(broker_url) or str(broker_url).startswith("unix://"):
         return None

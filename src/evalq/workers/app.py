@@ -18,7 +18,6 @@ from celery.result import AsyncResult
 from kombu.entity import Queue
 from kombu.messaging import Producer
 
-from evalq.core.redis_url import is_sentinel_url, sentinel_options
 from evalq.core.settings import Settings, get_settings
 from evalq.workers.names import (
     EVENT_SWEEP_TASK,
@@ -36,6 +35,7 @@ from evalq.workers.policy import (
     longest_webhook_wait,
     webhook_time_limit,
 )
+from evalq.workers.redis_url import is_sentinel_url, sentinel_options
 
 PRODUCER_RETRY_POLICY = {
     "max_retries": 1,

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from celery import Celery
 from kombu.exceptions import ChannelError
 
-from evalq.core.redis_url import is_redis_url, redis_client
 from evalq.workers.names import QUEUES
+from evalq.workers.redis_url import is_redis_url, redis_client
 
 BROKER_TIMEOUT_S = 2.0
 """Socket timeouts of a depth read: a stalled broker cannot hang a scrape or a page."""

@@ -25,8 +25,8 @@ from typing import Any
 import redis
 from celery import signals
 
-from evalq.core import redis_url
 from evalq.core.settings import Settings
+from evalq.workers import redis_url
 
 logger = logging.getLogger(__name__)
 

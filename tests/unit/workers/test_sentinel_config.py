@@ -7,9 +7,9 @@ from celery.backends.redis import SentinelBackend
 from pydantic import ValidationError
 from redis.sentinel import SentinelConnectionPool
 
-from evalq.core.redis_url import parse_sentinel_url, redis_client
 from evalq.core.settings import Settings
 from evalq.workers.app import ProducerSentinelBackend, celery_config, make_app
+from evalq.workers.redis_url import parse_sentinel_url, redis_client
 
 URL = "sentinel://:pw@127.0.0.1:26391/2;sentinel://127.0.0.1:26392;sentinel://127.0.0.2:26393"
 

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 from kombu.connection import Connection
 from sqlalchemy import text
 
-from evalq.core.redis_url import sentinel_options
 from evalq.producer.api.models import Check, Health
 from evalq.store.db import engine_for
+from evalq.workers.redis_url import sentinel_options
 
 if TYPE_CHECKING:
     from evalq.core.settings import Settings

@@ -23,7 +23,6 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from evalq.core.monitors import MonitorState
-from evalq.core.redis_url import is_redis_url
 from evalq.core.settings import Settings
 from evalq.core.status import STATUSES
 from evalq.producer.api.auth import require
@@ -35,6 +34,7 @@ from evalq.read.monitors import SCORE_WINDOW, TaskScore
 from evalq.store.db import session_scope
 from evalq.store.models import TraceStatus
 from evalq.workers.depths import BROKER_TIMEOUT_S, redis_queue_depths
+from evalq.workers.redis_url import is_redis_url
 
 router = APIRouter(tags=["health"])
 

@@ -104,8 +104,8 @@ def redis_client(
     name = require_master_name(url, master_name)
     assert name is not None
     group = parse_sentinel_url(url)
-    sentinel = Sentinel(group.sentinels, sentinel_kwargs=dict(timeouts), **timeouts)  # type: ignore[no-untyped-call]
-    client: redis.Redis = sentinel.master_for(  # type: ignore[no-untyped-call]
+    sentinel = Sentinel(group.sentinels, sentinel_kwargs=dict(timeouts), **timeouts)
+    client: redis.Redis = sentinel.master_for(
         name, db=group.db, password=group.password, username=group.username
     )
     return client
