@@ -6,7 +6,7 @@ import base64
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -25,6 +25,11 @@ class Settings(BaseSettings):
     )
     result_backend: str | None = Field(
         default=None, description="Celery result backend; defaults to the broker URL."
+    )
+    redis_master_name: str | None = Field(
+        default=None,
+        description="Name of the Redis master the sentinels watch; required when a Redis URL "
+        "is sentinel://host:port;sentinel://host:port (Redis with failover, docs/deploy.md).",
     )
     broker_connect_timeout_s: float = Field(
         default=3.0,
@@ -295,6 +300,18 @@ class Settings(BaseSettings):
                         "os.urandom(32)).decode())')"
                     )
         return value
+
+    @model_validator(mode="after")
+    def _sentinel_needs_master_name(self) -> Settings:
+        """A ``sentinel://`` URL names sentinels, not a server: the master's name is required."""
+        for name in ("broker_url", "result_backend", "judge_cache_url"):
+            url = getattr(self, name)
+            if url and url.startswith("sentinel://") and not self.redis_master_name:
+                raise ValueError(
+                    f"EVALQ_{name.upper()} is a sentinel:// URL: set EVALQ_REDIS_MASTER_NAME "
+                    "to the name of the master the sentinels watch"
+                )
+        return self
 
 
 def is_fernet_key(text: str) -> bool:

@@ -37,7 +37,7 @@ from evalq.core.schemas import Tier
 from evalq.core.settings import get_settings
 from evalq.store import queries
 from evalq.store.db import session_scope
-from evalq.workers import heartbeat, queued, unacked
+from evalq.workers import heartbeat, queued, redis_url, unacked
 from evalq.workers.chords import chord_ids, enqueue, parse_chord_id
 from evalq.workers.names import RECOVER_TASK
 
@@ -157,7 +157,7 @@ def recover(
     dropped: dict[str, list[Tier]] = {}
     broker = app.conf.broker_url
     if heartbeat.is_redis_url(broker):
-        with redis.Redis.from_url(broker) as client:
+        with broker_client(app) as client:
             lost = lost_submissions(client, lost_after=lost_after)
             orphaned = orphaned_submissions(app, client, lost_after=lost_after)
             dropped = dropped_submissions(app, client, idle_after=lost_after)
@@ -175,7 +175,7 @@ def recover(
     if not ids:
         return ids
     declare_queues(app)
-    live = _live_owners(broker, ids)
+    live = _live_owners(app, ids)
     for submission_id in ids:
         with session_scope() as session:
             attempt = queries.begin_enqueue(session, submission_id=submission_id, live_owners=live)
@@ -188,14 +188,20 @@ def recover(
     return ids
 
 
-def _live_owners(broker: str | None, ids: list[str]) -> set[str]:
+def broker_client(app: Celery) -> redis.Redis:
+    """A client for ``app``'s Redis broker (its master, on a ``sentinel://`` URL)."""
+    master_name = app.conf.broker_transport_options.get("master_name")
+    return redis_url.redis_client(str(app.conf.broker_url), master_name=master_name)
+
+
+def _live_owners(app: Celery, ids: list[str]) -> set[str]:
     """The workers with a heartbeat among those running tiers of ``ids``: what they hold is not
     sent again (a lost submission's other tiers may be running fine elsewhere)."""
-    if broker is None or not heartbeat.is_redis_url(broker):
+    if not heartbeat.is_redis_url(app.conf.broker_url):
         return set()
     with session_scope() as session:
         owners = queries.running_owners(session, ids=ids)
-    with redis.Redis.from_url(broker) as client:
+    with broker_client(app) as client:
         return heartbeat.alive_owners(client, owners)
 
 

@@ -113,18 +113,18 @@ def judge_for(profile: Profile, settings: Settings) -> Judge | JudgePanel | Judg
 def _build_judge(profile: Profile, settings: Settings) -> Judge | JudgePanel | JudgeCascade | None:
     from evalq.judge import build_judge
 
-    redis_client = _redis_at(settings.broker_url)
-    cache_client = _redis_at(settings.judge_cache_url) or redis_client
+    redis_client = _redis_at(settings.broker_url, settings.redis_master_name)
+    cache_client = _redis_at(settings.judge_cache_url, settings.redis_master_name) or redis_client
     return build_judge(settings, profile, redis=redis_client, cache_redis=cache_client)
 
 
-def _redis_at(url: str | None) -> redis.Redis | None:
+def _redis_at(url: str | None, master_name: str | None) -> redis.Redis | None:
     """A client for a Redis URL; None when unset or not Redis (the embedded memory:// broker)."""
-    if not url or not url.startswith(("redis://", "rediss://", "unix://")):
-        return None
-    import redis
+    from evalq.workers.redis_url import is_redis_url, redis_client
 
-    return redis.Redis.from_url(url)
+    if not url or not is_redis_url(url):
+        return None
+    return redis_client(url, master_name=master_name)
 
 
 @worker_process_init.connect

@@ -59,22 +59,25 @@ def tasks_page(request: Request, viewer: ViewerDep, q: Text = "") -> Response:
             q=q,
             statuses=STATUSES,
             health=evaluation_health(session),
-            depths=queue_depths(settings.broker_url),
+            depths=queue_depths(settings.broker_url, settings.redis_master_name),
             monitors=watched.task_monitors(session, task_ids=[o.id for o in shown]),
         )
 
     return live(request, viewer, page)
 
 
-def queue_depths(broker_url: str | None) -> dict[str, int] | None:
+def queue_depths(broker_url: str | None, master_name: str | None) -> dict[str, int] | None:
     """Messages waiting per queue, as `/metrics` reports them; None without a Redis broker or
     when it does not answer."""
-    from evalq.workers.depths import redis_queue_depths, with_timeouts
+    from evalq.workers.depths import BROKER_TIMEOUT_S, redis_queue_depths
+    from evalq.workers.redis_url import is_redis_url
 
-    if not broker_url or not broker_url.startswith(("redis://", "rediss://")):
+    if not is_redis_url(broker_url) or str(broker_url).startswith("unix://"):
         return None
     try:
-        return redis_queue_depths(with_timeouts(broker_url))
+        return redis_queue_depths(
+            str(broker_url), master_name=master_name, timeout_s=BROKER_TIMEOUT_S
+        )
     except Exception:  # the page still renders; the strip says the broker did not answer
         return None
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from celery import Celery
-from celery.backends.redis import RedisBackend
+from celery.backends.redis import RedisBackend, SentinelBackend
 from celery.result import AsyncResult
 from kombu.entity import Queue
 from kombu.messaging import Producer
@@ -35,6 +35,7 @@ from evalq.workers.policy import (
     longest_webhook_wait,
     webhook_time_limit,
 )
+from evalq.workers.redis_url import is_sentinel_url, sentinel_options
 
 PRODUCER_RETRY_POLICY = {
     "max_retries": 1,
@@ -97,6 +98,10 @@ class ProducerRedisBackend(RedisBackend):  # type: ignore[misc]
         )
 
 
+class ProducerSentinelBackend(ProducerRedisBackend, SentinelBackend):  # type: ignore[misc]
+    """`ProducerRedisBackend` on a Sentinel group (``sentinel://``; the master found by name)."""
+
+
 class EvalqCelery(Celery):  # type: ignore[misc]
     """Celery, whose publishing one thread can pin to one producer (`publishing_batch`).
 
@@ -138,6 +143,8 @@ def result_backend_url(settings: Settings, *, producer: bool) -> str:
     backend = settings.result_backend or ("cache+memory://" if embedded else broker)
     if producer and backend.startswith(("redis://", "rediss://")):
         return f"{__name__}:ProducerRedisBackend+{backend}"
+    if producer and is_sentinel_url(backend):
+        return f"{__name__}:ProducerSentinelBackend+{backend}"
     return backend
 
 
@@ -171,8 +178,12 @@ def celery_config(settings: Settings, *, producer: bool = False) -> dict[str, An
             "unacked_restore_interval": settings.unacked_restore_interval_s,
             "unacked_restore_throttle": 1,
         }
+    transport |= sentinel_options(broker, settings.redis_master_name)
     backend = result_backend_url(settings, producer=producer)
     backend_transport: dict[str, Any] = {"visibility_timeout": settings.visibility_timeout_s}
+    backend_transport |= sentinel_options(
+        settings.result_backend or broker, settings.redis_master_name
+    )
     impatient: dict[str, Any] = {}
     if producer:
         backend_transport["retry_policy"] = PRODUCER_RETRY_POLICY

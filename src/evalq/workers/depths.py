@@ -9,13 +9,12 @@ sit in kombu's ``unacked`` hash until acked or restored).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from urllib.parse import urlencode, urlsplit
 
-import redis
 from celery import Celery
 from kombu.exceptions import ChannelError
 
 from evalq.workers.names import QUEUES
+from evalq.workers.redis_url import is_redis_url, redis_client
 
 BROKER_TIMEOUT_S = 2.0
 """Socket timeouts of a depth read: a stalled broker cannot hang a scrape or a page."""
@@ -28,9 +27,16 @@ def priority_keys(queue: str, steps: Sequence[int] = PRIORITY_STEPS) -> list[str
     return [queue if step == 0 else f"{queue}{PRIORITY_SEPARATOR}{step}" for step in steps]
 
 
-def redis_queue_depths(url: str, queues: Sequence[str] = QUEUES) -> dict[str, int]:
-    """Messages waiting in each of ``queues`` on the Redis broker at ``url`` (LLEN per key)."""
-    client = redis.Redis.from_url(url)
+def redis_queue_depths(
+    url: str,
+    queues: Sequence[str] = QUEUES,
+    *,
+    master_name: str | None = None,
+    timeout_s: float | None = None,
+) -> dict[str, int]:
+    """Messages waiting in each of ``queues`` on the Redis broker at ``url`` (LLEN per key);
+    ``master_name`` for a ``sentinel://`` URL, ``timeout_s`` bounding each socket operation."""
+    client = redis_client(url, master_name=master_name, timeout_s=timeout_s)
     try:
         with client.pipeline(transaction=False) as pipe:
             for queue in queues:
@@ -50,8 +56,9 @@ def queue_depths(app: Celery, queues: Sequence[str] = QUEUES) -> dict[str, int]:
     declaration, where a queue that does not exist yet counts 0.
     """
     url = str(app.conf.broker_url)
-    if url.startswith(("redis://", "rediss://")):
-        return redis_queue_depths(url, queues)
+    if is_redis_url(url) and not url.startswith("unix://"):
+        master_name = app.conf.broker_transport_options.get("master_name")
+        return redis_queue_depths(url, queues, master_name=master_name)
     depths: dict[str, int] = {}
     with app.connection_for_read() as connection:
         channel = connection.default_channel
@@ -61,12 +68,3 @@ def queue_depths(app: Celery, queues: Sequence[str] = QUEUES) -> dict[str, int]:
             except ChannelError:
                 depths[queue] = 0
     return depths
-
-
-def with_timeouts(url: str) -> str:
-    """``url`` with short socket timeouts, so a stalled broker cannot hang the scrape."""
-    extra = urlencode(
-        {"socket_connect_timeout": BROKER_TIMEOUT_S, "socket_timeout": BROKER_TIMEOUT_S}
-    )
-    query = urlsplit(url).query
-    return f"{url}{'&' if query else '?'}{extra}"

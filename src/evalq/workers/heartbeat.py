@@ -26,6 +26,7 @@ import redis
 from celery import signals
 
 from evalq.core.settings import Settings
+from evalq.workers import redis_url
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ def heartbeat_ttl_s(settings: Settings) -> int:
 
 def is_redis_url(url: str | None) -> bool:
     """True for a Redis broker, the only one heartbeats (and kombu's unacked hash) live on."""
-    return bool(url) and str(url).startswith(("redis://", "rediss://", "unix://"))
+    return redis_url.is_redis_url(url)
 
 
 def beat(client: redis.Redis, owner: str, node: str, *, ttl_s: int) -> None:
@@ -98,17 +99,18 @@ def install(settings: Settings) -> None:
     if not is_redis_url(settings.broker_url):
         return
     url = str(settings.broker_url)
+    master_name = settings.redis_master_name
     ttl = heartbeat_ttl_s(settings)
 
     def take_identity(sender: str, **_: Any) -> None:
         _owner[:] = [new_owner(sender)]
         # First beat before any task is consumed, so no tier is claimed by an unknown owner.
-        _beat_quietly(redis.Redis.from_url(url), ttl)
+        _beat_quietly(redis_url.redis_client(url, master_name=master_name), ttl)
 
     def start_beating(**_: Any) -> None:
         thread = threading.Thread(
             target=_beat_until_stopped,
-            args=(url, settings.worker_heartbeat_s, ttl),
+            args=(url, master_name, settings.worker_heartbeat_s, ttl),
             name="evalq-heartbeat",
             daemon=True,
         )
@@ -118,15 +120,15 @@ def install(settings: Settings) -> None:
         _stop.set()
         owner = current_owner()
         if owner is not None:  # a clean shutdown leaves nothing running: say so at once
-            _delete_quietly(redis.Redis.from_url(url), owner)
+            _delete_quietly(redis_url.redis_client(url, master_name=master_name), owner)
 
     signals.celeryd_init.connect(take_identity, weak=False)
     signals.worker_ready.connect(start_beating, weak=False)
     signals.worker_shutdown.connect(stop_beating, weak=False)
 
 
-def _beat_until_stopped(url: str, period_s: float, ttl_s: int) -> None:
-    client = redis.Redis.from_url(url)
+def _beat_until_stopped(url: str, master_name: str | None, period_s: float, ttl_s: int) -> None:
+    client = redis_url.redis_client(url, master_name=master_name)
     while True:
         _beat_quietly(client, ttl_s)
         if _stop.wait(period_s):

@@ -33,7 +33,8 @@ from evalq.read.health import EvaluationHealth, evaluation_health
 from evalq.read.monitors import SCORE_WINDOW, TaskScore
 from evalq.store.db import session_scope
 from evalq.store.models import TraceStatus
-from evalq.workers.depths import redis_queue_depths, with_timeouts
+from evalq.workers.depths import BROKER_TIMEOUT_S, redis_queue_depths
+from evalq.workers.redis_url import is_redis_url
 
 router = APIRouter(tags=["health"])
 
@@ -52,7 +53,7 @@ class EvaluationCollector(Collector):
             states = monitors.state_counts(session)
         yield from store_series(health, datetime.now(UTC))
         yield from score_series(scores, states)
-        yield from broker_series(self.settings.broker_url)
+        yield from broker_series(self.settings.broker_url, self.settings.redis_master_name)
 
 
 def store_series(
@@ -134,13 +135,13 @@ def score_series(
     yield held
 
 
-def broker_series(broker_url: str | None) -> Iterator[GaugeMetricFamily]:
+def broker_series(broker_url: str | None, master_name: str | None) -> Iterator[GaugeMetricFamily]:
     """Messages waiting per queue, and whether the broker answered (depths only from Redis)."""
     up = GaugeMetricFamily("evalq_broker_up", "1 when the Redis broker answered this scrape.")
-    if not broker_url or not broker_url.startswith(("redis://", "rediss://")):
+    if not broker_url or not is_redis_url(broker_url) or broker_url.startswith("unix://"):
         return
     try:
-        depths = redis_queue_depths(with_timeouts(broker_url))
+        depths = redis_queue_depths(broker_url, master_name=master_name, timeout_s=BROKER_TIMEOUT_S)
     except Exception:  # any failure means "not reachable"; the scrape itself still answers
         up.add_metric([], 0)
         yield up
