@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
-
-from datasketch import MinHash
+from typing import TYPE_CHECKING, Any
 
 from evalq.core.text_form import text_form
+
+if TYPE_CHECKING:  # datasketch loads scipy and redis: paid by the refresh, not by every read
+    from datasketch import MinHash
 
 NUM_PERM = 128
 """MinHash permutations: the Jaccard estimate's standard error is about 1/sqrt(128) = 0.09 at
@@ -63,6 +64,8 @@ def sketch(payload: dict[str, Any]) -> Sketch | None:
     found = shingles(payload)
     if not found:
         return None
+    from datasketch import MinHash
+
     minhash = MinHash(num_perm=NUM_PERM, seed=SEED)
     minhash.update_batch([s.encode() for s in sorted(found)])
     return Sketch(minhash=minhash, size=len(found))

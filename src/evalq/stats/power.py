@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import math
 
-from scipy import stats
-
 from evalq.stats.contrast import MIN_PAIRS
 
 POWER = 0.8
@@ -38,6 +36,8 @@ def sign_flip_floor(alpha: float) -> int:
 def paired_power(n: int, *, sd: float, detect: float, alpha: float) -> float:
     """Two-sided power of the t-test on ``n`` paired differences of standard deviation ``sd``
     when their true mean is ``detect``."""
+    from scipy import stats  # loaded by a plan, not by every read that imports this
+
     if n < 2:
         return 0.0
     if sd == 0:
@@ -57,6 +57,8 @@ def pairs_needed(*, sd: float, detect: float, alpha: float, power: float = POWER
     Raises:
         ValueError: ``detect`` not above 0, ``sd`` negative, ``alpha`` or ``power`` outside (0, 1).
     """
+    from scipy import stats  # loaded by a plan, not by every read that imports this
+
     if not detect > 0:
         raise ValueError("detect must be above 0")
     if not sd >= 0:

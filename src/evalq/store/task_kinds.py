@@ -45,9 +45,10 @@ def settle(session: Session, task: Task) -> TaskKind:
     """Store the task's kind as its definition and its runs decide it; returns it."""
     has_variants, has_scenarios = evidence(session, task_id=task.id)
     kind = kind_of(task, has_variants=has_variants, has_scenarios=has_scenarios).kind
-    session.execute(
-        update(TaskRow).where(TaskRow.id == task.id, TaskRow.kind != kind).values(kind=kind)
-    )
+    # read first, write only on a change: on SQLite an UPDATE that matches no row still takes
+    # the store's write lock for the rest of the refresh's transaction
+    if session.scalar(select(TaskRow.kind).where(TaskRow.id == task.id)) != kind:
+        session.execute(update(TaskRow).where(TaskRow.id == task.id).values(kind=kind))
     return kind
 
 

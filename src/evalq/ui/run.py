@@ -22,11 +22,11 @@ from evalq.core.schemas import STORED, Submission, Task
 from evalq.core.settings import Settings
 from evalq.core.trajectory import TrajectoryMatch
 from evalq.read import served
+from evalq.read.ranked import RankedBy, ranked_by
 from evalq.read.submission import SubmissionResult
-from evalq.scoring.suite.scenario import reaches
+from evalq.read.suite_scenarios import ScenarioRow, suite_scenarios
 from evalq.store import queries
 from evalq.store.labels import list_labels
-from evalq.ui.ranked import RankedBy, ranked_by
 
 SHOWN_STEPS = 200
 """Steps listed per agent on a run page; the others are counted, not rendered."""
@@ -85,21 +85,6 @@ class TraceSummary:
 
 
 @dataclass(frozen=True)
-class ScenarioRow:
-    """One scenario of a suite run as its page lists it."""
-
-    id: str
-    category: str
-    capability: str | None
-    score: float | None
-    passed: bool | None
-    required: bool
-    missed: list[str]
-    violations: list[str]
-    latency_ms: float | None
-
-
-@dataclass(frozen=True)
 class RunPage:
     """Everything a run's page shows."""
 
@@ -117,35 +102,6 @@ class RunPage:
     """The number the run's board ranks it by, with its weights (None: not evaluated)."""
     scenarios: list[ScenarioRow] = field(default_factory=list)
     """A suite run's scenarios, each with its score and whether it passed."""
-
-
-def suite_scenarios(
-    result: SubmissionResult, submission: Submission, task: Task, *, threshold: float
-) -> list[ScenarioRow]:
-    """A suite run's scenarios in submitted order: score (from the stored gate), passed at
-    ``threshold`` (the profile's ``scenario_pass_threshold``), required by the task or not, the
-    expected behaviours it missed and the must-not rules it broke."""
-    suite = result.scores.suite if result.scores is not None else None
-    scores = suite.metrics.get("scenario_scores", {}) if suite is not None else {}
-    required = set(task.required_scenarios)
-    rows = []
-    for s in submission.scenarios:
-        score = scores.get(s.id)
-        observed = set(s.observed_behaviors)
-        rows.append(
-            ScenarioRow(
-                id=s.id,
-                category=s.category,
-                capability=s.capability,
-                score=score,
-                passed=None if score is None else reaches(score, threshold),
-                required=s.id in required,
-                missed=[b for b in s.expected_behaviors if b not in observed],
-                violations=list(s.must_not_violations),
-                latency_ms=s.latency_ms,
-            )
-        )
-    return rows
 
 
 def summarise_trace(submission: Submission) -> TraceSummary | None:

@@ -20,6 +20,9 @@ from evalq.core.settings import Settings
 from evalq.store.webhooks import Delivery, new_secret
 from evalq.tasks.webhooks import post_event
 
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
+
+
 GIB = 1024**3
 DEADLINE_S = 2.0
 TRICKLE_S = 1.0  # the 44-byte answer would take 44 s: twenty times the deadline

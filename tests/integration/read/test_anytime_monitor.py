@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from evalq.core.settings import Settings
 from evalq.read import monitors
 from evalq.store.db import session_scope
 
@@ -28,7 +29,7 @@ def copy(store: str, tmp_path: Path) -> str:
 def _state(url: str, name: str, **fields: object) -> str:
     data = {"tasks": TASK, "statistic": "mean", "last_runs": 20, "min_n": 5, **fields}
     with session_scope(url) as session:
-        found, _ = monitors.set_monitor(session, name=name, data=data)
+        found, _ = monitors.set_monitor(session, name=name, data=data, settings=Settings())
     (state,) = found.states
     return state.state
 
@@ -36,7 +37,10 @@ def _state(url: str, name: str, **fields: object) -> str:
 def test_a_mean_just_under_the_threshold_alerts_fixed_but_not_anytime(copy: str) -> None:
     with session_scope(copy) as session:
         found, _ = monitors.set_monitor(
-            session, name="probe", data={"tasks": TASK, "last_runs": 20, "alert": 0.0}
+            session,
+            name="probe",
+            data={"tasks": TASK, "last_runs": 20, "alert": 0.0},
+            settings=Settings(),
         )
     mean = found.states[0].value
     assert mean is not None and 0.2 < mean < 0.95

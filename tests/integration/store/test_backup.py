@@ -26,7 +26,7 @@ from evalq.store.db import session_scope
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.both_databases, pytest.mark.timeout(900)]  # PostgreSQL only: pg_dump
 
 
 def libpq(url: str) -> str:

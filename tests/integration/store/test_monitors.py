@@ -7,12 +7,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from sqlalchemy import event
 from tests.integration.store.test_standings import store_task
 
 from evalq.read import monitors, served
 from evalq.read.monitors import SCORE_WINDOW
 from evalq.store.db import engine_for, session_scope
+
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
 
 
 def test_the_score_gauge_reads_each_task_s_newest_runs_off_the_index(tmp_path: Any) -> None:

@@ -25,7 +25,6 @@ from evalq.core.schemas import (
 )
 from evalq.core.settings import Settings
 from evalq.core.status import PENDING_STATUSES, Status
-from evalq.metrics.graph.integrity import submission_integrity
 from evalq.store.models import (
     SubmissionRow,
     TaskRow,
@@ -61,6 +60,9 @@ def add_submission(
             )
         return False
     task = get_task_or_invalid(session, task_id=submission.task_id)
+    # the graph package loads networkx: paid by intake, not by every read of the store
+    from evalq.metrics.graph.integrity import submission_integrity
+
     hits = submission_integrity(submission, task)
     usage = submission.usage
     payload = submission.model_dump(mode="json")

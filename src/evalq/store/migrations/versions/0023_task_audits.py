@@ -34,7 +34,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("submissions") as batch:
-        batch.drop_column("integrity")
-        batch.drop_column("integrity_hits")
+    # ALTER TABLE ... DROP COLUMN on both databases (SQLite >= 3.35): a batch copy of
+    # `submissions` would drop the table the tier rows' and evaluations' foreign keys name
+    op.execute("ALTER TABLE submissions DROP COLUMN integrity")
+    op.execute("ALTER TABLE submissions DROP COLUMN integrity_hits")
     op.drop_table("task_audits")
