@@ -14,6 +14,7 @@ webhook of a task one event carrying every monitor whose state changed (`Monitor
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal, get_args
 
@@ -193,6 +194,19 @@ class MonitorList(BaseModel):
         default=None,
         description="Pass as ``after`` for the next page; None: this page is the last.",
     )
+
+
+def every_monitor(page_after: Callable[[str | None], MonitorList]) -> list[Monitor]:
+    """Every monitor, by name, read a page at a time with ``page_after(after)`` (the sync
+    clients' `monitors`; the async client reads the same way with await)."""
+    found: list[Monitor] = []
+    after: str | None = None
+    while True:
+        page = page_after(after)
+        found += page.monitors
+        if page.next is None:
+            return found
+        after = page.next
 
 
 def store_cap_rule(cap: int) -> str:

@@ -19,7 +19,14 @@ from evalq.core.applicable import remaining_tiers, skipped_tiers
 from evalq.core.audit import TaskAudit
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
 from evalq.core.labels import Label, LabelQueue, LabelRequest, parse_label, parse_labels
-from evalq.core.monitors import PAGE_DEFAULT, PAGE_MAX, Monitor, MonitorList, MonitorRequest
+from evalq.core.monitors import (
+    PAGE_DEFAULT,
+    PAGE_MAX,
+    Monitor,
+    MonitorList,
+    MonitorRequest,
+    every_monitor,
+)
 from evalq.core.power import PowerPlan
 from evalq.core.pricing import quote_submission
 from evalq.core.profile import profile_named
@@ -513,14 +520,7 @@ class Client:
 
     def monitors(self) -> list[Monitor]:
         """Every monitor with each watched task's state, by name (read a page at a time)."""
-        found: list[Monitor] = []
-        after: str | None = None
-        while True:
-            page = self.monitor_page(after=after, limit=PAGE_MAX)
-            found += page.monitors
-            if page.next is None:
-                return found
-            after = page.next
+        return every_monitor(lambda after: self.monitor_page(after=after, limit=PAGE_MAX))
 
     def monitor_page(self, *, after: str | None = None, limit: int = PAGE_DEFAULT) -> MonitorList:
         """The monitors after the name ``after`` (from the first when None), at most

@@ -180,6 +180,24 @@ def delivery_info(row: WebhookDeliveryRow) -> DeliveryInfo:
     )
 
 
+def pending_event(
+    event_id: str, webhook_id: str, submission_id: str, *, now: datetime, due_at: datetime
+) -> dict[str, object]:
+    """A new `evaluation.completed` delivery row, pending, sent (again) from ``due_at``."""
+    return {
+        "id": event_id,
+        "webhook_id": webhook_id,
+        "submission_id": submission_id,
+        "event": EVENT_TYPE,
+        "status": "pending",
+        "attempts": 0,
+        "history": [],
+        "created_at": now,
+        "updated_at": now,
+        "due_at": due_at,
+    }
+
+
 @dataclass(frozen=True)
 class Delivery:
     """What one attempt needs: where to, the secret to sign with, the event's stable id."""
@@ -207,18 +225,7 @@ def claim_delivery(
     upsert(
         session,
         WebhookDeliveryRow.__table__,  # type: ignore[arg-type]
-        values={
-            "id": event_id,
-            "webhook_id": webhook_id,
-            "submission_id": submission_id,
-            "event": EVENT_TYPE,
-            "status": "pending",
-            "attempts": 0,
-            "history": [],
-            "created_at": now,
-            "updated_at": now,
-            "due_at": now,
-        },
+        values=pending_event(event_id, webhook_id, submission_id, now=now, due_at=now),
         keys=["id"],
         update={"id": event_id},  # keep the row as it is
     )
@@ -347,19 +354,8 @@ def add_evaluation_events(
         message_id(webhook_id, submission_id, status)
         for webhook_id, submission_id, status in events
     ]
-    rows: list[dict[str, object]] = [
-        {
-            "id": event_id,
-            "webhook_id": webhook_id,
-            "submission_id": submission_id,
-            "event": EVENT_TYPE,
-            "status": "pending",
-            "attempts": 0,
-            "history": [],
-            "created_at": now,
-            "updated_at": now,
-            "due_at": due,
-        }
+    rows = [
+        pending_event(event_id, webhook_id, submission_id, now=now, due_at=due)
         for event_id, (webhook_id, submission_id, _) in zip(ids, events, strict=True)
     ]
     _insert_new(session, WebhookDeliveryRow.__table__, rows)  # type: ignore[arg-type]

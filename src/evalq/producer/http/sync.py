@@ -14,7 +14,14 @@ from evalq.core.audit import TaskAudit
 from evalq.core.errors import InvalidInput
 from evalq.core.judge_validation import JudgeAgreement
 from evalq.core.labels import Label, LabelList, LabelQueue, LabelRequest, parse_label
-from evalq.core.monitors import PAGE_DEFAULT, PAGE_MAX, Monitor, MonitorList, MonitorRequest
+from evalq.core.monitors import (
+    PAGE_DEFAULT,
+    PAGE_MAX,
+    Monitor,
+    MonitorList,
+    MonitorRequest,
+    every_monitor,
+)
 from evalq.core.power import PowerPlan
 from evalq.core.review_decisions import ReviewDecided
 from evalq.core.schemas import Submission, Task
@@ -290,14 +297,7 @@ class HttpClient:
 
     def monitors(self) -> list[Monitor]:
         """Every monitor with each watched task's state, by name (read a page at a time)."""
-        found: list[Monitor] = []
-        after: str | None = None
-        while True:
-            page = self.monitor_page(after=after, limit=PAGE_MAX)
-            found += page.monitors
-            if page.next is None:
-                return found
-            after = page.next
+        return every_monitor(lambda after: self.monitor_page(after=after, limit=PAGE_MAX))
 
     def monitor_page(self, *, after: str | None = None, limit: int = PAGE_DEFAULT) -> MonitorList:
         """A page of monitors (GET /v1/monitors): those after the name ``after``, at most
