@@ -110,6 +110,9 @@ def test_every_pool_holds_a_delivery_to_its_deadline(
                 return bool(found) and found[0].status == "failed"
 
             wait_until(failed, timeout=120, what="the delivery to fail at its deadline")
+            # the receiver learns of the hang-up at its next byte (one a TRICKLE_S): wait for
+            # it while the worker still runs (a socket left open until the worker stops fails)
+            wait_until(lambda: receiver.hung_up, timeout=10 * TRICKLE_S, what="the hang-up")
         finally:
             stop(worker)
     [delivery] = p.client.webhook_deliveries("bare", hook.id)
