@@ -70,7 +70,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = [item for item in items if id(item) not in kept]
 
 
-LONGEST = ("tests/drills/",)  # one chain of ~10 min on a busy machine
+LONGEST = (
+    "tests/drills/",  # one chain of ~10 min on a busy machine
+    "tests/integration/ui/test_ui_browser.py",  # one module: ~8 min, last to finish when it started late
+)
 """Started before the rest, in this order, so that no long chain starts last (the run takes at
 least as long as its longest chain; `--durations` shows which they are)."""
 
