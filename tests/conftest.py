@@ -72,7 +72,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 LONGEST = (
     "tests/drills/",  # one chain of ~10 min on a busy machine
-    "tests/integration/ui/test_ui_browser.py",  # one module: ~8 min, last to finish when it started late
+    "tests/integration/ui/test_ui_browser.py",  # one module of ~8 min: it ended last when late
 )
 """Started before the rest, in this order, so that no long chain starts last (the run takes at
 least as long as its longest chain; `--durations` shows which they are)."""
