@@ -173,6 +173,12 @@ class TaskMonitorState(BaseModel):
     changed_at: datetime = Field(description="When the task entered this state.")
     notified: MonitorEventType | None = Field(description="The last event sent, if any.")
     notified_at: datetime | None
+    judge_break: str | None = Field(
+        default=None,
+        description='"judge changed: ..." when the task\'s scores mix two or more judges, so '
+        "the window may hold a break (docs/judge.md); absent otherwise.",
+        exclude_if=lambda value: value is None,
+    )
 
 
 class Monitor(BaseModel):
@@ -250,6 +256,12 @@ class MonitorEvent(BaseModel):
     group: str | None = Field(description="``by=group`` when the monitor watches one group.")
     renotify: bool = Field(description="True: the state has not changed; sent again.")
     at: datetime
+    judge_break: str | None = Field(
+        default=None,
+        description='"judge changed: ..." when the task\'s scores mix two or more judges, so '
+        "the window may hold a break (docs/judge.md); absent otherwise.",
+        exclude_if=lambda value: value is None,
+    )
 
 
 class MonitorEvents(BaseModel):

@@ -137,6 +137,12 @@ class CompareReport(Reply):
         "validated (docs/judge.md); absent when no judge score is shown.",
         exclude_if=lambda value: value is None,
     )
+    judge_break: str | None = Field(
+        default=None,
+        description='"judge changed: ..." when the scores shown mix two or more judges: which, '
+        "how many runs each scored, and each break's bridge (docs/judge.md); absent otherwise.",
+        exclude_if=lambda value: value is None,
+    )
 
 
 def resolve_tasks(session: Session, pattern: str) -> list[str]:

@@ -28,6 +28,7 @@ from pydantic import Field
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
+from evalq.core.judge_series import JudgeHistory
 from evalq.core.judge_validation import JudgeValidation
 from evalq.core.settings import Settings, get_settings
 from evalq.read.compare import (
@@ -45,7 +46,7 @@ from evalq.read.view import TaskView
 from evalq.stats.comparison import RESAMPLES, SEED, Correction, correct
 from evalq.stats.contrast import GroupComparison
 
-Verdict = Literal["pass", "regression", "too few", "unverified"]
+Verdict = Literal["pass", "regression", "too few", "unverified", "judge changed"]
 TooFew = Literal["pass", "fail"]
 EXIT_STATUS: dict[Verdict | Literal["unusable input"], int] = {
     "pass": 0,
@@ -53,6 +54,7 @@ EXIT_STATUS: dict[Verdict | Literal["unusable input"], int] = {
     "unusable input": 2,
     "too few": 3,
     "unverified": 4,
+    "judge changed": 5,
 }
 """The exit status of `evalq gate` for each outcome (unusable input: a request refused)."""
 
@@ -84,7 +86,8 @@ class GateReport(Reply):
 
     verdict: Verdict = Field(description="The gate's decision (``too few`` as too_few says).")
     exit_status: int = Field(
-        description="0 pass, 1 regression, 3 too few, 4 a task unverified (2: refused)."
+        description="0 pass, 1 regression, 3 too few, 4 a task unverified, 5 a task's scores "
+        "mix judges with a break not yet bridged (2: refused)."
     )
     message: str
     tasks: list[TaskGate] = Field(description="Each task both groups were scored on.")
@@ -109,6 +112,12 @@ class GateReport(Reply):
     judge_validation: JudgeValidation | None = Field(
         default=None,
         description="The judge's agreement with people's labels (docs/judge.md).",
+        exclude_if=lambda value: value is None,
+    )
+    judge_break: str | None = Field(
+        default=None,
+        description='"judge changed: ..." when the scores shown mix two or more judges: which, '
+        "how many runs each scored, and each break's bridge (docs/judge.md); absent otherwise.",
         exclude_if=lambda value: value is None,
     )
 
@@ -341,6 +350,48 @@ def with_unverified(report: GateReport, marks: Mapping[str, str]) -> GateReport:
             "verdict": verdict,
             "exit_status": EXIT_STATUS[verdict],
             "message": message,
+        }
+    )
+
+
+def with_judge_changes(report: GateReport, mixed: Mapping[str, JudgeHistory]) -> GateReport:
+    """``report`` saying so on each gated task whose scores mix judges (`evalq.read.judge_series`):
+    a break not yet bridged turns the task's pass or regression into "judge changed" (its
+    difference may be the judges'), a bridged one keeps its verdict; both name the judges and
+    the bridge in the message. A regression elsewhere still decides the exit status."""
+    if not any(t.task in mixed for t in report.tasks):
+        return report
+    tasks = []
+    for t in report.tasks:
+        history = mixed.get(t.task)
+        if history is None:
+            tasks.append(t)
+            continue
+        failing = not all(b.status == "bridged" for b in history.bridges)
+        decided = t.verdict in ("pass", "regression")
+        verdict: Verdict = "judge changed" if failing and decided else t.verdict
+        tasks.append(
+            t.model_copy(update={"verdict": verdict, "message": f"{t.message}; {history.mark}"})
+        )
+    verdicts = {t.verdict for t in tasks}
+    overall: Verdict = report.verdict
+    if "regression" in verdicts or report.overall_verdict == "regression":
+        overall = "regression"
+    elif "unverified" in verdicts:
+        overall = "unverified"
+    elif "judge changed" in verdicts:
+        overall = "judge changed"
+    message = _summary(
+        overall, tasks, report.overall, report.overall_verdict, report.candidate, report.baseline
+    )
+    marks = " | ".join(f"{t}: {h.mark}" for t, h in mixed.items())
+    return report.model_copy(
+        update={
+            "tasks": tasks,
+            "verdict": overall,
+            "exit_status": EXIT_STATUS[overall],
+            "message": message,
+            "judge_break": marks,
         }
     )
 

@@ -324,6 +324,12 @@ class LeaderboardReport(Reply):
         "checks accept (docs/audit.md); absent otherwise.",
         exclude_if=lambda value: value is None,
     )
+    judge_break: str | None = Field(
+        default=None,
+        description='"judge changed: ..." when the scores shown mix two or more judges: which, '
+        "how many runs each scored, and each break's bridge (docs/judge.md); absent otherwise.",
+        exclude_if=lambda value: value is None,
+    )
     total: int | None = Field(
         default=None,
         description="How many entries the board has (ranked and held) with the filters given; "

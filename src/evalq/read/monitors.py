@@ -96,7 +96,38 @@ def _within_caps(
 def get_monitor(session: Session, *, name: str) -> Monitor:
     """One monitor with its tasks' states; `NotFound` when there is none."""
     row = store.get_monitor(session, name=name)
-    return _monitor(row, store.states(session, names=[name]))
+    return _with_judge_breaks(session, [_monitor(row, store.states(session, names=[name]))])[0]
+
+
+def _judge_break(session: Session, task_id: str) -> str | None:
+    """The task's "judge changed" mark (`evalq.read.judge_series`) when its scores mix judges."""
+    from evalq.read.judge_series import mixed_judges
+
+    found = mixed_judges(session, task_ids=[task_id]).get(task_id)
+    return None if found is None else found.mark
+
+
+def _with_judge_breaks(session: Session, monitors: list[Monitor]) -> list[Monitor]:
+    """``monitors`` with each state of a task whose scores mix judges marked (one read)."""
+    from evalq.read.judge_series import mixed_judges
+
+    task_ids = sorted({s.task_id for m in monitors for s in m.states})
+    mixed = mixed_judges(session, task_ids=task_ids) if task_ids else {}
+    if not mixed:
+        return monitors
+    return [
+        m.model_copy(
+            update={
+                "states": [
+                    s
+                    if s.task_id not in mixed
+                    else s.model_copy(update={"judge_break": mixed[s.task_id].mark})
+                    for s in m.states
+                ]
+            }
+        )
+        for m in monitors
+    ]
 
 
 def list_monitors(
@@ -330,6 +361,7 @@ def _check_task(
         group=None if monitor.by is None else f"{monitor.by}={monitor.group}",
         renotify=again,
         at=now,
+        judge_break=_judge_break(session, task_id),
     )
     return Change(row, kind, current.notices, event)
 

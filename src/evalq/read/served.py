@@ -22,8 +22,9 @@ from evalq.core.settings import Settings, get_settings
 from evalq.read.audit import unverified_marks, with_verifier
 from evalq.read.boards import projector
 from evalq.read.compare import CompareReport, compare
-from evalq.read.gate import GateReport, TooFew, gate, with_unverified
+from evalq.read.gate import GateReport, TooFew, gate, with_judge_changes, with_unverified
 from evalq.read.judge_agreement import with_judge_validation
+from evalq.read.judge_series import mixed_judges, with_judge_break
 from evalq.read.leaderboard import LeaderboardReport, leaderboard
 from evalq.read.reply import Reply
 from evalq.read.report_data import ReportData, report_data
@@ -150,6 +151,7 @@ def board(
         offset=offset,
     )
     shown = with_judge_validation(found, session, task_ids=[found.task_id], settings=settings)
+    shown = with_judge_break(shown, session, task_ids=[found.task_id], settings=settings)
     return with_verifier(shown, session)
 
 
@@ -176,7 +178,8 @@ def comparison(
         settings=settings,
         include_held=include_held,
     )
-    return with_judge_validation(found, session, task_ids=found.tasks, settings=settings)
+    shown = with_judge_validation(found, session, task_ids=found.tasks, settings=settings)
+    return with_judge_break(shown, session, task_ids=found.tasks, settings=settings)
 
 
 def run_result(
@@ -218,6 +221,7 @@ def report(
     settings = settings or get_settings()
     data = report_data(session, task_id=task_id, include_held=include_held, settings=settings)
     shown = with_judge_validation(data.leaderboard, session, task_ids=[task_id], settings=settings)
+    shown = with_judge_break(shown, session, task_ids=[task_id], settings=settings)
     return data.model_copy(update={"leaderboard": with_verifier(shown, session)})
 
 
@@ -350,4 +354,5 @@ def gate_report(
     )
     gated = [t.task for t in found.tasks]
     found = with_unverified(found, unverified_marks(session, task_ids=gated))
+    found = with_judge_changes(found, mixed_judges(session, task_ids=gated, settings=settings))
     return with_judge_validation(found, session, task_ids=gated, settings=settings)

@@ -22,7 +22,7 @@ def _figures(t: TaskGate) -> str:
 def junit(report: GateReport) -> str:
     """The gate as JUnit XML: a testcase per task, failed on a regression (its message names
     the drop and its interval), skipped when too few data decide it and ``too_few`` is pass."""
-    failures = sum(t.verdict in ("regression", "unverified") for t in report.tasks)
+    failures = sum(t.verdict in ("regression", "unverified", "judge changed") for t in report.tasks)
     too_few = [t for t in report.tasks if t.verdict == "too few"]
     fail_few = report.too_few == "fail"
     root = ET.Element("testsuites", name=SUITE, tests=str(len(report.tasks)))
@@ -37,7 +37,7 @@ def junit(report: GateReport) -> str:
     )
     for t in report.tasks:
         case = ET.SubElement(suite, "testcase", name=t.task, classname=f"evalq.{report.score}")
-        if t.verdict in ("regression", "unverified"):
+        if t.verdict in ("regression", "unverified", "judge changed"):
             failed = ET.SubElement(case, "failure", message=t.message, type=t.verdict)
             failed.text = _figures(t)
         elif t.verdict == "too few":
@@ -50,7 +50,13 @@ def junit(report: GateReport) -> str:
 
 def markdown(report: GateReport) -> str:
     """The gate as Markdown a CI step can post on a pull request."""
-    mark = {"pass": "PASS", "regression": "FAIL", "too few": "TOO FEW", "unverified": "UNVERIFIED"}
+    mark = {
+        "pass": "PASS",
+        "regression": "FAIL",
+        "too few": "TOO FEW",
+        "unverified": "UNVERIFIED",
+        "judge changed": "JUDGE CHANGED",
+    }
     lines = [
         f"### evalq gate: {mark[report.verdict]}",
         "",

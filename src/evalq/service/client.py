@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from evalq.core.applicable import remaining_tiers, skipped_tiers
 from evalq.core.audit import TaskAudit
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
+from evalq.core.judge_series import JudgeHistory
 from evalq.core.labels import Label, LabelQueue, LabelRequest, parse_label, parse_labels
 from evalq.core.monitors import (
     PAGE_DEFAULT,
@@ -813,6 +814,36 @@ class Client:
 
         with session_scope(self.url) as session:
             return task_plan(session, task_id=task_id, detect=detect, settings=self.settings)
+
+    def judge_history(self, task_id: str, *, detect: float | None = None) -> JudgeHistory:
+        """The task's judge series, its breaks and each break's bridge, as GET
+        /v1/tasks/{id}/judges serves it (docs/judge.md, "Judge changes").
+
+        Raises:
+            NotFound: no such task.
+            InvalidInput: on ``detect`` (a number above 0, at most 1).
+        """
+        from evalq.read.judge_series import judge_history
+
+        with session_scope(self.url) as session:
+            return judge_history(session, task_id=task_id, detect=detect, settings=self.settings)
+
+    def rejudge(
+        self, task_id: str, *, runs: int | None = None, detect: float | None = None, seed: int = 0
+    ) -> JudgeHistory:
+        """Judge the task's runs again with the configured judge as a new series beside their
+        scores (never replacing them): ``runs`` of them, or (None) the bridging sample the
+        break needs; returns the judge history with its bridge (`evalq.service.rejudge`).
+
+        Raises:
+            NotFound: no such task.
+            InvalidInput: on ``runs`` or ``detect``; no judge model configured.
+        """
+        from evalq.service.rejudge import rejudge
+
+        return rejudge(
+            self.url, task_id=task_id, settings=self.settings, runs=runs, detect=detect, seed=seed
+        )
 
     def gate(
         self,

@@ -506,3 +506,23 @@ class TaskAuditRow(Base):
     audit: Mapped[dict[str, Any]]
     task_hash: Mapped[str] = mapped_column(String(64))
     audited_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class JudgedResultRow(Base):
+    """One judge's scores of one run (migration 0025): appended, never updated, so a change of
+    judge or a re-judge adds a series beside the scores it would otherwise have replaced."""
+
+    __tablename__ = "judged_results"
+    __table_args__ = (
+        Index("ix_judged_results_run_series", "submission_id", "series", unique=True),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    submission_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("submissions.id", ondelete="CASCADE")
+    )
+    series: Mapped[str] = mapped_column(String(16))
+    identity: Mapped[dict[str, Any]]
+    scores: Mapped[dict[str, Any]]
+    source: Mapped[str] = mapped_column(String(16))
+    judged_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -168,6 +168,8 @@ def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
     console.print(leaderboard_table(board, wide=wide))
     if board.verifier is not None:
         console.print(f"task {escape(board.verifier)}", highlight=False)
+    if board.judge_break is not None:
+        console.print(board.judge_break, markup=False, highlight=False)
     if board.judge_validation is not None:
         for line in board.judge_validation.lines():
             console.print(line, markup=False, highlight=False)

@@ -260,6 +260,8 @@ def compare_command(
         console.print_json(json.dumps(comparison.model_dump(mode="json")))
     else:
         print_comparison(comparison)
+        if comparison.judge_break is not None:
+            console.print(comparison.judge_break, markup=False, highlight=False)
         if comparison.judge_validation is not None:
             for line in comparison.judge_validation.lines():
                 console.print(line, markup=False, highlight=False)

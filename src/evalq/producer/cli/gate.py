@@ -37,7 +37,8 @@ def gate_command(
     ] = False,
 ) -> None:
     """Gate a candidate against a baseline: exit 0 pass, 1 regression, 2 unusable input,
-    3 too few data to decide."""
+    3 too few data to decide, 4 a task unverified, 5 a task's scores mix judges across a
+    break not yet bridged (evalq judge rejudge)."""
     from evalq.read import served
     from evalq.report.gate_files import junit as junit_xml
     from evalq.report.gate_files import markdown as markdown_text

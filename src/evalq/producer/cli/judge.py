@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from evalq.core.errors import EvalqError
+from evalq.core.judge_series import JudgeHistory
 from evalq.producer.cli.output import console, fail, working
 
 judge_app = typer.Typer(help="The LLM judge: is it validated against people?", no_args_is_help=True)
@@ -158,3 +159,71 @@ def calibrate_command(
     except EvalqError as error:
         fail(error)
     print(result.model_dump_json(indent=2))
+
+
+def _print_history(history: JudgeHistory) -> None:
+    table = Table(title=f"judges of {history.task_id}")
+    for column in ("series", "model", "provider", "version", "prompt", "rubrics", "scored"):
+        table.add_column(column)
+    table.add_column("rejudged")
+    for s in history.series:
+        i = s.identity
+        cells = (s.series, i.model, i.provider or "-", i.version or "-", i.prompt_digest[:8])
+        table.add_row(*map(escape, (*cells, i.rubric_digest[:8], str(s.scored), str(s.rejudged))))
+    console.print(table)
+    for b in history.bridges:
+        console.print(f"break {b.old} -> {b.new}: {b.note}", markup=False, highlight=False)
+    if history.mark is not None:
+        console.print(history.mark, markup=False, highlight=False)
+    elif len(history.series) <= 1:
+        console.print("one judge: no break", markup=False)
+
+
+DETECT_HELP = "The judge bias the bridge is sized to detect, on the judge's [0, 1] scale (0.1)."
+
+
+@judge_app.command("series")
+def series_command(
+    task_id: str,
+    detect: Annotated[float | None, typer.Option(help=DETECT_HELP)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON the API serves.")] = False,
+) -> None:
+    """The task's judges over time: each judge's series, the breaks between them and the bridge
+    across each (runs judged by both: bias and agreement with intervals; docs/judge.md)."""
+    from evalq.service.client import Client
+
+    try:
+        history = Client().judge_history(task_id, detect=detect)
+    except EvalqError as error:
+        fail(error)
+    if as_json:
+        print(history.model_dump_json(indent=2))
+        return
+    _print_history(history)
+
+
+@judge_app.command("rejudge")
+def rejudge_command(
+    task_id: str,
+    runs: Annotated[
+        int | None,
+        typer.Option(help="Judge this many runs; default: the bridging sample the break needs."),
+    ] = None,
+    detect: Annotated[float | None, typer.Option(help=DETECT_HELP)] = None,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the order runs are drawn in.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON the API serves.")] = False,
+) -> None:
+    """Judge the task's runs again with the configured judge (EVALQ_JUDGE_MODEL), as a new
+    series beside their scores: no score, tier row or evaluation is changed. Without --runs,
+    the previous judge's runs are judged until the bridge has the pairs its power needs."""
+    from evalq.service.client import Client
+
+    try:
+        with working(f"re-judging {task_id}"):
+            history = Client().rejudge(task_id, runs=runs, detect=detect, seed=seed)
+    except EvalqError as error:
+        fail(error)
+    if as_json:
+        print(history.model_dump_json(indent=2))
+        return
+    _print_history(history)

@@ -12,6 +12,7 @@ import httpx
 
 from evalq.core.audit import TaskAudit
 from evalq.core.errors import InvalidInput
+from evalq.core.judge_series import JudgeHistory
 from evalq.core.judge_validation import JudgeAgreement
 from evalq.core.labels import Label, LabelList, LabelQueue, LabelRequest, parse_label
 from evalq.core.monitors import (
@@ -244,6 +245,11 @@ class HttpClient:
     def plan(self, task_id: str, *, detect: float | None = None) -> PowerPlan:
         """Runs per variant or agent needed to detect ``detect`` (GET /v1/tasks/{id}/plan)."""
         return PowerPlan.model_validate(self._send(wire.plan_call(task_id, detect=detect)))
+
+    def judge_history(self, task_id: str, *, detect: float | None = None) -> JudgeHistory:
+        """The task's judge series, breaks and bridges (GET /v1/tasks/{id}/judges)."""
+        call = wire.judges_call(task_id, detect=detect)
+        return JudgeHistory.model_validate(self._send(call))
 
     def audit_task(self, task_id: str) -> TaskAudit:
         """Probe the task's checks now and store the result (POST /v1/tasks/{id}/audit)."""

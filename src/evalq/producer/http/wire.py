@@ -182,6 +182,12 @@ def plan_call(task_id: str, *, detect: float | None = None) -> Call:
     return Call("GET", f"/v1/tasks/{_segment(task_id)}/plan", params=httpx.QueryParams(params))
 
 
+def judges_call(task_id: str, *, detect: float | None = None) -> Call:
+    """GET /v1/tasks/{id}/judges."""
+    params = {} if detect is None else {"detect": repr(float(detect))}
+    return Call("GET", f"/v1/tasks/{_segment(task_id)}/judges", params=httpx.QueryParams(params))
+
+
 def audit_call(task_id: str) -> Call:
     """POST /v1/tasks/{id}/audit."""
     return Call("POST", f"/v1/tasks/{_segment(task_id)}/audit")

@@ -13,8 +13,9 @@ from sqlalchemy import case, select
 from sqlalchemy.orm import Session
 
 from evalq.core.redact import redact_data
-from evalq.core.results import FinalTierStatus, TierOutcome
+from evalq.core.results import FinalTierStatus, JudgeResult, TierOutcome
 from evalq.core.schemas import TIERS, Tier
+from evalq.store.judged import append_judged
 from evalq.store.models import (
     TierResultRow,
     utcnow,
@@ -79,6 +80,11 @@ def finish_tier(session: Session, *, submission_id: str, outcome: TierOutcome) -
         keys=["submission_id", "tier"],
         update={k: values[k] for k in ("status", "metrics", "error", "updated_at", *JUDGE_COLUMNS)},
     )
+    metrics = values["metrics"]
+    if outcome.tier == "judge" and isinstance(metrics, dict) and metrics.get("identity"):
+        # the score's judge, appended beside any earlier judge's (never replacing it)
+        result = JudgeResult.model_validate(metrics)
+        append_judged(session, submission_id=submission_id, result=result, source="tier")
 
 
 def final_tier_values(

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from evalq.core.audit import TaskAudit
 from evalq.core.errors import InvalidInput, NotFound
+from evalq.core.judge_series import JudgeHistory
 from evalq.core.power import PowerPlan
 from evalq.core.schemas import TASK_ID_PATTERN, parse_task
 from evalq.producer.api.auth import require
@@ -20,6 +21,7 @@ from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message, TaskStored
 from evalq.read import served
 from evalq.read.audit import audit_if_changed, audit_task, stored_audit
+from evalq.read.judge_series import judge_history
 from evalq.read.leaderboard import MAX_LIMIT, LeaderboardReport
 from evalq.read.power import task_plan
 from evalq.read.reports import (
@@ -186,6 +188,28 @@ def get_plan(
     """Runs per variant or agent the task's observed noise needs for the paired test to detect
     ``detect`` with 80% power at the task's alpha (docs/power.md)."""
     return task_plan(session, task_id=known("task", task_id), detect=detect, settings=settings)
+
+
+@router.get("/{task_id}/judges", dependencies=READ, responses=NOT_FOUND)
+def get_judges(
+    task_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    detect: Annotated[
+        float | None,
+        Query(
+            gt=0,
+            le=1,
+            allow_inf_nan=False,
+            description="The judge bias a bridge is sized to detect, on the judge's [0, 1] "
+            "scale; default 0.1.",
+        ),
+    ] = None,
+) -> JudgeHistory:
+    """The task's judges over time: each judge's series, where the series breaks, and the
+    bridge across each break (runs judged by both: bias and agreement with intervals, and how
+    many runs the bridge needs; docs/judge.md)."""
+    return judge_history(session, task_id=known("task", task_id), detect=detect, settings=settings)
 
 
 @router.get("/{task_id}/audit", dependencies=READ, responses=NOT_FOUND)

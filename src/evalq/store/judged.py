@@ -1,0 +1,86 @@
+"""Judged results: every judge's scores of a run, appended and never updated (migration 0025).
+
+The one writer of ``judged_results``. The judge tier appends the result that scores a run
+(`evalq.store.queries.tiers.finish_tier`); a re-judge appends a result beside it
+(`evalq.service.rejudge`). A run judged again by the same judge keeps its first result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from evalq.core.judge_series import JudgedSource, series_id
+from evalq.core.results import JudgeIdentity, JudgeResult
+from evalq.store.models import JudgedResultRow, SubmissionRow, utcnow
+
+
+def append_judged(
+    session: Session, *, submission_id: str, result: JudgeResult, source: JudgedSource
+) -> bool:
+    """Append ``result`` as the run's score by its judge; False when it has no identity (a
+    judge from before identities) or no rubric score, or that judge already judged the run."""
+    if result.identity is None or not any(v is not None for v in result.scores.values()):
+        return False
+    values = {
+        "submission_id": submission_id,
+        "series": series_id(result.identity),
+        "identity": result.identity.model_dump(mode="json"),
+        "scores": dict(result.scores),
+        "source": source,
+        "judged_at": utcnow(),
+    }
+    keys = ["submission_id", "series"]
+    if session.get_bind().dialect.name == "postgresql":
+        pg = postgresql.insert(JudgedResultRow).values(**values)
+        added = session.execute(pg.on_conflict_do_nothing(index_elements=keys))
+    else:
+        lite = sqlite.insert(JudgedResultRow).values(**values)
+        added = session.execute(lite.on_conflict_do_nothing(index_elements=keys))
+    return bool(added.rowcount)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One stored judged result, as the read side uses it (never leaves the process)."""
+
+    submission_id: str
+    task_id: str
+    held: bool
+    series: str
+    identity: JudgeIdentity
+    scores: dict[str, float | None]
+    source: JudgedSource
+    judged_at: datetime
+
+
+def judged_of_tasks(session: Session, *, task_ids: Sequence[str]) -> list[Judged]:
+    """Every judged result of the tasks' runs, oldest first (one statement per 500 tasks)."""
+    found: list[Judged] = []
+    for start in range(0, len(task_ids), 500):  # SQLite's bound on parameters
+        rows = session.execute(
+            select(JudgedResultRow, SubmissionRow.task_id, SubmissionRow.review)
+            .join(SubmissionRow, SubmissionRow.id == JudgedResultRow.submission_id)
+            .where(SubmissionRow.task_id.in_(task_ids[start : start + 500]))
+            .order_by(JudgedResultRow.judged_at, JudgedResultRow.id)
+        ).all()
+        found += [
+            Judged(
+                submission_id=row.submission_id,
+                task_id=task_id,
+                held=review == "flagged",
+                series=row.series,
+                identity=JudgeIdentity.model_validate(row.identity),
+                scores=row.scores,
+                source=row.source,  # type: ignore[arg-type]
+                judged_at=row.judged_at,
+            )
+            for row, task_id, review in rows
+        ]
+    found.sort(key=lambda j: j.judged_at)
+    return found
