@@ -23,6 +23,7 @@ from sqlalchemy import select
 from tests.support.openai_stub import OpenAIStub, schema_instance
 from tests.support.processes import PATIENCE
 from tests.support.settings import configure
+from tests.support.webhook_receiver import TEST_WEBHOOK_KEY
 from typer.testing import CliRunner
 
 from evalq.core.judge_series import JudgeHistory
@@ -35,7 +36,12 @@ from evalq.read import monitors, served
 from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.store.keys import create_key
-from evalq.store.models import EvaluationRow, JudgedResultRow, TierResultRow
+from evalq.store.models import (
+    EvaluationRow,
+    JudgedResultRow,
+    TierResultRow,
+    WebhookDeliveryRow,
+)
 from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 
@@ -135,7 +141,8 @@ def test_a_judge_change_is_bridged_marked_at_every_door_and_old_scores_stay(
     before = [run(f"old-{i}", "m-old", q) for i, q in enumerate(qualities)]
     before += [run(f"new-{i}", "m-new", q) for i, q in enumerate(qualities)]
     judged_by(db_url, stub.base_url, "judge-a", before)
-    client = Client(Settings(database_url=db_url))
+    hooks = {"webhook_key": TEST_WEBHOOK_KEY, "webhook_allow_private": True}
+    client = Client(Settings(database_url=db_url, **hooks))
     one = client.judge_history(TASK.id)
     assert [named(s.identity.model) for s in one.series] == ["openai:judge-a"]
     assert not one.mixed and one.mark is None and one.bridges == []
@@ -171,12 +178,18 @@ def test_a_judge_change_is_bridged_marked_at_every_door_and_old_scores_stay(
     assert "judge changed" in output and "not bridged" in output
     shown = CliRunner().invoke(app, ["leaderboard", TASK.id])
     assert "judge changed: scores of 2 judges mixed" in " ".join(shown.output.split())
+    hook = client.add_webhook(TASK.id, {"url": "http://127.0.0.1:9/hook"})
     client.set_monitor("judged", {"tasks": TASK.id, "alert": 1e9, "min_n": 1, "last_runs": 5})
-    with session_scope(db_url) as session:
+    with session_scope(db_url) as session:  # checked as it is set, and again: one event
         monitors.check(session, settings=client.settings, task_ids=[TASK.id])
     with session_scope(db_url) as session:
         (state,) = monitors.get_monitor(session, name="judged").states
+        (event,) = session.scalars(
+            select(WebhookDeliveryRow.payload).where(WebhookDeliveryRow.submission_id.is_(None))
+        ).all()
     assert state.state == "alert" and state.judge_break == history.mark
+    assert event is not None and event["monitors"][0]["judge_break"] == history.mark
+    client.remove_webhook(TASK.id, hook.id)  # read, not sent: no receiver listens
 
     # the bridge: judge-b re-judges the runs judge-a scored, as many as the power needs
     configure(monkeypatch, database_url=db_url, judge_model="openai:judge-b")
@@ -224,5 +237,12 @@ def test_a_judge_change_is_bridged_marked_at_every_door_and_old_scores_stay(
     assert served_body.json() == expected.model_dump(mode="json")
     assert bad.status_code == 422 and "detect" in bad.text
     assert leaderboard["judge_break"] == expected.mark
+    with TestClient(create_app(settings)) as ui:  # the board page, signed in
+        first = ui.get(f"/ui/tasks/{TASK.id}")
+        csrf = re.findall(r'name="csrf" value="([^"]+)"', first.text)[0]
+        signed = {"api_key": key, "next": f"/ui/tasks/{TASK.id}", "csrf": csrf}
+        page = ui.post("/ui/login", data=signed)
+    assert page.status_code == 200
+    assert 'id="judge-break"' in page.text and "judge changed: scores of 2 judges" in page.text
     refused = CliRunner().invoke(app, ["judge", "series", TASK.id, "--detect", "0"])
     assert refused.exit_code == 2 and "detect" in refused.output
