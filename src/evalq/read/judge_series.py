@@ -26,7 +26,7 @@ from evalq.read.compare import CompareReport
 from evalq.read.leaderboard import LeaderboardReport
 from evalq.stats.bridge import bridge
 from evalq.store import queries
-from evalq.store.judged import Judged, judged_of_tasks
+from evalq.store.judged import Judged, judged_of_tasks, scoring_series
 
 DEFAULT_DETECT = 0.1
 """The bias a bridge is sized to detect unless asked: a tenth of the judge's [0, 1] scale."""
@@ -165,13 +165,15 @@ def mixed_judges(
 ) -> dict[str, JudgeHistory]:
     """The histories of those of ``task_ids`` whose scores mix judges (their ``mark`` set)."""
     settings = settings or get_settings()
+    scored = scoring_series(session, task_ids=list(task_ids))
+    candidates = [t for t, series in scored.items() if len(series) > 1]
+    if not candidates:
+        return {}  # one judge (or none) scored each task: nothing to mark, nothing more to read
     by_task: dict[str, list[Judged]] = defaultdict(list)
-    for j in judged_of_tasks(session, task_ids=list(task_ids)):
+    for j in judged_of_tasks(session, task_ids=candidates):
         by_task[j.task_id].append(j)
     mixed: dict[str, JudgeHistory] = {}
     for task_id, judged in by_task.items():
-        if len({j.series for j in judged if j.source == "tier"}) < 2:
-            continue  # one judge scored the task: nothing to mark, no profile to load
         alpha, level = _levels(session, task_id, settings)
         found = history_of(task_id, judged, alpha=alpha, level=level, resample=False)
         if found.mark is not None:

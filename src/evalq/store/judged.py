@@ -59,6 +59,25 @@ class Judged:
     judged_at: datetime
 
 
+def scoring_series(session: Session, *, task_ids: Sequence[str]) -> dict[str, set[str]]:
+    """Each task's judges that scored some of its runs (judge-tier results): one DISTINCT over
+    two short columns per 500 tasks, no JSON read, so a board of one judge pays little."""
+    found: dict[str, set[str]] = {}
+    for start in range(0, len(task_ids), 500):  # SQLite's bound on parameters
+        rows = session.execute(
+            select(SubmissionRow.task_id, JudgedResultRow.series)
+            .distinct()
+            .join(SubmissionRow, SubmissionRow.id == JudgedResultRow.submission_id)
+            .where(
+                SubmissionRow.task_id.in_(task_ids[start : start + 500]),
+                JudgedResultRow.source == "tier",
+            )
+        ).all()
+        for task_id, series in rows:
+            found.setdefault(task_id, set()).add(series)
+    return found
+
+
 def judged_of_tasks(session: Session, *, task_ids: Sequence[str]) -> list[Judged]:
     """Every judged result of the tasks' runs, oldest first (one statement per 500 tasks)."""
     found: list[Judged] = []

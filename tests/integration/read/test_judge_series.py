@@ -26,6 +26,7 @@ from tests.support.settings import configure
 from tests.support.webhook_receiver import TEST_WEBHOOK_KEY
 from typer.testing import CliRunner
 
+from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.judge_series import JudgeHistory
 from evalq.core.schemas import Task
 from evalq.core.settings import Settings
@@ -246,3 +247,29 @@ def test_a_judge_change_is_bridged_marked_at_every_door_and_old_scores_stay(
     assert 'id="judge-break"' in page.text and "judge changed: scores of 2 judges" in page.text
     refused = CliRunner().invoke(app, ["judge", "series", TASK.id, "--detect", "0"])
     assert refused.exit_code == 2 and "detect" in refused.output
+
+
+def test_bad_requests_are_refused_naming_the_field_and_store_nothing(
+    db_url: str, stub: OpenAIStub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Client(Settings(database_url=db_url)).put_task(TASK)
+    judged = Client(Settings(database_url=db_url, judge_model="openai:judge-b"))
+    unjudged = Client(Settings(database_url=db_url))
+    with pytest.raises(InvalidInput) as runs:
+        judged.rejudge(TASK.id, runs=0)
+    with pytest.raises(InvalidInput) as detect:
+        judged.judge_history(TASK.id, detect=1.5)
+    with pytest.raises(InvalidInput) as judge:
+        unjudged.rejudge(TASK.id)
+    with pytest.raises(NotFound):
+        judged.judge_history("no-such-task")
+    assert [p[0] for p in runs.value.problems] == ["runs"]
+    assert [p[0] for p in detect.value.problems] == ["detect"]
+    assert [p[0] for p in judge.value.problems] == ["judge_model"]
+    configure(monkeypatch, database_url=db_url, judge_model="openai:judge-b")
+    configure(monkeypatch, judge_base_url=stub.base_url)
+    refused = CliRunner().invoke(app, ["judge", "rejudge", TASK.id, "--runs", "0"])
+    assert refused.exit_code == 2 and "runs" in refused.output
+    with session_scope(db_url) as session:
+        assert session.scalars(select(JudgedResultRow)).all() == []
+    assert stub.requests == 0  # nothing was asked of the judge
