@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import cast
 
 from evalq.core.profile import CascadeProfile, LevelConfidence
-from evalq.core.results import CascadeRecord, JudgeResult, LevelOutcome
+from evalq.core.results import CascadeRecord, JudgeIdentity, JudgeResult, LevelOutcome
 from evalq.core.schemas import Submission, Task
 from evalq.judge.calibration import sample_agreement
 from evalq.judge.judge import Judge, run_blocking
@@ -130,7 +130,25 @@ class JudgeCascade:
                 "agreement": None,
                 "cost_usd": None if None in costs else sum(c for c in costs if c is not None),
                 "cascade": record,
+                "identity": self.identity(result.identity),
             }
+        )
+
+    def identity(self, decider: JudgeIdentity | None) -> JudgeIdentity | None:
+        """The cascade as one judge, whichever level decided a run: its levels' models and
+        providers joined cheapest first (so a run decided low and one decided high are one
+        series; changing a level's model is a change of judge). The prompt and rubrics are the
+        decider's (every level asks the same); versions are not joined, as levels not asked
+        for a run resolved none."""
+        if decider is None:
+            return None
+        models = [samples[0].model_id for samples in self.levels]
+        return JudgeIdentity(
+            model=" > ".join(models),
+            provider=" > ".join(m.partition(":")[0] or "?" for m in models),
+            version=None,
+            prompt_digest=decider.prompt_digest,
+            rubric_digest=decider.rubric_digest,
         )
 
 

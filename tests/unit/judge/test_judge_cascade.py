@@ -212,3 +212,15 @@ def test_a_stated_probability_is_the_levels_confidence() -> None:
         assert (record.asked[0].confidence, record.asked[0].confidence_kind) == (stated, "stated")
         assert "probability" in cheap.schemas[0]["properties"]  # the model was asked for it
         assert len(top.calls) == decider
+
+
+def test_runs_decided_at_any_level_are_one_judges_series() -> None:
+    from evalq.core.judge_series import series_id
+
+    low, _, _ = cascade([5, 5, 5], [1, 1, 1])
+    high, _, _ = cascade([5, 3, 1], [4, 4, 4])
+    decided_low, decided_high = judged(low), judged(high)
+    assert (decided_low.cascade.level, decided_high.cascade.level) == (0, 1)
+    assert decided_low.identity is not None and decided_high.identity is not None
+    assert decided_low.identity.model == "cheap > top"
+    assert series_id(decided_low.identity) == series_id(decided_high.identity)
