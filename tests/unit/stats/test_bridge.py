@@ -28,7 +28,7 @@ def test_the_count_is_the_power_plans_on_the_pairs_own_spread() -> None:
     assert found.needed == pairs_needed(sd=sd, detect=0.1, alpha=0.05)
     assert found.needed is not None
     assert paired_power(found.needed, sd=sd, detect=0.1, alpha=0.05) >= 0.8
-    assert found.status == ("bridged" if 12 >= found.needed else "bridging")
+    assert found.status == ("bridged" if found.needed <= 12 else "bridging")
     assert found.bias == pytest.approx(mean)
     assert found.bias_low is not None and found.bias_high is not None
     assert found.bias_low < mean < found.bias_high
