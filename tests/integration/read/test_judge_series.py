@@ -11,6 +11,7 @@ judge-a gives K, judge-b gives K - 1 (at least 1), so the new judge is stricter 
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import re
 from collections.abc import Iterator
@@ -34,6 +35,7 @@ from evalq.producer.api.app import create_app
 from evalq.producer.cli import app
 from evalq.producer.http.aio import AsyncHttpClient
 from evalq.read import monitors, served
+from evalq.report.page import render_html
 from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.store.keys import create_key
@@ -174,6 +176,7 @@ def test_a_judge_change_is_bridged_marked_at_every_door_and_old_scores_stay(
     assert board.judge_break == history.mark
     assert compared.judge_break == history.mark
     assert report.leaderboard.judge_break == history.mark
+    assert f'<p class="note judge-break">{html.escape(history.mark)}</p>' in render_html(report)
     status, output = gate(db_url, monkeypatch)
     assert status == 5, output  # a break not bridged: the difference may be the judges'
     assert "judge changed" in output and "not bridged" in output
