@@ -86,3 +86,64 @@ def test_0015_fills_the_judge_columns_from_the_stored_metrics(db_url: str) -> No
         judge = evaluation_health(session).judge
     figures = (judge.transport_retries, judge.validation_retries, judge.rate_limited)
     assert figures == (2, 1, 3) and judge.cost_usd == 0.25
+
+
+def test_0025_copies_the_judge_tiers_with_an_identity_as_their_first_series(db_url: str) -> None:
+    """Judge tiers stored before 0025 start their judge's series (judged_results); one judged
+    before identities were recorded has no series to name and is left out."""
+    import json
+
+    from sqlalchemy import select, text
+
+    from evalq.core.judge_series import series_id
+    from evalq.core.results import JudgeIdentity
+    from evalq.store.models import JudgedResultRow
+
+    identity = {
+        "model": "openai:judge-a",
+        "provider": "openai",
+        "version": "judge-a",
+        "prompt_digest": "p" * 64,
+        "rubric_digest": "r" * 64,
+    }
+    engine = engine_for(db_url)
+    with engine.begin() as connection:
+        config = migrations_config()
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0023_task_audits")
+        connection.execute(
+            text(
+                "INSERT INTO tasks (id, definition, content_hash, updated_at, "
+                "refresh_scheduled, kind) VALUES ('t', '{}', 'h', CURRENT_TIMESTAMP, false, "
+                "'peerread')"
+            )
+        )
+        for sid, metrics in (
+            ("with", {"scores": {"constructiveness": 0.75}, "identity": identity}),
+            ("without", {"scores": {"constructiveness": 0.5}}),
+        ):
+            connection.execute(
+                text(
+                    "INSERT INTO submissions (id, task_id, content_hash, payload, status,"
+                    " enqueue_count, created_at, updated_at, tool, model, total_tokens,"
+                    " tool_calls, iterations) VALUES (:sid, 't', 'h', '{}', 'done', 1,"
+                    " CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, 'a', 'm', 1, 0, 1)"
+                ),
+                {"sid": sid},
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO tier_results (submission_id, tier, status, metrics, deliveries,"
+                    " updated_at) VALUES (:sid, 'judge', 'ok', :metrics, 1, CURRENT_TIMESTAMP)"
+                ),
+                {"sid": sid, "metrics": json.dumps(metrics)},
+            )
+        command.upgrade(config, "head")
+    with session_scope(db_url) as session:
+        (row,) = session.scalars(select(JudgedResultRow)).all()
+        assert (row.submission_id, row.source, row.scores) == (
+            "with",
+            "tier",
+            {"constructiveness": 0.75},
+        )
+        assert row.series == series_id(JudgeIdentity.model_validate(identity))
