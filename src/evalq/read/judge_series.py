@@ -114,7 +114,9 @@ def history_of(
     mark = None
     if mixed:
         names = "; ".join(
-            f"{s.identity.model} ({s.series[:8]}): {s.scored} run(s)" for s in scoring
+            f"{s.identity.model} ({s.series[:8]}, from {s.first_judged_at:%Y-%m-%d %H:%M}): "
+            f"{s.scored} run(s)"
+            for s in scoring
         )
         mark = f"judge changed: scores of {len(scoring)} judges mixed ({names})"
         mark += "; " + "; ".join(_crossing(b) for b in bridges)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from evalq.core.judge_series import JudgedSource, series_id
 from evalq.core.results import JudgeIdentity, JudgeResult
 from evalq.store.models import JudgedResultRow, SubmissionRow, utcnow
+from evalq.store.webhooks import as_utc
 
 
 def append_judged(
@@ -97,7 +98,7 @@ def judged_of_tasks(session: Session, *, task_ids: Sequence[str]) -> list[Judged
                 identity=JudgeIdentity.model_validate(row.identity),
                 scores=row.scores,
                 source=row.source,  # type: ignore[arg-type]
-                judged_at=row.judged_at,
+                judged_at=as_utc(row.judged_at).astimezone(UTC),
             )
             for row, task_id, review in rows
         ]

@@ -166,10 +166,12 @@ def _print_history(history: JudgeHistory) -> None:
     for column in ("series", "model", "provider", "version", "prompt", "rubrics", "scored"):
         table.add_column(column)
     table.add_column("rejudged")
+    table.add_column("from")
     for s in history.series:
         i = s.identity
         cells = (s.series, i.model, i.provider or "-", i.version or "-", i.prompt_digest[:8])
-        table.add_row(*map(escape, (*cells, i.rubric_digest[:8], str(s.scored), str(s.rejudged))))
+        counts = (i.rubric_digest[:8], str(s.scored), str(s.rejudged))
+        table.add_row(*map(escape, (*cells, *counts, f"{s.first_judged_at:%Y-%m-%d %H:%M}")))
     console.print(table)
     for b in history.bridges:
         console.print(f"break {b.old} -> {b.new}: {b.note}", markup=False, highlight=False)
