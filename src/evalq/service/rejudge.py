@@ -26,7 +26,7 @@ from evalq.store.judged import append_judged, judged_of_tasks
 from evalq.store.models import EvaluationRow, SubmissionRow
 
 MAX_RUNS = 10_000
-"""The most runs one re-judge asks for (``runs``)."""
+"""The most runs one re-judge judges (``runs``, and a bridge whose count is out of reach)."""
 DEADLINE_S = 300.0
 """One run's judging budget (the judge's own retries and waits included)."""
 
@@ -83,32 +83,29 @@ def rejudge(
     order = sorted(evaluated)
     random.Random(seed).shuffle(order)
     order.sort(key=lambda run: scoring.get(run) == latest)  # other judges' runs first (stable)
+    seen = {(j.submission_id, j.series) for j in judged}
     new: str | None = None
     done = 0
     for submission_id in order:
+        # the first judgment names the new series; runs it already judged are not asked again
+        if new is not None and (
+            (submission_id, new) in seen or (runs is None and scoring.get(submission_id) == new)
+        ):
+            continue  # a bridge pairs the other judges' runs with the new judge's
         with session_scope(url) as session:
             job = queries.load_job(session, submission_id=submission_id, settings=settings)
-        # the first judgment names the new series; runs it already judged are not asked again
-        if new is not None and any(
-            j.submission_id == submission_id and j.series == new for j in judged
-        ):
-            continue
-        if new is not None and runs is None and scoring.get(submission_id) == new:
-            continue  # the bridge pairs the previous judge's runs with the new judge's
         result = judge.evaluate(job.submission, job.task, deadline_s=DEADLINE_S)
         if result.identity is None:
             continue
         new = new or series_id(result.identity)
-        if scoring.get(submission_id) == new or any(
-            j.submission_id == submission_id and j.series == new for j in judged
-        ):
+        if (submission_id, new) in seen or scoring.get(submission_id) == new:
             continue  # this run's score is already this judge's
         with session_scope(url) as session:
             if append_judged(session, submission_id=submission_id, result=result, source="rejudge"):
                 done += 1
+        if (runs is not None and done >= runs) or done >= MAX_RUNS:
+            break
         if runs is not None:
-            if done >= runs:
-                break
             continue
         if done < bridge_start(alpha):
             continue
