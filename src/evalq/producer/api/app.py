@@ -35,6 +35,7 @@ from evalq.producer.api.routes import (
     judge,
     labels,
     monitors,
+    sessions,
     submissions,
     tasks,
     trace_rules,
@@ -89,6 +90,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(gate.router)
     app.include_router(traces.router)
     app.include_router(trace_rules.router)
+    app.include_router(sessions.router)
     app.include_router(metrics.router)
     app.include_router(webhooks.router)
     app.include_router(monitors.router)
