@@ -72,6 +72,14 @@ class SessionScores(Record):
     failed_turns: tuple[str, ...] = Field(
         description="Turns whose own evaluation failed or is degraded."
     )
+    judge: dict[str, float | None] | None = Field(
+        default=None,
+        description="The deployment's judge over the session's transcript (every turn's output "
+        "in order): rubric -> score in [0, 1]; null when no judge is configured.",
+    )
+    judge_failed: bool = Field(
+        default=False, description="A rubric that applied could not be judged."
+    )
     turn_results: tuple[SessionTurn, ...]
 
 

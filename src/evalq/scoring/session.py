@@ -9,7 +9,9 @@ No seed defines sessions; the rules are evalq's (docs/sessions.md, docs/scoring.
 - the session passes when its **last** turn succeeded (a conversation is judged by where it
   ended), and ``turns_to_success`` is the number of the first turn that succeeded;
 - its ``score`` is the mean of the turns' ranking values on 0..1 (the Arena overall / 100);
-- tool use is summed over the session: calls, calls per turn, the distinct tools.
+- tool use is summed over the session: calls, calls per turn, the distinct tools;
+- with a judge configured, the judge's rubrics over the session's transcript (`transcript`:
+  every turn's output, in order), as the judge reads one run's output.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from evalq.core.results import EvaluationScores
-from evalq.core.schemas import Submission, Task
+from evalq.core.schemas import MAX_TEXT_CHARS, Submission, Task
 from evalq.core.sessions import SessionScores, SessionTurn
 from evalq.scoring.arena.correctness import correctness_score
 
@@ -75,3 +77,16 @@ def score_session(turns: Sequence[SessionTurn]) -> SessionScores:
         failed_turns=tuple(t.submission_id for t in turns if t.status != "done"),
         turn_results=tuple(turns),
     )
+
+
+CUT = "[earlier turns cut]\n"
+
+
+def transcript(turns: Sequence[Submission]) -> Submission:
+    """The session as one submission for the judge: the last turn, its output replaced by every
+    turn's output in order (``Turn N (id):``). Past `MAX_TEXT_CHARS` the start is cut: where a
+    conversation ended matters most."""
+    text = "\n\n".join(f"Turn {n} ({t.id}):\n{t.output}" for n, t in enumerate(turns, 1))
+    if len(text) > MAX_TEXT_CHARS:
+        text = CUT + text[len(text) - MAX_TEXT_CHARS + len(CUT) :]
+    return turns[-1].model_copy(update={"output": text})

@@ -11,12 +11,13 @@ scores only if no turn reopened it meanwhile. A turn merged after the session's 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import timedelta
 
-from evalq.core.results import EvaluationScores
-from evalq.core.schemas import STORED, Submission
+from evalq.core.results import EvaluationScores, JudgeResult
+from evalq.core.schemas import STORED, Submission, Task
 from evalq.core.settings import Settings
-from evalq.scoring.session import score_session, session_turn
+from evalq.scoring.session import score_session, session_turn, transcript
 from evalq.store import queries
 from evalq.store import sessions as stored
 from evalq.store.db import session_scope
@@ -26,10 +27,17 @@ log = logging.getLogger(__name__)
 SWEEP_MOST = 200
 """Most sessions one sweep evaluates; the next sweep takes the rest."""
 
+TranscriptJudge = Callable[[Submission, Task], JudgeResult | None]
+"""The deployment's judge over a session's transcript (`evalq.scoring.session.transcript`):
+its result, or None when no judge is configured. The sweep's caller provides it (the judge is
+a worker's resource: `evalq.tasks.tiers.judge_transcript`)."""
 
-def sweep_sessions(url: str, settings: Settings) -> list[tuple[str, str]]:
-    """Evaluate every due session; the (task id, session id) of those whose scores were
-    stored."""
+
+def sweep_sessions(
+    url: str, settings: Settings, *, judge: TranscriptJudge | None = None
+) -> list[tuple[str, str]]:
+    """Evaluate every due session (with ``judge`` over each transcript, when given); the
+    (task id, session id) of those whose scores were stored."""
     quiet = timedelta(seconds=settings.session_quiet_s)
     reclaim = timedelta(seconds=max(settings.lost_after_s, 10))
     with session_scope(url) as session:
@@ -37,14 +45,20 @@ def sweep_sessions(url: str, settings: Settings) -> list[tuple[str, str]]:
     done: list[tuple[str, str]] = []
     for task_id, session_id in due:
         if evaluate_session(
-            url, task_id=task_id, session_id=session_id, quiet=quiet, reclaim=reclaim
+            url, task_id=task_id, session_id=session_id, quiet=quiet, reclaim=reclaim, judge=judge
         ):
             done.append((task_id, session_id))
     return done
 
 
 def evaluate_session(
-    url: str, *, task_id: str, session_id: str, quiet: timedelta, reclaim: timedelta
+    url: str,
+    *,
+    task_id: str,
+    session_id: str,
+    quiet: timedelta,
+    reclaim: timedelta,
+    judge: TranscriptJudge | None = None,
 ) -> bool:
     """Claim, score and store one due session; whether its scores were stored."""
     with session_scope(url) as session:
@@ -55,18 +69,19 @@ def evaluate_session(
         return False
     with session_scope(url) as session:
         task = queries.get_task(session, task_id=task_id)
-        turns = [
-            session_turn(
-                task,
-                Submission.model_validate(turn.payload, context=STORED),
-                EvaluationScores.model_validate(turn.scores),
-                turn.status,
-            )
-            for turn in stored.stored_turns(session, task_id=task_id, session_id=session_id)
-        ]
-    if not turns:  # its runs were deleted: nothing to score
+        rows = stored.stored_turns(session, task_id=task_id, session_id=session_id)
+    if not rows:  # its runs were deleted: nothing to score
         return False
-    scores = score_session(turns)
+    runs = [Submission.model_validate(row.payload, context=STORED) for row in rows]
+    scores = score_session(
+        [
+            session_turn(task, run, EvaluationScores.model_validate(row.scores), row.status)
+            for run, row in zip(runs, rows, strict=True)
+        ]
+    )
+    judged = None if judge is None else judge(transcript(runs), task)
+    if judged is not None:
+        scores = scores.model_copy(update={"judge": judged.scores, "judge_failed": judged.failed})
     with session_scope(url) as session:
         kept = stored.store_scores(
             session, task_id=task_id, session_id=session_id, claimed_at=claimed_at, scores=scores

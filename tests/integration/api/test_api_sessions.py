@@ -5,6 +5,7 @@ turn has it evaluated once more. Each run keeps its own evaluation."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 
@@ -17,6 +18,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.trace import Status, StatusCode
 
 from tests.integration.api.conftest import Server, serve_api
+from tests.support.openai_stub import OpenAIStub
 from tests.support.processes import wait_until
 from tests.support.reviews import review_task
 from tests.support.ui import sign_in
@@ -26,12 +28,24 @@ pytestmark = [pytest.mark.integration, pytest.mark.both_databases]  # the sweep'
 SETTINGS = {"trace_quiet_s": "1", "trace_sweep_every_s": "0.3", "session_quiet_s": "2"}
 
 
+@pytest.fixture(scope="module")
+def judge() -> Iterator[OpenAIStub]:
+    """The judge: the project's OpenAI stub (valid answers, score 4 of 5)."""
+    with OpenAIStub() as stub:
+        yield stub
+
+
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def server(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, judge: OpenAIStub
 ) -> Iterator[Server]:
     directory = tmp_path_factory.mktemp("sessions")
-    with serve_api(request.param, directory, broker=False, extra=SETTINGS) as api:
+    extra = SETTINGS | {
+        "judge_model": "openai:stub-judge",
+        "judge_base_url": judge.base_url,
+        "judge_api_key": "sk-test",
+    }
+    with serve_api(request.param, directory, broker=False, extra=extra) as api:
         put = api.client().put("/v1/tasks/review-1", json=review_task("review-1"))
         assert put.status_code in (200, 201), put.text
         yield api
@@ -104,7 +118,7 @@ def evaluated_times(server: Server, conversation: str, times: int) -> dict[str, 
 
 
 def test_three_turns_sent_as_three_traces_are_one_session_scored_as_a_unit(
-    server: Server,
+    server: Server, judge: OpenAIStub
 ) -> None:
     conversation = f"conv-{uuid.uuid4().hex}"
     traces = [
@@ -122,6 +136,13 @@ def test_three_turns_sent_as_three_traces_are_one_session_scored_as_a_unit(
     assert scores["success_rate"] == pytest.approx(2 / 3)
     assert (scores["tool_calls"], scores["tools"]) == (4, ["search"])
     turn_values = [turn["value"] for turn in scores["turn_results"]]
+    # the judge read the whole transcript, every turn's output in order
+    judged = scores["judge"]  # the stub answers 4 of 5: (4 - 1) / 4
+    assert (judged["planning_rationality"], judged["constructiveness"]) == (0.75, 0.75)
+    assert scores["judge_failed"] is False
+    heard = [json.dumps(body) for _, body in judge.requests_seen]
+    marks = [f"Turn {n} (otlp-{t})" for n, t in enumerate(traces, 1)]
+    assert any(all(mark in body for mark in marks) for body in heard)
     assert scores["score"] == pytest.approx(sum(turn_values) / 3)
     # each run keeps its own evaluation, and names its conversation
     client = server.client("read")

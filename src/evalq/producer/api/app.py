@@ -142,11 +142,12 @@ class TraceSweep:
 
     def _run(self) -> None:
         from evalq.service.trace_sweep import sweep_traces
+        from evalq.tasks.tiers import judge_transcript  # in-process: this process judges
 
         period = self.client.settings.trace_sweep_every_s
         while not self.stopping.wait(period):
             try:
-                sweep_traces(self.client)
+                sweep_traces(self.client, judge=judge_transcript)
             except Exception:  # the next sweep tries again; spans stay stored meanwhile
                 log.exception("the trace sweep failed")
 
