@@ -127,3 +127,68 @@ def test_an_evaluation_is_one_event_linked_to_the_runs_trace(
     )
     assert attributes["gen_ai.evaluation.score.label"] == scores["peerread"]["recommendation"]
     assert "peerread_composite" in attributes["gen_ai.evaluation.explanation"]
+
+
+def test_with_a_broker_a_prefork_worker_sends_the_event_of_the_merge_it_ran(
+    tmp_path_factory: pytest.TempPathFactory, receiver: LogsReceiver
+) -> None:
+    """The deployed shape: `evalq api` with a Redis broker, `evalq beat` (the trace sweep), and
+    one prefork `evalq worker` that judges the run (the OpenAI stub) and merges it: the event
+    leaves from the worker's child process, the one that ran the merge."""
+    from tests.support.openai_stub import OpenAIStub
+    from tests.support.processes import start, stop
+
+    directory = tmp_path_factory.mktemp("results-out-broker")
+    with OpenAIStub() as judge:
+        settings = {
+            "trace_quiet_s": "1",
+            "trace_sweep_every_s": "0.3",
+            "otel_results_endpoint": receiver.url,
+            "judge_model": "openai:stub-judge",
+            "judge_base_url": judge.base_url,
+            "judge_api_key": "sk-test",
+        }
+        with serve_api("sqlite", directory, extra=settings) as api:
+            task = {"id": "review-1", "category": "debugging"}  # no references: no text tier
+            assert api.client().put("/v1/tasks/review-1", json=task).status_code in (200, 201)
+            assert api.command is not None
+            _, env, _ = api.command
+            worker = start(
+                [
+                    "worker",
+                    "--queues=evalq.judge,evalq.graph,evalq.merge",
+                    "--pool=prefork",
+                    "--concurrency=1",
+                ],
+                env,
+                directory / "worker.log",
+                cwd=directory,
+            )
+            beat = start(
+                ["beat", "--schedule", str(directory / "celerybeat-schedule")],
+                env,
+                directory / "beat.log",
+                cwd=directory,
+            )
+            try:
+                trace_id, span_id = send_run(api, output="Fixed the date parser.")
+                result = evaluated(api, f"otlp-{trace_id}")
+                assert result["tiers"]["judge"]["status"] == "ok"  # type: ignore[index]
+                wait_until(
+                    lambda: any(e.trace_id == trace_id for e in receiver.events()),
+                    timeout=120,
+                    what="the worker's evaluation event at the OTLP receiver",
+                )
+                [event] = [e for e in receiver.events() if e.trace_id == trace_id]
+                assert event.span_id == span_id
+                assert event.attributes["gen_ai.evaluation.name"] == (
+                    "evalq.arena_overall_unadjusted"
+                )
+                scores = result["scores"]
+                assert isinstance(scores, dict)
+                assert event.attributes["gen_ai.evaluation.score.value"] == pytest.approx(
+                    scores["arena"]["unadjusted_score"]
+                )
+            finally:
+                stop(beat)
+                stop(worker)
