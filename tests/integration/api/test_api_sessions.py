@@ -5,6 +5,7 @@ turn has it evaluated once more. Each run keeps its own evaluation."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import Iterator
@@ -17,6 +18,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.trace import Status, StatusCode
 
+from evalq.core.errors import InvalidInput, NotFound
+from evalq.core.sessions import SessionBoard, SessionResult
+from evalq.producer.http import AsyncHttpClient, HttpClient
 from tests.integration.api.conftest import Server, serve_api
 from tests.support.openai_stub import OpenAIStub
 from tests.support.processes import wait_until
@@ -196,3 +200,27 @@ def test_unknown_session_and_bad_board_limit_are_refused(server: Server) -> None
     assert client.get("/v1/tasks/no-such-task/sessions").status_code == 404
     answer = client.get("/v1/tasks/review-1/sessions", params={"limit": 0})
     assert answer.status_code == 422 and "limit" in answer.text
+    with HttpClient(server.url, server.keys["read"]) as http:
+        with pytest.raises(NotFound):
+            http.session("no-such-conversation")
+        with pytest.raises(InvalidInput) as bad:
+            http.session_board("review-1", limit=0)
+        assert bad.value.problems[0][0] == "limit"
+
+
+def test_the_http_clients_serve_what_the_api_serves(server: Server) -> None:
+    conversation = f"conv-{uuid.uuid4().hex}"
+    send_turn(server, conversation, ok=True)
+    found = evaluated_times(server, conversation, 1)
+    with HttpClient(server.url, server.keys["read"]) as http:
+        session = http.session(conversation, task_id="review-1")
+        board = http.session_board("review-1", limit=1000)
+    assert session.model_dump(mode="json") == found
+    assert conversation in [row.session_id for row in board.sessions]
+
+    async def read() -> tuple[SessionResult, SessionBoard]:
+        async with AsyncHttpClient(server.url, server.keys["read"]) as aio:
+            return await aio.session(conversation), await aio.session_board("review-1")
+
+    aio_session, aio_board = asyncio.run(read())
+    assert aio_session == session and aio_board.evaluated == board.evaluated

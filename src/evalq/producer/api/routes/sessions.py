@@ -9,10 +9,10 @@ from fastapi import APIRouter, Depends, Query
 
 from evalq.core.sessions import SessionBoard, SessionResult
 from evalq.producer.api.auth import require
-from evalq.producer.api.deps import SessionDep
+from evalq.producer.api.deps import ClientDep
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message
-from evalq.read.sessions import MAX_BOARD, session_board, session_result
+from evalq.read.sessions import MAX_BOARD
 
 router = APIRouter(tags=["sessions"])
 READ = [Depends(require("read"))]
@@ -27,14 +27,14 @@ READ = [Depends(require("read"))]
 )
 def get_session(
     session_id: str,
-    session: SessionDep,
+    client: ClientDep,
     task_id: Annotated[
         str | None,
         Query(description="The session's task, when several tasks have a session of this id."),
     ] = None,
 ) -> SessionResult:
     """The session ``session_id`` (its runs' ``gen_ai.conversation.id`` or ``session.id``)."""
-    return session_result(session, session_id=session_id, task_id=task_id)
+    return client.session(session_id, task_id=task_id)
 
 
 @router.get(
@@ -46,8 +46,8 @@ def get_session(
 )
 def get_session_board(
     task_id: str,
-    session: SessionDep,
+    client: ClientDep,
     limit: Annotated[int, Query(ge=1, le=MAX_BOARD, description="Most rows.")] = 100,
 ) -> SessionBoard:
     """The task's sessions, ranked by passed, fewest turns to success, then score."""
-    return session_board(session, task_id=task_id, limit=limit)
+    return client.session_board(task_id, limit=limit)
