@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Table, and_, func, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from evalq.core.sessions import SessionScores
@@ -21,7 +22,6 @@ from evalq.store.models import (
     TraceRow,
     utcnow,
 )
-from evalq.store.upsert import upsert
 
 SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]
 TURNS: Table = SessionTurnRow.__table__  # type: ignore[assignment]
@@ -38,36 +38,53 @@ class Turn:
 
 def note_turns(session: Session, *, turns: Sequence[Turn]) -> None:
     """Record ``turns`` and open their sessions (again): each is due for an evaluation once
-    no turn of it was merged for the quiet period. In the merge's transaction."""
+    no turn of it was merged for the quiet period. In the merge's transaction, in two
+    statements whatever the number of turns."""
+    if not turns:
+        return
     now = utcnow()
-    for turn in turns:
-        upsert(
-            session,
-            TURNS,
-            values={
-                "submission_id": turn.submission_id,
-                "task_id": turn.task_id,
-                "session_id": turn.session_id,
-                "added_at": now,
-            },
-            keys=["submission_id"],
-            update={"session_id": turn.session_id, "task_id": turn.task_id},
+    rows = [
+        {
+            "submission_id": t.submission_id,
+            "task_id": t.task_id,
+            "session_id": t.session_id,
+            "added_at": now,
+        }
+        for t in {t.submission_id: t for t in turns}.values()
+    ]
+    into = _insert(session, TURNS).values(rows)
+    excluded = into.excluded
+    session.execute(
+        into.on_conflict_do_update(
+            index_elements=["submission_id"],
+            set_={"task_id": excluded.task_id, "session_id": excluded.session_id},
         )
-    for task_id, session_id in sorted({(t.task_id, t.session_id) for t in turns}):
-        upsert(
-            session,
-            SESSIONS,
-            values={
-                "task_id": task_id,
-                "session_id": session_id,
-                "status": "open",
-                "last_turn_at": now,
-                "evaluations": 0,
-                "turns": 0,
-            },
-            keys=["task_id", "session_id"],
-            update={"status": "open", "last_turn_at": now},
+    )
+    opened = [
+        {
+            "task_id": task_id,
+            "session_id": session_id,
+            "status": "open",
+            "last_turn_at": now,
+            "evaluations": 0,
+            "turns": 0,
+        }
+        for task_id, session_id in sorted({(t.task_id, t.session_id) for t in turns})
+    ]
+    into = _insert(session, SESSIONS).values(opened)
+    session.execute(
+        into.on_conflict_do_update(
+            index_elements=["task_id", "session_id"],
+            set_={"status": "open", "last_turn_at": into.excluded.last_turn_at},
         )
+    )
+
+
+def _insert(session: Session, table: Table) -> Any:
+    """The dialect's INSERT, which has ON CONFLICT (SQLite and PostgreSQL)."""
+    if session.get_bind().dialect.name == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)
 
 
 def due_sessions(
