@@ -155,6 +155,13 @@ class Settings(BaseSettings):
         description="Results out: headers for that endpoint, as OTEL_EXPORTER_OTLP_HEADERS "
         "writes them (key=value,key=value; e.g. authorization=Bearer%20<token>).",
     )
+    otel_results_timeout_s: float = Field(
+        default=5,
+        gt=0,
+        le=60,
+        description="Results out: seconds one export to that endpoint may take, retries "
+        "included (a dead endpoint delays a process's exit by at most about this much).",
+    )
     session_quiet_s: float = Field(
         default=60,
         ge=0,

@@ -67,19 +67,13 @@ def results_provider(settings: Settings) -> LoggerProvider:
                 resource=Resource.create({"service.name": "evalq", "service.version": __version__})
             )
             exporter = OTLPLogExporter(
-                endpoint=endpoint, headers=dict(parse_env_headers(headers, liberal=True))
+                endpoint=endpoint,
+                headers=dict(parse_env_headers(headers, liberal=True)),
+                timeout=settings.otel_results_timeout_s,
             )
             provider.add_log_record_processor(BatchLogRecordProcessor(exporter))
             _providers[(endpoint, headers)] = provider
     return provider
-
-
-def flush_results(timeout_millis: int = 10_000) -> None:
-    """Export what the processors hold now (a process about to stop calls it)."""
-    with _lock:
-        providers = list(_providers.values())
-    for provider in providers:
-        provider.force_flush(timeout_millis)
 
 
 def emit_to(provider: LoggerProvider, events: Sequence[EvaluationEvent]) -> int:
