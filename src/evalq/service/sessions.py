@@ -79,9 +79,16 @@ def evaluate_session(
             for run, row in zip(runs, rows, strict=True)
         ]
     )
-    judged = None if judge is None else judge(transcript(runs), task)
-    if judged is not None:
-        scores = scores.model_copy(update={"judge": judged.scores, "judge_failed": judged.failed})
+    if judge is not None:
+        try:
+            judged = judge(transcript(runs), task)
+        except Exception:  # the judge's own faults are data; anything else is one log line
+            log.warning("the judge failed on session %s of %s", session_id, task_id, exc_info=True)
+            scores = scores.model_copy(update={"judge_failed": True})
+        else:
+            if judged is not None:
+                update = {"judge": judged.scores, "judge_failed": judged.failed}
+                scores = scores.model_copy(update=update)
     with session_scope(url) as session:
         kept = stored.store_scores(
             session, task_id=task_id, session_id=session_id, claimed_at=claimed_at, scores=scores

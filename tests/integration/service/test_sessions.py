@@ -14,6 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from evalq.core.errors import InvalidInput, NotFound
+from evalq.core.results import JudgeResult
+from evalq.core.schemas import Submission, Task
 from evalq.core.settings import get_settings
 from evalq.producer.cli import app
 from evalq.service.client import Client
@@ -120,3 +122,19 @@ def test_bad_input_at_the_client_and_the_cli_names_the_field(url: str) -> None:
     assert refused.exit_code == 2 and "limit: must be from 1 to 1000" in refused.output
     ambiguous = cli.invoke(app, ["session", "show", "shared"])
     assert ambiguous.exit_code == 2 and "task_id" in ambiguous.output
+
+
+def test_a_judge_that_crashes_leaves_the_session_scored_and_says_so(url: str) -> None:
+    def crashing(transcript: Submission, task: Task) -> JudgeResult | None:
+        assert transcript.output.startswith("Turn 1 (j1):")
+        raise RuntimeError("the judge's provider library broke")
+
+    Client().submit(run("j1", "s3", ok=True))
+    assert sweep_sessions(url, get_settings(), judge=crashing) == [("chat-1", "s3")]
+    found = Client().session("s3")
+    assert found.scores is not None
+    assert (found.scores.passed, found.scores.judge, found.scores.judge_failed) == (
+        True,
+        None,
+        True,
+    )
