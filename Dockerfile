@@ -17,7 +17,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY src ./src
 # The bundled examples are package data: `evalq demo` runs in the image as it is.
-RUN pip install ".[worker,postgres,api,monitor]" \
+RUN pip install ".[worker,postgres,api,monitor,otel]" \
     && python -c "import evalq, torch; print('evalq', evalq.__name__, 'torch', torch.__version__)"
 
 RUN useradd --create-home --uid 10001 evalq \

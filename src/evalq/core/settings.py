@@ -144,6 +144,31 @@ class Settings(BaseSettings):
         description="Period of the beat entry (or, with no broker, the API's thread) that turns "
         "complete traces into submissions.",
     )
+    otel_results_endpoint: str | None = Field(
+        default=None,
+        description="Results out: the OTLP/HTTP logs endpoint (http://collector:4318/v1/logs) "
+        "each evaluation is sent to as one gen_ai.evaluation.result event, best effort, once "
+        "its merge has committed (docs/traces.md, 'Results out'). Unset: nothing is sent.",
+    )
+    otel_results_headers: SecretStr | None = Field(
+        default=None,
+        description="Results out: headers for that endpoint, as OTEL_EXPORTER_OTLP_HEADERS "
+        "writes them (key=value,key=value; e.g. authorization=Bearer%20<token>).",
+    )
+    otel_results_timeout_s: float = Field(
+        default=5,
+        gt=0,
+        le=60,
+        description="Results out: seconds one export to that endpoint may take, retries "
+        "included (a dead endpoint delays a process's exit by at most about this much).",
+    )
+    session_quiet_s: float = Field(
+        default=60,
+        ge=0,
+        description="Sessions: a session (runs sharing gen_ai.conversation.id or session.id) "
+        "is evaluated as a unit once none of its turns was merged for this many seconds "
+        "(docs/sessions.md); a later turn opens it again.",
+    )
     trace_retention_s: int = Field(
         default=7 * 24 * 3600,
         ge=0,

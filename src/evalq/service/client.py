@@ -42,6 +42,7 @@ from evalq.core.schemas import (
     parse_submissions,
     parse_task,
 )
+from evalq.core.sessions import SessionBoard, SessionResult
 from evalq.core.settings import Settings, get_settings
 from evalq.core.status import PENDING_STATUSES
 from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf, parse_trace_rule
@@ -53,7 +54,7 @@ from evalq.core.webhooks import (
 )
 from evalq.metrics.graph.integrity import submission_integrity
 from evalq.read import monitors as watched
-from evalq.read import served
+from evalq.read import served, sessions
 from evalq.read.audit import audit_if_changed, audit_task
 from evalq.service import evaluated
 from evalq.service.submitted import FINAL_STATUSES, Submitted
@@ -553,6 +554,27 @@ class Client:
             queries.get_task(session, task_id=task_id)
             trace_store.put_rule(session, task_id=task_id, rule=parsed)
         return TraceRuleOf(task_id=task_id, rule=parsed)
+
+    def session(self, session_id: str, *, task_id: str | None = None) -> SessionResult:
+        """A session: the runs sharing a conversation id, their order and the session's scores
+        (docs/sessions.md).
+
+        Raises:
+            NotFound: no such session.
+            InvalidInput: on ``task_id`` when several tasks have a session of that id.
+        """
+        with session_scope(self.url) as session:
+            return sessions.session_result(session, session_id=session_id, task_id=task_id)
+
+    def session_board(self, task_id: str, *, limit: int = 100) -> SessionBoard:
+        """The task's session board, best first.
+
+        Raises:
+            NotFound: no such task.
+            InvalidInput: on ``limit`` outside 1..1000.
+        """
+        with session_scope(self.url) as session:
+            return sessions.session_board(session, task_id=task_id, limit=limit)
 
     def trace_rule(self, task_id: str) -> TraceRuleOf:
         """The task's trace rule. `NotFound`: no such task, or it has no rule."""

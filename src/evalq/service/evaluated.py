@@ -25,13 +25,16 @@ from sqlalchemy.orm import Session
 from evalq.core.applicable import NO_TRACE
 from evalq.core.results import TierOutcome
 from evalq.core.schemas import Tier
+from evalq.core.sessions import session_of
 from evalq.core.settings import Settings, get_settings
 from evalq.core.status import EvaluationStatus
 from evalq.read.baseline import CurrentBaseline, current_baselines
 from evalq.read.boards import projector
 from evalq.read.view import TaskContext
 from evalq.scoring.evaluation import evaluate_submission
-from evalq.store import queries, webhooks
+from evalq.scoring.evaluation_event import EvaluationEvent, evaluation_event
+from evalq.service.results_out import emit_results
+from evalq.store import queries, sessions, webhooks
 from evalq.store.queries import Job
 from evalq.workers.names import EVENT_TASK, REFRESH_TASK, ROUTES
 
@@ -53,6 +56,9 @@ class Recorded:
     """This merge claimed the task's next baseline refresh (`queries.claim_refresh`)."""
     events: list[str] = field(default_factory=list)
     """The webhook deliveries this merge stored, to send once committed."""
+    result_event: EvaluationEvent | None = None
+    """The evaluation as a ``gen_ai.evaluation.result`` event, sent once committed (results
+    out, `evalq.service.results_out`), when EVALQ_OTEL_RESULTS_ENDPOINT is set."""
 
 
 def record_evaluation(
@@ -135,6 +141,14 @@ def record_evaluations(
         if result.scores.review.flags:
             # Too good to be true: kept out of the task's baseline until a person accepts it.
             queries.flag_for_review(session, submission_id=sid)
+    # Runs that are turns of a conversation open their session (again): docs/sessions.md.
+    turns = [
+        sessions.Turn(job.task.id, conversation, job.submission.id)
+        for job, _, _ in items
+        if (conversation := session_of(job.submission.metadata)) is not None
+    ]
+    if turns:
+        sessions.note_turns(session, turns=turns)
     claimed = {
         task_id: claim_refresh and queries.claim_refresh(session, task_id=task_id)
         for task_id in contexts
@@ -149,12 +163,25 @@ def record_evaluations(
         ],
         settings=settings or get_settings(),
     )
+    settings = settings or get_settings()
     recorded: list[Recorded] = []
     for (job, _, _), result in zip(items, results, strict=True):
         task_id = job.task.id
         count = len(hooks[task_id])
         mine, events = events[:count], events[count:]
-        recorded.append(Recorded(job.submission.id, task_id, result.status, claimed[task_id], mine))
+        out = None
+        if settings.otel_results_endpoint is not None:
+            out = evaluation_event(
+                submission_id=job.submission.id,
+                task_id=task_id,
+                status=result.status,
+                scores=result.scores,
+                missing=result.missing,
+                metadata=job.submission.metadata,
+            )
+        recorded.append(
+            Recorded(job.submission.id, task_id, result.status, claimed[task_id], mine, out)
+        )
         claimed[task_id] = False  # announced once per task
     return recorded
 
@@ -212,14 +239,15 @@ def settle_at_intake(
 
 
 def announce(app: Celery, recorded: Sequence[Recorded], settings: Settings) -> None:
-    """After the commit: send each merged submission's webhook events and the baseline
-    refreshes its merge claimed.
+    """After the commit: send each merged submission's webhook events, its evaluation event
+    (results out, best effort) and the baseline refreshes its merge claimed.
 
     Never raises: an event is never worth an evaluation, and none is lost: one the broker
     does not take now waits in the store for the event sweep. A refresh that could not be
     sent gives its claim back, so the task's next merge schedules it.
     """
     refreshes = sorted({r.task_id for r in recorded if r.refresh})
+    emit_results([r.result_event for r in recorded if r.result_event is not None], settings)
     try:
         for r in recorded:
             for delivery_id in r.events:

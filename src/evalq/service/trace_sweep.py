@@ -27,6 +27,7 @@ from evalq.core.settings import Settings
 from evalq.core.storable import printable
 from evalq.core.trace_rules import Backfilled, TraceRuleOf, parse_backfill, sampled
 from evalq.service.client import Client
+from evalq.service.sessions import TranscriptJudge, sweep_sessions
 from evalq.store import queries
 from evalq.store import traces as stored
 from evalq.store.db import session_scope
@@ -40,8 +41,12 @@ from evalq.traces.tree import trees_of
 log = logging.getLogger(__name__)
 
 
-def sweep_traces(client: Client, settings: Settings | None = None) -> list[str]:
-    """Finalise every finished trace, then drop the untaken traces past their retention.
+def sweep_traces(
+    client: Client, settings: Settings | None = None, *, judge: TranscriptJudge | None = None
+) -> list[str]:
+    """Finalise every finished trace, drop the untaken traces past their retention, then
+    evaluate the sessions that became quiet (`evalq.service.sessions`; ``judge`` over their
+    transcripts when a judge is configured).
 
     Returns:
         The ids of the submissions made.
@@ -50,6 +55,8 @@ def sweep_traces(client: Client, settings: Settings | None = None) -> list[str]:
     made = finalise_due_traces(client, settings)
     with session_scope(client.url) as session:
         stored.drop_untaken(session, older_than=timedelta(seconds=settings.trace_retention_s))
+    # Sessions are complete as traces are, after a quiet period: the same sweep takes them.
+    sweep_sessions(client.url, settings, judge=judge)
     return made
 
 

@@ -526,3 +526,48 @@ class JudgedResultRow(Base):
     scores: Mapped[dict[str, Any]]
     source: Mapped[str] = mapped_column(String(16))
     judged_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SessionRow(Base):
+    """A session: the runs of one task that share a conversation (docs/sessions.md).
+
+    Opened (again) by the merge of each of its turns; evaluated as a unit by the session sweep
+    once no turn was merged for EVALQ_SESSION_QUIET_S (`evalq.service.sessions`). ``passed``,
+    ``turns_to_success`` and ``score`` are the session board's keys, written with ``scores``.
+    """
+
+    __tablename__ = "sessions"
+
+    task_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True
+    )
+    session_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))  # open / evaluating / evaluated
+    last_turn_at: Mapped[datetime] = mapped_column(default=utcnow)
+    claimed_at: Mapped[datetime | None] = mapped_column(default=None)
+    evaluated_at: Mapped[datetime | None] = mapped_column(default=None)
+    evaluations: Mapped[int] = mapped_column(default=0)
+    turns: Mapped[int] = mapped_column(default=0)  # in its last evaluation
+    passed: Mapped[bool | None] = mapped_column(default=None)
+    turns_to_success: Mapped[int | None] = mapped_column(default=None)
+    score: Mapped[float | None] = mapped_column(Float, default=None)
+    scores: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+
+
+Index("ix_sessions_status_last_turn_at", SessionRow.status, SessionRow.last_turn_at)
+
+
+class SessionTurnRow(Base):
+    """A run that is a turn of a session (written by its merge)."""
+
+    __tablename__ = "session_turns"
+
+    submission_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("submissions.id", ondelete="CASCADE"), primary_key=True
+    )
+    task_id: Mapped[str] = mapped_column(String(128))
+    session_id: Mapped[str] = mapped_column(String(200))
+    added_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+Index("ix_session_turns_session", SessionTurnRow.task_id, SessionTurnRow.session_id)

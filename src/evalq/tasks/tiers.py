@@ -6,7 +6,9 @@ from celery import Task as CeleryTask
 from celery import shared_task
 
 from evalq.core.applicable import NO_JUDGE, NO_REFERENCES, NO_TRACE
-from evalq.core.results import ErrorRecord, TierOutcome
+from evalq.core.profile import profile_named
+from evalq.core.results import ErrorRecord, JudgeResult, TierOutcome
+from evalq.core.schemas import Submission, Task
 from evalq.core.settings import Settings, get_settings
 from evalq.store.queries import Job
 from evalq.tasks.resources import judge_for, score_batcher
@@ -61,6 +63,16 @@ def judge_deadline_s(settings: Settings) -> float:
     timeout, which `celery_config` requires to exceed the hard limit.
     """
     return 0.8 * float(celery_config(settings)["task_soft_time_limit"])
+
+
+def judge_transcript(transcript: Submission, task: Task) -> JudgeResult | None:
+    """The deployment's judge over a session's transcript (`evalq.service.sessions`), as tier 2
+    judges one run; None when no judge is configured."""
+    settings = get_settings()
+    judge = judge_for(profile_named(task.profile, settings), settings)
+    if judge is None:
+        return None
+    return judge.evaluate(transcript, task, deadline_s=judge_deadline_s(settings))
 
 
 def compute_judge(job: Job) -> TierOutcome:

@@ -7,6 +7,7 @@ from celery import shared_task
 from evalq.core.settings import get_settings
 from evalq.service.client import Client
 from evalq.service.trace_sweep import sweep_traces
+from evalq.tasks.tiers import judge_transcript
 from evalq.workers.names import FINALISE_TRACES_TASK
 
 
@@ -14,4 +15,4 @@ from evalq.workers.names import FINALISE_TRACES_TASK
 def finalise_traces() -> int:
     """Beat entry: make submissions of the finished traces; how many were made."""
     settings = get_settings()
-    return len(sweep_traces(Client(settings), settings))
+    return len(sweep_traces(Client(settings), settings, judge=judge_transcript))

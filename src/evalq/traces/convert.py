@@ -14,6 +14,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from evalq.core.errors import InvalidInput
 from evalq.core.schemas import Submission, parse_submission
+from evalq.core.sessions import MAX_SESSION_ID_CHARS
+from evalq.core.storable import printable
 from evalq.traces import names
 from evalq.traces.otlp import spans_of
 from evalq.traces.output import output_of
@@ -138,11 +140,18 @@ def _model_from_llm_spans(tree: SpanTree, data: dict[str, Any], where: Provenanc
 
 
 def identity_metadata(tree: SpanTree) -> dict[str, Any]:
-    """The run's identity in the submission's metadata: its trace id and ``service.name``."""
-    metadata: dict[str, Any] = {"trace_id": tree.trace_id}
+    """The run's identity in the submission's metadata: its trace id, root span id,
+    ``service.name`` and the conversation it is a turn of (``gen_ai.conversation.id``, else
+    ``session.id``: docs/sessions.md)."""
+    metadata: dict[str, Any] = {"trace_id": tree.trace_id, "span_id": tree.root.span_id}
     service = tree.root.resource.get(names.SERVICE_NAME)
     if isinstance(service, str) and service:
         metadata["service.name"] = service[:200]
+    for key in names.SESSION_KEYS:
+        found = tree.first(key)
+        if found is not None and isinstance(found[0], str) and found[0].strip():
+            metadata[key] = printable(found[0].strip()[:MAX_SESSION_ID_CHARS])
+            break
     return metadata
 
 

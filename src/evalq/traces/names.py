@@ -19,6 +19,12 @@ GEN_AI_RESPONSE_MODEL = "gen_ai.response.model"
 GEN_AI_USAGE_INPUT_TOKENS = "gen_ai.usage.input_tokens"
 GEN_AI_USAGE_OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
 GEN_AI_OUTPUT_MESSAGES = "gen_ai.output.messages"
+GEN_AI_CONVERSATION_ID = "gen_ai.conversation.id"
+SESSION_ID = "session.id"
+"""OpenInference's (and the general semantic conventions') session attribute."""
+SESSION_KEYS = (GEN_AI_CONVERSATION_ID, SESSION_ID)
+"""A run's conversation, first found wins: runs that share it form a session
+(`evalq.core.sessions.SESSION_KEYS`, which a test holds equal)."""
 
 GEN_AI_LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 GEN_AI_TOOL_OPERATION = "execute_tool"

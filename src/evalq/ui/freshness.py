@@ -17,7 +17,14 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
 from evalq.store import monitors as monitor_store
-from evalq.store.models import LabelRow, SubmissionRow, TaskRow, TierResultRow
+from evalq.store.models import (
+    LabelRow,
+    SessionRow,
+    SessionTurnRow,
+    SubmissionRow,
+    TaskRow,
+    TierResultRow,
+)
 from evalq.store.versions import latest_baseline, task_version, version
 
 
@@ -52,6 +59,24 @@ def run_version(session: Session, *, submission_id: str, task_id: str) -> str:
         tiers.scalar_subquery(),
         latest_baseline(task_id),
         *labels_of(task_id),
+        *session_of_run(submission_id),
+    )
+
+
+def session_of_run(submission_id: str) -> tuple[ColumnElement[Any], ...]:
+    """The session the run is a turn of, as version figures: its last turn and how many times
+    it was evaluated (a later turn or a new evaluation moves the run's page)."""
+    mine = select(SessionTurnRow.session_id).where(SessionTurnRow.submission_id == submission_id)
+    found = select(SessionRow.last_turn_at, SessionRow.evaluations).where(
+        SessionRow.task_id
+        == select(SessionTurnRow.task_id)
+        .where(SessionTurnRow.submission_id == submission_id)
+        .scalar_subquery(),
+        SessionRow.session_id == mine.scalar_subquery(),
+    )
+    return (
+        found.with_only_columns(SessionRow.last_turn_at).scalar_subquery(),
+        found.with_only_columns(SessionRow.evaluations).scalar_subquery(),
     )
 
 

@@ -21,6 +21,7 @@ from evalq.read import served
 from evalq.read.board_page import BoardPage, board_page
 from evalq.read.health import evaluation_health
 from evalq.read.leaderboard import NEAR_COPY
+from evalq.read.sessions import MAX_BOARD, session_board
 from evalq.report.comparison import comparison_section
 from evalq.report.svg import binned_histogram
 from evalq.report.verdict import standings_verdict, verdict_section
@@ -210,6 +211,20 @@ def board_view(
         )
 
     return live(request, viewer, board)
+
+
+@router.get("/ui/tasks/{task_id}/sessions", response_class=HTMLResponse)
+def sessions_view(request: Request, viewer: ViewerDep, task_id: str) -> Response:
+    """A task's session board (`evalq.read.sessions.session_board`)."""
+
+    def page(session: Session) -> HTMLResponse:
+        try:
+            board = session_board(session, task_id=task_id, limit=MAX_BOARD)
+        except NotFound:
+            return not_found(request, viewer, f"task {task_id!r}")
+        return render(request, "sessions.html", viewer, board=board)
+
+    return live(request, viewer, page)
 
 
 @router.get("/ui/runs/{submission_id:path}", response_class=HTMLResponse)

@@ -19,10 +19,12 @@ from evalq.core.profile import profile_named
 from evalq.core.redact import redact_data
 from evalq.core.results import JudgeResult, PriceSource
 from evalq.core.schemas import STORED, Submission, Task
+from evalq.core.sessions import SessionResult
 from evalq.core.settings import Settings
 from evalq.core.trajectory import TrajectoryMatch
 from evalq.read import served
 from evalq.read.ranked import RankedBy, ranked_by
+from evalq.read.sessions import run_session
 from evalq.read.submission import SubmissionResult
 from evalq.read.suite_scenarios import ScenarioRow, suite_scenarios
 from evalq.store import queries
@@ -102,6 +104,8 @@ class RunPage:
     """The number the run's board ranks it by, with its weights (None: not evaluated)."""
     scenarios: list[ScenarioRow] = field(default_factory=list)
     """A suite run's scenarios, each with its score and whether it passed."""
+    session: SessionResult | None = None
+    """The session the run is a turn of (docs/sessions.md); None: it names no conversation."""
 
 
 def summarise_trace(submission: Submission) -> TraceSummary | None:
@@ -171,6 +175,7 @@ def run_page(session: Session, *, submission_id: str, settings: Settings | None)
         scenarios=suite_scenarios(
             result, submission, task, threshold=profile.suite.scenario_pass_threshold
         ),
+        session=run_session(session, submission_id=submission_id),
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -159,6 +160,7 @@ def test_spans_one_per_request_out_of_order_and_retried_make_one_evaluated_submi
     assert (usage["input_tokens"], usage["output_tokens"]) == (INPUT_TOKENS, OUTPUT_TOKENS)
     assert (usage["tool_calls"], usage["iterations"], usage["execution_time"]) == (3, 3, 10.0)
     assert stored["output"] == ANSWER
+    assert re.fullmatch(r"[0-9a-f]{16}", str(result["metadata"].pop("span_id")))
     assert result["metadata"] == {"trace_id": trace_id, "service.name": "reviewer"}
     assert result["trace"] == {
         "trace_id": trace_id,

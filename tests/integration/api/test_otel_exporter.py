@@ -8,6 +8,7 @@ once the run is over, with the whole run's figures, and evaluates it.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -155,6 +156,7 @@ def test_simple_span_processor_one_span_per_request_makes_one_evaluated_run(
     usage = usage_of(server, trace_id)
     assert (usage["input_tokens"], usage["output_tokens"]) == (3000, 420)
     assert (usage["tool_calls"], usage["iterations"]) == (2, 3)
+    assert re.fullmatch(r"[0-9a-f]{16}", str(result["metadata"].pop("span_id")))
     assert result["metadata"] == {"trace_id": trace_id, "service.name": "reviewer"}
     trace = result["trace"]
     assert isinstance(trace, dict) and (trace["spans"], trace["late_spans"]) == (6, 0)
@@ -264,6 +266,7 @@ def test_the_collector_config_sends_what_evalq_reads(server: Server) -> None:
         "endTimeUnixNano: 1 is not a time this run can have" in answer.partial_success.error_message
     )
     result = evaluated(server, trace_id_of(good))
+    assert re.fullmatch(r"[0-9a-f]{16}", str(result["metadata"].pop("span_id")))
     assert result["metadata"] == {"trace_id": trace_id_of(good), "service.name": "behind-collector"}
 
 

@@ -34,3 +34,18 @@ def test_openinference_names_are_the_published_ones() -> None:
         "llm.token_count.total",
     )
     assert (names.OI_TOOL_NAME, names.OI_AGENT_NAME) == ("tool.name", "agent.name")
+
+
+def test_results_out_and_session_names_match_the_semantic_conventions_package() -> None:
+    from opentelemetry.semconv._incubating.attributes import session_attributes
+
+    from evalq.core.sessions import SESSION_KEYS
+    from evalq.scoring import evaluation_event as event
+
+    assert event.EVALUATION_NAME == gen_ai.GEN_AI_EVALUATION_NAME
+    assert event.SCORE_VALUE == gen_ai.GEN_AI_EVALUATION_SCORE_VALUE
+    assert event.SCORE_LABEL == gen_ai.GEN_AI_EVALUATION_SCORE_LABEL
+    assert event.EXPLANATION == gen_ai.GEN_AI_EVALUATION_EXPLANATION
+    assert event.CONVERSATION_ID == gen_ai.GEN_AI_CONVERSATION_ID
+    assert names.SESSION_KEYS == SESSION_KEYS
+    assert SESSION_KEYS == (gen_ai.GEN_AI_CONVERSATION_ID, session_attributes.SESSION_ID)

@@ -35,6 +35,7 @@ from evalq.producer.api.routes import (
     judge,
     labels,
     monitors,
+    sessions,
     submissions,
     tasks,
     trace_rules,
@@ -89,6 +90,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(gate.router)
     app.include_router(traces.router)
     app.include_router(trace_rules.router)
+    app.include_router(sessions.router)
     app.include_router(metrics.router)
     app.include_router(webhooks.router)
     app.include_router(monitors.router)
@@ -140,11 +142,12 @@ class TraceSweep:
 
     def _run(self) -> None:
         from evalq.service.trace_sweep import sweep_traces
+        from evalq.tasks.tiers import judge_transcript  # in-process: this process judges
 
         period = self.client.settings.trace_sweep_every_s
         while not self.stopping.wait(period):
             try:
-                sweep_traces(self.client)
+                sweep_traces(self.client, judge=judge_transcript)
             except Exception:  # the next sweep tries again; spans stay stored meanwhile
                 log.exception("the trace sweep failed")
 

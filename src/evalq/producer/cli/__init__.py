@@ -28,6 +28,7 @@ from evalq.producer.cli import (
     ops,
     review,
     rules,
+    sessions,
     submit,
     webhooks,
 )
@@ -58,6 +59,7 @@ app.add_typer(importers.import_app, name="import")  # otlp, promptfoo, inspect
 app.add_typer(webhooks.webhook_app, name="webhook")
 app.add_typer(monitors.monitor_app, name="monitor")
 app.add_typer(rules.rule_app, name="rule")
+app.add_typer(sessions.session_app, name="session")
 app.add_typer(labels.labels_app, name="labels")
 app.add_typer(judge.judge_app, name="judge")
 

@@ -26,6 +26,7 @@ from evalq.core.monitors import (
 from evalq.core.power import PowerPlan
 from evalq.core.review_decisions import ReviewDecided
 from evalq.core.schemas import Submission, Task
+from evalq.core.sessions import SessionBoard, SessionResult
 from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
 from evalq.core.webhooks import (
     DeliveryInfo,
@@ -324,6 +325,16 @@ class HttpClient:
         Errors as `Client.put_trace_rule`."""
         answer = self._send(wire.put_trace_rule_call(task_id, rule))
         return TraceRuleOf.model_validate(answer)
+
+    def session(self, session_id: str, *, task_id: str | None = None) -> SessionResult:
+        """A session (docs/sessions.md). `NotFound`: no such session."""
+        answer = self._send(wire.session_call(session_id, task_id=task_id))
+        return SessionResult.model_validate(answer)
+
+    def session_board(self, task_id: str, *, limit: int = 100) -> SessionBoard:
+        """The task's session board, best first. `NotFound`: no such task."""
+        answer = self._send(wire.session_board_call(task_id, limit=limit))
+        return SessionBoard.model_validate(answer)
 
     def trace_rule(self, task_id: str) -> TraceRuleOf:
         """The task's trace rule. `NotFound`: no such task, or it has no rule."""

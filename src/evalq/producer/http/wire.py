@@ -257,6 +257,18 @@ def trace_rule_call(task_id: str, method: str = "GET") -> Call:
     return Call(method, f"/v1/tasks/{_segment(task_id)}/trace-rule")
 
 
+def session_call(session_id: str, *, task_id: str | None = None) -> Call:
+    """GET /v1/sessions/{session id}."""
+    params = None if task_id is None else httpx.QueryParams({"task_id": task_id})
+    return Call("GET", f"/v1/sessions/{_segment(session_id)}", params=params)
+
+
+def session_board_call(task_id: str, *, limit: int) -> Call:
+    """GET /v1/tasks/{id}/sessions."""
+    params = httpx.QueryParams({"limit": str(limit)})
+    return Call("GET", f"/v1/tasks/{_segment(task_id)}/sessions", params=params)
+
+
 def backfill_call(task_id: str, *, since: datetime, until: datetime) -> Call:
     """POST /v1/tasks/{id}/trace-rule/backfill of a time range validated here (as `Client`)."""
     window = parse_backfill({"since": since, "until": until})
