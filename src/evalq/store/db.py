@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
-from evalq.core.settings import get_settings
+from evalq.core.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -184,3 +184,45 @@ def session_scope(url: str | None = None) -> Iterator[Session]:
     with factory() as session, session.begin():
         yield session
 
+
+REPLICA = "evalq_replica"
+"""The `Session.info` key that marks a session on the read replica (`read_scope`)."""
+
+
+@contextmanager
+def read_scope(settings: Settings | None = None) -> Iterator[Session]:
+    """A session for a read that tolerates lag: on ``EVALQ_READ_DATABASE_URL`` when it is set
+    (a streaming replica of the store), else the store's own, as `session_scope`.
+
+    Only for reads a reader accepts slightly old: boards, comparisons, reports, UI pages. Never
+    for a write (a replica refuses them) nor for a submitter's read of its own run (status,
+    result, wait), which must see what it just wrote and stays on the primary. A replica
+    session is marked (`REPLICA`) so that a board can say how far behind it may be
+    (`replica_lag_s`).
+    """
+    settings = settings or get_settings()
+    url = settings.read_database_url or settings.database_url
+    with session_scope(url) as session:
+        if settings.read_database_url:
+            session.info[REPLICA] = True
+        yield session
+
+
+LAG_S = text(
+    "SELECT CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0.0 "
+    "ELSE EXTRACT(EPOCH FROM clock_timestamp() - "
+    "COALESCE(pg_last_xact_replay_timestamp(), pg_postmaster_start_time())) END"
+)
+"""A PostgreSQL standby's lag: none when it has replayed all the WAL it received, else the age
+of the last transaction it replayed (or of its start, before it replayed any): an upper bound,
+since the primary may have written nothing newer in that time."""
+
+
+def replica_lag_s(session: Session) -> float | None:
+    """How many seconds behind the primary the data ``session`` reads may be: None on the
+    primary (or a store without a replica), 0.0 on a replica that has replayed everything it
+    received, else the age of its last replayed transaction. Read once per board."""
+    if not session.info.get(REPLICA):
+        return None
+    lag = session.execute(LAG_S).scalar_one()
+    return max(0.0, round(float(lag), 3))
