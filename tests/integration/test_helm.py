@@ -279,6 +279,9 @@ def test_probes_resources_and_disruption_budgets(
     for deployment in workers(objects).values():
         probe = container(deployment)["livenessProbe"]["exec"]["command"]
         assert probe == ["python", "-m", "evalq.workers.alive"]  # its heartbeat
+    (beat,) = [d for d in deployments.values() if container(d)["args"][1] == "beat"]
+    schedule = container(beat)["args"][container(beat)["args"].index("--schedule") + 1]
+    assert container(beat)["livenessProbe"]["exec"]["command"][-2:] == ["--beat-schedule", schedule]
     (api,) = [d for d in deployments.values() if container(d)["args"][1] == "api"]
     ready = container(api)["readinessProbe"]["httpGet"]
     assert ready["path"] == "/healthz"  # 503 unless the database and the broker answer
