@@ -22,6 +22,8 @@ from evalq.core.settings import Settings
 from evalq.read import served
 from evalq.service.client import Client
 from evalq.store.db import engine_for, read_scope, session_scope, upgrade
+from evalq.ui.events import shared_version
+from evalq.ui.freshness import version_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.both_databases]  # two servers of its own
 
@@ -127,6 +129,13 @@ def test_a_submitter_reads_its_own_run_at_once_while_the_replica_lags(
             client.leaderboard("lagging-new")
         lag = client.leaderboard("lagging")["replica_lag_s"]
         assert lag > 0
+        # the UI's live pages learn of changes where they read them: a version from the
+        # primary would reload a page to what the replica still has, and never again
+        page = "/ui/tasks/lagging-new"
+        with read_scope(settings) as replica, session_scope(settings.database_url) as primary:
+            behind, ahead = version_of(replica, page), version_of(primary, page)
+        assert behind != ahead
+        assert shared_version(settings, page) == behind
     finally:
         replay(settings, "resume")
     wait_until(lambda: caught_up(settings), timeout=60, what="the replica to catch up")
