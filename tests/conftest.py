@@ -53,7 +53,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def on_postgresql_only_by_choice(item: pytest.Item) -> bool:
     """True for the PostgreSQL variant of a case whose module does not need both databases."""
     callspec = getattr(item, "callspec", None)
-    if callspec is None or "postgresql" not in callspec.params.values():
+    values = callspec.params.values() if callspec is not None else ()
+    if not any(value in ("postgresql", "pgbouncer") for value in values):
         return False
     return item.get_closest_marker("both_databases") is None
 

@@ -16,6 +16,7 @@ import redis
 import sqlalchemy as sa
 
 from evalq.store.db import engine_for, upgrade
+from tests.support.pgbouncer import pgbouncer_url
 from tests.support.services import PG_ADMIN_URL, PG_HOST, PG_PORT, REDIS_HOST, REDIS_PORT, need
 
 
@@ -29,9 +30,10 @@ def fresh_database(backend: str, directory: Path, *, prefix: str = "evalq_test_"
     copy one, and 2.79 s against 0.34 s on PostgreSQL).
 
     Args:
-        backend: ``sqlite`` (a file ``evalq.db`` in ``directory``) or ``postgresql`` (a new
+        backend: ``sqlite`` (a file ``evalq.db`` in ``directory``), ``postgresql`` (a new
             database next to ``PG_ADMIN_URL``; skipped locally, failed in CI, when PostgreSQL
-            is not reachable).
+            is not reachable) or ``pgbouncer`` (such a database, its URL through a PgBouncer in
+            transaction pooling mode: tests/support/pgbouncer.py).
         directory: Where the SQLite file goes.
 
     Yields:
@@ -52,11 +54,11 @@ def fresh_database(backend: str, directory: Path, *, prefix: str = "evalq_test_"
     admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(sa.text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
-    url = _pg_url(name)
+    url = pgbouncer_url(name) if backend == "pgbouncer" else _pg_url(name)
     try:
         yield url
     finally:
-        _dispose(url)
+        _dispose(url)  # DROP ... WITH (FORCE) below closes PgBouncer's server connections
         deadline = time.monotonic() + 60
         while not _dropped(admin, name):  # a drill may have left PostgreSQL restarting
             if time.monotonic() > deadline:
@@ -84,12 +86,14 @@ def migrated_template(backend: str) -> str:
     """A store migrated to head, made on first use in this process and removed at its exit.
 
     Args:
-        backend: ``sqlite`` or ``postgresql``.
+        backend: ``sqlite`` or ``postgresql`` (or ``pgbouncer``: PostgreSQL's).
 
     Returns:
         The SQLite file's path, or the PostgreSQL database's name (a template no one connects
         to: ``CREATE DATABASE ... TEMPLATE`` needs it idle).
     """
+    if backend == "pgbouncer":  # the same databases, reached another way
+        backend = "postgresql"
     if backend in _templates:
         return _templates[backend]
     if backend == "sqlite":

@@ -19,6 +19,12 @@ class Settings(BaseSettings):
         default=f"sqlite:///{Path.cwd() / 'evalq.db'}",
         description="SQLAlchemy URL of the store; SQLite file in the working directory by default.",
     )
+    read_database_url: str | None = Field(
+        default=None,
+        description="SQLAlchemy URL of a read replica of the store, for the reads that tolerate "
+        "lag (boards, compare, report, UI pages); unset: every read goes to database_url "
+        '(docs/deploy.md, "A read replica").',
+    )
     broker_url: str | None = Field(
         default=None,
         description="Celery broker (redis://...). Unset: embedded in-process worker (memory://).",
@@ -324,6 +330,20 @@ class Settings(BaseSettings):
                         "with: python -c 'import base64,os;print(base64.urlsafe_b64encode("
                         "os.urandom(32)).decode())')"
                     )
+        return value
+
+    @field_validator("read_database_url")
+    @classmethod
+    def _replica_is_postgresql(cls, value: str | None) -> str | None:
+        """A read replica is a PostgreSQL streaming standby: evalq asks it for its lag. Empty
+        is unset (a chart's or compose file's blank value)."""
+        if not value:
+            return None
+        if not value.startswith("postgresql"):
+            raise ValueError(
+                "must be a PostgreSQL URL (postgresql+psycopg://...) of a streaming replica "
+                "of EVALQ_DATABASE_URL"
+            )
         return value
 
     @model_validator(mode="after")

@@ -339,6 +339,14 @@ class LeaderboardReport(Reply):
     limit: int | None = Field(
         default=None, description="Most entries listed (the page size); null: every entry."
     )
+    replica_lag_s: float | None = Field(
+        default=None,
+        ge=0,
+        description="Read from the store's read replica (EVALQ_READ_DATABASE_URL): at most "
+        "this many seconds behind the primary when read (0: it had replayed everything it "
+        "received). Absent when read from the primary.",
+        exclude_if=lambda value: value is None,
+    )
 
 
 def leaderboard(

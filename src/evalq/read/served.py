@@ -35,6 +35,7 @@ from evalq.store import queries
 from evalq.store import standings as standings_store
 from evalq.store import traces as trace_store
 from evalq.store.baseline_sql import refresh_task_baseline
+from evalq.store.db import replica_lag_s
 from evalq.store.models import Review, TaskRow
 
 
@@ -152,7 +153,7 @@ def board(
     )
     shown = with_judge_validation(found, session, task_ids=[found.task_id], settings=settings)
     shown = with_judge_break(shown, session, task_ids=[found.task_id], settings=settings)
-    return with_verifier(shown, session)
+    return with_replica_lag(with_verifier(shown, session), session)
 
 
 def comparison(
@@ -222,7 +223,15 @@ def report(
     data = report_data(session, task_id=task_id, include_held=include_held, settings=settings)
     shown = with_judge_validation(data.leaderboard, session, task_ids=[task_id], settings=settings)
     shown = with_judge_break(shown, session, task_ids=[task_id], settings=settings)
-    return data.model_copy(update={"leaderboard": with_verifier(shown, session)})
+    board = with_replica_lag(with_verifier(shown, session), session)
+    return data.model_copy(update={"leaderboard": board})
+
+
+def with_replica_lag(board: LeaderboardReport, session: Session) -> LeaderboardReport:
+    """``board`` saying how far behind the primary it may be, when ``session`` reads a replica
+    (`evalq.store.db.read_scope`)."""
+    lag = replica_lag_s(session)
+    return board if lag is None else board.model_copy(update={"replica_lag_s": lag})
 
 
 def refresh_task(session: Session, *, task_id: str, settings: Settings | None = None) -> int:

@@ -61,7 +61,7 @@ from evalq.service.submitted import FINAL_STATUSES, Submitted
 from evalq.store import intake, queries, webhooks
 from evalq.store import labels as label_store
 from evalq.store import traces as trace_store
-from evalq.store.db import session_scope
+from evalq.store.db import read_scope, session_scope
 from evalq.store.queries import Job
 from evalq.workers.app import make_app
 from evalq.workers.chords import enqueue_many
@@ -746,7 +746,7 @@ class Client:
     def tasks(self) -> dict[str, Any]:
         """Every task as GET /v1/tasks serves it (its JSON body): kind, runs by status, last
         activity and who leads its board."""
-        with session_scope(self.url) as session:
+        with read_scope(self.settings) as session:
             return served.task_list(session).model_dump(mode="json")
 
     def leaderboard(
@@ -776,7 +776,7 @@ class Client:
             NotFound: no such task.
             InvalidInput: a metadata key that cannot be a filter.
         """
-        with session_scope(self.url) as session:
+        with read_scope(self.settings) as session:
             board = served.board(
                 session,
                 task_id=task_id,
@@ -811,7 +811,7 @@ class Client:
         Raises:
             InvalidInput: naming the parameter and the rule (an unknown ``by``, no tasks, ...).
         """
-        with session_scope(self.url) as session:
+        with read_scope(self.settings) as session:
             result = served.comparison(
                 session,
                 tasks=tasks,

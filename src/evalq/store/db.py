@@ -14,10 +14,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
-from evalq.core.settings import get_settings
+from evalq.core.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -38,8 +38,8 @@ def relax_durability() -> None:
     or result leaves its submission unfinished and the recovery sweep sends it again. Producers
     keep full durability: a submission acknowledged to its sender is on disk.
 
-    Applies to connections opened after the call (SQLite ``synchronous=NORMAL``, PostgreSQL
-    ``synchronous_commit=off``).
+    Applies to SQLite connections opened after the call (``synchronous=NORMAL``) and to
+    PostgreSQL transactions begun after it (``SET LOCAL synchronous_commit TO off``).
     """
     _relaxed.set()
 
@@ -61,17 +61,39 @@ def engine_for(url: str) -> Engine:
             cursor.close()
 
         return engine
-    engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
-    if engine.dialect.name == "postgresql":
+    psycopg = make_url(url).get_driver_name() == "psycopg"
+    engine = create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=5,
+        max_overflow=10,
+        connect_args=POOLER_SAFE if psycopg else {},
+    )
+    if engine.dialect.name != "postgresql":
+        return engine
 
-        @event.listens_for(engine, "connect")
-        def _postgres_commit(dbapi_connection: Any, _record: Any) -> None:
-            if _relaxed.is_set():
-                with dbapi_connection.cursor() as cursor:
-                    cursor.execute("SET synchronous_commit TO off")
-                dbapi_connection.commit()
+    @event.listens_for(engine, "begin")
+    def _postgres_commit(connection: Connection) -> None:
+        if _relaxed.is_set():
+            connection.exec_driver_sql("SET LOCAL synchronous_commit TO off")
 
     return engine
+
+
+POOLER_SAFE: dict[str, Any] = {"prepare_threshold": None}
+"""How evalq talks to PostgreSQL so that it works the same through PgBouncer in transaction
+pooling mode (docs/deploy.md, "PgBouncer"), where each transaction may run on another server
+connection shared with other clients:
+
+- no server-side prepared statements (psycopg 3 prepares a query after its fifth execution, by
+  a name another client's statement may already hold on that server connection; Debian's
+  PgBouncer 1.18 predates its ``max_prepared_statements``);
+- no session state: a worker's relaxed durability is ``SET LOCAL`` in each transaction (a
+  session ``SET`` would stay on the server connection and reach a producer's commits);
+- no advisory locks, ``LISTEN`` or temporary tables (evalq uses none: row locks and upserts).
+
+The same on a direct connection; what is lost is psycopg's plan reuse for repeated queries.
+"""
 
 
 def commit_durability(session: Session) -> str:
@@ -161,3 +183,46 @@ def session_scope(url: str | None = None) -> Iterator[Session]:
     factory = _factory(url or get_settings().database_url)
     with factory() as session, session.begin():
         yield session
+
+
+REPLICA = "evalq_replica"
+"""The `Session.info` key that marks a session on the read replica (`read_scope`)."""
+
+
+@contextmanager
+def read_scope(settings: Settings | None = None) -> Iterator[Session]:
+    """A session for a read that tolerates lag: on ``EVALQ_READ_DATABASE_URL`` when it is set
+    (a streaming replica of the store), else the store's own, as `session_scope`.
+
+    Only for reads a reader accepts slightly old: boards, comparisons, reports, UI pages. Never
+    for a write (a replica refuses them) nor for a submitter's read of its own run (status,
+    result, wait), which must see what it just wrote and stays on the primary. A replica
+    session is marked (`REPLICA`) so that a board can say how far behind it may be
+    (`replica_lag_s`).
+    """
+    settings = settings or get_settings()
+    url = settings.read_database_url or settings.database_url
+    with session_scope(url) as session:
+        if settings.read_database_url:
+            session.info[REPLICA] = True
+        yield session
+
+
+LAG_S = text(
+    "SELECT CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0.0 "
+    "ELSE EXTRACT(EPOCH FROM clock_timestamp() - "
+    "COALESCE(pg_last_xact_replay_timestamp(), pg_postmaster_start_time())) END"
+)
+"""A PostgreSQL standby's lag: none when it has replayed all the WAL it received, else the age
+of the last transaction it replayed (or of its start, before it replayed any): an upper bound,
+since the primary may have written nothing newer in that time."""
+
+
+def replica_lag_s(session: Session) -> float | None:
+    """How many seconds behind the primary the data ``session`` reads may be: None on the
+    primary (or a store without a replica), 0.0 on a replica that has replayed everything it
+    received, else the age of its last replayed transaction. Read once per board."""
+    if not session.info.get(REPLICA):
+        return None
+    lag = session.execute(LAG_S).scalar_one()
+    return max(0.0, round(float(lag), 3))

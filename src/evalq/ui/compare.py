@@ -18,7 +18,7 @@ from evalq.core.errors import InvalidInput, NotFound
 from evalq.read import served
 from evalq.read.compare import CompareReport
 from evalq.report.svg import signed_bars
-from evalq.store.db import session_scope
+from evalq.store.db import read_scope
 from evalq.ui.diff import OutputDiff, output_diff
 from evalq.ui.web import ViewerDep, render, settings_of
 
@@ -67,7 +67,7 @@ async def compare_page(
     settings = settings_of(request)
 
     def read_choices() -> served.CompareChoices:
-        with session_scope(settings.database_url) as session:
+        with read_scope(settings) as session:
             return served.compare_choices(session)
 
     groups = [v.strip() for v in values or [] if v.strip()]
@@ -92,7 +92,7 @@ async def compare_page(
     if run_a.strip() and run_b.strip():
 
         def read_diff() -> OutputDiff:
-            with session_scope(settings.database_url) as session:
+            with read_scope(settings) as session:
                 return output_diff(
                     session, left=run_a.strip(), right=run_b.strip(), settings=settings
                 )
@@ -116,7 +116,7 @@ async def compare_page(
         return render(request, "compare.html", viewer, form=form, report=None, problems=[])
 
     def run() -> CompareReport:
-        with session_scope(settings.database_url) as session:
+        with read_scope(settings) as session:
             return served.comparison(
                 session,
                 tasks=tasks.strip(),

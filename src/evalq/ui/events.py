@@ -19,7 +19,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 
 from evalq.core.settings import Settings
-from evalq.store.db import session_scope
+from evalq.store.db import read_scope
 from evalq.ui import freshness
 from evalq.ui.web import ViewerDep, settings_of
 
@@ -37,7 +37,9 @@ def shared_version(settings: Settings, page: str) -> str | None:
         found = _versions.get(page)
     if found is not None and now - found[1] < INTERVAL_S:
         return found[0]
-    with session_scope(settings.database_url) as session:
+    # where the page is read (a replica): a version the page cannot show yet would reload it
+    # to the old content and never again
+    with read_scope(settings) as session:
         version = freshness.version_of(session, page)
     with _lock:
         if len(_versions) > 4096:

@@ -13,7 +13,7 @@ import anyio
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from evalq.store.db import session_scope
+from evalq.store.db import read_scope
 from evalq.ui.web import checked_viewer, etag_of, settings_of
 
 
@@ -42,6 +42,6 @@ def _unchanged(request: Request, wanted: str) -> str | None:
     viewer = checked_viewer(request)
     if viewer is None or not viewer.can("read"):
         return None
-    with session_scope(settings_of(request).database_url) as session:
+    with read_scope(settings_of(request)) as session:  # where the page itself is read
         etag = etag_of(session, request, viewer)
     return etag if etag == wanted else None

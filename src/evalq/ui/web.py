@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from evalq import __version__
 from evalq.core.settings import Settings
 from evalq.report.page import validation_block
-from evalq.store.db import session_scope
+from evalq.store.db import read_scope, session_scope
 from evalq.ui import freshness
 from evalq.ui.session import COOKIE, Viewer, viewer_of
 
@@ -159,7 +159,7 @@ def etag_of(session: Session, request: Request, viewer: Viewer) -> str | None:
 def live(request: Request, viewer: Viewer, page: Callable[[Session], HTMLResponse]) -> Response:
     """A live page: 304 when its version still matches the poll's ``If-None-Match``, else the
     page rendered with its ETag. (Polls usually get their 304 earlier, from `polls.LivePolls`.)"""
-    with session_scope(settings_of(request).database_url) as session:
+    with read_scope(settings_of(request)) as session:  # pages tolerate lag: the replica
         etag = etag_of(session, request, viewer)
         if etag is not None and request.headers.get("if-none-match") == etag:
             return Response(status_code=304, headers={"ETag": etag})

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
+from tests.integration.store.conftest import BACKENDS
 from tests.support.databases import fresh_database, migrate_store, migrated_template
 
 from evalq.core.schemas import Task
@@ -22,7 +23,7 @@ def tasks_in(url: str) -> int:
         return int(session.scalar(select(func.count()).select_from(TaskRow)) or 0)
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_copies_of_the_template_are_current_and_apart(backend: str, tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

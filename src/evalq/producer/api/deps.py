@@ -15,7 +15,7 @@ from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.settings import Settings
 from evalq.producer.api.body import gunzip, is_json, is_protobuf, parse_json
 from evalq.service.client import Client
-from evalq.store.db import session_scope
+from evalq.store.db import read_scope, session_scope
 from evalq.traces import parse_json as parse_otlp_json
 from evalq.traces import parse_protobuf
 from evalq.traces.spans_in import count_spans
@@ -43,6 +43,13 @@ def session_of(settings: SettingsDep) -> Iterator[Session]:
     it, and a failed commit is the request's error rather than a lost write after a 2xx.
     """
     with session_scope(settings.database_url) as session:
+        yield session
+
+
+def read_session_of(settings: SettingsDep) -> Iterator[Session]:
+    """One session per request for a read that tolerates lag (boards, the task list): on the
+    read replica when ``EVALQ_READ_DATABASE_URL`` is set (`evalq.store.db.read_scope`)."""
+    with read_scope(settings) as session:
         yield session
 
 
@@ -108,5 +115,6 @@ def known(kind: str, value: str) -> str:
 SettingsDep = Annotated[Settings, Depends(settings_of)]
 ClientDep = Annotated[Client, Depends(client_of)]
 SessionDep = Annotated[Session, Depends(session_of, scope="function")]
+ReadSessionDep = Annotated[Session, Depends(read_session_of, scope="function")]
 JsonBody = Annotated[Any, Depends(json_body)]
 OtlpBody = Annotated[ExportTraceServiceRequest, Depends(otlp_body)]

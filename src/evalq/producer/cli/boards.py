@@ -249,11 +249,11 @@ def leaderboard_command(
     """Rank a task's evaluated submissions against its current baseline (runs held for review
     are listed last, unranked, unless --include-held)."""
     from evalq.read import served
-    from evalq.store.db import session_scope
+    from evalq.store.db import read_scope
 
     wanted = metadata_pairs(where or [])
     try:
-        with session_scope() as session:
+        with read_scope() as session:
             board = served.board(
                 session,
                 task_id=task_id,
@@ -287,10 +287,10 @@ def report(
     cost, variant uplift."""
     from evalq.read import served
     from evalq.report import render
-    from evalq.store.db import session_scope
+    from evalq.store.db import read_scope
 
     try:
-        with working(f"reading and drawing the report of {task_id}"), session_scope() as session:
+        with working(f"reading and drawing the report of {task_id}"), read_scope() as session:
             data = served.report(session, task_id=task_id, include_held=include_held)
             text = render(data, fmt)
     except EvalqError as error:

@@ -239,12 +239,12 @@ def compare_command(
 ) -> None:
     """Compare groups of submissions over the tasks (or suite scenarios) they share."""
     from evalq.read import served
-    from evalq.store.db import session_scope
+    from evalq.store.db import read_scope
 
     if correction not in ("holm", "benjamini-hochberg", "none"):
         raise typer.BadParameter("one of holm, benjamini-hochberg, none", param_hint="--correction")
     try:
-        with session_scope() as session:
+        with read_scope() as session:
             comparison = served.comparison(
                 session,
                 tasks=tasks,

@@ -15,7 +15,7 @@ from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.read import served
 from evalq.read.compare import BY_PATTERN, BY_RULE, TASKS_PATTERN, CompareReport
 from evalq.stats.comparison import Correction
-from evalq.store.db import session_scope
+from evalq.store.db import read_scope
 
 router = APIRouter(prefix="/v1", tags=["compare"])
 
@@ -78,7 +78,7 @@ async def get_compare(
     """
 
     def run() -> CompareReport:
-        with session_scope(settings.database_url) as session:
+        with read_scope(settings) as session:
             return served.comparison(
                 session,
                 tasks=tasks,

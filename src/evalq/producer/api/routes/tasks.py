@@ -16,7 +16,7 @@ from evalq.core.judge_series import JudgeHistory
 from evalq.core.power import PowerPlan
 from evalq.core.schemas import TASK_ID_PATTERN, parse_task
 from evalq.producer.api.auth import require
-from evalq.producer.api.deps import JsonBody, SessionDep, SettingsDep, known
+from evalq.producer.api.deps import JsonBody, ReadSessionDep, SessionDep, SettingsDep, known
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message, TaskStored
 from evalq.read import served
@@ -75,7 +75,7 @@ def metadata_filters(request: Request) -> dict[str, str]:
 
 
 @router.get("", dependencies=READ, responses=ERROR_RESPONSES)
-def list_tasks(session: SessionDep) -> served.TaskList:
+def list_tasks(session: ReadSessionDep) -> served.TaskList:
     """Every task, by id: its kind (named, or derived from its runs), its submissions counted
     by status, its last activity and who leads its board as the last refresh placed it."""
     return served.task_list(session)
@@ -90,7 +90,7 @@ def list_tasks(session: SessionDep) -> served.TaskList:
 def get_leaderboard(
     task_id: str,
     request: Request,
-    session: SessionDep,
+    session: ReadSessionDep,
     settings: SettingsDep,
     tool: Filter = None,
     model: Filter = None,
