@@ -43,7 +43,7 @@ def evalq(cwd: Path, store: str, *args: str) -> subprocess.CompletedProcess[str]
 
 def stored_ids(store: str) -> set[str]:
     with session_scope(store) as session:
-        rows = queries.status_counts(session, ids=[*PROMPTFOO_IDS, *INSPECT_IDS])
+        rows = queries.status_counts(session, ids=[*PROMPTFOO_IDS, *INSPECT_IDS, OPENAI_ID])
     return set(rows)
 
 
@@ -52,6 +52,7 @@ INSPECT_IDS = {
     "inspect-9eTnG3tV8jGRYoTPMH54Ee-1-e1": ("inspect-popularity", "I", 68),
     "inspect-ZB2vu5GNujYaBdPSReCeop-1-e1": ("inspect-browser", "C", 6122),
 }
+OPENAI_ID = "openai-evals-outputitem_67e5796c28e081909917bf79f6e6214d"
 BROWSER_CALLS = ["web_browser_go", "web_browser_click", "web_browser_click", "web_browser_click"]
 
 
@@ -126,6 +127,43 @@ def test_inspect_logs_are_imported_and_evaluated_once(tmp_path: Path, db_url: st
     assert (
         again.stdout.splitlines()[0] == "would create 0 task(s), 0 submission(s); 1 imported before"
     )
+
+
+def test_an_openai_evals_export_is_imported_with_its_graders_result_once(
+    tmp_path: Path, db_url: str
+) -> None:
+    sample = str(SAMPLES / "openai_evals_export.jsonl")
+    dry = evalq(tmp_path, db_url, "import", "openai-evals", sample)
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.splitlines()[0] == (
+        "would create 1 task(s), 1 submission(s); 0 imported before: "
+        "openai-evals-eval_67abd54d9b0081909a86353f6fb9317a"
+    )
+    assert stored_ids(db_url) == set()
+    applied = evalq(tmp_path, db_url, "import", "openai-evals", sample, "--apply")
+    assert applied.returncode == 0, applied.stderr
+    assert "imported and evaluated 1 run(s)" in applied.stdout
+    with session_scope(db_url) as session:
+        row = queries.get_submission_row(session, submission_id=OPENAI_ID)
+        assert (row.status, row.payload["model"], row.payload["output"]) == (
+            "done",
+            "gpt-4o-mini-2024-07-18",
+            "Markets",
+        )
+        assert row.payload["metadata"]["imported_score"] == 1.0
+        assert row.payload["metadata"]["imported_grader"].startswith("openai_evals/String check")
+        assert row.payload["usage"]["total_tokens"] == 325
+        assert queries.tier_results(session, submission_id=OPENAI_ID)  # evalq's own tiers ran
+    again = evalq(tmp_path, db_url, "import", "openai-evals", sample, "--apply")
+    assert again.stdout.splitlines() == ["creating 0 task(s), 0 submission(s); 1 imported before"]
+
+    lines = (SAMPLES / "openai_evals_export.jsonl").read_text().splitlines()
+    (tmp_path / "bad.jsonl").write_text("\n".join([*lines[:2], lines[2].replace('"usage"', '"u"')]))
+    refused = evalq(tmp_path, db_url, "import", "openai-evals", "bad.jsonl", "--apply")
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        "bad.jsonl:3: data[0].sample.usage: missing: must be an object (the tokens used)"
+    ]
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,11 @@
-"""`evalq import promptfoo|inspect PATH`: another tool's results in, evaluated by evalq too."""
+"""`evalq import promptfoo|inspect|openai-evals PATH`: another tool's results in, evaluated by
+evalq too."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -12,10 +13,7 @@ from evalq.core.errors import EvalqError, InvalidInput
 from evalq.producer.cli.output import console, fail, wait_with_progress
 from evalq.producer.cli.traces import import_app
 
-__all__ = ["import_app", "import_inspect", "import_promptfoo"]
-
-if TYPE_CHECKING:
-    from evalq.producer.importers.plan import ImportPlan
+__all__ = ["import_app", "import_inspect", "import_openai_evals", "import_promptfoo"]
 
 ApplyOption = Annotated[
     bool, typer.Option("--apply", help="Store and evaluate; without it, only say what would be.")
@@ -33,9 +31,7 @@ def import_promptfoo(
 
     Dry run unless --apply; rows imported before are left alone (docs/importers.md).
     """
-    from evalq.producer.importers.promptfoo import plan_promptfoo
-
-    _import(path, plan_promptfoo, apply=apply, timeout=timeout)
+    _import(path, "promptfoo", apply=apply, timeout=timeout)
 
 
 @import_app.command("inspect")
@@ -48,20 +44,36 @@ def import_inspect(
 
     Dry run unless --apply; samples imported before are left alone (docs/importers.md).
     """
-    from evalq.producer.importers.inspect_log import plan_inspect
-
-    _import(path, plan_inspect, apply=apply, timeout=timeout)
+    _import(path, "inspect", apply=apply, timeout=timeout)
 
 
-def _import(
-    path: Path, plan_of: Callable[[Any], ImportPlan], *, apply: bool, timeout: float
+@import_app.command("openai-evals")
+def import_openai_evals(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="An OpenAI Evals export: the Evals API's eval, run and output item objects "
+            "(or list pages of them), as JSON or one per line."
+        ),
+    ],
+    apply: ApplyOption = False,
+    timeout: TimeoutOption = 3600,
 ) -> None:
+    """One task per eval, one run per output item, the graders' results kept as metadata.
+
+    Dry run unless --apply; items imported before are left alone (docs/importers.md).
+    """
+    _import(path, "openai-evals", apply=apply, timeout=timeout)
+
+
+def _import(path: Path, name: str, *, apply: bool, timeout: float) -> None:
     from evalq.producer.importers.apply import apply_plan, check_plan
-    from evalq.producer.importers.source import read_document
+    from evalq.producer.importers.formats import plan_file
+    from evalq.producer.importers.source import read_bounded
     from evalq.service.client import Client
 
     try:
-        plan = plan_of(read_document(path))
+        plan = plan_file(name, read_bounded(path))
     except InvalidInput as error:
         _exit_on_problems(path, error.problems, more=error.more)
     client = Client()
@@ -96,7 +108,7 @@ def _exit_on_problems(path: Path, problems: Sequence[tuple[str, str]], *, more: 
     """Each problem as ``FILE:LINE: rule``, ``FILE: rule`` or ``FILE: JSON.PATH: rule``; exit 2."""
     for where, rule in problems:
         if where.startswith("line "):
-            typer.echo(f"{path}:{where.removeprefix('line ')}: {rule}", err=True)
+            typer.echo(f"{path}:{where.removeprefix('line ').rstrip(':')}: {rule}", err=True)
         elif where == "(file)":
             typer.echo(f"{path}: {rule}", err=True)
         else:

@@ -1,0 +1,49 @@
+"""The import formats by name: one file's bytes to its `ImportPlan`, the same at every door
+(CLI, HTTP API, clients)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from evalq.core.errors import InvalidInput
+from evalq.producer.importers.plan import ImportPlan
+from evalq.producer.importers.source import parse_document, parse_records
+
+
+def _promptfoo(raw: bytes) -> ImportPlan:
+    from evalq.producer.importers.promptfoo import plan_promptfoo
+
+    return plan_promptfoo(parse_document(raw))
+
+
+def _inspect(raw: bytes) -> ImportPlan:
+    from evalq.producer.importers.inspect_log import plan_inspect
+
+    return plan_inspect(parse_document(raw))
+
+
+def _openai_evals(raw: bytes) -> ImportPlan:
+    from evalq.producer.importers.openai_evals import plan_openai_evals
+
+    return plan_openai_evals(parse_records(raw))
+
+
+PLANNERS: dict[str, Callable[[bytes], ImportPlan]] = {
+    "promptfoo": _promptfoo,
+    "inspect": _inspect,
+    "openai-evals": _openai_evals,
+}
+"""The formats whose files map without options, by the name `evalq import NAME` uses."""
+
+
+def plan_file(name: str, raw: bytes) -> ImportPlan:
+    """The plan of ``raw``, a file in the format ``name``.
+
+    Raises:
+        InvalidInput: the format is unknown, or the file cannot be mapped (each problem
+            named by its line or JSON path).
+    """
+    planner = PLANNERS.get(name)
+    if planner is None:
+        raise InvalidInput([("format", f"must be one of {', '.join(PLANNERS)}")])
+    return planner(raw)
