@@ -52,6 +52,10 @@ INSPECT_IDS = {
     "inspect-9eTnG3tV8jGRYoTPMH54Ee-1-e1": ("inspect-popularity", "I", 68),
     "inspect-ZB2vu5GNujYaBdPSReCeop-1-e1": ("inspect-browser", "C", 6122),
 }
+EVAL_ARCHIVES = {
+    "inspect_input_task.eval": ("inspect-hxs4q9azL3ySGkjJirypKZ-1-e1", "C"),
+    "inspect_mmlu.eval": ("inspect-Dj4Li7NchTfQSiX7eKXLLN-1-e1", "I"),
+}
 OPENAI_ID = "openai-evals-outputitem_67e5796c28e081909917bf79f6e6214d"
 BROWSER_CALLS = ["web_browser_go", "web_browser_click", "web_browser_click", "web_browser_click"]
 
@@ -127,6 +131,17 @@ def test_inspect_logs_are_imported_and_evaluated_once(tmp_path: Path, db_url: st
     assert (
         again.stdout.splitlines()[0] == "would create 0 task(s), 0 submission(s); 1 imported before"
     )
+    # The .eval archive of that same eval is the same run: imported before, whatever the format.
+    twin = evalq(tmp_path, db_url, "import", "inspect", str(SAMPLES / "inspect_log_formats.eval"))
+    assert twin.stdout.splitlines()[0] == again.stdout.splitlines()[0]
+    for name, (submission_id, imported) in EVAL_ARCHIVES.items():
+        applied = evalq(tmp_path, db_url, "import", "inspect", str(SAMPLES / name), "--apply")
+        assert applied.returncode == 0, applied.stderr
+        assert "imported and evaluated 1 run(s)" in applied.stdout
+        with session_scope(db_url) as session:
+            row = queries.get_submission_row(session, submission_id=submission_id)
+            assert row.status == "done"
+            assert row.payload["metadata"]["imported_score"] == imported
 
 
 def test_an_openai_evals_export_is_imported_with_its_graders_result_once(

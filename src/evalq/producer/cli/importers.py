@@ -36,7 +36,9 @@ def import_promptfoo(
 
 @import_app.command("inspect")
 def import_inspect(
-    path: Annotated[Path, typer.Argument(help="An Inspect AI eval log in JSON format.")],
+    path: Annotated[
+        Path, typer.Argument(help="An Inspect AI eval log: .eval (the zip format) or .json.")
+    ],
     apply: ApplyOption = False,
     timeout: TimeoutOption = 3600,
 ) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from evalq.core.errors import InvalidInput
 from evalq.producer.importers.plan import ImportPlan
-from evalq.producer.importers.source import parse_document, parse_records
+from evalq.producer.importers.source import MAX_IMPORT_BYTES, parse_document, parse_records
 
 
 def _promptfoo(raw: bytes) -> ImportPlan:
@@ -17,8 +17,11 @@ def _promptfoo(raw: bytes) -> ImportPlan:
 
 
 def _inspect(raw: bytes) -> ImportPlan:
-    from evalq.producer.importers.inspect_log import plan_inspect
+    """A ``.eval`` archive (told by its first bytes) or a ``.json`` log."""
+    from evalq.producer.importers.inspect_log import ZIP_MAGIC, plan_inspect, plan_inspect_archive
 
+    if raw.startswith(ZIP_MAGIC):
+        return plan_inspect_archive(raw, max_bytes=MAX_IMPORT_BYTES)
     return plan_inspect(parse_document(raw))
 
 
