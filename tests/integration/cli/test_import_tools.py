@@ -214,3 +214,50 @@ def test_a_malformed_file_is_refused_with_its_location_and_nothing_stored(
     assert syntax.returncode == 2
     assert syntax.stderr.startswith("broken.json:3: column 17: invalid JSON")
     assert stored_ids(db_url) == set()
+
+
+MATCH_ARGS = (
+    "--where",
+    "type=match",
+    "--id-col",
+    "sample_id",
+    "--task-id",
+    "test-match",
+    "--output-col",
+    "data.sampled",
+    "--score-col",
+    "data.correct",
+    "--model",
+    "auto_gpt_completion_fn",
+)
+MATCH_IDS = {"import-test-match.s1.0": False, "import-test-match.s1.1": True}
+
+
+def test_json_lines_and_csv_are_imported_by_the_columns_named(tmp_path: Path, db_url: str) -> None:
+    log = str(SAMPLES / "oaieval_record.jsonl")
+    applied = evalq(tmp_path, db_url, "import", "jsonl", log, *MATCH_ARGS, "--apply")
+    assert applied.returncode == 0, applied.stderr
+    assert "imported and evaluated 3 run(s)" in applied.stdout
+    with session_scope(db_url) as session:
+        for submission_id, correct in MATCH_IDS.items():
+            row = queries.get_submission_row(session, submission_id=submission_id)
+            assert row.status == "done"
+            assert row.payload["metadata"]["imported_score"] is correct
+    again = evalq(tmp_path, db_url, "import", "jsonl", log, *MATCH_ARGS, "--apply")
+    assert again.stdout.splitlines() == ["creating 0 task(s), 0 submission(s); 3 imported before"]
+
+    pirate = ("--task-id", "pirate", "--score-col", "RESULT", "--output-col")
+    column = "Rephrase this from English to Pirate: {{body}}"
+    csv_file = str(SAMPLES / "promptfoo_output.csv")
+    dry = evalq(tmp_path, db_url, "import", "csv", csv_file, *pirate, column)
+    assert dry.stdout.splitlines()[0] == (
+        "would create 1 task(s), 2 submission(s); 0 imported before: pirate"
+    )
+    (tmp_path / "bad.csv").write_text(
+        (SAMPLES / "promptfoo_output.csv").read_text().replace(",I'm hungry", "")
+    )
+    refused = evalq(tmp_path, db_url, "import", "csv", "bad.csv", *pirate, column, "--apply")
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == ["bad.csv:3: has 3 fields, the header 4"]
+    with session_scope(db_url) as session:
+        assert queries.missing_tasks(session, task_ids={"pirate"}) == {"pirate"}

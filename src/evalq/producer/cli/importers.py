@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -13,7 +13,14 @@ from evalq.core.errors import EvalqError, InvalidInput
 from evalq.producer.cli.output import console, fail, wait_with_progress
 from evalq.producer.cli.traces import import_app
 
-__all__ = ["import_app", "import_inspect", "import_openai_evals", "import_promptfoo"]
+__all__ = [
+    "import_app",
+    "import_csv",
+    "import_inspect",
+    "import_jsonl",
+    "import_openai_evals",
+    "import_promptfoo",
+]
 
 ApplyOption = Annotated[
     bool, typer.Option("--apply", help="Store and evaluate; without it, only say what would be.")
@@ -68,14 +75,106 @@ def import_openai_evals(
     _import(path, "openai-evals", apply=apply, timeout=timeout)
 
 
-def _import(path: Path, name: str, *, apply: bool, timeout: float) -> None:
+def _column(help_text: str) -> Any:
+    return typer.Option(help=help_text, show_default=False)
+
+
+OutputCol = Annotated[str, typer.Option("--output-col", help="The column of the run's output.")]
+TaskCol = Annotated[
+    str | None, _column("The column of the task id (or give one task with --task-id).")
+]
+TaskId = Annotated[str | None, _column("One task for every row.")]
+ScoreCol = Annotated[str | None, _column("The column of the old tool's score (kept, not ranked).")]
+IdCol = Annotated[
+    str | None, _column("The column of the row's id (else a digest of the row names it).")
+]
+ModelCol = Annotated[str | None, _column("The column of the model's name.")]
+ModelName = Annotated[str, typer.Option("--model", help="The model, without --model-col.")]
+ToolCol = Annotated[str | None, _column("The column of the tool or agent's name.")]
+ToolName = Annotated[str, typer.Option("--tool", help="The tool, without --tool-col.")]
+InputTokensCol = Annotated[str | None, _column("The column of the input token count.")]
+OutputTokensCol = Annotated[str | None, _column("The column of the output token count.")]
+TotalTokensCol = Annotated[
+    str | None, _column("The column of the total token count (no token column: 0).")
+]
+
+Where = Annotated[
+    str | None, _column("COLUMN=VALUE: import only the rows whose COLUMN holds VALUE.")
+]
+
+
+@import_app.command("jsonl")
+def import_jsonl(
+    path: Annotated[Path, typer.Argument(help="JSON Lines: one JSON object (a row) a line.")],
+    output_col: OutputCol,
+    task_col: TaskCol = None,
+    task_id: TaskId = None,
+    score_col: ScoreCol = None,
+    id_col: IdCol = None,
+    model_col: ModelCol = None,
+    model: ModelName = "unknown",
+    tool_col: ToolCol = None,
+    tool: ToolName = "import",
+    input_tokens_col: InputTokensCol = None,
+    output_tokens_col: OutputTokensCol = None,
+    total_tokens_col: TotalTokensCol = None,
+    where: Where = None,
+    apply: ApplyOption = False,
+    timeout: TimeoutOption = 3600,
+) -> None:
+    """One run per line, mapped by the columns named (a.b: b inside a); a score column is
+    kept as metadata.
+
+    Dry run unless --apply; rows imported before are left alone (docs/importers.md).
+    """
+    columns = {k: v for k, v in locals().items() if k not in ("path", "apply", "timeout")}
+    _import(path, "jsonl", apply=apply, timeout=timeout, columns=columns)
+
+
+@import_app.command("csv")
+def import_csv(
+    path: Annotated[Path, typer.Argument(help="CSV with a header line naming the columns.")],
+    output_col: OutputCol,
+    task_col: TaskCol = None,
+    task_id: TaskId = None,
+    score_col: ScoreCol = None,
+    id_col: IdCol = None,
+    model_col: ModelCol = None,
+    model: ModelName = "unknown",
+    tool_col: ToolCol = None,
+    tool: ToolName = "import",
+    input_tokens_col: InputTokensCol = None,
+    output_tokens_col: OutputTokensCol = None,
+    total_tokens_col: TotalTokensCol = None,
+    where: Where = None,
+    apply: ApplyOption = False,
+    timeout: TimeoutOption = 3600,
+) -> None:
+    """One run per record, mapped by the columns named; a score column is kept as metadata.
+
+    Dry run unless --apply; rows imported before are left alone (docs/importers.md).
+    """
+    columns = {k: v for k, v in locals().items() if k not in ("path", "apply", "timeout")}
+    _import(path, "csv", apply=apply, timeout=timeout, columns=columns)
+
+
+def _import(
+    path: Path,
+    name: str,
+    *,
+    apply: bool,
+    timeout: float,
+    columns: dict[str, Any] | None = None,
+) -> None:
     from evalq.producer.importers.apply import apply_plan, check_plan
     from evalq.producer.importers.formats import plan_file
+    from evalq.producer.importers.generic import ColumnMap
     from evalq.producer.importers.source import read_bounded
     from evalq.service.client import Client
 
     try:
-        plan = plan_file(name, read_bounded(path))
+        mapping = None if columns is None else ColumnMap(**columns)
+        plan = plan_file(name, read_bounded(path), mapping)
     except InvalidInput as error:
         _exit_on_problems(path, error.problems, more=error.more)
     client = Client()

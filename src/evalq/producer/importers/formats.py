@@ -4,10 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from evalq.core.errors import InvalidInput
 from evalq.producer.importers.plan import ImportPlan
 from evalq.producer.importers.source import MAX_IMPORT_BYTES, parse_document, parse_records
+
+if TYPE_CHECKING:
+    from evalq.producer.importers.generic import ColumnMap
 
 
 def _promptfoo(raw: bytes) -> ImportPlan:
@@ -39,14 +43,25 @@ PLANNERS: dict[str, Callable[[bytes], ImportPlan]] = {
 """The formats whose files map without options, by the name `evalq import NAME` uses."""
 
 
-def plan_file(name: str, raw: bytes) -> ImportPlan:
-    """The plan of ``raw``, a file in the format ``name``.
+MAPPED = ("jsonl", "csv")
+"""The formats whose files map by the columns a `ColumnMap` names."""
+FORMATS = (*PLANNERS, *MAPPED)
+
+
+def plan_file(name: str, raw: bytes, columns: ColumnMap | None = None) -> ImportPlan:
+    """The plan of ``raw``, a file in the format ``name`` (``columns`` for jsonl and csv).
 
     Raises:
-        InvalidInput: the format is unknown, or the file cannot be mapped (each problem
-            named by its line or JSON path).
+        InvalidInput: the format is unknown, a mapped format lacks its columns, or the file
+            cannot be mapped (each problem named by its line or JSON path).
     """
+    if name in MAPPED:
+        if columns is None:
+            raise InvalidInput([("output_col", f"{name} needs its columns named")])
+        from evalq.producer.importers.generic import plan_csv, plan_jsonl
+
+        return (plan_jsonl if name == "jsonl" else plan_csv)(raw, columns)
     planner = PLANNERS.get(name)
     if planner is None:
-        raise InvalidInput([("format", f"must be one of {', '.join(PLANNERS)}")])
+        raise InvalidInput([("format", f"must be one of {', '.join(FORMATS)}")])
     return planner(raw)
