@@ -166,31 +166,25 @@ def _import(
     timeout: float,
     columns: dict[str, Any] | None = None,
 ) -> None:
-    from evalq.producer.importers.apply import apply_plan, check_plan
-    from evalq.producer.importers.formats import plan_file
-    from evalq.producer.importers.generic import ColumnMap
+    from evalq.producer.importers.apply import import_file
     from evalq.producer.importers.source import read_bounded
     from evalq.service.client import Client
 
-    try:
-        mapping = None if columns is None else ColumnMap(**columns)
-        plan = plan_file(name, read_bounded(path), mapping)
-    except InvalidInput as error:
-        _exit_on_problems(path, error.problems, more=error.more)
     client = Client()
     try:
-        check = check_plan(client, plan)
-        verb = "creating" if apply else "would create"
-        console.print(
-            f"{verb} {len(check.new_tasks)} task(s), {len(check.new_submissions)} "
-            f"submission(s); {len(check.imported_before)} imported before"
-            + (": " + ", ".join(check.new_tasks) if check.new_tasks else ""),
-            highlight=False,
-        )
+        raw = read_bounded(path)
+        answer, submitted = import_file(client, name, raw, columns=columns, apply=apply)
+    except InvalidInput as error:
+        client.close()
+        _exit_on_problems(path, error.problems, more=error.more)
+    except EvalqError as error:
+        client.close()
+        fail(error)
+    try:
+        console.print(answer.summary(), highlight=False)
         if not apply:
             console.print("dry run: nothing stored (--apply to import)", highlight=False)
             return
-        submitted = apply_plan(client, plan, check)
         if not submitted:
             return
         statuses = wait_with_progress(client, [s.id for s in submitted], timeout=timeout)

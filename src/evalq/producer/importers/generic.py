@@ -14,7 +14,7 @@ import hashlib
 import io
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -68,6 +68,31 @@ class ColumnMap:
             )
         if self.where is not None and "=" not in self.where.strip("="):
             raise InvalidInput([("where", "must be COLUMN=VALUE")])
+
+    @classmethod
+    def of(cls, columns: Mapping[str, Any]) -> ColumnMap:
+        """The map ``columns`` spells out (options unset may be absent or None).
+
+        Raises:
+            InvalidInput: an unknown option, a value that is not text, or a map `__init__`
+                refuses; named by the option.
+        """
+        known = [spec.name for spec in fields(cls)]
+        problems = [
+            (name, f"unknown: the options are {', '.join(known)}")
+            for name in columns
+            if name not in known
+        ]
+        problems += [
+            (name, "must be text")
+            for name, value in columns.items()
+            if value is not None and not isinstance(value, str)
+        ]
+        if not columns.get("output_col"):
+            problems.append(("output_col", "missing: the column of the run's output"))
+        if problems:
+            raise InvalidInput(problems)
+        return cls(**{name: value for name, value in columns.items() if value is not None})
 
     def kept(self, row: dict[str, Any]) -> bool:
         """Whether ``row`` passes ``where`` (a row without its column does not)."""
