@@ -92,6 +92,7 @@ def test_promptfoo_results_are_imported_evaluated_and_kept_beside_evalqs(
             assert body["scores"]["arena"]["overall_score"] is not None  # evalq's own
             page = http.get(f"/ui/runs/{submission_id}")
             assert page.status_code == 200 and "imported_score" in page.text
+            assert f'data-score="imported">{imported} from promptfoo,' in page.text
         board = http.get(
             "/v1/tasks/promptfoo-eval-WJi-2025-10-01T20:08:11/leaderboard",
             params={"metadata.imported_grader": "promptfoo"},
@@ -100,6 +101,16 @@ def test_promptfoo_results_are_imported_evaluated_and_kept_beside_evalqs(
         assert {(e["submission_id"], e["model"]) for e in board["entries"]} == {
             (sid, model) for sid, (model, _, _) in PROMPTFOO_IDS.items()
         }
+        # the board shows the imported score beside evalq's: in the API and on the page
+        for entry in board["entries"]:
+            imported = PROMPTFOO_IDS[entry["submission_id"]][1]
+            assert (entry["imported_score"], entry["imported_grader"]) == (imported, "promptfoo")
+            assert isinstance(entry["overall"], float)  # evalq's own, beside it
+        page = http.get("/ui/tasks/promptfoo-eval-WJi-2025-10-01T20:08:11").text
+        assert "imported score</th>" in page
+        for submission_id, (_, imported, _) in PROMPTFOO_IDS.items():
+            row = page.split(f'data-run="{submission_id}"')[1].split("</tr>")[0]
+            assert f'<td class="num imported" title="promptfoo">{imported}</td>' in row
     with session_scope(settings.database_url) as session:
         for submission_id, (_, _, tokens) in PROMPTFOO_IDS.items():
             row = queries.get_submission_row(session, submission_id=submission_id)
