@@ -120,3 +120,32 @@ def test_an_applied_import_is_stored_once_and_a_bad_file_is_refused_by_line(api:
     unknown = api.client().post("/v1/imports/braintrust", content=raw)
     assert unknown.status_code == 422
     assert unknown.json()["detail"][0]["field"] == "format"
+
+
+def test_a_body_past_the_import_bound_is_refused_as_it_streams(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from evalq.core.settings import Settings
+    from evalq.producer.api import app as api_app
+    from evalq.producer.api.routes import imports
+    from evalq.store.keys import create_key
+
+    monkeypatch.setattr(imports, "MAX_IMPORT_BYTES", 1000)
+    settings = Settings(database_url=db_url)
+    with session_scope(db_url) as session:
+        key = create_key(session, name="importer", scopes=["write"])
+
+    def chunks() -> Any:  # no Content-Length: only counting the stream can stop it
+        for _ in range(5):
+            yield b"x" * 300
+
+    with TestClient(api_app.create_app(settings)) as http:
+        refused = http.post(
+            "/v1/imports/promptfoo",
+            content=chunks(),
+            headers={"Authorization": f"Bearer {key}"},
+        )
+    assert refused.status_code == 413
+    assert refused.json()["detail"] == "import file larger than 1000 bytes: split it"
