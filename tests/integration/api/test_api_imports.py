@@ -147,5 +147,11 @@ def test_a_body_past_the_import_bound_is_refused_as_it_streams(
             content=chunks(),
             headers={"Authorization": f"Bearer {key}"},
         )
-    assert refused.status_code == 413
-    assert refused.json()["detail"] == "import file larger than 1000 bytes: split it"
+        assert refused.status_code == 413
+        assert refused.json()["detail"] == "import file larger than 1000 bytes: split it"
+        picture = http.post(
+            "/v1/imports/promptfoo",
+            content=b"{}",
+            headers={"Authorization": f"Bearer {key}", "Content-Type": "image/png"},
+        )
+        assert picture.status_code == 415

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
 from evalq.producer.api.auth import require
+from evalq.producer.api.body import media_type
 from evalq.producer.api.deps import ClientDep
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message
@@ -29,6 +30,17 @@ IMPORT_BODY = {
     "mapped by the *_col parameters.",
     "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
 }
+MEDIA_TYPES = (
+    "",
+    "application/octet-stream",
+    "application/json",
+    "application/jsonl",
+    "application/x-ndjson",
+    "application/zip",
+    "text/csv",
+    "text/plain",
+)
+"""The Content-Types an import file may come as (none at all is one: the file is sniffed)."""
 Column = Annotated[str | None, Query(description="jsonl and csv: see `evalq import jsonl`.")]
 
 
@@ -40,6 +52,7 @@ Column = Annotated[str | None, Query(description="jsonl and csv: see `evalq impo
     openapi_extra={"requestBody": IMPORT_BODY},
     responses={
         413: {"model": Message, "description": "Body larger than 64 MiB or the API's limit."},
+        415: {"model": Message, "description": "A Content-Type no import file comes as."},
         **ERROR_RESPONSES,
     },
 )
@@ -85,6 +98,10 @@ async def import_results(
         "where": where,
     }
     columns = {name: value for name, value in named.items() if value is not None}
+    if media_type(request.headers.get("content-type")) not in MEDIA_TYPES:
+        raise HTTPException(
+            415, f"Content-Type must be none or one of {', '.join(MEDIA_TYPES[1:])}"
+        )
     raw = await _bounded_body(request, MAX_IMPORT_BYTES)
     answer, _ = await run_in_threadpool(
         import_file,
