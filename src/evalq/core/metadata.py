@@ -120,3 +120,10 @@ def filter_problems(wanted: Mapping[str, str]) -> list[tuple[str, str]]:
         elif len(value) > MAX_FILTER_VALUE_CHARS:
             problems.append((f"metadata.{key}", f"at most {MAX_FILTER_VALUE_CHARS} characters"))
     return problems
+
+
+IMPORTED_SCORE = "imported_score"
+"""Metadata key of the score another tool gave an imported run, kept as the tool wrote it
+(docs/importers.md): boards show it beside evalq's, never rank on it."""
+IMPORTED_GRADER = "imported_grader"
+"""Metadata key naming what gave `IMPORTED_SCORE` (the tool, and its scorer where it has one)."""

@@ -30,12 +30,12 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field, JsonValue, ValidationError
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
 from evalq.core.judge_validation import JudgeValidation
-from evalq.core.metadata import filter_problems, matches
+from evalq.core.metadata import IMPORTED_GRADER, IMPORTED_SCORE, filter_problems, matches
 from evalq.core.profile import Profile, Recommendation
 from evalq.core.results import CostOfPass, EvaluationStatus, ScyllaScores
 from evalq.core.schemas import TaskKind
@@ -198,6 +198,18 @@ class LeaderboardEntry(Reply):
         description="Why a run that is not held is listed unranked: its usage is self-reported "
         "and the task's profile ranks only runs whose usage comes from a trace (arena.usage = "
         '"traced"); null otherwise.',
+    )
+    imported_score: JsonValue = Field(
+        default=None,
+        description="The score another tool gave this run, kept from its import (metadata "
+        "imported_score, as that tool wrote it: a number, a grade, a flag); shown beside "
+        "evalq's, never ranked on; absent for a run that was not imported with one.",
+        exclude_if=lambda value: value is None,
+    )
+    imported_grader: str | None = Field(
+        default=None,
+        description="What gave imported_score (the tool, and its scorer or grader).",
+        exclude_if=lambda value: value is None,
     )
 
 
@@ -386,7 +398,27 @@ def leaderboard(
         limit=limit,
         offset=offset,
     )
-    return with_range_note(session, board)
+    return with_imported_scores(session, with_range_note(session, board))
+
+
+def with_imported_scores(session: Session, board: LeaderboardReport) -> LeaderboardReport:
+    """``board`` with each listed run's imported score (docs/importers.md) beside evalq's."""
+    metadata = queries.metadata_of(session, ids=[e.submission_id for e in board.entries])
+    if not any(IMPORTED_SCORE in found for found in metadata.values()):
+        return board
+    entries = []
+    for entry in board.entries:
+        found = metadata.get(entry.submission_id, {})
+        if IMPORTED_SCORE in found:
+            grader = found.get(IMPORTED_GRADER)
+            entry = entry.model_copy(
+                update={
+                    "imported_score": found[IMPORTED_SCORE],
+                    "imported_grader": grader if isinstance(grader, str) else None,
+                }
+            )
+        entries.append(entry)
+    return board.model_copy(update={"entries": entries})
 
 
 def with_range_note(session: Session, board: LeaderboardReport) -> LeaderboardReport:

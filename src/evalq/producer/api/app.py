@@ -32,6 +32,7 @@ from evalq.producer.api.routes import (
     compare,
     gate,
     health,
+    imports,
     judge,
     labels,
     monitors,
@@ -89,6 +90,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(compare.router)
     app.include_router(gate.router)
     app.include_router(traces.router)
+    app.include_router(imports.router)
     app.include_router(trace_rules.router)
     app.include_router(sessions.router)
     app.include_router(metrics.router)

@@ -1,10 +1,11 @@
-"""`evalq import promptfoo|inspect PATH`: another tool's results in, evaluated by evalq too."""
+"""`evalq import promptfoo|inspect|openai-evals PATH`: another tool's results in, evaluated by
+evalq too."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -12,10 +13,14 @@ from evalq.core.errors import EvalqError, InvalidInput
 from evalq.producer.cli.output import console, fail, wait_with_progress
 from evalq.producer.cli.traces import import_app
 
-__all__ = ["import_app", "import_inspect", "import_promptfoo"]
-
-if TYPE_CHECKING:
-    from evalq.producer.importers.plan import ImportPlan
+__all__ = [
+    "import_app",
+    "import_csv",
+    "import_inspect",
+    "import_jsonl",
+    "import_openai_evals",
+    "import_promptfoo",
+]
 
 ApplyOption = Annotated[
     bool, typer.Option("--apply", help="Store and evaluate; without it, only say what would be.")
@@ -33,14 +38,14 @@ def import_promptfoo(
 
     Dry run unless --apply; rows imported before are left alone (docs/importers.md).
     """
-    from evalq.producer.importers.promptfoo import plan_promptfoo
-
-    _import(path, plan_promptfoo, apply=apply, timeout=timeout)
+    _import(path, "promptfoo", apply=apply, timeout=timeout)
 
 
 @import_app.command("inspect")
 def import_inspect(
-    path: Annotated[Path, typer.Argument(help="An Inspect AI eval log in JSON format.")],
+    path: Annotated[
+        Path, typer.Argument(help="An Inspect AI eval log: .eval (the zip format) or .json.")
+    ],
     apply: ApplyOption = False,
     timeout: TimeoutOption = 3600,
 ) -> None:
@@ -48,36 +53,138 @@ def import_inspect(
 
     Dry run unless --apply; samples imported before are left alone (docs/importers.md).
     """
-    from evalq.producer.importers.inspect_log import plan_inspect
+    _import(path, "inspect", apply=apply, timeout=timeout)
 
-    _import(path, plan_inspect, apply=apply, timeout=timeout)
+
+@import_app.command("openai-evals")
+def import_openai_evals(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="An OpenAI Evals export: the Evals API's eval, run and output item objects "
+            "(or list pages of them), as JSON or one per line."
+        ),
+    ],
+    apply: ApplyOption = False,
+    timeout: TimeoutOption = 3600,
+) -> None:
+    """One task per eval, one run per output item, the graders' results kept as metadata.
+
+    Dry run unless --apply; items imported before are left alone (docs/importers.md).
+    """
+    _import(path, "openai-evals", apply=apply, timeout=timeout)
+
+
+def _column(help_text: str) -> Any:
+    return typer.Option(help=help_text, show_default=False)
+
+
+OutputCol = Annotated[str, typer.Option("--output-col", help="The column of the run's output.")]
+TaskCol = Annotated[
+    str | None, _column("The column of the task id (or give one task with --task-id).")
+]
+TaskId = Annotated[str | None, _column("One task for every row.")]
+ScoreCol = Annotated[str | None, _column("The column of the old tool's score (kept, not ranked).")]
+IdCol = Annotated[
+    str | None, _column("The column of the row's id (else a digest of the row names it).")
+]
+ModelCol = Annotated[str | None, _column("The column of the model's name.")]
+ModelName = Annotated[str, typer.Option("--model", help="The model, without --model-col.")]
+ToolCol = Annotated[str | None, _column("The column of the tool or agent's name.")]
+ToolName = Annotated[str, typer.Option("--tool", help="The tool, without --tool-col.")]
+InputTokensCol = Annotated[str | None, _column("The column of the input token count.")]
+OutputTokensCol = Annotated[str | None, _column("The column of the output token count.")]
+TotalTokensCol = Annotated[
+    str | None, _column("The column of the total token count (no token column: 0).")
+]
+
+Where = Annotated[
+    str | None, _column("COLUMN=VALUE: import only the rows whose COLUMN holds VALUE.")
+]
+
+
+@import_app.command("jsonl")
+def import_jsonl(
+    path: Annotated[Path, typer.Argument(help="JSON Lines: one JSON object (a row) a line.")],
+    output_col: OutputCol,
+    task_col: TaskCol = None,
+    task_id: TaskId = None,
+    score_col: ScoreCol = None,
+    id_col: IdCol = None,
+    model_col: ModelCol = None,
+    model: ModelName = "unknown",
+    tool_col: ToolCol = None,
+    tool: ToolName = "import",
+    input_tokens_col: InputTokensCol = None,
+    output_tokens_col: OutputTokensCol = None,
+    total_tokens_col: TotalTokensCol = None,
+    where: Where = None,
+    apply: ApplyOption = False,
+    timeout: TimeoutOption = 3600,
+) -> None:
+    """One run per line, mapped by the columns named (a.b: b inside a); a score column is
+    kept as metadata.
+
+    Dry run unless --apply; rows imported before are left alone (docs/importers.md).
+    """
+    columns = {k: v for k, v in locals().items() if k not in ("path", "apply", "timeout")}
+    _import(path, "jsonl", apply=apply, timeout=timeout, columns=columns)
+
+
+@import_app.command("csv")
+def import_csv(
+    path: Annotated[Path, typer.Argument(help="CSV with a header line naming the columns.")],
+    output_col: OutputCol,
+    task_col: TaskCol = None,
+    task_id: TaskId = None,
+    score_col: ScoreCol = None,
+    id_col: IdCol = None,
+    model_col: ModelCol = None,
+    model: ModelName = "unknown",
+    tool_col: ToolCol = None,
+    tool: ToolName = "import",
+    input_tokens_col: InputTokensCol = None,
+    output_tokens_col: OutputTokensCol = None,
+    total_tokens_col: TotalTokensCol = None,
+    where: Where = None,
+    apply: ApplyOption = False,
+    timeout: TimeoutOption = 3600,
+) -> None:
+    """One run per record, mapped by the columns named; a score column is kept as metadata.
+
+    Dry run unless --apply; rows imported before are left alone (docs/importers.md).
+    """
+    columns = {k: v for k, v in locals().items() if k not in ("path", "apply", "timeout")}
+    _import(path, "csv", apply=apply, timeout=timeout, columns=columns)
 
 
 def _import(
-    path: Path, plan_of: Callable[[Any], ImportPlan], *, apply: bool, timeout: float
+    path: Path,
+    name: str,
+    *,
+    apply: bool,
+    timeout: float,
+    columns: dict[str, Any] | None = None,
 ) -> None:
-    from evalq.producer.importers.apply import apply_plan, check_plan
-    from evalq.producer.importers.source import read_document
+    from evalq.producer.importers.apply import import_file
+    from evalq.producer.importers.source import read_bounded
     from evalq.service.client import Client
 
-    try:
-        plan = plan_of(read_document(path))
-    except InvalidInput as error:
-        _exit_on_problems(path, error.problems, more=error.more)
     client = Client()
     try:
-        check = check_plan(client, plan)
-        verb = "creating" if apply else "would create"
-        console.print(
-            f"{verb} {len(check.new_tasks)} task(s), {len(check.new_submissions)} "
-            f"submission(s); {len(check.imported_before)} imported before"
-            + (": " + ", ".join(check.new_tasks) if check.new_tasks else ""),
-            highlight=False,
-        )
+        raw = read_bounded(path)
+        answer, submitted = import_file(client, name, raw, columns=columns, apply=apply)
+    except InvalidInput as error:
+        client.close()
+        _exit_on_problems(path, error.problems, more=error.more)
+    except EvalqError as error:
+        client.close()
+        fail(error)
+    try:
+        console.print(answer.summary(), highlight=False)
         if not apply:
             console.print("dry run: nothing stored (--apply to import)", highlight=False)
             return
-        submitted = apply_plan(client, plan, check)
         if not submitted:
             return
         statuses = wait_with_progress(client, [s.id for s in submitted], timeout=timeout)
@@ -96,7 +203,7 @@ def _exit_on_problems(path: Path, problems: Sequence[tuple[str, str]], *, more: 
     """Each problem as ``FILE:LINE: rule``, ``FILE: rule`` or ``FILE: JSON.PATH: rule``; exit 2."""
     for where, rule in problems:
         if where.startswith("line "):
-            typer.echo(f"{path}:{where.removeprefix('line ')}: {rule}", err=True)
+            typer.echo(f"{path}:{where.removeprefix('line ').rstrip(':')}: {rule}", err=True)
         elif where == "(file)":
             typer.echo(f"{path}: {rule}", err=True)
         else:

@@ -36,6 +36,7 @@ from evalq.core.webhooks import (
     WebhookList,
 )
 from evalq.producer.http import wire
+from evalq.producer.importers.answer import ImportAnswer
 from evalq.service.submitted import FINAL_STATUSES, Submitted
 
 
@@ -136,6 +137,22 @@ class HttpClient:
         """
         call = wire.otlp_call(data, task_id=task_id, tool=tool, model=model, variant=variant)
         return wire.accepted(self._send(call))
+
+    def import_file(
+        self,
+        format: str,
+        data: bytes,
+        *,
+        columns: Mapping[str, Any] | None = None,
+        apply: bool = False,
+    ) -> ImportAnswer:
+        """Import another tool's results file through POST /v1/imports/{format}.
+
+        The answer and the errors are `evalq.producer.importers.apply.import_file`'s (and
+        `evalq import`'s): a dry run unless ``apply``; ``columns`` for jsonl and csv only.
+        """
+        call = wire.import_call(format, data, columns=columns, apply=apply)
+        return ImportAnswer.model_validate(self._send(call))
 
     def status(self, submission_id: str) -> str:
         """The submission's lifecycle status."""

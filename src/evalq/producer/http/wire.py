@@ -122,6 +122,29 @@ def otlp_call(
     return submit_call([trace.submission for trace in imported], batch=True)
 
 
+def import_call(name: str, data: bytes, *, columns: Mapping[str, Any] | None, apply: bool) -> Call:
+    """POST /v1/imports/{format} of a results file (as `evalq.producer.importers.apply.
+    import_file`); the format and columns are checked here, the file by the server."""
+    from evalq.producer.importers.formats import FORMATS, MAPPED
+    from evalq.producer.importers.generic import ColumnMap
+
+    if name not in FORMATS:
+        raise InvalidInput([("format", f"must be one of {', '.join(FORMATS)}")])
+    if columns is not None and name not in MAPPED:
+        raise InvalidInput([(next(iter(columns), "columns"), f"only for {' and '.join(MAPPED)}")])
+    params: dict[str, Any] = {"apply": "true" if apply else "false"}
+    if columns is not None or name in MAPPED:
+        ColumnMap.of(columns or {})
+        params |= {key: value for key, value in (columns or {}).items() if value is not None}
+    return Call(
+        "POST",
+        f"/v1/imports/{_segment(name)}",
+        params=httpx.QueryParams(params),
+        content=data,
+        content_type="application/octet-stream",
+    )
+
+
 def result_call(submission_id: str) -> Call:
     """GET /v1/submissions/{id}."""
     return Call("GET", f"/v1/submissions/{quote(submission_id, safe='/:')}")

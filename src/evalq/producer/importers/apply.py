@@ -1,9 +1,16 @@
-"""Storing an `ImportPlan`: what is new is created and evaluated, what is stored is left alone."""
+"""Storing an `ImportPlan`: what is new is created and evaluated, what is stored is left alone.
+
+`import_file` is the one import every door calls (the CLI, ``POST /v1/imports/{format}``
+and through it the HTTP clients), and `ImportAnswer` the one answer they give.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from evalq.producer.importers.answer import ImportAnswer
 from evalq.producer.importers.plan import ImportPlan
 from evalq.service.client import Client
 from evalq.service.submitted import Submitted
@@ -46,3 +53,36 @@ def apply_plan(client: Client, plan: ImportPlan, check: ImportCheck) -> list[Sub
     new = set(check.new_submissions)
     submissions = [s for s in plan.submissions if s.id in new]
     return client.submit_many(submissions) if submissions else []
+
+
+def import_file(
+    client: Client,
+    name: str,
+    raw: bytes,
+    *,
+    columns: Mapping[str, Any] | None = None,
+    apply: bool = False,
+) -> tuple[ImportAnswer, list[Submitted]]:
+    """Map ``raw`` (a file in the format ``name``), check it against the store and, with
+    ``apply``, store and enqueue what is new; the answer, and the runs enqueued.
+
+    Raises:
+        InvalidInput: the format, the columns or the file is refused; nothing is stored.
+    """
+    from evalq.core.errors import InvalidInput
+    from evalq.producer.importers.formats import MAPPED, plan_file
+    from evalq.producer.importers.generic import ColumnMap
+
+    if columns is not None and name not in MAPPED:
+        raise InvalidInput([(next(iter(columns), "columns"), f"only for {' and '.join(MAPPED)}")])
+    mapping = None if columns is None else ColumnMap.of(columns)
+    plan = plan_file(name, raw, mapping)
+    check = check_plan(client, plan)
+    answer = ImportAnswer(
+        format=name,
+        applied=apply,
+        new_tasks=list(check.new_tasks),
+        new_submissions=list(check.new_submissions),
+        imported_before=list(check.imported_before),
+    )
+    return answer, apply_plan(client, plan, check) if apply else []

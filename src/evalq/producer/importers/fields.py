@@ -22,11 +22,24 @@ def at(value: Any, where: str, expected: type | tuple[type, ...], what: str) -> 
     return value
 
 
+def child(where: str, name: str) -> str:
+    """The path of ``name`` (a key, or an index such as ``[2]``) inside ``where``.
+
+    ``where`` is a JSON path (``samples[0]``), empty for the document itself, or a JSON Lines
+    record's ``line N:`` (its members are then ``line N: key``).
+    """
+    if not where:
+        return name.removeprefix(".")
+    if where.endswith(":"):
+        return f"{where} {name}"
+    return f"{where}{name}" if name.startswith("[") else f"{where}.{name}"
+
+
 def member(
     document: dict[str, Any], key: str, where: str, expected: type | tuple[type, ...], what: str
 ) -> Any:
     """``document[key]``, present and of type ``expected``; named ``where.key`` if not."""
-    path = f"{where}.{key}" if where else key
+    path = child(where, key)
     if key not in document:
         raise InvalidInput([(path, f"missing: must be {what}")])
     return at(document[key], path, expected, what)
@@ -39,4 +52,4 @@ def optional(
     value = document.get(key)
     if value is None:
         return None
-    return at(value, f"{where}.{key}" if where else key, expected, what)
+    return at(value, child(where, key), expected, what)

@@ -9,12 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalq.core.errors import MAX_PROBLEMS, InvalidInput
+from evalq.core.metadata import IMPORTED_GRADER as IMPORTED_GRADER
+from evalq.core.metadata import IMPORTED_SCORE as IMPORTED_SCORE
 from evalq.core.schemas import Submission, Task, parse_submission, parse_task
 
-IMPORTED_SCORE = "imported_score"
-"""Metadata key of the score the source tool gave the run, kept as the tool wrote it."""
-IMPORTED_GRADER = "imported_grader"
-"""Metadata key naming what gave `IMPORTED_SCORE` (the tool, and its scorer where it has one)."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9._:\-]")
 MAX_ID_CHARS = 128
 

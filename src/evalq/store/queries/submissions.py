@@ -234,6 +234,19 @@ def current_attempts(session: Session, *, ids: Sequence[str]) -> dict[str, int]:
     return {row.id: row.enqueue_count for row in rows}
 
 
+def metadata_of(session: Session, *, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The metadata of each submission among ``ids`` that has some (asked 500 at a time)."""
+    found: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(ids), 500):
+        rows = session.execute(
+            select(SubmissionRow.id, SubmissionRow.payload["metadata"].label("metadata")).where(
+                SubmissionRow.id.in_(ids[start : start + 500])
+            )
+        )
+        found |= {row.id: row.metadata for row in rows if isinstance(row.metadata, dict)}
+    return found
+
+
 def status_counts(session: Session, *, ids: Sequence[str]) -> dict[str, str]:
     """Status of each submission id among ``ids`` that exists."""
     rows = session.execute(
