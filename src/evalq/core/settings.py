@@ -203,6 +203,12 @@ class Settings(BaseSettings):
         "each task's queue and its time waiting). Off: Flower still shows every task from the "
         "workers' events, without its routing key; the events cost ~11% of a submit.",
     )
+    task_events: bool = Field(
+        default=False,
+        description="Workers send task events (received, started, succeeded) for every task "
+        "from their start. Off: none until a monitor asks for them (Flower does, on start and "
+        "every 5 s); each event is a message the worker builds and publishes.",
+    )
     flower_user: str = Field(default="evalq", min_length=1, description="Flower basic-auth user.")
     flower_password: SecretStr | None = Field(
         default=None, description="Flower basic-auth password; no default: Flower refuses to start."
