@@ -161,3 +161,12 @@ def session_scope(url: str | None = None) -> Iterator[Session]:
     factory = _factory(url or get_settings().database_url)
     with factory() as session, session.begin():
         yield session
+
+
+@contextmanager
+def session_for(url: str | None = None) -> Iterator[Session]:
+    """A session for several transactions in turn (each ``with session.begin():``), closed at
+    the end; between them it holds no connection (a tier task's compute runs there)."""
+    factory = _factory(url or get_settings().database_url)
+    with factory() as session:
+        yield session
