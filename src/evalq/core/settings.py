@@ -285,6 +285,13 @@ class Settings(BaseSettings):
         "out over its children (or its tier-1 slots); set it when several workers share one "
         "machine, so that workers x children x threads <= CPUs (docs/deploy.md).",
     )
+    text_slots_dir: str | None = Field(
+        default=None,
+        description="Tier 1: the directory where every evalq process on this machine records "
+        "its tier-1 compute slots, so that each shares the CPUs out over all of them (torch "
+        "threads = CPUs / slots on the machine). Unset: <temp dir>/evalq-tier1-slots-<uid>; "
+        "containers that share a host's CPUs share it through one mounted directory.",
+    )
     text_device: str = Field(
         default="cpu",
         pattern=r"^(cpu|cuda(:[0-9]+)?)$",
