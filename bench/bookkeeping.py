@@ -1,11 +1,21 @@
 """The queue's bookkeeping against the tiers' compute: CPU-seconds per evaluation, split.
 
-    python bench/bookkeeping.py [--submissions 255] [--backend postgresql|sqlite]
+    python bench/bookkeeping.py [--mix fresh|outside] [--submissions N]
+                                [--backend postgresql|sqlite]
                                 [--modes distributed embedded] [--quick]
 
-N realistic submissions: the bundled examples (`evalq demo`'s), cycled with new ids, their
-usage jittered, and each PeerRead output replaced by a review of the same length drawn from the
-bundled reviews' sentences (so no two outputs are the same text). They run through
+N realistic submissions, in one of two mixes:
+
+- **fresh** (255 by default): the bundled examples (`evalq demo`'s), cycled with new ids, their
+  usage jittered, and each PeerRead output replaced by a review of the same length drawn from
+  the bundled reviews' sentences (so no two outputs are the same text);
+- **outside** (500 by default): the mix of issue 49's outside probe: the bundled examples of
+  every kind cycled with new ids and their outputs as bundled, so most runs repeat an earlier
+  output (copies); one in five is an exact copy of its bundled run (a content-identical
+  resubmission, counted once), one in three of the others that carry a trace is sent without it
+  (text-only), and the rest have their usage jittered.
+
+They run through
 
 - **distributed**: the README's workers as subprocesses (``evalq worker`` on evalq.text,
   prefork, 2 children; evalq.judge; evalq.graph,evalq.merge; evalq.webhooks) on Redis database
@@ -17,7 +27,8 @@ children, and this process while it submits (distributed) or for the whole run (
 Redis and PostgreSQL are not evalq's and are left out. Tier compute is the CPU time inside the
 tiers' compute functions, wherever they run (bench/_compute_probe.py); everything else is
 bookkeeping (intake, publishing, task overhead, sessions, merges, standings, refreshes, idle
-polling). Each side is warmed up first (models loaded) and its warm-up left out.
+polling). Each side is warmed up first (models loaded) and its warm-up left out. The PostgreSQL
+databases the run creates are dropped at its end.
 
 Printed per mode: CPU per evaluation, compute and bookkeeping per evaluation, and their ratio
 (goal <= 0.2); tier 1's mean wall and CPU time per call, and embedded over distributed (goal
@@ -98,6 +109,29 @@ def submissions(prefix: str, count: int, rng: random.Random) -> list[dict[str, A
     return made
 
 
+def outside(prefix: str, count: int, rng: random.Random) -> list[dict[str, Any]]:
+    """``count`` runs of issue 49's outside mix: the bundled runs of every kind cycled with new
+    ids and their bundled outputs; one in five an exact copy of its bundled run, one in three
+    of the others with a trace sent without it (text-only), the rest with jittered usage."""
+    _, bundled = examples()
+    made = []
+    for index in range(count):
+        original = bundled[index % len(bundled)]
+        run = json.loads(json.dumps(original))
+        run["id"] = f"{prefix}-{index}"
+        if index % 5 != 0:  # else: the bundled run itself under a new id
+            if run.get("trace") and index % 3 == 0:
+                del run["trace"]
+            usage = run.get("usage", {})
+            if isinstance(usage.get("execution_time"), int | float):
+                usage["execution_time"] = round(usage["execution_time"] * rng.uniform(0.8, 1.2), 3)
+        made.append(run)
+    return made
+
+
+MIXES = {"fresh": (submissions, 255), "outside": (outside, 500)}
+
+
 TASK_LINE = re.compile(r"Task (\S+)\[[^\]]+\] succeeded in ([0-9.e-]+)s")
 
 
@@ -173,6 +207,22 @@ def database(backend: str, workdir: Path, name: str) -> str:
     return url
 
 
+def drop_database(url: str) -> None:
+    """Drop a PostgreSQL database `database` created (a SQLite file goes with its directory)."""
+    if not url.startswith("postgresql"):
+        return
+    from sqlalchemy import create_engine, text
+
+    from evalq.store.db import engine_for
+
+    engine_for(url).dispose()
+    admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        name = url.rsplit("/", 1)[1]
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
 def forget(probe: Path) -> None:
     """Drop the probe's records so far (the warm-up's)."""
     for path in probe.glob("*.tsv"):
@@ -242,6 +292,7 @@ def distributed(args: argparse.Namespace, workdir: Path, runs: list[dict[str, An
             started.stop()
         client.app.close()
         flush(DB)
+        drop_database(db_url)
     found = measured(probe, len(runs), producer_cpu + workers_cpu, wall)
     found["tasks"] = {}
     for before_run, started in zip(warm, workers, strict=True):
@@ -266,12 +317,16 @@ def embedded(args: argparse.Namespace, workdir: Path, runs: list[dict[str, Any]]
     assert client.in_process
     for task in examples()[0]:
         client.put_task(task)
-    with client:
-        run_all(client, submissions("warm", args.warm, random.Random(7)))  # model loaded
-        forget(probe)
-        before = own_cpu_s()
-        _, wall = run_all(client, runs)
-        cpu = own_cpu_s() - before
+    try:
+        with client:
+            run_all(client, submissions("warm", args.warm, random.Random(7)))  # model loaded
+            forget(probe)
+            before = own_cpu_s()
+            _, wall = run_all(client, runs)
+            cpu = own_cpu_s() - before
+    finally:
+        client.app.close()
+        drop_database(db_url)
     return measured(probe, len(runs), cpu, wall)
 
 
@@ -298,12 +353,14 @@ def report(mode: str, found: dict[str, Any]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--submissions", type=int, default=255)
+    parser.add_argument("--mix", choices=sorted(MIXES), default="fresh")
+    parser.add_argument("--submissions", type=int, help="255 for fresh, 500 for outside")
     parser.add_argument("--warm", type=int, default=20)
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="postgresql")
     parser.add_argument("--modes", nargs="+", default=["distributed", "embedded"])
     args = parse_args(parser, quick={"submissions": 6, "warm": 2, "backend": "sqlite"})
-    runs = submissions("run", args.submissions, random.Random(12))
+    make, default_count = MIXES[args.mix]
+    runs = make("run", args.submissions or default_count, random.Random(12))
     found: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="evalq-bench-") as tmp:
         for mode in args.modes:
@@ -314,7 +371,8 @@ def main() -> None:
     from evalq.workers import bootstrap
 
     print(
-        f"# store={args.backend}, {os.cpu_count()} CPUs; torch threads per tier-1 computation: "
+        f"# mix={args.mix}, store={args.backend}, {os.cpu_count()} CPUs, load "
+        f"{' '.join(f'{v:.1f}' for v in os.getloadavg())}; torch threads per tier-1 computation: "
         f"{bootstrap.torch_threads(2)} (distributed, 2 children), "
         f"{bootstrap.torch_threads(bootstrap.pool_children())} (embedded); "
         f"this process's torch default {torch.get_num_threads()}"

@@ -234,6 +234,12 @@ class Settings(BaseSettings):
         "each task's queue and its time waiting). Off: Flower still shows every task from the "
         "workers' events, without its routing key; the events cost ~11% of a submit.",
     )
+    task_events: bool = Field(
+        default=False,
+        description="Workers send task events (received, started, succeeded) for every task "
+        "from their start. Off: none until a monitor asks for them (Flower does, on start and "
+        "every 5 s); each event is a message the worker builds and publishes.",
+    )
     flower_user: str = Field(default="evalq", min_length=1, description="Flower basic-auth user.")
     flower_password: SecretStr | None = Field(
         default=None, description="Flower basic-auth password; no default: Flower refuses to start."
@@ -309,6 +315,13 @@ class Settings(BaseSettings):
         description="Tier 1: torch threads per computation. Unset: this worker's CPUs shared "
         "out over its children (or its tier-1 slots); set it when several workers share one "
         "machine, so that workers x children x threads <= CPUs (docs/deploy.md).",
+    )
+    text_slots_dir: str | None = Field(
+        default=None,
+        description="Tier 1: the directory where every evalq process on this machine records "
+        "its tier-1 compute slots, so that each shares the CPUs out over all of them (torch "
+        "threads = CPUs / slots on the machine). Unset: <temp dir>/evalq-tier1-slots-<uid>; "
+        "containers that share a host's CPUs share it through one mounted directory.",
     )
     text_device: str = Field(
         default="cpu",

@@ -226,3 +226,12 @@ def replica_lag_s(session: Session) -> float | None:
         return None
     lag = session.execute(LAG_S).scalar_one()
     return max(0.0, round(float(lag), 3))
+
+
+@contextmanager
+def session_for(url: str | None = None) -> Iterator[Session]:
+    """A session for several transactions in turn (each ``with session.begin():``), closed at
+    the end; between them it holds no connection (a tier task's compute runs there)."""
+    factory = _factory(url or get_settings().database_url)
+    with factory() as session:
+        yield session

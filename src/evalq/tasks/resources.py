@@ -13,7 +13,7 @@ from celery.signals import worker_process_init
 
 from evalq.core.profile import Profile, profile_named
 from evalq.core.settings import Settings, get_settings
-from evalq.workers import bootstrap
+from evalq.workers import bootstrap, machine_slots
 from evalq.workers.names import TEXT_QUEUE
 
 if TYPE_CHECKING:
@@ -75,19 +75,23 @@ def text_capacity() -> Iterator[None]:
     OpenMP thread per CPU and tier 1 ran ~9x slower on 2 CPUs.
 
     torch's cap is per calling thread (OpenMP's), so it is set in the thread about to compute,
-    not only once per process. EVALQ_TEXT_THREADS replaces the share when several workers share
-    one machine (a worker cannot see the others' children).
+    not only once per process. The share counts every tier-1 slot on the machine: each process
+    that computes records its own (`evalq.workers.machine_slots`), so two workers on one machine
+    take half the threads each. EVALQ_TEXT_THREADS replaces the share.
     """
     global _text_slots
     slots = bootstrap.pool_children()
+    settings = get_settings()
+    directory = machine_slots.slots_dir(settings)
     with _lock:
         if _text_slots is None:
             _text_slots = threading.BoundedSemaphore(slots)
+            machine_slots.record(directory, bootstrap.compute_slots())
         semaphore = _text_slots
     with semaphore:
         import torch
 
-        threads = get_settings().text_threads or bootstrap.torch_threads(slots)
+        threads = settings.text_threads or machine_slots.threads_per_slot(slots, directory)
         if torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
         yield

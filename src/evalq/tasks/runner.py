@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from celery import Task as CeleryTask
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
 from evalq.core.redact import redact
@@ -14,7 +15,7 @@ from evalq.core.results import WORKER_LOST, ErrorKind, ErrorRecord, TierOutcome
 from evalq.core.schemas import Tier
 from evalq.core.settings import get_settings
 from evalq.store import queries
-from evalq.store.db import session_scope
+from evalq.store.db import session_for
 from evalq.store.queries import Job
 from evalq.workers.heartbeat import current_owner
 from evalq.workers.policy import db_retry_countdown, is_transient_db_error, retry_countdown
@@ -74,9 +75,20 @@ def run_tier(
 def _run_tier(
     celery_task: CeleryTask, submission_id: str, tier: Tier, compute: Compute
 ) -> dict[str, str]:
+    with session_for() as session:  # one session, two transactions: claim, then store
+        return _run_tier_in(session, celery_task, submission_id, tier, compute)
+
+
+def _run_tier_in(
+    session: Session,
+    celery_task: CeleryTask,
+    submission_id: str,
+    tier: Tier,
+    compute: Compute,
+) -> dict[str, str]:
     settings = get_settings()
     retries = int(celery_task.request.retries or 0)
-    with session_scope() as session:
+    with session.begin():
         start = queries.start_tier(
             session, submission_id=submission_id, tier=tier, owner=current_owner()
         )
@@ -110,6 +122,6 @@ def _run_tier(
         outcome = TierOutcome(
             tier=tier, status="failed", error=error_record(exc, retries + 1, tier)
         )
-    with session_scope() as session:
+    with session.begin():
         queries.finish_tier(session, submission_id=submission_id, outcome=outcome)
     return {"submission_id": submission_id, "tier": tier, "status": outcome.status}

@@ -215,9 +215,10 @@ def celery_config(settings: Settings, *, producer: bool = False) -> dict[str, An
         "task_routes": ROUTES,
         "task_queues": [Queue(name) for name in QUEUES],
         "task_default_queue": MERGE_QUEUE,
-        "worker_send_task_events": True,
-        # The workers' events show every task in Flower; a task-sent event per message is
-        # extra work of the producer's, sent when monitoring asks for its queue and wait.
+        # Task events are work per task (three messages each) that only a monitor reads:
+        # Flower turns the workers' on when it starts (`celery control enable_events`);
+        # a task-sent event per message is the producer's, sent when monitoring asks for it.
+        "worker_send_task_events": settings.task_events,
         "task_send_sent_event": settings.task_sent_events,
         "beat_schedule": {
             "evalq-recover": {"task": RECOVER_TASK, "schedule": settings.recover_every_s},

@@ -101,6 +101,7 @@ def worker_app(settings: Settings | None = None) -> Celery:
 
 _consumed_queues: set[str] = set()
 _children: list[int] = []  # prefork pool size of this worker, when known
+_pool_parent: list[int] = []  # the pid of a prefork worker's parent, in it and its children
 
 
 def torch_threads(children: int, cpus: int | None = None) -> int:
@@ -116,6 +117,14 @@ def torch_threads(children: int, cpus: int | None = None) -> int:
 def consumes(queue: str) -> bool:
     """True in a worker process started (by `run_worker`) to consume ``queue``."""
     return queue in _consumed_queues
+
+
+def compute_slots() -> int:
+    """Tier-1 computations this process runs at once: one in a prefork child, its pool's size
+    elsewhere (a thread pool, the in-process worker)."""
+    if _pool_parent and os.getpid() != _pool_parent[0]:
+        return 1
+    return pool_children()
 
 
 def pool_children() -> int:
@@ -151,6 +160,7 @@ def run_worker(
         pool = "threads" if set(queues) <= {"evalq.judge", "evalq.webhooks"} else "prefork"
     if pool == "prefork":
         _children[:] = [concurrency or os.cpu_count() or 1]
+        _pool_parent[:] = [os.getpid()]
         preload(queues)  # before the pool forks: paid once, not per child
     argv = ["worker", "-Q", ",".join(queues), "-P", pool, "--loglevel", loglevel]
     if concurrency is not None:

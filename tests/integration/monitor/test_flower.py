@@ -52,7 +52,9 @@ def monitored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Monitored]:
         pytest.MonkeyPatch.context() as monkeypatch,
     ):
         # Producers send task-sent events (the tasks' queues in Flower); a test below sends none.
-        settings = pipeline_settings(db_url, redis_url, task_sent_events="true")
+        # The worker sends its task events from its first task (without EVALQ_TASK_EVENTS it
+        # sends them once Flower's enable_events, every 5 s, reaches it).
+        settings = pipeline_settings(db_url, redis_url, task_sent_events="true", task_events="true")
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         flower_env = evalq_env(**settings, flower_user=USER, flower_password=PASSWORD)

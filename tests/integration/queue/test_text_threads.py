@@ -67,7 +67,12 @@ def test_the_in_process_workers_threads_run_tier_1_capped(
     monkeypatch.setenv(thread_probe.PROBE_FILE, str(probe))
     for name in ("EVALQ_BROKER_URL", "EVALQ_RESULT_BACKEND"):  # no broker: evaluated in-process
         monkeypatch.delenv(name, raising=False)
-    configure(monkeypatch, database_url=f"sqlite:///{tmp_path / 'evalq.db'}")  # workers' store too
+    # the workers' store too; the tier-1 slots of this test's processes only (not the machine's)
+    configure(
+        monkeypatch,
+        database_url=f"sqlite:///{tmp_path / 'evalq.db'}",
+        text_slots_dir=str(tmp_path / "slots"),
+    )
     client = Client()
     assert client.in_process
     client.put_task(TASK)
@@ -92,7 +97,9 @@ def test_a_prefork_text_workers_children_run_tier_1_capped(tmp_path: Path) -> No
     probe = tmp_path / "threads"
     children = 2
     with private_redis(REDIS_TEST_DB) as redis_url:
-        settings = pipeline_settings(f"sqlite:///{tmp_path / 'evalq.db'}", redis_url)
+        settings = pipeline_settings(
+            f"sqlite:///{tmp_path / 'evalq.db'}", redis_url, text_slots_dir=str(tmp_path / "slots")
+        )
         client = Client(Settings(**settings))  # type: ignore[arg-type]
         client.put_task(TASK)
         env = process_env(settings) | {thread_probe.PROBE_FILE: str(probe)}
