@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
-from evalq.core.errors import BrokerUnavailable, EvalqError
+from evalq.core.errors import BrokerUnavailable, EvalqError, InvalidInput
 from evalq.service.submitted import FINAL_STATUSES
 
 if TYPE_CHECKING:
@@ -41,15 +42,73 @@ def working(description: str) -> Iterator[None]:
         yield
 
 
-def fail(error: EvalqError) -> NoReturn:
-    """Print ``error`` on stderr and exit with status 2."""
-    fail_with(str(error))
+def fail(error: EvalqError, *, outcome: str | None = None) -> NoReturn:
+    """Print ``error`` on stderr and exit with status 2.
+
+    An `InvalidInput` of several problems prints one ``error: field: rule`` line each (every
+    bad row of a file, each on its line, in the file's order), then ``outcome`` when given
+    (``"nothing stored"``), so a long list still ends by saying what happened.
+    """
+    if isinstance(error, InvalidInput) and len(error.problems) > 1:
+        for field, rule in error.problems:
+            typer.echo(f"error: {field}: {rule}", err=True)
+        if error.more:
+            typer.echo(f"error: and {error.more} more problems", err=True)
+        fail_with(f"{error.total} problems; {outcome}" if outcome else f"{error.total} problems")
+    fail_with(f"{error}; {outcome}" if outcome else str(error))
 
 
 def fail_with(message: str) -> NoReturn:
     """Print ``error: message`` on stderr and exit with status 2."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(2)
+
+
+class OneErrorStyle(TyperGroup):
+    """The root command: a usage error (a missing argument, an unknown option, a value click
+    refuses) is printed as every other error is, ``error: message`` on one line of stderr with
+    the command's ``--help`` named, exit 2; not typer's boxed "Error" panel."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        def run() -> Any:
+            return super(OneErrorStyle, self).main(
+                args=args,
+                prog_name=prog_name,
+                complete_var=complete_var,
+                standalone_mode=False,
+                windows_expand_args=windows_expand_args,
+                **extra,
+            )
+
+        if not standalone_mode:
+            return run()
+        try:
+            result = run()
+        except typer.TyperException as error:  # click's errors, as typer vendors them
+            if type(error).__name__ != "NoArgsIsHelpError":  # else typer printed the help
+                typer.echo(f"error: {usage_error(error)}", err=True)
+            sys.exit(error.exit_code)
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)  # typer.Exit(n) returns n
+
+
+def usage_error(error: typer.TyperException) -> str:
+    """A click error as one line: its message, then where the command's help is."""
+    message = " ".join(error.format_message().split())
+    context = getattr(error, "ctx", None)
+    if context is None:
+        return message
+    return f"{message} (usage: {context.command_path} --help)"
 
 
 SETTINGS_INVALID = 3
