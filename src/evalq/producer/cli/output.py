@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
+from typer import _click as click  # the click typer vendors (its errors are typer's)
 from typer.core import TyperGroup
 
 from evalq.core.errors import BrokerUnavailable, EvalqError, InvalidInput
@@ -65,41 +66,40 @@ def fail_with(message: str) -> NoReturn:
 
 
 class OneErrorStyle(TyperGroup):
-    """The root command: a usage error (a missing argument, an unknown option, a value click
-    refuses) is printed as every other error is, ``error: message`` on one line of stderr with
-    the command's ``--help`` named, exit 2; not typer's boxed "Error" panel."""
+    """The root command: a usage error (a missing argument, an unknown option or command, a
+    value click refuses) is printed as every other error is, ``error: message`` on one line of
+    stderr with the command's ``--help`` named, exit 2; not typer's boxed "Error" panel.
 
-    def main(
+    Caught where click raises them: parsing the root's own arguments (`make_context`) and
+    everything below it (`invoke`: the subcommands' parsing and bodies). A group called without
+    a command still prints its help (`NoArgsIsHelpError` passes through)."""
+
+    def make_context(
         self,
-        args: Sequence[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        windows_expand_args: bool = True,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
         **extra: Any,
-    ) -> Any:
-        def run() -> Any:
-            return super(OneErrorStyle, self).main(
-                args=args,
-                prog_name=prog_name,
-                complete_var=complete_var,
-                standalone_mode=False,
-                windows_expand_args=windows_expand_args,
-                **extra,
-            )
-
-        if not standalone_mode:
-            return run()
+    ) -> click.Context:
         try:
-            result = run()
-        except typer.TyperException as error:  # click's errors, as typer vendors them
-            if type(error).__name__ != "NoArgsIsHelpError":  # else typer printed the help
-                typer.echo(f"error: {usage_error(error)}", err=True)
-            sys.exit(error.exit_code)
-        except typer.Abort:
-            typer.echo("error: aborted", err=True)
-            sys.exit(1)
-        sys.exit(result if isinstance(result, int) else 0)  # typer.Exit(n) returns n
+            return super().make_context(info_name, args, parent, **extra)
+        except typer.TyperException as error:
+            usage_failed(error)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except typer.TyperException as error:
+            usage_failed(error)
+
+
+def usage_failed(error: typer.TyperException) -> NoReturn:
+    """Print a usage error as ``error: ...`` and exit with its status (2); a group's
+    `NoArgsIsHelpError` (its help, printed already) is raised on for typer to end."""
+    if type(error).__name__ == "NoArgsIsHelpError":
+        raise error
+    typer.echo(f"error: {usage_error(error)}", err=True)
+    raise typer.Exit(getattr(error, "exit_code", 2))
 
 
 def usage_error(error: typer.TyperException) -> str:
