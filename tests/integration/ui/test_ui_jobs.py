@@ -12,7 +12,6 @@ with a read-only key, for the figures the page should have shown.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -22,10 +21,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
-from evalq.producer.cli import EXAMPLES
-from evalq.producer.http import HttpClient
 from evalq.read.published_agreement import JUDGE, SOURCE, hanna_agreement
-from tests.integration.api.conftest import Server, examples, serve_api
+from tests.integration.api.conftest import Server, evaluate_examples, examples, serve_api
 from tests.integration.ui.test_ui_browser import launch, shoot, signed_in
 from tests.support.openai_stub import OpenAIStub
 from tests.support.processes import PATIENCE
@@ -56,13 +53,7 @@ def server(
         }
         with serve_api(request.param, directory, broker=False, extra=judge) as api:
             kinds = ("arena", "scylla", "peerread", "suite")
-            runs = [run for kind in kinds for run in examples(kind)]
-            with HttpClient(api.url, api_key=api.keys["rw"], timeout=60 * PATIENCE) as client:
-                for task in json.loads((EXAMPLES / "tasks.json").read_text()):
-                    client.put_task(task)
-                for start in range(0, len(runs), 40):  # the fixture's EVALQ_API_MAX_BATCH is 50
-                    client.submit_many(runs[start : start + 40])
-                statuses = client.wait([r["id"] for r in runs], timeout=600 * PATIENCE)
+            statuses = evaluate_examples(api, [run for kind in kinds for run in examples(kind)])
             assert set(statuses.values()) <= {"done", "degraded"}, statuses
             yield api
 
