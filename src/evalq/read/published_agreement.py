@@ -27,7 +27,7 @@ from evalq.core.profile import JudgeProfile
 PUBLISHED = Path(str(resources.files("evalq") / "examples" / "published"))
 HANNA = PUBLISHED / "hanna_chatgpt_vs_people.jsonl"
 TASK = "hanna-stories"
-JUDGE = "ChatGPT (gpt-3.5-turbo, HANNA eval prompt 1)"
+JUDGE = "ChatGPT (HANNA eval prompt 1)"
 SOURCE = (
     'Chhun, Suchanek, Clavel, "Do Language Models Enjoy Their Own Stories? Prompting Large '
     'Language Models for Automatic Story Evaluation", TACL 2024; github.com/dig-team/'

@@ -257,6 +257,7 @@ def test_job_e_how_far_the_judge_agrees_with_people_on_the_board_and_on_real_dat
     assert state == "no labels"
     assert "the judge scored runs but nobody labelled them yet" in text
     assert "evalq labels import FILE" in text
+    assert "). How the figures read on real data: a published LLM judge against people" in text
 
     page.locator("#published-link").click()
     expect(
