@@ -61,7 +61,8 @@ def merged_examples(workdir: Path) -> str:
 
 
 def read_examples(url: str) -> list[Example]:
-    """Every task of the store at ``url`` with its evaluated runs, as stored."""
+    """Every task of the store at ``url`` with its evaluated runs, as stored (a task with none
+    is left out: there is nothing to clone)."""
     from sqlalchemy import select
 
     from evalq.store.db import engine_for
@@ -85,6 +86,8 @@ def read_examples(url: str) -> list[Example]:
             (r for r in runs if r["task_id"] == task["id"] and r["id"] in evaluated),
             key=lambda r: r["id"],
         )
+        if not mine:
+            continue
         kind = evaluated[mine[0]["id"]]["scores"]["kind"]
         examples.append(
             Example(

@@ -37,8 +37,16 @@ def test_the_wheel_ships_every_example_the_demo_reads(tmp_path: Path) -> None:
     assert wheel.name.startswith(f"evalq-{evalq.__version__}-")
     with zipfile.ZipFile(wheel) as archive:
         shipped = {name for name in archive.namelist() if name.startswith("evalq/examples/")}
-    bundled = {f"evalq/examples/{p.name}" for p in EXAMPLES.iterdir() if p.suffix != ".py"}
-    assert bundled >= {"evalq/examples/tasks.json", "evalq/examples/arena.jsonl"}
+    bundled = {
+        f"evalq/examples/{p.relative_to(EXAMPLES).as_posix()}"
+        for p in EXAMPLES.rglob("*")
+        if p.is_file() and p.suffix != ".py"
+    }
+    assert bundled >= {
+        "evalq/examples/tasks.json",
+        "evalq/examples/arena.jsonl",
+        "evalq/examples/published/hanna_chatgpt_vs_people.jsonl",  # the UI's agreement page
+    }
     assert shipped == bundled
 
 

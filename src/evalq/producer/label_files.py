@@ -61,30 +61,50 @@ def format_of(path: Path, given: LabelFormat | None = None) -> LabelFormat:
     return "csv" if path.suffix.lower() == ".csv" else "jsonl"
 
 
-def read_labels(path: Path, label_format: LabelFormat | None = None) -> list[NumberedLabel]:
+UnknownRuns = Callable[[set[str]], dict[str, str]]
+"""Which of these run ids are not stored, each with its rule (`Client.unknown_runs`)."""
+
+
+def read_labels(
+    path: Path,
+    label_format: LabelFormat | None = None,
+    *,
+    unknown_runs: UnknownRuns | None = None,
+) -> list[NumberedLabel]:
     """Every label of the file with its 1-based line number, or `InvalidInput`.
+
+    Args:
+        path: The CSV or JSONL file.
+        label_format: ``csv`` or ``jsonl``; by default from the suffix.
+        unknown_runs: When given, asked once for the runs the file's valid rows label, so a
+            label of a run that is not stored is named with the file's other bad rows, in the
+            same list, by line (one pass: the user fixes the file once).
 
     Raises:
         InvalidInput: the file cannot be read, holds more than `MAX_LABELS` labels (refused at
             the first row past it, the rest unread), or has bad rows: each problem is named
             ``FILE:LINE: field`` (a label of the same run by the same labeller as an earlier
-            row, too); nothing is returned.
+            row, a label of a run ``unknown_runs`` names, too), in line order; nothing is
+            returned.
     """
     try:
         if format_of(path, label_format) == "csv":
             with path.open(encoding="utf-8-sig", newline="") as text:
-                return _read(path, _csv_rows(_Lines(text, path.name, "(row)")))
+                rows = _csv_rows(_Lines(text, path.name, "(row)"))
+                return _read(path, rows, unknown_runs)
         with path.open("rb") as raw:
-            return _read(path, _jsonl_rows(_Lines(raw, path.name, "(line)")))
+            return _read(path, _jsonl_rows(_Lines(raw, path.name, "(line)")), unknown_runs)
     except OSError as error:
         raise InvalidInput([("(file)", f"cannot read: {error.strerror}")]) from None
     except UnicodeDecodeError:
         raise InvalidInput([("(file)", "is not UTF-8 text")]) from None
 
 
-def _read(path: Path, rows: Iterator[tuple[int, Any]]) -> list[NumberedLabel]:
+def _read(
+    path: Path, rows: Iterator[tuple[int, Any]], unknown_runs: UnknownRuns | None
+) -> list[NumberedLabel]:
     good: list[NumberedLabel] = []
-    problems: list[tuple[str, str]] = []
+    problems: list[tuple[int, str, str]] = []
     seen: dict[tuple[str, str], int] = {}
     for count, (line, data) in enumerate(rows, start=1):
         if count > MAX_LABELS:
@@ -98,15 +118,24 @@ def _read(path: Path, rows: Iterator[tuple[int, Any]]) -> list[NumberedLabel]:
                 raise data
             label = parse_label(data)
         except InvalidInput as error:
-            problems += [(f"{path.name}:{line}: {field}", rule) for field, rule in error.problems]
+            problems += [(line, field, rule) for field, rule in error.problems]
             continue
         key = (label.submission_id, label.labeller)
         if key in seen:
-            problems.append((f"{path.name}:{line}: labeller", f"{TWICE_RULE} (line {seen[key]})"))
+            problems.append((line, "labeller", f"{TWICE_RULE} (line {seen[key]})"))
         seen.setdefault(key, line)
         good.append((line, label))
+    if unknown_runs is not None and good:
+        unknown = unknown_runs({label.submission_id for _, label in good})
+        problems += [
+            (line, "submission_id", unknown[label.submission_id])
+            for line, label in good
+            if label.submission_id in unknown
+        ]
     if problems:
-        raise InvalidInput(problems[:MAX_PROBLEMS], total=len(problems))
+        problems.sort(key=lambda problem: problem[0])  # stable: a row's own order kept
+        named = [(f"{path.name}:{line}: {field}", rule) for line, field, rule in problems]
+        raise InvalidInput(named[:MAX_PROBLEMS], total=len(named))
     if not good:
         raise InvalidInput([(f"{path.name}", "holds no label")])
     return good

@@ -19,7 +19,14 @@ from evalq.core.applicable import remaining_tiers, skipped_tiers
 from evalq.core.audit import TaskAudit
 from evalq.core.errors import BrokerUnavailable, InvalidInput, NotFound
 from evalq.core.judge_series import JudgeHistory
-from evalq.core.labels import Label, LabelQueue, LabelRequest, parse_label, parse_labels
+from evalq.core.labels import (
+    Label,
+    LabelQueue,
+    LabelRequest,
+    parse_label,
+    parse_labels,
+    unknown_run_rule,
+)
 from evalq.core.monitors import (
     PAGE_DEFAULT,
     PAGE_MAX,
@@ -633,6 +640,18 @@ class Client:
         parsed = parse_labels(labels)
         with session_scope(self.url) as session:
             return label_store.add_labels(session, labels=parsed)
+
+    def unknown_runs(self, submission_ids: Iterable[str]) -> dict[str, str]:
+        """Each of ``submission_ids`` that names no stored run, with the rule `add_labels`
+        would report.
+
+        Lets a caller holding a file of labels (``evalq labels import FILE``) name every label
+        of an unknown run beside the file's other bad rows, in one pass.
+        """
+        wanted = set(submission_ids)
+        with session_scope(self.url) as session:
+            known = intake.known_submissions(session, ids=wanted)
+        return {run: unknown_run_rule(run) for run in sorted(wanted - set(known))}
 
     def labels(
         self,

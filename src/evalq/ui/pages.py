@@ -1,4 +1,5 @@
-"""The read pages: the tasks list, a task's board, one run, and the review queue.
+"""The read pages: the tasks list, a task's board, one run, the review queue, and the judge's
+agreement with people on a published set.
 
 Each is a live page (`evalq.ui.web.live`): the browser polls it with ``If-None-Match`` and gets
 304 until an evaluation moves the page's figures (`evalq.ui.freshness`).
@@ -270,3 +271,19 @@ def review_page(
         )
 
     return live(request, viewer, read)
+
+
+@router.get("/ui/agreement/published", response_class=HTMLResponse)
+def published_agreement_page(request: Request, viewer: ViewerDep) -> Response:
+    """How far a real LLM judge agrees with people on a published set (HANNA), measured as a
+    board measures its own judge, with where the figures come from."""
+    from evalq.read import published_agreement
+
+    return render(
+        request,
+        "published_agreement.html",
+        viewer,
+        validation=published_agreement.hanna_agreement(),
+        source=published_agreement.SOURCE,
+        judge=published_agreement.JUDGE,
+    )

@@ -75,6 +75,19 @@ def example_task(task_id: str) -> dict[str, Any]:
     return next(t for t in tasks if t["id"] == task_id)
 
 
+def evaluate_examples(server: Server, runs: list[dict[str, Any]]) -> dict[str, str]:
+    """Put every bundled task and submit ``runs`` through the HTTP client (40 a batch: the
+    fixture's EVALQ_API_MAX_BATCH is 50), then wait for them; each run's final status."""
+    from evalq.producer.http import HttpClient
+
+    with HttpClient(server.url, api_key=server.keys["rw"], timeout=60 * PATIENCE) as client:
+        for task in json.loads((EXAMPLES / "tasks.json").read_text()):
+            client.put_task(task)
+        for start in range(0, len(runs), 40):
+            client.submit_many(runs[start : start + 40])
+        return client.wait([r["id"] for r in runs], timeout=600 * PATIENCE)
+
+
 @dataclass
 class Server:
     """A running API: its URL, one key per scope set, and the store it writes to."""

@@ -93,6 +93,53 @@ def test_a_bad_file_names_its_lines_and_stores_nothing(tmp_path: Path) -> None:
     assert stored(url) == 0
 
 
+def test_bad_rows_and_unknown_runs_are_named_in_one_pass_in_one_error_style(
+    tmp_path: Path,
+) -> None:
+    """A file with bad rows and labels of runs that are not stored: every one named in the
+    same list, in line order (the unknown runs were a second pass, after the bad rows were
+    fixed), each line ``error: FILE:LINE: field: rule``, exit 2, nothing stored."""
+    url = store_with_runs(tmp_path)
+    (tmp_path / "mixed.csv").write_text(
+        "submission_id,labeller,constructiveness\n"
+        "r9,ann,4\n"  # line 2: no such run
+        "r1,ann,six\n"  # line 3: a score that is not 1-5
+        "r2,ann,3\n"  # line 4: good
+        "r8,bob,2\n"  # line 5: no such run
+        "r2,ann,4\n"  # line 6: ann labels r2 twice
+    )
+    mixed = evalq(["labels", "import", "mixed.csv"], tmp_path, database_url=url)
+    assert mixed.returncode == 2
+    lines = mixed.stderr.splitlines()
+    assert all(line.startswith("error: ") for line in lines), lines
+    named = [line.removeprefix("error: ").split(": ")[0] for line in lines[:-1]]
+    assert named == [f"mixed.csv:{n}" for n in (2, 3, 5, 6)], lines
+    assert "no run 'r9' is stored" in lines[0] and "no run 'r8' is stored" in lines[2]
+    assert lines[1].startswith("error: mixed.csv:3: scores.constructiveness: ")
+    assert lines[-1] == "error: 4 problems; no label of mixed.csv stored"
+    assert "Error" not in mixed.stderr
+    assert stored(url) == 0
+
+
+def test_a_usage_error_is_one_line_in_the_same_style(tmp_path: Path) -> None:
+    """click's usage errors came in typer's boxed "Error" panel, beside evalq's ``error:``."""
+    url = f"sqlite:///{tmp_path / 'e.db'}"
+    for args, said in [
+        (["labels", "import"], "Missing argument"),
+        (["labels", "import", "l.csv", "--bogus"], "No such option: --bogus"),
+        (["labels", "add", "r1"], "Missing option '--labeller'"),
+        (["compare", "t1", "--by", "model", "--correction", "x"], "Invalid value"),
+        (["no-such-command"], "No such command"),
+    ]:
+        refused = evalq(args, tmp_path, database_url=url)
+        assert refused.returncode == 2, (args, refused.stderr)
+        assert refused.stderr.startswith(f"error: {said}"), (args, refused.stderr)
+        assert refused.stderr.splitlines() == [refused.stderr.strip()], refused.stderr
+        assert "--help)" in refused.stderr and "╭" not in refused.stderr
+    helped = evalq(["labels"], tmp_path, database_url=url)  # no command: the group's help
+    assert helped.returncode == 2 and "import" in helped.stdout and helped.stderr == ""
+
+
 def test_a_formula_in_a_note_is_quoted_in_the_csv_and_imports_back_unchanged(
     tmp_path: Path,
 ) -> None:

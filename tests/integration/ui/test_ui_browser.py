@@ -586,6 +586,7 @@ def test_pages_fit_800_px(server: Server, browser: Browser) -> None:
     page.context.close()
 
 
+@pytest.mark.both_databases  # job (d), and every page: on PostgreSQL too by default
 def test_review_accept_needs_write_scope_csrf_and_a_reason_and_can_be_undone(
     server: Server, browser: Browser
 ) -> None:
@@ -898,6 +899,7 @@ def reachable_seeds(server: Server) -> list[str]:
     ]
 
 
+@pytest.mark.both_databases  # job (d), and every page: on PostgreSQL too by default
 def test_every_page_a_person_can_reach_answers_without_a_5xx_or_a_console_error(
     server: Server, browser: Browser
 ) -> None:

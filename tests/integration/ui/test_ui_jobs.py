@@ -1,8 +1,10 @@
-"""Three of a new user's jobs done in Debian's Chromium through the UI alone, each answer then
+"""Four of a new user's jobs done in Debian's Chromium through the UI alone, each answer then
 checked against the HTTP API's: (a) which agent is best on an Arena task and how sure, (b) why
-a run got its score, (f) two models compared across the Arena tasks.
+a run got its score, (e) how far the judge agrees with people (on the board, then on real
+published data: the read that page renders), (f) two models compared across the Arena tasks.
 
-A real `evalq api` (SQLite, no broker: it evaluates what it receives itself, as after `make
+A real `evalq api` on each database (SQLite, then PostgreSQL; one store per database, shared
+by the module; no broker: it evaluates what it receives itself, as after `make
 demo`) over the bundled tasks and example runs, judged by `OpenAIStub` (a local
 OpenAI-compatible server). The browser only clicks, fills and reads; the API is asked after,
 with a read-only key, for the figures the page should have shown.
@@ -10,7 +12,6 @@ with a read-only key, for the figures the page should have shown.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -20,15 +21,14 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
-from evalq.producer.cli import EXAMPLES
-from evalq.producer.http import HttpClient
-from tests.integration.api.conftest import Server, examples, serve_api
+from evalq.read.published_agreement import JUDGE, SOURCE, hanna_agreement
+from tests.integration.api.conftest import Server, evaluate_examples, examples, serve_api
 from tests.integration.ui.test_ui_browser import launch, shoot, signed_in
 from tests.support.openai_stub import OpenAIStub
 from tests.support.processes import PATIENCE
 from tests.support.tools import required_program
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.browser, pytest.mark.both_databases, pytest.mark.timeout(900)]
 
 ARENA_TASKS = (
     "arena-frontend-dark-mode",
@@ -37,8 +37,10 @@ ARENA_TASKS = (
 )
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
     """`evalq api` over the bundled tasks and every bundled example run, all evaluated."""
     directory = tmp_path_factory.mktemp("ui-jobs")
     with OpenAIStub() as stub:
@@ -49,15 +51,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "judge_max_attempts": "1",
             "judge_backoff_base_s": "0",
         }
-        with serve_api("sqlite", directory, broker=False, extra=judge) as api:
+        with serve_api(request.param, directory, broker=False, extra=judge) as api:
             kinds = ("arena", "scylla", "peerread", "suite")
-            runs = [run for kind in kinds for run in examples(kind)]
-            with HttpClient(api.url, api_key=api.keys["rw"], timeout=60 * PATIENCE) as client:
-                for task in json.loads((EXAMPLES / "tasks.json").read_text()):
-                    client.put_task(task)
-                for start in range(0, len(runs), 40):  # the fixture's EVALQ_API_MAX_BATCH is 50
-                    client.submit_many(runs[start : start + 40])
-                statuses = client.wait([r["id"] for r in runs], timeout=600 * PATIENCE)
+            statuses = evaluate_examples(api, [run for kind in kinds for run in examples(kind)])
             assert set(statuses.values()) <= {"done", "degraded"}, statuses
             yield api
 
@@ -238,6 +234,56 @@ def test_job_b_the_top_run_shows_why_it_got_its_score(server: Server, browser: B
     assert "judge scores: not validated against people's labels" in judge_text
     for line in validation["rubrics"]:
         assert line["note"] in judge_text
+    watched.clean()
+    page.context.close()
+
+
+def test_job_e_how_far_the_judge_agrees_with_people_on_the_board_and_on_real_data(
+    server: Server, browser: Browser
+) -> None:
+    # the demo's boards opened with an empty agreement block: job (e) could not be done
+    task_id = ARENA_TASKS[0]
+    watched = signed_in(browser, server, key="read")
+    page = watched.page
+    open_board(page, task_id)
+    line = page.locator("#agreement")
+    state = line.get_attribute("data-agreement")
+    text = line.inner_text()
+    served = api_get(server, f"/v1/tasks/{task_id}/leaderboard")["judge_validation"]
+    # the judge (the stub) scored every run and nobody labelled one: the page says so, as the
+    # API does (no judge-human pair), and names what adds the figure
+    assert served["status"] == "not validated"
+    assert sum(entry["pairs"] for entry in served["rubrics"]) == 0
+    assert state == "no labels"
+    assert "the judge scored runs but nobody labelled them yet" in text
+    assert "evalq labels import FILE" in text
+    assert "). How the figures read on real data: a published LLM judge against people" in text
+
+    page.locator("#published-link").click()
+    expect(
+        page.get_by_role("heading", name="Judge-human agreement on a published set")
+    ).to_be_visible()
+    shown = [
+        " ".join(item.split())
+        for item in page.locator("#agreement .judge-validation li").all_inner_texts()
+    ]
+    head = page.locator("#agreement .judge-validation p.meta").inner_text()
+    source = " ".join(page.locator("#published-source").inner_text().split())
+    answer = page.locator("#published-answer").inner_text()
+    shoot(page, "agreement-published")
+
+    expected = hanna_agreement()
+    first, *lines = expected.lines()
+    assert head == first == "judge scores: not validated against people's labels"
+    assert shown == [" ".join(line.split()) for line in lines]
+    assert len(shown) == 6 and all(JUDGE in item and "n 396" in item for item in shown)
+    for entry in expected.rubrics:  # each figure with its interval
+        assert entry.alpha_ci is not None
+        low, high = entry.alpha_ci
+        assert any(f"alpha {entry.alpha:.2f} [{low:.2f}, {high:.2f}]" in item for item in shown)
+    assert " ".join(SOURCE.split()) in source  # where the figures come from, named
+    assert "These are not your runs" in source
+    assert "132 stories of the HANNA benchmark" in answer
     watched.clean()
     page.context.close()
 

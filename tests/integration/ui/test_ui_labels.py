@@ -1,5 +1,6 @@
 """People's labels in the UI, driven by Playwright in Debian's Chromium against a real `evalq api`
-(SQLite, no broker: it evaluates what it receives itself).
+(on SQLite, then PostgreSQL: one store per database for the module; no broker: it evaluates
+what it receives itself).
 
 The store holds the bundled PeerRead runs, judged by `OpenAIStub` (a local OpenAI-compatible
 server: every run carries rubric scores), so the judge's agreement with people is a figure that
@@ -30,15 +31,17 @@ from tests.support.openai_stub import OpenAIStub
 from tests.support.processes import PATIENCE
 from tests.support.tools import required_program
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.browser, pytest.mark.both_databases, pytest.mark.timeout(900)]
 
 PEERREAD, ARENA = "peerread-salience-gating", "arena-frontend-dark-mode"
 INJECTION = "peer-05-injection"
 ATTACKER = "http://attacker.test"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
     """`evalq api` over the bundled tasks, the PeerRead runs (judged) and one Arena task's."""
     directory = tmp_path_factory.mktemp("ui-labels")
     with OpenAIStub() as stub:
@@ -49,7 +52,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "judge_max_attempts": "1",
             "judge_backoff_base_s": "0",
         }
-        with serve_api("sqlite", directory, broker=False, extra=judge) as api:
+        with serve_api(request.param, directory, broker=False, extra=judge) as api:
             runs = examples("peerread") + [r for r in examples("arena") if r["task_id"] == ARENA]
             with HttpClient(api.url, api_key=api.keys["rw"], timeout=60 * PATIENCE) as client:
                 for task in json.loads((EXAMPLES / "tasks.json").read_text()):

@@ -1,9 +1,10 @@
 """The Scylla board page answers "is T2 worth its cost over T1" with the CLI's answer.
 
-A real `evalq api` (SQLite, no broker) over the bundled Scylla example, read in Debian's
-Chromium: the board's Comparisons section holds the verdict between any two variants, and
-each verdict, its interval and its p-value are the ones `evalq compare TASK --by variant`
-prints for the same store (one read computes them: `evalq.read.leaderboard.board_figures`).
+A real `evalq api` (SQLite, then PostgreSQL; no broker) over the bundled Scylla example, read
+in Debian's Chromium: the board's Comparisons section holds the verdict between any two
+variants, and each verdict, its interval and its p-value are the ones `evalq compare TASK
+--by variant` prints for the same store (one read computes them:
+`evalq.read.leaderboard.board_figures`).
 """
 
 from __future__ import annotations
@@ -22,14 +23,16 @@ from tests.integration.api.conftest import Server, example_task, examples, serve
 from tests.support.processes import PATIENCE
 from tests.support.tools import required_program
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.browser, pytest.mark.both_databases, pytest.mark.timeout(900)]
 
 SCYLLA = "scylla-token-bucket"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with serve_api("sqlite", tmp_path_factory.mktemp("ladder"), broker=False) as api:
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    with serve_api(request.param, tmp_path_factory.mktemp("ladder"), broker=False) as api:
         runs = examples("scylla")
         with HttpClient(api.url, api_key=api.keys["rw"], timeout=60 * PATIENCE) as client:
             client.put_task(example_task(SCYLLA))

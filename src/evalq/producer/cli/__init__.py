@@ -39,12 +39,13 @@ from evalq.producer.cli.audit import task_audit
 from evalq.producer.cli.compare import compare_command
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.producer.cli.gate import gate_command
-from evalq.producer.cli.output import SETTINGS_INVALID, one_line
+from evalq.producer.cli.output import SETTINGS_INVALID, OneErrorStyle, one_line
 from evalq.producer.cli.power import plan_command
 
 __all__ = ["EXAMPLES", "app", "main"]
 
 app = typer.Typer(
+    cls=OneErrorStyle,  # usage errors print `error: ...` as every other error does
     help="evalq: evaluate AI-agent runs on a job queue.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,  # `main` prints one line; --debug shows the traceback

@@ -18,7 +18,6 @@ labels_app = typer.Typer(
     help="People's labels of runs: what the judge's scores are checked against.",
     no_args_is_help=True,
 )
-ITEM = re.compile(r"^\[(\d+)\]\.")
 INTEGER = re.compile(r"^[+-]?\d+$")
 
 
@@ -76,35 +75,29 @@ def import_labels(
         str | None, typer.Option("--format", help="csv or jsonl; by default from the suffix.")
     ] = None,
 ) -> None:
-    """Store every label of a file (at most 1000), or none: bad rows are named FILE:LINE: field."""
+    """Store every label of a file (at most 1000), or none: bad rows are named FILE:LINE: field.
+
+    Every bad row, a label of a run that is not stored too, is named in one list in line
+    order, one ``error:`` line each; exit 2 and nothing stored.
+    """
     from evalq.producer.label_files import read_labels
     from evalq.service.client import Client
 
     if file_format not in (None, "csv", "jsonl"):
         fail(InvalidInput([("--format", "must be csv or jsonl")]))
     try:
+        client = Client()
         with working(f"reading {path.name}"):
-            numbered = read_labels(path, file_format)  # type: ignore[arg-type]
-        lines = [line for line, _ in numbered]
-        try:
-            with working(f"storing {len(numbered)} labels"):
-                stored = Client().add_labels([label for _, label in numbered])
-        except InvalidInput as error:  # unknown runs: named by the file's lines
-            raise InvalidInput(
-                [(_by_line(field, path.name, lines), rule) for field, rule in error.problems],
-                total=error.total,
-            ) from None
+            numbered = read_labels(
+                path,
+                file_format,  # type: ignore[arg-type]
+                unknown_runs=client.unknown_runs,
+            )
+        with working(f"storing {len(numbered)} labels"):
+            stored = client.add_labels([label for _, label in numbered])
     except EvalqError as error:
-        fail(error)
+        fail(error, outcome=f"no label of {path.name} stored")
     _say(f"stored {len(stored)} labels from {path.name}")
-
-
-def _by_line(field: str, name: str, lines: list[int]) -> str:
-    """A batch item's field (``[3].submission_id``) as the file's ``NAME:LINE: field``."""
-    match = ITEM.match(field)
-    if match is None:
-        return field
-    return f"{name}:{lines[int(match.group(1))]}: {field[match.end() :]}"
 
 
 @labels_app.command("list")

@@ -6,12 +6,14 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
+from typer import _click as click  # the click typer vendors (its errors are typer's)
+from typer.core import TyperGroup
 
-from evalq.core.errors import BrokerUnavailable, EvalqError
+from evalq.core.errors import BrokerUnavailable, EvalqError, InvalidInput
 from evalq.service.submitted import FINAL_STATUSES
 
 if TYPE_CHECKING:
@@ -41,15 +43,72 @@ def working(description: str) -> Iterator[None]:
         yield
 
 
-def fail(error: EvalqError) -> NoReturn:
-    """Print ``error`` on stderr and exit with status 2."""
-    fail_with(str(error))
+def fail(error: EvalqError, *, outcome: str | None = None) -> NoReturn:
+    """Print ``error`` on stderr and exit with status 2.
+
+    An `InvalidInput` of several problems prints one ``error: field: rule`` line each (every
+    bad row of a file, each on its line, in the file's order), then ``outcome`` when given
+    (``"nothing stored"``), so a long list still ends by saying what happened.
+    """
+    if isinstance(error, InvalidInput) and len(error.problems) > 1:
+        for field, rule in error.problems:
+            typer.echo(f"error: {field}: {rule}", err=True)
+        if error.more:
+            typer.echo(f"error: and {error.more} more problems", err=True)
+        fail_with(f"{error.total} problems; {outcome}" if outcome else f"{error.total} problems")
+    fail_with(f"{error}; {outcome}" if outcome else str(error))
 
 
 def fail_with(message: str) -> NoReturn:
     """Print ``error: message`` on stderr and exit with status 2."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(2)
+
+
+class OneErrorStyle(TyperGroup):
+    """The root command: a usage error (a missing argument, an unknown option or command, a
+    value click refuses) is printed as every other error is, ``error: message`` on one line of
+    stderr with the command's ``--help`` named, exit 2; not typer's boxed "Error" panel.
+
+    Caught where click raises them: parsing the root's own arguments (`make_context`) and
+    everything below it (`invoke`: the subcommands' parsing and bodies). A group called without
+    a command still prints its help (`NoArgsIsHelpError` passes through)."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except typer.TyperException as error:
+            usage_failed(error)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except typer.TyperException as error:
+            usage_failed(error)
+
+
+def usage_failed(error: typer.TyperException) -> NoReturn:
+    """Print a usage error as ``error: ...`` and exit with its status (2); a group's
+    `NoArgsIsHelpError` (its help, printed already) is raised on for typer to end."""
+    if type(error).__name__ == "NoArgsIsHelpError":
+        raise error
+    typer.echo(f"error: {usage_error(error)}", err=True)
+    raise typer.Exit(getattr(error, "exit_code", 2))
+
+
+def usage_error(error: typer.TyperException) -> str:
+    """A click error as one line: its message, then where the command's help is."""
+    message = " ".join(error.format_message().split())
+    context = getattr(error, "ctx", None)
+    if context is None:
+        return message
+    return f"{message} (usage: {context.command_path} --help)"
 
 
 SETTINGS_INVALID = 3
