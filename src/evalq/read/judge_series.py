@@ -24,7 +24,6 @@ from evalq.core.profile import profile_named
 from evalq.core.settings import Settings, get_settings
 from evalq.read.compare import CompareReport
 from evalq.read.leaderboard import LeaderboardReport
-from evalq.stats.bridge import bridge
 from evalq.store import queries
 from evalq.store.judged import Judged, judged_of_tasks, scoring_series
 
@@ -85,6 +84,8 @@ def _bridge(
         if x is not None and y is not None:
             old_scores.append(x)
             new_scores.append(y)
+    from evalq.judge.bridge import bridge  # the judge package: loaded by a break, not a board
+
     return bridge(
         old, new, old_scores, new_scores, detect=detect, alpha=alpha, level=level,
         resample=resample,

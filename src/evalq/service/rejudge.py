@@ -5,7 +5,7 @@ Nothing is overwritten: each judgment is appended to ``judged_results`` (`evalq.
 and the runs' scores, tier rows and evaluations stay as their judge left them. Without a
 count, it draws the bridging sample: the runs the previous judge scored (held runs left out,
 in an order drawn with a seed), judged until the bridge's pairs reach the count its power
-needs (`evalq.stats.bridge`), or the runs run out.
+needs (`evalq.judge.bridge`), or the runs run out.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from evalq.core.errors import InvalidInput
 from evalq.core.judge_series import JudgeHistory, series_id
 from evalq.core.profile import profile_named
 from evalq.core.settings import Settings
+from evalq.judge.bridge import bridge_start
 from evalq.read.judge_series import check_detect, judge_history
-from evalq.stats.bridge import bridge_start
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.judged import append_judged, judged_of_tasks

@@ -91,7 +91,7 @@ def _send_chord(
     headers, the merge's signature embedded in each tier's message, the chord size stored
     first: `tests/unit/workers/test_chords.py` holds them equal), built straight from the ids
     with ``send_task``: Celery's canvas froze, cloned and copied signatures, groups and results
-    for every chord, ~29 ms of a submission's 33 ms in a batch (issue 49).
+    for every chord, ~29 ms of a submission's 33 ms in a batch (bench/bookkeeping.py).
     """
     ids = chord_ids(submission_id, attempt)
     merge_queue = ROUTES[MERGE_TASK]["queue"]

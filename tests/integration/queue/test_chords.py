@@ -19,6 +19,8 @@ from evalq.workers.app import make_app
 from evalq.workers.chords import chord_ids, enqueue, enqueue_many
 from evalq.workers.names import MERGE_TASK, QUEUES, ROUTES, TIER_TASKS
 
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
+
 VARYING = ("group", "group_id", "origin", "delivery_tag", "reply_to", "timelimit", "ignore_result")
 """Fields that differ between any two publishes: the chord's random group id, the sender, the
 message's delivery tag and the producer's reply address. And two that depend on whether this

@@ -18,6 +18,8 @@ from evalq.store.db import session_scope
 from evalq.store.queries import Job
 from evalq.tasks.runner import run_tier
 
+pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
+
 TASK = {
     "id": "t1",
     "category": "debugging",

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from evalq.core.errors import EvalqError
-from evalq.core.judge_series import JudgeHistory
 from evalq.producer.cli.output import console, fail, working
+
+if TYPE_CHECKING:
+    from evalq.core.judge_series import JudgeHistory
 
 judge_app = typer.Typer(help="The LLM judge: is it validated against people?", no_args_is_help=True)
 

@@ -1,4 +1,4 @@
-"""judged_results: every judge's scores of a run, appended and never updated (issue 48, part 3);
+"""judged_results: every judge's scores of a run, appended and never updated;
 the judge tier rows already stored with an identity are copied in as their first series
 
 Revision ID: 0025_judged_results

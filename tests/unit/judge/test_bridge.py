@@ -1,4 +1,4 @@
-"""The bridge between two judges (`evalq.stats.bridge`): counts from the power arithmetic,
+"""The bridge between two judges (`evalq.judge.bridge`): counts from the power arithmetic,
 bias and agreement with intervals, and what it says with no or few pairs."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from evalq.stats.bridge import bridge, bridge_start
+from evalq.judge.bridge import bridge, bridge_start
 from evalq.stats.power import paired_power, pairs_needed
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from evalq.core.judge_series import Bridge, BridgeStatus
+from evalq.judge.agreement import krippendorff_alpha
 from evalq.stats.confidence import confidence_interval
 from evalq.stats.power import POWER, pairs_needed, sign_flip_floor
 
@@ -31,8 +32,6 @@ def bridge_start(alpha: float) -> int:
 
 
 def _alpha(old: Sequence[float], new: Sequence[float]) -> float | None:
-    from evalq.judge.agreement import krippendorff_alpha  # numpy only; loaded by a bridge
-
     return krippendorff_alpha([list(old), list(new)], metric="interval")
 
 
