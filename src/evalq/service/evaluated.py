@@ -130,11 +130,9 @@ def record_evaluations(
     ids = [job.submission.id for job, _, _ in items]
     stored = queries.evaluations_of(session, submission_ids=ids)
     contexts = {job.task.id: TaskContext(job.task, job.profile, c) for job, _, c in items}
-    projector.project_runs(session, contexts, [stored[sid] for sid in ids])
-    for sid, result in zip(ids, results, strict=True):
-        if result.scores.review.flags:
-            # Too good to be true: kept out of the task's baseline until a person accepts it.
-            queries.flag_for_review(session, submission_id=sid)
+    # Too good to be true: kept out of the task's baseline until a person accepts it.
+    held = [sid for sid, result in zip(ids, results, strict=True) if result.scores.review.flags]
+    projector.project_runs(session, contexts, [stored[sid] for sid in ids], held=held)
     claimed = {
         task_id: claim_refresh and queries.claim_refresh(session, task_id=task_id)
         for task_id in contexts
