@@ -20,7 +20,7 @@ from evalq.core.schemas import Task
 from evalq.read import served
 from evalq.store import queries, tallies
 from evalq.store.db import engine_for, session_scope
-from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow
+from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow, utcnow
 
 CHUNK = 2_000
 
@@ -74,6 +74,9 @@ def clone(
         "output_hash": uuid.uuid4().hex * 2,
         "shape_hash": uuid.uuid4().hex * 2,
         "total_tokens": max(1, round(run["total_tokens"] * factor)),
+        # stored now, as a merge stores its run: the task's version moves with it
+        "created_at": utcnow(),
+        "updated_at": utcnow(),
     }
     for key in ("execution_time", "cost_usd"):
         if run[key]:
