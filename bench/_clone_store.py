@@ -119,7 +119,7 @@ def add_clones(url: str, examples: list[Example], size: int) -> dict[str, str]:
     from sqlalchemy import text
 
     from evalq.core.schemas import Task
-    from evalq.store import queries
+    from evalq.store import queries, tallies
     from evalq.store.db import engine_for, session_scope
     from evalq.tasks.merge import refresh_baseline
 
@@ -133,6 +133,8 @@ def add_clones(url: str, examples: list[Example], size: int) -> dict[str, str]:
         for start in range(0, size, CHUNK):
             store_clones(url, example, task_id, range(start, min(size, start + CHUNK)), rng)
         refresh_baseline(task_id)
+        with session_scope(url) as session:  # not merged here: counted once, as a migration
+            tallies.recount_judged(session, task_id=task_id)
         created[example.task["id"]] = task_id
         copies, held = left_out(url, task_id)
         print(f"#   {task_id}: {size:,} runs, {copies:,} copies or near-copies, {held:,} held")

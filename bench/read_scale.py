@@ -12,6 +12,7 @@ is timed over HTTP after each size, ``--repeat`` requests per read, p50 / p95:
 
 - "first": the first visit after a run of the task changed (a new clone stored with its tier
   rows and merged for real by `merge_tiers`, in this process, before each request);
+- "merge of one run": each of those merges' wall (`merge_tiers`, the projector's share included);
 - "again": the same request after the refresh a worker runs once merges stop (the debounced
   baseline refresh, here in this process: every run's standing, its place on the unfiltered
   board and the board's figures stored), nothing changed since (a quiet board).
@@ -104,6 +105,9 @@ class Store:
     examples: list[Example]
     merged: dict[str, int] = field(default_factory=dict)
     rng: random.Random = field(default_factory=lambda: random.Random(33))
+    merges: Timing = field(default_factory=lambda: Timing())
+    """Seconds of each merge of one run (`merge_tiers`: scoring, the evaluation stored and
+    the projector's share: standing, tallies), at the current size."""
 
     def change(self, example: Example, task_id: str) -> None:
         """A new run of ``task_id``: a clone stored running with its tier rows, then merged."""
@@ -114,7 +118,9 @@ class Store:
         [sid] = store_clones(
             self.url, example, task_id, range(index, index + 1), self.rng, status="running"
         )
+        started = time.perf_counter()
         merge_tiers(None, sid)
+        self.merges.seconds.append(time.perf_counter() - started)
 
     def refresh(self, task_id: str) -> None:
         """The debounced refresh a worker runs once the merges stop: the baseline, every run's
@@ -316,6 +322,7 @@ def measure_size(
         ("GET /v1/compare, 2 models", f"/v1/compare?tasks={arena}&by=model&{pair}", home),
         ("run page /ui/runs/ID", f"/ui/runs/{clone_run_id(tasks[traced], 0)}", traced),
     ]
+    store.merges = Timing()
     for name, path, kind in reads:
         if not any(part in name for part in options.reads):
             continue
@@ -323,6 +330,7 @@ def measure_size(
         store.refresh(tasks[kind])  # as a worker would, once the merges stop
         again = found[f"{name}: again"] = timed(client, path, options.repeat, None)
         print(f"  {name}: first {first.cell()}, again {again.cell()}", flush=True)
+    found["merge of one run (merge_tiers, projection included)"] = store.merges
     if "report" in options.reads:
         found["evalq report TASK (CLI process)"] = report_timing(
             store.url, arena, options.repeat, workdir, options.timeout
@@ -378,7 +386,10 @@ def worst(results: dict[int, dict[str, Timing | str]]) -> tuple[str, float]:
     figures = {
         name: (cell.p(0.95) if cell.seconds else math.inf)
         for name, cell in results.items()
-        if isinstance(cell, Timing) and "alone" not in name and "meanwhile" not in name
+        if isinstance(cell, Timing)
+        and "alone" not in name
+        and "meanwhile" not in name
+        and not name.startswith("merge")  # a write, not a read
     }
     name = max(figures, key=lambda n: figures[n])
     return name, figures[name] / GOAL_S

@@ -59,6 +59,7 @@ def judge_agreement(
     min_alpha: float,
     seed: int = 0,
     resamples: int = RESAMPLES,
+    pairs: Mapping[str, set[tuple[str, str]]] | None = None,
 ) -> JudgeAgreement:
     """Agreement per task, rubric and judge model, and pooled over the tasks when several.
 
@@ -70,6 +71,9 @@ def judge_agreement(
         min_alpha: lowest judge-human alpha that validates it.
         seed: of the bootstrap.
         resamples: bootstrap resamples.
+        pairs: each task's (rubric, model) pairs a judge scored, when ``judged`` holds only
+            the runs people labelled (the others pair with no label: they add an entry, not
+            a pair); None: the pairs ``judged`` has.
 
     Returns:
         One entry per (task, rubric, model) with at least one judge score; pooled entries
@@ -83,7 +87,10 @@ def judge_agreement(
         labels = [
             h for h in humans if scope is None or task_of.get(h.submission_id, scope) == scope
         ]
-        for rubric, model in _rubrics_and_models(in_scope):
+        seen = set(_rubrics_and_models(in_scope))
+        for task_id, found in (pairs or {}).items():
+            seen |= found if scope is None or task_id == scope else set()
+        for rubric, model in sorted(seen):
             entries.append(
                 _one(
                     scope,

@@ -12,40 +12,26 @@ widen one of the ranges by more than `FLOOD_STRETCH` of its width without them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
-from sqlalchemy import and_, func, select, tuple_
 from sqlalchemy.orm import Session
 
-from evalq.store.models import SubmissionRow
-from evalq.store.queries import EVALUATED
+from evalq.store import tallies
+from evalq.store.tallies import Agent, AgentFigures
 
-CHUNK = 500
-"""Tasks (or agents) asked for in one IN (...) (SQLite's limit on bound parameters)."""
 FLOOD_MIN_AGENTS = 3
 """New agent names (seen on no other task) that make a crowd."""
 FLOOD_STRETCH = 0.25
 """A range wider by more than this share of its width without the crowd is stretched."""
 
-FIGURES = ("execution_time", "cost_usd", "total_tokens", "tool_calls")
 NAMES = {
-    "execution_time": "execution time (s)",
-    "cost_usd": "cost (USD)",
-    "total_tokens": "tokens",
-    "tool_calls": "tool calls",
+    "time": "execution time (s)",
+    "cost": "cost (USD)",
+    "tokens": "tokens",
+    "calls": "tool calls",
 }
+"""The ranged figures (`evalq.store.tallies.FIGURES`), as the note names them."""
 
-Agent = tuple[str, str]
 Range = tuple[float, float]
-
-
-@dataclass(frozen=True)
-class AgentFigures:
-    """One agent's counted runs on the task: how many, and each figure's range (None: none
-    measured)."""
-
-    runs: int
-    ranges: Mapping[str, Range | None]
 
 
 def stretched(agents: Mapping[Agent, AgentFigures], new: set[Agent]) -> str | None:
@@ -56,7 +42,7 @@ def stretched(agents: Mapping[Agent, AgentFigures], new: set[Agent]) -> str | No
     if len(crowd) < FLOOD_MIN_AGENTS or not others:
         return None
     moved = []
-    for figure in FIGURES:
+    for figure in NAMES:
         before = _span([agents[a].ranges[figure] for a in others])
         after = _span([agents[a].ranges[figure] for a in agents])
         if before is None or after is None:
@@ -96,47 +82,11 @@ def range_note(session: Session, *, task_id: str) -> str | None:
 
 def range_notes(session: Session, *, task_ids: Sequence[str]) -> dict[str, str | None]:
     """`stretched` of each task over the runs its baseline counts (evaluated, not held, not a
-    copy), grouped by task and agent: two statements per `CHUNK` tasks, whatever their number
-    (one groups the runs, one finds which of their agents ran which tasks)."""
-    s = SubmissionRow
-    columns = []
-    for figure in FIGURES:
-        column = getattr(s, figure)
-        # a time or cost of 0 is not measured (as the baseline reads it)
-        measured = column if figure in ("total_tokens", "tool_calls") else func.nullif(column, 0)
-        columns += [func.min(measured), func.max(measured)]
-    agents: dict[str, dict[Agent, AgentFigures]] = {t: {} for t in task_ids}
-    for start in range(0, len(task_ids), CHUNK):
-        chunk = list(task_ids[start : start + CHUNK])
-        counted = and_(
-            s.task_id.in_(chunk),
-            s.status.in_(EVALUATED),
-            s.review.is_distinct_from("flagged"),
-            s.copy_of.is_(None),
-        )
-        rows = session.execute(
-            select(s.task_id, s.tool, s.model, func.count(), *columns)
-            .where(counted)
-            .group_by(s.task_id, s.tool, s.model)
-        ).all()
-        for task_id, tool, model, runs, *bounds in rows:
-            ranges: dict[str, Range | None] = {}
-            for i, figure in enumerate(FIGURES):
-                low, high = bounds[2 * i], bounds[2 * i + 1]
-                ranges[figure] = None if low is None else (float(low), float(high))
-            agents[task_id][(tool, model)] = AgentFigures(runs, ranges)
+    copy), from its agents' tallies (`evalq.store.tallies`, kept at merge): one index range per
+    `tallies.CHUNK` tasks and per crowd of agents, never a read of the runs."""
+    agents = tallies.agent_figures(session, task_ids=task_ids)
     crowded = {t: found for t, found in agents.items() if len(found) > FLOOD_MIN_AGENTS}
-    wanted = sorted({a for found in crowded.values() for a in found})
-    tasks_of: dict[Agent, set[str]] = {}
-    for start in range(0, len(wanted), CHUNK):
-        for task_id, tool, model in session.execute(
-            select(s.task_id, s.tool, s.model)
-            .where(
-                s.status.in_(EVALUATED), tuple_(s.tool, s.model).in_(wanted[start : start + CHUNK])
-            )
-            .distinct()
-        ):
-            tasks_of.setdefault((tool, model), set()).add(task_id)
+    tasks_of = tallies.tasks_of(session, {a for found in crowded.values() for a in found})
     return {
         task_id: stretched(found, {a for a in found if tasks_of.get(a, set()) <= {task_id}})
         if task_id in crowded

@@ -8,8 +8,8 @@ front doors do not load for a task without a judge (tests/unit/test_import_rules
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -20,15 +20,17 @@ from evalq.core.judge_validation import (
     JudgedRun,
     JudgeValidation,
 )
-from evalq.core.labels import LabelCandidate, LabelQueue
+from evalq.core.labels import Label, LabelCandidate, LabelQueue
 from evalq.core.profile import profile_named
 from evalq.core.results import CascadeRecord, JudgeResult
 from evalq.core.settings import Settings
 from evalq.read.reply import Reply
-from evalq.store import queries
+from evalq.store import queries, tallies
 from evalq.store.labels import list_labels
 from evalq.store.models import SubmissionRow, TierResultRow
 
+CHUNK = 500
+"""Runs asked for in one IN (...) (SQLite's bound on parameters)."""
 AnyReply = TypeVar("AnyReply", bound=Reply)
 Reference = Literal["human", "top judge"]
 
@@ -54,11 +56,29 @@ def judge_validation(
 ) -> JudgeValidation | None:
     """The judge's agreement with people on ``task_ids`` (pooled when several). Without a judge
     score, people's agreement among themselves when they labelled runs (status ``no judge
-    scores``), else None (nothing to validate, nothing labelled)."""
-    judged = judged_runs(session, task_ids=list(task_ids)) if task_ids else []
-    if not judged:
+    scores``), else None (nothing to validate, nothing labelled).
+
+    Which (rubric, model) pairs a task has are its judged-run tallies (`evalq.store.tallies`,
+    kept at merge); only the labelled runs' judge scores are read, the only ones an agreement
+    pairs with people's: a board's validation never reads the task's every judged run."""
+    pairs = tallies.judged_pairs(session, task_ids=list(task_ids)) if task_ids else {}
+    if not pairs:
         return people_validation(session, task_ids=task_ids)
-    report = _agreement(session, task_ids=list(task_ids), settings=settings, seed=0, judged=judged)
+    labels = list_labels(session, task_ids=list(task_ids))
+    judged = judged_runs(
+        session,
+        task_ids=list(task_ids),
+        submission_ids=sorted({label.submission_id for label in labels}),
+    )
+    report = _agreement(
+        session,
+        task_ids=list(task_ids),
+        settings=settings,
+        seed=0,
+        judged=judged,
+        labels=labels,
+        pairs=pairs,
+    )
     pooled = [entry for entry in report.rubrics if entry.task_id is None]
     entries = pooled or report.rubrics
     if not entries:
@@ -101,15 +121,19 @@ def _agreement(
     settings: Settings,
     seed: int,
     judged: list[JudgedRun] | None = None,
+    labels: list[Label] | None = None,
+    pairs: Mapping[str, set[tuple[str, str]]] | None = None,
 ) -> JudgeAgreement:
     profile = profile_named(queries.get_task(session, task_id=task_ids[0]).profile, settings)
     from evalq.judge.validation import judge_agreement
 
     if judged is None:
         judged = judged_runs(session, task_ids=task_ids)
+    if labels is None:
+        labels = list_labels(session, task_ids=task_ids)
     humans = [
         HumanScore(label.submission_id, label.labeller, rubric, score)
-        for label in list_labels(session, task_ids=task_ids)
+        for label in labels
         for rubric, score in label.scores.items()
     ]
     return judge_agreement(
@@ -119,23 +143,37 @@ def _agreement(
         min_labels=profile.judge.min_labels,
         min_alpha=profile.judge.min_alpha,
         seed=seed,
+        pairs=pairs,
     )
 
 
-def judged_runs(session: Session, *, task_ids: list[str]) -> list[JudgedRun]:
-    """Every judge model's rubric scores of the tasks' runs (ok or failed judge tiers)."""
-    rows = session.execute(
-        select(SubmissionRow.id, SubmissionRow.task_id, TierResultRow.metrics)
-        .join(TierResultRow, TierResultRow.submission_id == SubmissionRow.id)
-        .where(
-            SubmissionRow.task_id.in_(task_ids),
-            TierResultRow.tier == "judge",
-            TierResultRow.status.in_(("ok", "failed")),
+def judged_runs(
+    session: Session, *, task_ids: list[str], submission_ids: Sequence[str] | None = None
+) -> list[JudgedRun]:
+    """Every judge model's rubric scores of the tasks' runs (ok or failed judge tiers); of
+    ``submission_ids`` only, when given."""
+    found: list[Any] = []
+    chunks = (
+        [None]
+        if submission_ids is None
+        else [list(submission_ids[i : i + CHUNK]) for i in range(0, len(submission_ids), CHUNK)]
+    )
+    for chunk in chunks:
+        query = (
+            select(SubmissionRow.id, SubmissionRow.task_id, TierResultRow.metrics)
+            .join(TierResultRow, TierResultRow.submission_id == SubmissionRow.id)
+            .where(
+                SubmissionRow.task_id.in_(task_ids),
+                TierResultRow.tier == "judge",
+                TierResultRow.status.in_(("ok", "failed")),
+            )
+            .order_by(SubmissionRow.id)
         )
-        .order_by(SubmissionRow.id)
-    ).all()
+        if chunk is not None:
+            query = query.where(SubmissionRow.id.in_(chunk))
+        found += session.execute(query).all()
     judged = []
-    for submission_id, task_id, metrics in rows:
+    for submission_id, task_id, metrics in found:
         if not metrics or "scores" not in metrics:
             continue
         result = JudgeResult.model_validate(metrics)

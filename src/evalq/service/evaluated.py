@@ -136,11 +136,9 @@ def record_evaluations(
     ids = [job.submission.id for job, _, _ in items]
     stored = queries.evaluations_of(session, submission_ids=ids)
     contexts = {job.task.id: TaskContext(job.task, job.profile, c) for job, _, c in items}
-    projector.project_runs(session, contexts, [stored[sid] for sid in ids])
-    for sid, result in zip(ids, results, strict=True):
-        if result.scores.review.flags:
-            # Too good to be true: kept out of the task's baseline until a person accepts it.
-            queries.flag_for_review(session, submission_id=sid)
+    # Too good to be true: kept out of the task's baseline until a person accepts it.
+    held = [sid for sid, result in zip(ids, results, strict=True) if result.scores.review.flags]
+    projector.project_runs(session, contexts, [stored[sid] for sid in ids], held=held)
     # Runs that are turns of a conversation open their session (again): docs/sessions.md.
     turns = [
         sessions.Turn(job.task.id, conversation, job.submission.id)

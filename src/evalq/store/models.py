@@ -283,6 +283,58 @@ class BoardFiguresRow(Base):
     computed_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
 
+class AgentTallyRow(Base):
+    """What one agent (tool, model) has on one task's board, kept by the projector (migration
+    0024_board_tallies): its runs with a standing by status, how many the baseline counts
+    (not held, not a copy), how many are held for review, and the range of each usage figure
+    over the counted ones (a time or cost of 0 is not measured). The merge adds what its runs
+    change, the refresh recounts the task set-wise (`evalq.store.tallies`); the flood note,
+    the baseline note and the Arena answer read them instead of grouping the task's runs."""
+
+    __tablename__ = "agent_tallies"
+
+    task_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True
+    )
+    tool: Mapped[str] = mapped_column(String(200), primary_key=True)
+    model: Mapped[str] = mapped_column(String(200), primary_key=True)
+    done: Mapped[int] = mapped_column(default=0)
+    degraded: Mapped[int] = mapped_column(default=0)
+    counted: Mapped[int] = mapped_column(default=0)
+    held: Mapped[int] = mapped_column(default=0)
+    time_min: Mapped[float | None] = mapped_column(Float, default=None)
+    time_max: Mapped[float | None] = mapped_column(Float, default=None)
+    cost_min: Mapped[float | None] = mapped_column(Float, default=None)
+    cost_max: Mapped[float | None] = mapped_column(Float, default=None)
+    tokens_min: Mapped[float | None] = mapped_column(Float, default=None)
+    tokens_max: Mapped[float | None] = mapped_column(Float, default=None)
+    calls_min: Mapped[float | None] = mapped_column(Float, default=None)
+    calls_max: Mapped[float | None] = mapped_column(Float, default=None)
+
+
+class JudgeTallyRow(Base):
+    """How many of a task's runs with a standing each judge model scored on each rubric
+    (migration 0024_board_tallies), kept by the projector at merge: the judge's validation
+    reads which (rubric, model) pairs a task has here, and decodes only the labelled runs."""
+
+    __tablename__ = "judge_tallies"
+
+    task_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True
+    )
+    model: Mapped[str] = mapped_column(String(200), primary_key=True)
+    rubric: Mapped[str] = mapped_column(String(200), primary_key=True)
+    runs: Mapped[int] = mapped_column(default=0)
+
+
+# Which tasks an agent ran (the flood note's "seen on no other task"): an index range per agent.
+Index("ix_agent_tallies_agent", AgentTallyRow.tool, AgentTallyRow.model, AgentTallyRow.task_id)
+# The runs held for review of a task, by id (a board names the first of them): an index range.
+Index("ix_submissions_task_review", SubmissionRow.task_id, SubmissionRow.review, SubmissionRow.id)
+# One agent's runs of a task: its tally's ranges recounted when a counted run leaves them.
+Index("ix_submissions_task_agent", SubmissionRow.task_id, SubmissionRow.tool, SubmissionRow.model)
+
+
 # A board reads its task's rows; the freshness check counts those on the current basis.
 Index("ix_standings_task_basis", StandingRow.task_id, StandingRow.basis, StandingRow.task_hash)
 # The unfiltered board's pages, in order, from the places the refresh stored.

@@ -37,6 +37,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from evalq.scoring.kinds import KindRule
+from evalq.store import tallies
 from evalq.store.models import BoardFiguresRow, EvaluationRow, StandingRow, SubmissionRow
 from evalq.store.queries import EVALUATED, may_copy
 
@@ -357,6 +358,10 @@ def agent_runs(
     an agent with none is absent."""
     if not agents:
         return {}
+    if not kept.traced_only and not (kept.tool or kept.model or kept.variant or kept.status):
+        # the unfiltered board: its agents' tallies (kept at merge), not a count of the task
+        tallied = tallies.counted_runs(session, task_id=kept.task_id)
+        return {agent: tallied[agent] for agent in agents if agent in tallied}
     who = or_(*(and_(S.tool == tool, S.model == model) for tool, model in agents))
     rows = session.execute(
         select(S.tool, S.model, func.count())
@@ -437,17 +442,8 @@ def summary(
         0.0 if not values else (values * int(squared) - int(total) ** 2) / (values * SCALE * SCALE)
     )
     held_n, usage_n = int(held_n or 0), int(usage_n or 0)
-    counted = [R.task_id == kept.task_id, not_held()]
-    if copies:
-        counted.append(R.submission_id.not_in(sorted(copies)))
-    agents = {
-        (tool, model): count
-        for tool, model, count in session.execute(
-            joined.add_columns(S.tool, S.model, func.count())
-            .where(*counted)
-            .group_by(S.tool, S.model)
-        )
-    }
+    # the runs the baseline counts, by agent: the task's tallies (kept at merge)
+    agents = tallies.counted_runs(session, task_id=kept.task_id)
     recommendations: dict[str, int] = {}
     unjudged = 0
     if rule.kind == "peerread":
@@ -533,12 +529,14 @@ def held_page(
     apart = kept.apart(include_held=include_held)
     if apart is None:
         return []
+    # driven from the submissions' (task, review, id) index: a range over the held runs in
+    # id order, not a walk of the task's standings
     return list(
         session.scalars(
-            select(R.submission_id)
-            .join(S, S.id == R.submission_id)
-            .where(*kept.where(), apart)
-            .order_by(R.submission_id)
+            select(S.id)
+            .join(R, R.submission_id == S.id)
+            .where(S.task_id == kept.task_id, *kept.where(), apart)
+            .order_by(S.id)
             .limit(limit)
             .offset(offset)
         )

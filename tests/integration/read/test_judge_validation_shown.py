@@ -14,6 +14,8 @@ from evalq.core.schemas import Submission
 from evalq.core.settings import Settings
 from evalq.producer.cli import app as cli
 from evalq.read.baseline import current_baseline
+from evalq.read.boards import projector
+from evalq.read.view import TaskContext
 from evalq.scoring.evaluation import evaluate_submission
 from evalq.service.client import Client
 from evalq.store import queries
@@ -79,6 +81,10 @@ def evaluated_task(client: Client, task_id: str, profile: str) -> None:
                 profile_hash=job.profile.hash,
             )
             queries.set_status(session, submission_id=sid, status=result.status, error=None)
+            # the merge's projection: its standing and the task's judged-run tallies
+            stored = queries.evaluations_of(session, submission_ids=[sid])[sid]
+            contexts = {task_id: TaskContext(job.task, job.profile, base)}
+            projector.project_runs(session, contexts, [stored])
     client.add_labels(
         [
             {

@@ -4,18 +4,31 @@ behind its basis (then the whole task is ranked from its runs, and equals the pu
 
 from __future__ import annotations
 
+import random
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import delete, event, select, update
+from tests.support.cloned_task import clone, cloned_task, template_rows
 
 from evalq.read import served
 from evalq.read.board_page import board_page
+from evalq.read.boards import projector
 from evalq.read.leaderboard import board_of
-from evalq.read.view import task_view
+from evalq.read.view import task_context, task_view
+from evalq.store import queries
 from evalq.store.db import engine_for, session_scope
-from evalq.store.models import BoardFiguresRow, StandingRow, TaskRow
+from evalq.store.models import (
+    BoardFiguresRow,
+    EvaluationRow,
+    StandingRow,
+    SubmissionRow,
+    TaskRow,
+    TierResultRow,
+)
 
 WRITES = ("insert", "update", "delete", "upsert", "replace")
 
@@ -82,3 +95,136 @@ def test_board_reads_write_nothing_whatever_the_read_model_holds(
             whole = board_of(task_view(session, task_id=task_id))
             page = served.board(session, task_id=task_id, limit=50)
         assert page.entries == whole.entries[:50], task_id
+
+
+SIZES = (500, 5_000)
+"""Two sizes of one Arena task, ten times apart."""
+TICK = 100
+"""SQLite virtual-machine instructions per tick of the progress handler (the work measured)."""
+
+
+class Work:
+    """The statements a block of code issued on SQLite, and the VM work each took (ticks of
+    `TICK` instructions, from the connection's progress handler): a statement that scans a
+    task does work in proportion to its runs, one that reads an index range does not."""
+
+    def __init__(self) -> None:
+        self.statements: list[tuple[str, int]] = []
+        self.ticks = 0
+
+    @property
+    def total(self) -> int:
+        return sum(ticks for _, ticks in self.statements)
+
+    def count(self, session: Any, action: Any) -> Any:
+        engine = session.get_bind()
+        raw = session.connection().connection.dbapi_connection
+
+        def tick() -> int:
+            self.ticks += 1
+            return 0
+
+        def before(*_args: Any) -> None:
+            self.ticks = 0
+
+        def after(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+            self.statements.append((statement, self.ticks))
+
+        raw.set_progress_handler(tick, TICK)
+        event.listen(engine, "before_cursor_execute", before)
+        event.listen(engine, "after_cursor_execute", after)
+        try:
+            return action()
+        finally:
+            event.remove(engine, "before_cursor_execute", before)
+            event.remove(engine, "after_cursor_execute", after)
+            raw.set_progress_handler(None, TICK)
+
+    def heaviest(self) -> str:
+        top = sorted(self.statements, key=lambda s: -s[1])[:3]
+        return "\n".join(f"{ticks} ticks: {' '.join(text.split())[:300]}" for text, ticks in top)
+
+
+@pytest.fixture(scope="module")
+def sized(store: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[int, str]]:
+    """A copy of the examples' store with one Arena task cloned at each of `SIZES`."""
+    copy = tmp_path_factory.mktemp("sized") / "evalq.db"
+    # SQLite's backup: the pages still in the source's write-ahead log come along
+    source, target = sqlite3.connect(store.removeprefix("sqlite:///")), sqlite3.connect(copy)
+    source.backup(target)
+    source.close()
+    target.close()
+    url = f"sqlite:///{copy}"
+    tasks = {
+        size: cloned_task(url, template=ARENA, task_id=f"arena-{size}", size=size, seed=size)
+        for size in SIZES
+    }
+    return url, tasks
+
+
+ARENA = "arena-frontend-dark-mode"
+
+
+def merge_work(url: str, task_id: str, index: int, *, held: bool) -> Work:
+    """The merge's projection of one new run of the task (stored as the merge stores its
+    evaluation), measured."""
+    template = template_rows(url, ARENA)[index % 3]
+    run, evaluation, tiers = clone(template, task_id, 9_000_000 + index, random.Random(index))
+    with engine_for(url).begin() as connection:
+        connection.execute(SubmissionRow.__table__.insert(), [run])
+        connection.execute(EvaluationRow.__table__.insert(), [evaluation])
+        if tiers:
+            connection.execute(TierResultRow.__table__.insert(), tiers)
+    work = Work()
+    with session_scope(url) as session:
+        context = task_context(session, task_id=task_id)
+        loaded = queries.evaluations_of(session, submission_ids=[run["id"]])
+        work.count(
+            session,
+            lambda: projector.project_runs(
+                session,
+                {task_id: context},
+                [loaded[run["id"]]],
+                held=[run["id"]] if held else [],
+            ),
+        )
+    return work
+
+
+@pytest.mark.parametrize("held", [False, True], ids=["counted", "held"])
+def test_a_merges_projection_costs_the_same_statements_at_any_task_size(
+    sized: tuple[str, dict[int, str]], held: bool
+) -> None:
+    """The same statements at 500 and 5,000 runs (none grows with the task), and about the
+    same work: no statement of the projection scans the task."""
+    url, tasks = sized
+    small, big = (merge_work(url, tasks[size], size + held, held=held) for size in SIZES)
+    assert [s for s, _ in small.statements] == [s for s, _ in big.statements]
+    assert big.total <= 2 * small.total + 20, big.heaviest()
+
+
+def read_work(url: str, task_id: str) -> Work:
+    """A quiet board's reads (the API's first and last pages, the UI's page), measured."""
+    work = Work()
+    with session_scope(url) as session:
+        work.count(
+            session,
+            lambda: (
+                served.board(session, task_id=task_id, limit=50),
+                board_page(session, task_id=task_id, limit=50),
+            ),
+        )
+    return work
+
+
+def test_a_quiet_boards_reads_do_not_scan_the_task(sized: tuple[str, dict[int, str]]) -> None:
+    """A board read after the refresh costs about the same at 500 and at 5,000 runs: each of
+    its statements reads the rows it shows and index ranges, never the task's every run
+    (measured as SQLite VM work per statement, not time)."""
+    url, tasks = sized
+    for task_id in tasks.values():  # the refresh after any merge of the tests before
+        with session_scope(url) as session:
+            served.refresh_task(session, task_id=task_id)
+    small, big = (read_work(url, tasks[size]) for size in SIZES)
+    assert len(small.statements) == len(big.statements)
+    assert big.total <= 2 * small.total + 50, big.heaviest()

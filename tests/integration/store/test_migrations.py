@@ -147,3 +147,42 @@ def test_0025_copies_the_judge_tiers_with_an_identity_as_their_first_series(db_u
             {"constructiveness": 0.75},
         )
         assert row.series == series_id(JudgeIdentity.model_validate(identity))
+
+
+def test_0024_counts_a_stores_tallies_as_the_refresh_does(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store migrated to 0024_board_tallies holds the agent tallies the refresh's recount
+    gives (the merges before it wrote none)."""
+    from sqlalchemy import delete, select
+    from tests.support.settings import configure
+    from tests.support.small_board import TASK_ID, evaluate_small_board
+
+    from evalq.store import tallies
+    from evalq.store.db import upgrade
+    from evalq.store.models import AgentTallyRow
+
+    monkeypatch.delenv("EVALQ_BROKER_URL", raising=False)
+    configure(monkeypatch, database_url=db_url)
+    evaluate_small_board(db_url)
+
+    def stored() -> list[tuple[object, ...]]:
+        with session_scope(db_url) as session:
+            return [
+                tuple(getattr(row, c.name) for c in AgentTallyRow.__table__.columns)
+                for row in session.scalars(
+                    select(AgentTallyRow).order_by(AgentTallyRow.tool, AgentTallyRow.model)
+                )
+            ]
+
+    with session_scope(db_url) as session:
+        session.execute(delete(AgentTallyRow))
+        tallies.recount(session, task_id=TASK_ID)
+    recounted = stored()
+    assert recounted
+    with engine_for(db_url).begin() as connection:
+        config = migrations_config()
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0023_task_audits")
+    upgrade(db_url)
+    assert stored() == recounted

@@ -3,11 +3,15 @@
 What it writes, and when:
 
 - at merge (`project_runs`), in the merge's transaction: each merged run's standing (its
-  ranking values, `evalq.read.standings.write_all`) and its task's stored kind moved forward by
-  what the run carries (`evalq.store.task_kinds.note_runs`);
+  ranking values, `evalq.read.standings.write_all`), its task's stored kind moved forward by
+  what the run carries (`evalq.store.task_kinds.note_runs`), the runs the merge holds for
+  review flagged, and the task's tallies moved by what these runs changed (its agents' runs by
+  status, counted and held, their usage ranges, the judged runs per model and rubric:
+  `evalq.store.tallies.add`, a fixed number of statements whatever the task's size);
 - at the refresh that follows a batch of merges (`project_task`): every standing scored
   against the new baseline (`evalq.read.standings.sync`), the task's kind settled from its runs,
-  the places of the unfiltered board (`evalq.store.standings.store_places`) and the board's
+  the agents' tallies counted again set-wise (the refresh decides copies and holds anew), the
+  places of the unfiltered board (`evalq.store.standings.store_places`) and the board's
   whole-task figures (`evalq.read.leaderboard.draw_figures`) stored at the task's version.
 
 A board read finds them or does without: standings behind the task's basis make the reader
@@ -30,8 +34,8 @@ from evalq.read.leaderboard import (
     traced_only,
 )
 from evalq.read.view import TaskContext
+from evalq.store import queries, tallies, task_kinds
 from evalq.store import standings as table
-from evalq.store import task_kinds
 from evalq.store.models import EvaluationRow, SubmissionRow
 
 
@@ -39,10 +43,22 @@ def project_runs(
     session: Session,
     contexts: Mapping[str, TaskContext],
     runs: Sequence[tuple[SubmissionRow, EvaluationRow]],
+    *,
+    held: Sequence[str] = (),
 ) -> None:
-    """The merge's share: the standings of ``runs`` (each in its task's context) and their
-    tasks' kinds, in the caller's transaction."""
+    """The merge's share, in the caller's transaction: the standings of ``runs`` (each in its
+    task's context), their tasks' kinds, the runs of ``held`` flagged for review (those a
+    person never decided on), and the tallies moved by what changed."""
+    ids = [sub_row.id for sub_row, _ in runs]
+    before = tallies.snapshot(session, ids)
     standings.write_all(session, contexts, runs)
+    for sid in held:
+        queries.flag_for_review(session, submission_id=sid)
+    after = tallies.snapshot(session, ids)
+    came_or_went = [
+        sid for sid in ids if (sid in before and before[sid].tallied) != after[sid].tallied
+    ]
+    tallies.add(session, before, after, tallies.judged_of(session, came_or_went))
 
 
 def project_task(session: Session, context: TaskContext) -> None:
@@ -50,6 +66,7 @@ def project_task(session: Session, context: TaskContext) -> None:
     it, its kind settled, the unfiltered board's places and the whole-board figures stored."""
     standings.sync(session, context)
     task_kinds.settle(session, context.task)
+    tallies.recount(session, task_id=context.task.id)
     rule = rule_of(session, context)
     copied, _ = copies_of(session, task_id=context.task.id)
     kept = table.Kept(context.task.id, copies=frozenset(copied), traced_only=traced_only(context))

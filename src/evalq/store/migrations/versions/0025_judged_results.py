@@ -2,7 +2,7 @@
 the judge tier rows already stored with an identity are copied in as their first series
 
 Revision ID: 0025_judged_results
-Revises: 0023_task_audits
+Revises: 0024_board_tallies
 Create Date: 2026-11-28 12:30:00
 """
 
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0025_judged_results"
-down_revision = "0023_task_audits"
+down_revision = "0024_board_tallies"
 branch_labels = None
 depends_on = None
 

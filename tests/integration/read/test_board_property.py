@@ -1,0 +1,210 @@
+"""The SQL board equals the whole-task board (`board_of`) on random tasks of every kind, with
+filters and pages, after any sequence of merges (counted or held), accepts, un-accepts and
+baseline moves (the refresh), on SQLite and PostgreSQL (issue 44).
+
+Each example is a new task cloned from one of the bundled examples (a few runs, refreshed),
+then a sequence of steps; after each step every door's board read (`served.board`, pages and
+filters) lists the entries `board_of` lists over the task loaded whole, and the tallies the
+reads use equal the refresh's recount."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import select
+from tests.support.cloned_task import clone, cloned_task, template_rows
+from tests.support.databases import fresh_database
+
+from evalq.read import served
+from evalq.read.boards import projector
+from evalq.read.leaderboard import board_of
+from evalq.read.view import task_context, task_view
+from evalq.store import queries, task_kinds
+from evalq.store.db import engine_for, session_scope
+from evalq.store.models import Base, EvaluationRow, SubmissionRow, TierResultRow
+
+pytestmark = pytest.mark.both_databases  # the board's SQL differs by dialect
+
+TEMPLATES = {
+    "arena": "arena-frontend-dark-mode",
+    "peerread": "peerread-salience-gating",
+    "scylla": "scylla-token-bucket",
+    "suite": "suite-refund-agent",
+}
+STEPS = ("merge", "merge held", "accept", "unaccept", "refresh")
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def examples(
+    request: pytest.FixtureRequest, store: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The read package's store of every bundled example (merged for real), copied to a
+    database of each backend."""
+    directory = tmp_path_factory.mktemp(f"property-{request.param}")
+    with fresh_database(request.param, directory) as url:
+        if request.param == "sqlite":
+            source = sqlite3.connect(store.removeprefix("sqlite:///"))
+            target = sqlite3.connect(url.removeprefix("sqlite:///"))
+            source.backup(target)
+            source.close()
+            target.close()
+        else:
+            copy_tables(store, url)
+        yield url
+
+
+def copy_tables(source: str, target: str) -> None:
+    """Every row of every table, in the order of their foreign keys."""
+    with engine_for(source).connect() as reading, engine_for(target).begin() as writing:
+        for table in Base.metadata.sorted_tables:
+            if table.name == "alembic_version":
+                continue
+            rows = [dict(r._mapping) for r in reading.execute(select(table))]
+            if rows:
+                writing.execute(table.insert(), rows)
+
+
+def merge_one(url: str, task_id: str, template: str, rng: random.Random, *, held: bool) -> None:
+    """A new run merged as the merge stores it: its evaluation, then the projection."""
+    rows = template_rows(url, template)
+    run, evaluation, tiers = clone(rng.choice(rows), task_id, rng.randrange(10**6), rng)
+    with engine_for(url).begin() as connection:
+        connection.execute(SubmissionRow.__table__.insert(), [run])
+        connection.execute(EvaluationRow.__table__.insert(), [evaluation])
+        if tiers:
+            connection.execute(TierResultRow.__table__.insert(), tiers)
+    with session_scope(url) as session:
+        context = task_context(session, task_id=task_id)
+        loaded = queries.evaluations_of(session, submission_ids=[run["id"]])
+        projector.project_runs(
+            session, {task_id: context}, [loaded[run["id"]]], held=[run["id"]] if held else []
+        )
+
+
+def decide(url: str, task_id: str, rng: random.Random, *, accept: bool) -> None:
+    """A person's accept (or un-accept) of one of the task's runs, then the refresh the client
+    runs after it (`Client._decide`)."""
+    wanted = "flagged" if accept else "accepted"
+    with session_scope(url) as session:
+        ids = list(
+            session.scalars(
+                select(SubmissionRow.id)
+                .where(SubmissionRow.task_id == task_id, SubmissionRow.review == wanted)
+                .order_by(SubmissionRow.id)
+            )
+        )
+        if not ids:
+            return
+        sid = rng.choice(ids)
+        change = queries.accept_review if accept else queries.unaccept_review
+        change(session, submission_id=sid)
+    refresh(url, task_id)
+
+
+def refresh(url: str, task_id: str) -> None:
+    with session_scope(url) as session:
+        served.refresh_task(session, task_id=task_id)
+
+
+def shown(entries: list[Any]) -> list[tuple[Any, ...]]:
+    """What a row of the board says of its run's place and value."""
+    return [
+        (
+            e.submission_id,
+            e.rank,
+            e.ranking_value,
+            e.percentile,
+            e.held,
+            e.category_ranks,
+            e.overall,
+            e.unranked,
+        )
+        for e in entries
+    ]
+
+
+def same_boards(url: str, task_id: str, rng: random.Random) -> None:
+    """Every read of the task's board lists what `board_of` lists, unfiltered and filtered,
+    page by page."""
+    with session_scope(url) as session:
+        view = task_view(session, task_id=task_id)
+        tools = sorted({r.submission.tool for r in view.rows})
+        models = sorted({r.submission.model for r in view.rows})
+        filters: list[dict[str, Any]] = [
+            {},
+            {"include_held": True},
+            rng.choice([{"tool": rng.choice(tools)}, {"model": rng.choice(models)}]),
+        ]
+        for given_filters in filters:
+            whole = board_of(view, **given_filters)
+            for limit, offset in ((50, 0), (3, 1)):
+                page = served.board(
+                    session,
+                    task_id=task_id,
+                    limit=limit,
+                    offset=offset,
+                    **given_filters,
+                )
+                wanted = whole.entries[offset : offset + limit]
+                assert shown(page.entries) == shown(wanted), (task_id, given_filters, offset)
+                assert page.total == len(whole.entries), (task_id, given_filters)
+                assert page.baseline_note == whole.baseline_note, (task_id, given_filters)
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="issue 44, open: the property finds boards that differ (2026-11-28, about one run "
+    "in three): an Arena page right after a merge whose speed category rank is 4 where "
+    "board_of says 3 (SQLite), an Arena page after a merge whose stored figures counted one "
+    "ranked run fewer (percentile 100.0 vs 83.3) while the clones kept their template's "
+    "updated_at, since fixed, and a Scylla board after two refreshes, a held merge and an "
+    "accept (PostgreSQL); the failing example is printed (stdout) to pursue",
+)
+@settings(
+    max_examples=3,
+    # each example builds a task and reads every board of it a few times: no shrinking, the
+    # failing example is printed as drawn
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    kind=st.sampled_from(sorted(TEMPLATES)),
+    size=st.integers(min_value=3, max_value=24),
+    steps=st.lists(st.sampled_from(STEPS), min_size=1, max_size=4),
+    seed=st.integers(min_value=0, max_value=2**16),
+)
+def test_the_sql_board_equals_the_whole_task_board(
+    examples: str, kind: str, size: int, steps: list[str], seed: int
+) -> None:
+    url, rng = examples, random.Random(seed)
+    print(f"example: {kind=} {size=} {steps=} {seed=}")
+    template = TEMPLATES[kind]
+    task_id = f"{kind}-{uuid.uuid4().hex[:8]}"
+    cloned_task(url, template=template, task_id=task_id, size=size, seed=seed)
+    same_boards(url, task_id, rng)
+    for step in steps:
+        print(f"step: {step}")
+        if step.startswith("merge"):
+            merge_one(url, task_id, template, rng, held=step == "merge held")
+        elif step in ("accept", "unaccept"):
+            decide(url, task_id, rng, accept=step == "accept")
+        else:
+            refresh(url, task_id)
+        same_boards(url, task_id, rng)
+
+
+def test_the_examples_are_every_kind(examples: str) -> None:
+    """The templates above are the bundled examples of each kind (a renamed example fails
+    here, not as an empty property)."""
+    with session_scope(examples) as session:
+        assert {
+            kind: task_kinds.stored_kind(session, task_id=task_id)
+            for kind, task_id in TEMPLATES.items()
+        } == {kind: kind for kind in TEMPLATES}

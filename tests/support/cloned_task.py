@@ -1,0 +1,116 @@
+"""A task of any size, cheaply: one stored task's evaluated runs cloned by bulk insert.
+
+Each clone gets a new id, its usage scaled by a factor of its own and fresh digests (run,
+output, shape, content), so no clone is a copy or near-copy of another; the template's tier
+rows and evaluation are copied beside it. The new task then gets a real refresh
+(`evalq.read.served.refresh_task`): its baseline, standings, places, tallies and figures, as a
+task whose runs were merged one by one would have after its refresh (its judged runs counted
+as the migration counts a store's: `evalq.store.tallies.recount_judged`).
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from typing import Any
+
+from sqlalchemy import select
+
+from evalq.core.schemas import Task
+from evalq.read import served
+from evalq.store import queries, tallies
+from evalq.store.db import engine_for, session_scope
+from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow, utcnow
+
+CHUNK = 2_000
+
+
+def template_rows(url: str, task_id: str) -> list[tuple[dict[str, Any], dict[str, Any], list[Any]]]:
+    """The task's evaluated runs as stored: (run, evaluation, tier rows) each."""
+    with engine_for(url).connect() as connection:
+        runs = [
+            dict(r._mapping)
+            for r in connection.execute(
+                select(SubmissionRow.__table__).where(SubmissionRow.task_id == task_id)
+            )
+        ]
+        evaluations = {
+            r.submission_id: dict(r._mapping)
+            for r in connection.execute(
+                select(EvaluationRow.__table__).where(EvaluationRow.task_id == task_id)
+            )
+        }
+        ids = [r["id"] for r in runs]
+        tiers: dict[str, list[Any]] = {}
+        for r in connection.execute(
+            select(TierResultRow.__table__).where(TierResultRow.submission_id.in_(ids))
+        ):
+            tiers.setdefault(r.submission_id, []).append(dict(r._mapping))
+    return [
+        (run, evaluations[run["id"]], tiers.get(run["id"], []))
+        for run in sorted(runs, key=lambda r: r["id"])
+        if run["id"] in evaluations
+    ]
+
+
+def clone(
+    template: tuple[dict[str, Any], dict[str, Any], list[Any]],
+    task_id: str,
+    index: int,
+    rng: random.Random,
+) -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
+    """Clone ``index`` of a template run in ``task_id``: (run, evaluation, tier rows)."""
+    run, evaluation, tiers = template
+    sid = f"{task_id}.{index:07d}"
+    factor = rng.uniform(1.0, 1.5)
+    new = dict(run) | {
+        "id": sid,
+        "task_id": task_id,
+        "payload": dict(run["payload"]) | {"id": sid, "task_id": task_id},
+        "copy_of": None,
+        "review": None,
+        "content_hash": uuid.uuid4().hex * 2,
+        "run_hash": uuid.uuid4().hex * 2,
+        "output_hash": uuid.uuid4().hex * 2,
+        "shape_hash": uuid.uuid4().hex * 2,
+        "total_tokens": max(1, round(run["total_tokens"] * factor)),
+        # stored now, as a merge stores its run: the task's version moves with it
+        "created_at": utcnow(),
+        "updated_at": utcnow(),
+    }
+    for key in ("execution_time", "cost_usd"):
+        if run[key]:
+            new[key] = round(run[key] * factor, 6)
+    return (
+        new,
+        dict(evaluation) | {"submission_id": sid, "task_id": task_id},
+        [dict(t) | {"submission_id": sid} for t in tiers],
+    )
+
+
+def cloned_task(url: str, *, template: str, task_id: str, size: int, seed: int = 0) -> str:
+    """A new task ``task_id`` defined as ``template``, with ``size`` runs cloned from its
+    evaluated runs and refreshed; returns its id."""
+    rows = template_rows(url, template)
+    with session_scope(url) as session:
+        definition = queries.get_task(session, task_id=template).model_dump(mode="json")
+        queries.put_task(session, task=Task.model_validate(definition | {"id": task_id}))
+    rng = random.Random(seed)
+    for start in range(0, size, CHUNK):
+        runs, evaluations, tiers = [], [], []
+        for index in range(start, min(size, start + CHUNK)):
+            run, evaluation, tier_rows = clone(rows[index % len(rows)], task_id, index, rng)
+            runs.append(run)
+            evaluations.append(evaluation)
+            tiers += tier_rows
+        with engine_for(url).begin() as connection:
+            connection.execute(SubmissionRow.__table__.insert(), runs)
+            connection.execute(EvaluationRow.__table__.insert(), evaluations)
+            if tiers:
+                connection.execute(TierResultRow.__table__.insert(), tiers)
+    with session_scope(url) as session:
+        served.refresh_task(session, task_id=task_id)
+        # its runs were not merged here: their judged runs are counted once, as the migration
+        # counts a store's
+        tallies.recount_judged(session, task_id=task_id)
+    return task_id
