@@ -1,7 +1,7 @@
 """sessions, session_turns: runs that share a conversation, evaluated as a unit
 
-Revision ID: 0028_sessions
-Revises: 0023_task_audits
+Revision ID: 0026_sessions
+Revises: 0025_judged_results
 Create Date: 2026-11-28 12:30:00
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0028_sessions"
+revision = "0026_sessions"
 down_revision = "0025_judged_results"
 branch_labels = None
 depends_on = None
