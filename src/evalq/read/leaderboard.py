@@ -31,6 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import Field, ValidationError
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
@@ -75,7 +76,6 @@ from evalq.scoring.review import (
     dominant_agent,
     dominant_of,
     duplicates,
-    near_copies,
 )
 from evalq.scoring.variants import compare_variants
 from evalq.scoring.worth import analyse_variants
@@ -285,10 +285,9 @@ class LeaderboardReport(Reply):
     )
     near_copies: dict[str, str] = Field(
         default_factory=dict,
-        description="The near-copies among duplicate_of: runs of one agent with an earlier "
-        "run's output, trace and evidence and every usage figure within "
-        f"{NEAR_COPY_TOLERANCE:.0%} of its (a copy with its usage nudged), counted once like "
-        "a copy.",
+        description="The near-copies among duplicate_of: runs with an earlier run's content "
+        "(by MinHash similarity of output, trace and evidence, any agent) and every usage "
+        f"figure within {NEAR_COPY_TOLERANCE:.1%} of its, counted once like a copy.",
     )
     baseline_note: str | None = Field(
         default=None,
@@ -585,13 +584,31 @@ MAX_LIMIT = 1_000
 
 
 def copies_of(session: Session, *, task_id: str) -> tuple[dict[str, str], dict[str, str]]:
-    """`duplicates` among the task's evaluated runs, and the near-copies among them: only the
-    runs whose content, or one agent's shape, was sent more than once are read (index-only
-    groupings find them)."""
+    """The task's copies as the refresh decided them (`SubmissionRow.copy_of`, set by
+    `evalq.store.review_sql.settle_reviews`: duplicates, near-copies by shape and by
+    similarity), and the near-copies among them (a run hash other than its original's)."""
+    s = SubmissionRow
+    rows = session.execute(
+        select(s.id, s.copy_of, s.run_hash).where(
+            s.task_id == task_id, s.status.in_(queries.EVALUATED), s.copy_of.is_not(None)
+        )
+    ).all()
+    found: dict[str, str] = {sid: original for sid, original, _ in rows if original is not None}
     repeated = table.repeated_runs(session, task_id=task_id)
-    facts = [queries.run_facts(row) for row in queries.fact_rows(session, submission_ids=repeated)]
-    found = duplicates(facts)
-    return found, near_copies(facts, found)
+    found |= duplicates(
+        [queries.run_facts(row) for row in queries.fact_rows(session, submission_ids=repeated)]
+    )
+    hashes = dict(
+        session.execute(
+            select(s.id, s.run_hash).where(s.id.in_(sorted({*found, *found.values()})))
+        ).all()
+    )
+    near = {
+        sid: original
+        for sid, original in found.items()
+        if hashes.get(sid) is not None and hashes.get(sid) != hashes.get(original)
+    }
+    return found, near
 
 
 def paged(
