@@ -31,7 +31,6 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import Field, ValidationError
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
@@ -76,6 +75,7 @@ from evalq.scoring.review import (
     dominant_agent,
     dominant_of,
     duplicates,
+    near_copies,
 )
 from evalq.scoring.variants import compare_variants
 from evalq.scoring.worth import analyse_variants
@@ -584,31 +584,16 @@ MAX_LIMIT = 1_000
 
 
 def copies_of(session: Session, *, task_id: str) -> tuple[dict[str, str], dict[str, str]]:
-    """The task's copies as the refresh decided them (`SubmissionRow.copy_of`, set by
+    """The task's copies: those the refresh decided (`SubmissionRow.copy_of`, set by
     `evalq.store.review_sql.settle_reviews`: duplicates, near-copies by shape and by
-    similarity), and the near-copies among them (a run hash other than its original's)."""
-    s = SubmissionRow
-    rows = session.execute(
-        select(s.id, s.copy_of, s.run_hash).where(
-            s.task_id == task_id, s.status.in_(queries.EVALUATED), s.copy_of.is_not(None)
-        )
-    ).all()
-    found: dict[str, str] = {sid: original for sid, original, _ in rows if original is not None}
-    repeated = table.repeated_runs(session, task_id=task_id)
-    found |= duplicates(
-        [queries.run_facts(row) for row in queries.fact_rows(session, submission_ids=repeated)]
-    )
-    hashes = dict(
-        session.execute(
-            select(s.id, s.run_hash).where(s.id.in_(sorted({*found, *found.values()})))
-        ).all()
-    )
-    near = {
-        sid: original
-        for sid, original in found.items()
-        if hashes.get(sid) is not None and hashes.get(sid) != hashes.get(original)
-    }
-    return found, near
+    similarity, which needs the payloads) and those `duplicates` finds among the runs evaluated
+    since; and the near-copies among them (a run hash other than its original's). Two
+    statements: the ids that may be copies, and their facts."""
+    rows = queries.fact_rows(session, submission_ids=table.repeated_runs(session, task_id=task_id))
+    facts = [queries.run_facts(row) for row in rows]
+    found = {row.id: row.copy_of for row in rows if row.copy_of is not None}
+    found |= duplicates(facts)
+    return found, near_copies(facts, found)
 
 
 def paged(

@@ -135,7 +135,7 @@ def duplicates(runs: Sequence[RunFacts]) -> dict[str, str]:
                 (
                     e
                     for e in sketched
-                    if same_usage(e.run, facts.run, cost=False)
+                    if same_usage(e.run, facts.run, cost=same_agent(e.run, facts.run))
                     and near(e.sketch, facts.sketch) is not None
                 ),
                 None,
@@ -158,6 +158,11 @@ def near_copies(runs: Sequence[RunFacts], found: Mapping[str, str]) -> dict[str,
         for copy, original in found.items()
         if hashes.get(copy) is not None and hashes.get(copy) != hashes.get(original)
     }
+
+
+def same_agent(a: ArenaRun, b: ArenaRun) -> bool:
+    """Whether two runs name one agent (tool and model)."""
+    return (a.tool, a.model) == (b.tool, b.model)
 
 
 def same_usage(a: ArenaRun, b: ArenaRun, *, cost: bool = True) -> bool:

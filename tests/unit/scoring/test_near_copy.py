@@ -18,7 +18,13 @@ RUNS = [
 
 
 def facts(
-    payload: dict[str, object], sid: str, minute: int, *, model: str = "m", scale: float = 1.0
+    payload: dict[str, object],
+    sid: str,
+    minute: int,
+    *,
+    model: str = "m",
+    scale: float = 1.0,
+    cost: float | None = None,
 ) -> RunFacts:
     return RunFacts(
         run=ArenaRun(
@@ -28,7 +34,7 @@ def facts(
             tool_calls=25,
             iterations=1,
             execution_time=400.0 * scale,
-            cost_usd=None,
+            cost_usd=cost,
             tool="tool",
             model=model,
         ),
@@ -56,3 +62,14 @@ def test_distinct_outputs_or_usage_apart_do_not_merge() -> None:
     assert sa is not None and sb is not None and containment(sa, sb) < NEAR_CONTAINMENT
     assert duplicates([facts(a, "a", 0), facts(b, "b", 1)]) == {}
     assert duplicates([facts(a, "a", 0), facts(a, "far", 1, scale=1.05)]) == {}
+
+
+def test_one_agents_runs_apart_in_cost_alone_are_its_own_runs_and_another_agents_are_not() -> None:
+    # the cost is left out only across agents (a relabelled copy is re-priced by its model's
+    # name); within one agent a cost 4% apart is a run of its own, as it was for the shape rule
+    run = RUNS[0]
+    first = facts(run, "first", 0, cost=10.0)
+    again = facts(dict(run, output=f"{run['output']} (attempt 2)"), "again", 1, cost=10.4)
+    assert duplicates([first, again]) == {}
+    relabelled = facts(run, "relabelled", 1, model="other", cost=10.4)
+    assert duplicates([first, relabelled]) == {"relabelled": "first"}
