@@ -7,7 +7,10 @@ with sd 0.2, both of mean 0.5) and counts how often evalq's test rejects at alph
 two-sample permutation test of the mean difference (unpaired) and the sign-flip test (paired),
 and, beside them, a studentised version of each (the same rearrangements of Welch's t, or of
 the paired t: Janssen 1997; Chung and Romano 2013), which is asymptotically valid without
-exchangeability. ``--quick``: n = 5 and 8, 40 data sets a cell.
+exchangeability; and how often the note beside a verdict (`evalq.stats.exchangeable.shape_note`)
+is there when the verdict is false ("noted"), and how often it is there on data of one shape
+(both sides normal with sd 0.1, equal means: "note on one shape"). ``--quick``: n = 5 and 8, 40
+data sets a cell.
 """
 
 from __future__ import annotations
@@ -56,14 +59,21 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=2000)
     args = parse_args(parser, quick={"datasets": 40, "sizes": "5,8", "resamples": 400})
     from evalq.stats.comparison import paired_permutation_test, two_sample_permutation_test
+    from evalq.stats.exchangeable import shape_note
 
     rng = np.random.default_rng(0)
-    worst_plain, worst_student = 0.0, 0.0
-    print(f"{'design':<9} {'n':>3} {'permutation':>12} {'studentised':>12}  (alpha {ALPHA})")
+    worst_plain, worst_student, least_noted, most_honest = 0.0, 0.0, 1.0, 0.0
+    print(
+        f"{'design':<9} {'n':>3} {'permutation':>12} {'studentised':>12} {'noted':>6}"
+        f" {'note on one shape':>18}  (alpha {ALPHA})"
+    )
     for design in ("unpaired", "paired"):
         for n in (int(s) for s in args.sizes.split(",")):
-            plain = student = 0
+            plain = student = noted = honest = 0
             for _ in range(args.datasets):
+                same_x, same_y = rng.normal(0.5, 0.1, n), rng.normal(0.5, 0.1, n)
+                paired = design == "paired"
+                honest += shape_note(list(same_x), list(same_y), paired=paired) is not None
                 x = rng.normal(0.5, 0.05, n)
                 y = 0.3 + rng.exponential(0.2, n)  # mean 0.5, sd 0.2, right-skewed
                 if design == "unpaired":
@@ -76,12 +86,22 @@ def main() -> None:
                     q = studentised_sign_flip(x - y, rng, args.resamples)
                 plain += p <= ALPHA
                 student += q <= ALPHA
+                note = shape_note(list(x), list(y), paired=paired)
+                noted += p <= ALPHA and note is not None
             a, b = plain / args.datasets, student / args.datasets
+            share = noted / plain if plain else 1.0
             worst_plain, worst_student = max(worst_plain, a), max(worst_student, b)
-            print(f"{design:<9} {n:>3} {a:>12.3f} {b:>12.3f}")
+            least_noted = min(least_noted, share)
+            most_honest = max(most_honest, honest / args.datasets)
+            print(
+                f"{design:<9} {n:>3} {a:>12.3f} {b:>12.3f} {share:>6.2f}"
+                f" {honest / args.datasets:>18.3f}"
+            )
     figure("worst false-verdict rate, permutation test", worst_plain)
     figure("worst false-verdict rate, studentised", worst_student)
     ratio("worst false-verdict rate over alpha, permutation test", worst_plain / ALPHA)
+    figure("least share of false verdicts carrying the note", least_noted)
+    figure("most often the note on data of one shape", most_honest)
 
 
 if __name__ == "__main__":

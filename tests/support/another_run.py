@@ -6,7 +6,8 @@ is the example sent again, padded: evalq counts it once (a near-copy by similari
 `evalq.scoring.near_copy`, docs/scoring.md "Near-copies by similarity"), as it must for a
 submitter who pads a copy. A test that means a second run of the agent builds one here: the
 output tagged and the measured time `STEP` further per ``n`` (an honest repeat's usage is its
-own; two honest bundled runs of one output differ by at least 3.8% on some figure).
+own; two honest bundled runs of one output differ by at least 3.8% on some figure). Two runs
+made from one example with one ``n`` have one usage: give each of a test's runs its own ``n``.
 """
 
 from __future__ import annotations

@@ -494,7 +494,7 @@ def test_board_and_run_update_live_while_a_run_is_evaluated(
     evaluated = f'tr[data-task="{ARENA}"] td[data-status="done"]'
     before = int(tasks.page.locator(evaluated).inner_text())
     base = next(r for r in examples("arena") if r["task_id"] == ARENA)
-    run = another_run(base, "live-1", "(a live one)")
+    run = another_run(base, "live-1", "(a live one)", n=2)
     with HttpClient(server.url, api_key=server.keys["rw"]) as client:
         client.submit(run)
         expect(page.locator('#board tr[data-run="live-1"]')).to_be_visible(
@@ -525,7 +525,7 @@ def test_server_sent_events_say_when_a_board_changes(server: Server, browser: Br
     page = {"page": f"/ui/tasks/{ARENA}"}
     assert httpx.get(f"{server.url}/ui/events", params=page).status_code == 303  # no session
     base = next(r for r in examples("arena") if r["task_id"] == ARENA)
-    run = another_run(base, "live-2", "(another live one)", n=2)
+    run = another_run(base, "live-2", "(another live one)", n=3)
     with (
         httpx.Client(base_url=server.url, cookies=cookies, timeout=120 * PATIENCE) as client,
         client.stream("GET", "/ui/events", params=page) as stream,
@@ -950,7 +950,7 @@ def test_live_marks_new_and_rescored_runs_apart_from_runs_that_only_moved_rank(
     with HttpClient(server.url, api_key=server.keys["read"]) as client:
         best = client.leaderboard(PEERREAD)["entries"][0]["submission_id"]
     base = next(r for r in examples("peerread") if r["id"] == best)
-    run = another_run(base, "live-peer", "(read again)")
+    run = another_run(base, "live-peer", "(read again)", n=2)
     with HttpClient(server.url, api_key=server.keys["rw"]) as client:
         client.submit(run)
         expect(page.locator('#board tr[data-run="live-peer"]')).to_be_visible(
