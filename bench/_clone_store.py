@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import evalq_env
+from tests.support.cloned_task import own_words
 from tests.support.processes import EVALQ
 
 CHUNK = 2_000
@@ -236,7 +237,7 @@ def clone_run(
         if isinstance(usage.get(key), float | int):
             usage[key] = round(usage[key] * factor, 6)
     if isinstance(payload.get("output"), str) and payload["output"]:
-        payload["output"] += f" (run {index})"
+        payload["output"] = own_words(payload["output"], index)
     run = dict(template) | {"id": sid, "task_id": task_id, "payload": payload, "copy_of": None}
     if template.get("run_index") is not None:
         run["run_index"] = payload["run_index"] = template["run_index"] + 10 * (index // count)

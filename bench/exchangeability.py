@@ -99,9 +99,9 @@ def main() -> None:
             )
     figure("worst false-verdict rate, permutation test", worst_plain)
     figure("worst false-verdict rate, studentised", worst_student)
-    ratio("worst false-verdict rate over alpha, permutation test", worst_plain / ALPHA)
     figure("least share of false verdicts carrying the note", least_noted)
     figure("most often the note on data of one shape", most_honest)
+    ratio("worst false-verdict rate over alpha, permutation test", worst_plain / ALPHA)  # last
 
 
 if __name__ == "__main__":

@@ -156,7 +156,7 @@ def test_the_dockerfile_installs_cpu_torch_then_the_extras() -> None:
     lines = [line.strip() for line in dockerfile.splitlines()]
     assert [line for line in lines if line.startswith("FROM ")] == ["FROM python:3.11-slim"]
     torch = dockerfile.index("https://download.pytorch.org/whl/cpu torch==2.13.0")
-    assert torch < dockerfile.index('pip install ".[worker,postgres,api,monitor]"')
+    assert torch < dockerfile.index('pip install ".[worker,postgres,api,monitor,otel]"')
     ignored = (ROOT / ".dockerignore").read_text().split()
     for line in lines:
         if line.startswith("COPY "):

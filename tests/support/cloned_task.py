@@ -53,6 +53,22 @@ def template_rows(url: str, task_id: str) -> list[tuple[dict[str, Any], dict[str
     ]
 
 
+def own_words(output: str, index: int) -> str:
+    """``output`` with a word of clone ``index``'s own after every second word, so that every
+    word 3-shingle of it is the clone's own: a tag appended to the template's text would leave
+    it a near-copy of the template (`evalq.scoring.near_copy`: containment of its shingles)."""
+    words = output.split(" ")
+    mixed = [w if i % 2 else f"{w} r{index}x{i}" for i, w in enumerate(words)]
+    return " ".join(mixed) + f" (run {index})"
+
+
+def own_output(run: dict[str, Any], index: int) -> dict[str, Any]:
+    """The clone's output in words of its own (`bench._clone_store.own_words`): the template's
+    text as it is would make every clone a near-copy of it (`evalq.scoring.near_copy`)."""
+    output = run["payload"].get("output")
+    return {"output": own_words(output, index)} if isinstance(output, str) and output else {}
+
+
 def clone(
     template: tuple[dict[str, Any], dict[str, Any], list[Any]],
     task_id: str,
@@ -66,7 +82,7 @@ def clone(
     new = dict(run) | {
         "id": sid,
         "task_id": task_id,
-        "payload": dict(run["payload"]) | {"id": sid, "task_id": task_id},
+        "payload": dict(run["payload"]) | {"id": sid, "task_id": task_id} | own_output(run, index),
         "copy_of": None,
         "review": None,
         "content_hash": uuid.uuid4().hex * 2,

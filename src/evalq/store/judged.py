@@ -1,8 +1,9 @@
 """Judged results: every judge's scores of a run, appended and never updated (migration 0025).
 
-The one writer of ``judged_results``. The judge tier appends the result that scores a run
-(`evalq.store.queries.tiers.finish_tier`); a re-judge appends a result beside it
-(`evalq.service.rejudge`). A run judged again by the same judge keeps its first result.
+The one writer of ``judged_results`` and of ``task_judge_series`` (the judges that scored each
+task's runs, written with the result that first shows one). The judge tier appends the result
+that scores a run (`evalq.store.queries.tiers.finish_tier`); a re-judge appends a result beside
+it (`evalq.service.rejudge`). A run judged again by the same judge keeps its first result.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import select
+from sqlalchemy import literal, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from evalq.core.judge_series import JudgedSource, series_id
 from evalq.core.results import JudgeIdentity, JudgeResult
-from evalq.store.models import JudgedResultRow, SubmissionRow, utcnow
+from evalq.store.models import JudgedResultRow, SubmissionRow, TaskJudgeSeriesRow, utcnow
 from evalq.store.webhooks import as_utc
 
 
@@ -37,13 +38,22 @@ def append_judged(
         "judged_at": utcnow(),
     }
     keys = ["submission_id", "series"]
-    if session.get_bind().dialect.name == "postgresql":
-        pg = postgresql.insert(JudgedResultRow).values(**values)
-        added = session.execute(pg.on_conflict_do_nothing(index_elements=keys))
-    else:
-        lite = sqlite.insert(JudgedResultRow).values(**values)
-        added = session.execute(lite.on_conflict_do_nothing(index_elements=keys))
-    return bool(added.rowcount)  # type: ignore[attr-defined]
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    added = session.execute(
+        dialect.insert(JudgedResultRow).values(**values).on_conflict_do_nothing(index_elements=keys)
+    )
+    if not added.rowcount:  # type: ignore[attr-defined]
+        return False
+    if source == "tier":  # the run's task is scored by this judge (a key lookup, not a scan)
+        task = select(SubmissionRow.task_id, literal(values["series"])).where(
+            SubmissionRow.id == submission_id
+        )
+        session.execute(
+            dialect.insert(TaskJudgeSeriesRow)
+            .from_select(["task_id", "series"], task)
+            .on_conflict_do_nothing(index_elements=["task_id", "series"])
+        )
+    return True
 
 
 @dataclass(frozen=True)
@@ -61,17 +71,13 @@ class Judged:
 
 
 def scoring_series(session: Session, *, task_ids: Sequence[str]) -> dict[str, set[str]]:
-    """Each task's judges that scored some of its runs (judge-tier results): one DISTINCT over
-    two short columns per 500 tasks, no JSON read, so a board of one judge pays little."""
+    """Each task's judges that scored some of its runs (judge-tier results), from
+    ``task_judge_series``: a key range per task, whatever the number of its judged runs."""
     found: dict[str, set[str]] = {}
     for start in range(0, len(task_ids), 500):  # SQLite's bound on parameters
         rows = session.execute(
-            select(SubmissionRow.task_id, JudgedResultRow.series)
-            .distinct()
-            .join(SubmissionRow, SubmissionRow.id == JudgedResultRow.submission_id)
-            .where(
-                SubmissionRow.task_id.in_(task_ids[start : start + 500]),
-                JudgedResultRow.source == "tier",
+            select(TaskJudgeSeriesRow.task_id, TaskJudgeSeriesRow.series).where(
+                TaskJudgeSeriesRow.task_id.in_(task_ids[start : start + 500])
             )
         ).all()
         for task_id, series in rows:

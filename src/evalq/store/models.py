@@ -580,6 +580,19 @@ class JudgedResultRow(Base):
     judged_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class TaskJudgeSeriesRow(Base):
+    """A judge that scored some of a task's runs (a judge-tier result in `JudgedResultRow`),
+    written beside the result that first shows it (migration 0025), so a board learns whether
+    its task's scores come from one judge or several without reading the task's results."""
+
+    __tablename__ = "task_judge_series"
+
+    task_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True
+    )
+    series: Mapped[str] = mapped_column(String(16), primary_key=True)
+
+
 class SessionRow(Base):
     """A session: the runs of one task that share a conversation (docs/sessions.md).
 

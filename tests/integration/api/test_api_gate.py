@@ -244,7 +244,9 @@ def test_the_ci_example_runs_green_against_a_real_api(
     runs = []
     for n in range(5):
         usage = {"input_tokens": 800 + 40 * n, "output_tokens": 200, "tool_calls": 3 + n}
-        for commit, seconds in (("base", 12.0 + n), ("cand", 11.5 + n)):
+        # a second faster: within 3.5% on every figure, a same-output run is a near-copy of
+        # the other side's (docs/scoring.md), and the gate would count one run too few
+        for commit, seconds in (("base", 12.0 + n), ("cand", 11.0 + n)):
             runs.append(
                 submission(
                     f"ci-{commit}-{n}",

@@ -21,11 +21,16 @@ from evalq.core.schemas import Submission, Task
 from evalq.core.settings import Settings
 from evalq.judge import JudgeLimits, build_judge
 from tests.support.openai_stub import OpenAIStub
+from tests.support.processes import PATIENCE
 
 pytestmark = pytest.mark.integration
 
 LIMITS = JudgeLimits(
-    max_attempts=3, output_retries=1, request_timeout_s=2.0, backoff_base_s=0.01, backoff_cap_s=0.05
+    max_attempts=3,
+    output_retries=1,
+    request_timeout_s=2.0 * PATIENCE,  # a clean answer took over 2 s under CI's load (stop 53)
+    backoff_base_s=0.01,
+    backoff_cap_s=0.05,
 )
 """The stub holds a ``slow`` answer until the client's timeout makes it hang up, so that case
 trips the timeout whatever the load; the timeout itself is far above a clean answer's time."""

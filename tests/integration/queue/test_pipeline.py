@@ -44,7 +44,11 @@ def test_a_chord_completes_and_stores_the_evaluation(pipeline: Callable[..., Pip
     assert "planning_rationality" in peer["missing"] and 0 < peer["composite"] <= 1
     assert 0 < result["tiers"]["text"]["metrics"]["semantic"] <= 1
     assert result["scores"]["arena"]["baseline_is_default"] is True
-    assert result["baseline_version"] == 0
+    # scored against the task's current baseline: none yet (0), or the one the worker's
+    # debounced refresh stored after the merge, if it ran before the worker stopped
+    with session_scope(p.db_url) as session:
+        stored = queries.current_baseline(session, task_id=TASK.id)
+    assert result["baseline_version"] == (stored.version if stored is not None else 0)
 
 
 def test_a_tier_failing_after_its_retries_degrades_not_hangs(

@@ -44,7 +44,7 @@ def test_a_tier_task_opens_one_session_for_its_two_transactions(
         computed.append(job)
         return TierOutcome(tier="text", status="skipped", reason="a test's compute")
 
-    @app.task(bind=True)
+    @app.task(bind=True, shared=False)  # one per case: never in every later app
     def probe(self: Any, submission_id: str) -> dict[str, str]:
         return run_tier(self, submission_id, "text", compute)
 

@@ -97,7 +97,7 @@ def test_0025_copies_the_judge_tiers_with_an_identity_as_their_first_series(db_u
 
     from evalq.core.judge_series import series_id
     from evalq.core.results import JudgeIdentity
-    from evalq.store.models import JudgedResultRow
+    from evalq.store.models import JudgedResultRow, TaskJudgeSeriesRow
 
     identity = {
         "model": "openai:judge-a",
@@ -147,6 +147,10 @@ def test_0025_copies_the_judge_tiers_with_an_identity_as_their_first_series(db_u
             {"constructiveness": 0.75},
         )
         assert row.series == series_id(JudgeIdentity.model_validate(identity))
+        # the task is known to be scored by that judge, without reading its results again
+        assert session.execute(
+            select(TaskJudgeSeriesRow.task_id, TaskJudgeSeriesRow.series)
+        ).all() == [("t", row.series)]
 
 
 def test_0024_counts_a_stores_tallies_as_the_refresh_does(

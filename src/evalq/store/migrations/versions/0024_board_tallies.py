@@ -1,4 +1,4 @@
-"""agent_tallies, judge_tallies: a task's board tallies kept at merge (issue 44); indexes of a
+"""agent_tallies, judge_tallies: a task's board tallies kept at merge; indexes of a
 task's held runs and of one agent's runs
 
 Revision ID: 0024_board_tallies

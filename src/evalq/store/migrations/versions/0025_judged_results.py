@@ -1,5 +1,6 @@
 """judged_results: every judge's scores of a run, appended and never updated;
-the judge tier rows already stored with an identity are copied in as their first series
+the judge tier rows already stored with an identity are copied in as their first series;
+task_judge_series: the judges that scored each task's runs
 
 Revision ID: 0025_judged_results
 Revises: 0024_board_tallies
@@ -72,8 +73,21 @@ def upgrade() -> None:
         )
     if copied:
         op.bulk_insert(judged, copied)
+    op.create_table(
+        "task_judge_series",
+        sa.Column("task_id", sa.String(length=128), nullable=False),
+        sa.Column("series", sa.String(length=16), nullable=False),
+        sa.ForeignKeyConstraint(["task_id"], ["tasks.id"], ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("task_id", "series"),
+    )
+    op.execute(
+        "INSERT INTO task_judge_series (task_id, series) SELECT DISTINCT submissions.task_id, "
+        "judged_results.series FROM judged_results JOIN submissions "
+        "ON submissions.id = judged_results.submission_id WHERE judged_results.source = 'tier'"
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("task_judge_series")
     op.drop_index("ix_judged_results_run_series", table_name="judged_results")
     op.drop_table("judged_results")
