@@ -43,6 +43,11 @@ def kill_mid_tier(
             if task.tier != "text" or not task.submission_id.startswith(SLOW_PREFIX):
                 continue
             if whole_worker:
+                # the listing is a broadcast round trip (seconds under load): a tier it names may
+                # have ended since, so the store is asked right before the one kill there is
+                before = harness.tier_row(store_url, task.submission_id, task.tier)
+                if before is None or before[0] != "running":
+                    continue
                 worker.kill_group()
             else:
                 os.kill(task.pid, signal.SIGKILL)
