@@ -632,12 +632,15 @@ def _compared(
     if ladder:
         # the runs planned and not sent count as failures here too (`evalq.read.plans`)
         rows = views[0].rows
-        short = shortfalls(rows, profile.scylla)
-        runs = padded(gathered.variant_runs, short, rows, profile.scylla)
+        counts = views[0].counts  # the whole task's, when its rows are a sample
+        short = shortfalls(rows, profile.scylla, counts)
+        runs = padded(gathered.variant_runs, short, rows, profile.scylla, counts)
+        # as many failures as `padded` added (a sampled variant: its sample's share)
+        added = {v: len(runs[v]) - len(found) for v, found in gathered.variant_runs.items()}
         observations = observations + [
             Observation(task_ids[0], variant, 0.0, False)
             for variant, shortfall in short.items()
-            for _ in range((shortfall.planned or 0) - shortfall.sent)
+            for _ in range(added.get(variant, (shortfall.planned or 0) - shortfall.sent))
         ]
         found_analysis = analyse_variants(
             {v: runs[v] for v in groups if v in runs},

@@ -41,9 +41,16 @@ from evalq.core.results import CostOfPass, EvaluationStatus, ScyllaScores
 from evalq.core.schemas import TaskKind
 from evalq.core.settings import Settings
 from evalq.read import standings
+from evalq.read.boards.sample import sample_of, sampled_view
 from evalq.read.compare import CompareReport, compare_task
 from evalq.read.flood import range_note
-from evalq.read.plans import padded, planned_variant_runs, shortfalls, with_shortfalls
+from evalq.read.plans import (
+    Shortfall,
+    padded,
+    planned_variant_runs,
+    shortfalls,
+    with_shortfalls,
+)
 from evalq.read.rank_uncertainty import (
     SINGLE_RUN,
     SINGLE_SUBMISSION,
@@ -56,6 +63,7 @@ from evalq.read.rank_uncertainty import (
     variant_uncertainty,
 )
 from evalq.read.reply import Reply
+from evalq.read.run_counts import RunCounts
 from evalq.read.standings import problem_of
 from evalq.read.usage import SELF_REPORTED, UsageSource, usage_note, usage_source
 from evalq.read.variants import VariantsAnalysis, variants_analysis
@@ -244,6 +252,12 @@ class VariantRank(Reply):
         description='Fewer runs than planned ("T1: 5 of 10 planned runs": the rest count as '
         "failures at the task's worst cost, and runs counts them) or than its peers (its "
         "verdicts withheld), in words; null when neither.",
+    )
+    sampled_from: int | None = Field(
+        default=None,
+        description="Its runs in all (planned runs not sent counted) when its figures were "
+        "drawn over a seeded sample of them, runs of sampled_from (the board's figures say "
+        "the sample's rule: sampled); null when drawn over every run.",
     )
 
 
@@ -572,7 +586,7 @@ def board_of(
     entries.sort(key=lambda e: (e.rank or 0, e.submission_id))
     variants = None
     if rule.kind == "scylla":
-        variants, uncertainty = _variant_board(rows, profile)
+        variants, uncertainty = _variant_board(rows, profile, view.counts)
     shown = [e.ranking_value for e in entries if e.ranking_value is not None]
     entries += [_entry(r, rule, None, None, {}, 0, unranked(r, profile)) for r in held]
     interval = confidence_interval(shown, level, bounds=rule.scale)
@@ -728,6 +742,14 @@ class EntryInterval(Reply):
     not_separable_from: list[str]
 
 
+class Sampled(Reply):
+    """The sample a board's whole-task statistics were drawn over (`evalq.read.boards.sample`)."""
+
+    runs: int = Field(description="The sampled runs the statistics were drawn over.")
+    per_variant: int = Field(description="Most runs per variant sampled.")
+    note: str = Field(description="The rule in words.")
+
+
 class BoardFigures(Reply):
     """What a Scylla or suite board computes from every run of the unfiltered board (held
     runs out): kept (`evalq.store.standings.store_figures`) while the task holds still."""
@@ -761,6 +783,16 @@ class BoardFigures(Reply):
     )
     near_copies: dict[str, str] = Field(
         default_factory=dict, description="The near-copies among copies (copy -> original)."
+    )
+    runs: int | None = Field(
+        default=None,
+        description="The task's evaluated runs when drawn (copies left out, held ones in).",
+    )
+    sampled: Sampled | None = Field(
+        default=None,
+        description="A Scylla board's whole-task statistics (variant board, ladder, "
+        "comparison) drawn over a seeded sample of its runs: how many, and the rule; null "
+        "when drawn over every run.",
     )
 
     def placed(self, rank_intervals: bool = True) -> bool:
@@ -900,10 +932,26 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
         copies=dict(sorted(copied.items())),
         near_copies=dict(sorted(near.items())),
     )
+    if rule.kind == "suite" and summary.ranked > SUITE_INTERVAL_MAX_ENTRIES:
+        # no rank intervals at this size, and a suite has no variant board: nothing of the
+        # runs' documents to read (`board_of` says the same)
+        why = too_many_entries(summary.ranked)
+        return figures.model_copy(
+            update={"rank_uncertainty": none_drawn(level, why), "runs": summary_runs(summary)}
+        )
     if rule.kind in ("scylla", "suite"):
-        view = view_of(session, context)
+        sample = (
+            sample_of(session, task_id=context.task.id, copies=kept.copies)
+            if rule.kind == "scylla"
+            else None
+        )
+        view = (
+            view_of(session, context) if sample is None else sampled_view(session, context, sample)
+        )
         whole = board_of(view)
-        by_variant, short = planned_variant_runs(view.rows, context.profile.scylla)
+        by_variant, short = planned_variant_runs(
+            view.rows, context.profile.scylla, counts=view.counts
+        )
         comparison, note = _variant_comparison(view, rule) if len(by_variant) > 1 else (None, None)
         analysis = (
             comparison.variants  # the runs short of a plan already counted there
@@ -923,7 +971,17 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
                 "comparison_note": note,
                 "analysis": analysis,
                 "variants": whole.variants,
-                "rank_uncertainty": whole.rank_uncertainty,
+                "rank_uncertainty": whole.rank_uncertainty
+                if sample is None
+                else whole.rank_uncertainty.model_copy(
+                    update={"note": f"{whole.rank_uncertainty.note}; {sample.note}"}
+                ),
+                "runs": summary_runs(summary) if sample is None else sample.runs,
+                "sampled": None
+                if sample is None
+                else Sampled(
+                    runs=len(sample.ids), per_variant=sample.per_variant, note=sample.note
+                ),
                 "intervals": {
                     e.submission_id: EntryInterval(
                         rank_interval=e.rank_interval,
@@ -936,6 +994,11 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
             }
         )
     return figures
+
+
+def summary_runs(summary: table.Summary) -> int:
+    """The runs a board's summary counts: ranked and listed apart."""
+    return summary.ranked + summary.apart
 
 
 def _variant_comparison(view: TaskView, rule: KindRule) -> tuple[CompareReport | None, str | None]:
@@ -1156,7 +1219,7 @@ def _with_intervals(
 
 
 def _variant_board(
-    rows: list[ScoredRow], profile: Profile
+    rows: list[ScoredRow], profile: Profile, counts: RunCounts | None = None
 ) -> tuple[list[VariantRank], DrawnRanks | None]:
     """The per-variant board: each variant's pass rate, median composite, grade, cost of pass,
     uplift over the baseline variant, and rank interval, ranked by median composite; and how
@@ -1170,8 +1233,8 @@ def _variant_board(
     if not sent:
         return [], None
     # the runs planned and not sent count as failures (`evalq.read.plans`)
-    short = shortfalls(rows, profile.scylla)
-    runs = padded(sent, short, rows, profile.scylla)
+    short = shortfalls(rows, profile.scylla, counts)
+    runs = padded(sent, short, rows, profile.scylla, counts)
     report = compare_variants(runs, profile.scylla)
     medians = [
         -1.0 if stats.composite is None else stats.composite.median for stats in report.variants
@@ -1202,7 +1265,21 @@ def _variant_board(
                 models=sorted(models[stats.variant]),
                 costed_runs=sum(r.cost_usd is not None for r in runs[stats.variant]),
                 run_plan=short[stats.variant].note() if stats.variant in short else None,
+                sampled_from=_whole_runs(stats.variant, stats.runs, short, counts),
             )
         )
     board.sort(key=lambda v: (v.rank, v.variant))
     return board, uncertainty
+
+
+def _whole_runs(
+    variant: str, runs: int, short: Mapping[str, Shortfall], counts: RunCounts | None
+) -> int | None:
+    """A sampled variant's runs in all, as ``runs`` counts them (its counted runs and its
+    planned runs not sent); None when ``runs`` are all of them."""
+    if counts is None:
+        return None
+    found = short.get(variant)
+    missing = 0 if found is None else max(0, (found.planned or 0) - found.sent)
+    whole = counts.counted.get(variant, 0) + missing
+    return whole if whole > runs else None

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from evalq.core.profile import ScyllaProfile
 from evalq.core.results import ScyllaScores
+from evalq.read.run_counts import RunCounts
 from evalq.read.variants import VariantsAnalysis, VariantStep, variant_runs
 from evalq.read.view import ScoredRow
 from evalq.scoring.scylla import letter_grade
@@ -59,32 +60,61 @@ class Shortfall:
         return "; ".join(said)
 
 
-def plans_of(rows: Sequence[ScoredRow], profile: ScyllaProfile) -> dict[str, int]:
-    """Each variant's plan: the most its runs declare, at least the profile's (if set)."""
-    plans: dict[str, int] = {}
+def counts_of(rows: Sequence[ScoredRow]) -> RunCounts:
+    """The plans' counts (`RunCounts`) read from ``rows``: every run of the task."""
+    sent: dict[str, int] = {}
+    counted: dict[str, int] = {}
+    declared: dict[str, int] = {}
+    costs, times = [], []
     for row in rows:
         variant = row.submission.variant
-        if variant is None:
+        if variant is not None:
+            planned = (row.submission.payload or {}).get("planned_runs")
+            if planned:
+                declared[variant] = max(declared.get(variant, 0), planned)
+        scylla = row.scores.scylla
+        if scylla is None:
             continue
-        declared = (row.submission.payload or {}).get("planned_runs")
-        found = max(declared or 0, profile.planned_runs or 0)
+        if variant is not None:
+            sent[variant] = sent.get(variant, 0) + 1
+            if not row.held:
+                counted[variant] = counted.get(variant, 0) + 1
+        if scylla.cost_usd is not None:
+            costs.append(scylla.cost_usd)
+        if scylla.duration_seconds is not None:
+            times.append(scylla.duration_seconds)
+    return RunCounts(
+        sent, counted, declared, max(costs) if costs else None, max(times) if times else None
+    )
+
+
+def plans_of(rows: Sequence[ScoredRow], profile: ScyllaProfile) -> dict[str, int]:
+    """Each variant's plan: the most its runs declare, at least the profile's (if set)."""
+    variants = {row.submission.variant for row in rows} - {None}
+    return _plans(counts_of(rows), sorted(v for v in variants if v is not None), profile)
+
+
+def _plans(counts: RunCounts, variants: Sequence[str], profile: ScyllaProfile) -> dict[str, int]:
+    plans: dict[str, int] = {}
+    for variant, declared in counts.declared.items():
+        found = max(declared, profile.planned_runs or 0)
         if found:
-            plans[variant] = max(plans.get(variant, 0), found)
+            plans[variant] = found
     if profile.planned_runs is not None:
-        for row in rows:
-            if row.submission.variant is not None:
-                plans.setdefault(row.submission.variant, profile.planned_runs)
+        for variant in variants:
+            plans.setdefault(variant, profile.planned_runs)
     return plans
 
 
-def shortfalls(rows: Sequence[ScoredRow], profile: ScyllaProfile) -> dict[str, Shortfall]:
+def shortfalls(
+    rows: Sequence[ScoredRow], profile: ScyllaProfile, counts: RunCounts | None = None
+) -> dict[str, Shortfall]:
     """The variants (of the runs that count, held ones included: they were sent) short of
-    their plan or of their peers, by name."""
-    sent: dict[str, int] = {}
-    for row in rows:
-        if row.submission.variant is not None and row.scores.scylla is not None:
-            sent[row.submission.variant] = sent.get(row.submission.variant, 0) + 1
-    plans = plans_of(rows, profile)
+    their plan or of their peers, by name. ``counts``: the whole task's, when ``rows`` are a
+    sample of it (else they are read from ``rows``)."""
+    counts = counts or counts_of(rows)
+    sent = dict(counts.sent)
+    plans = _plans(counts, sorted(sent), profile)
     shown = {v: max(n, plans.get(v, 0)) for v, n in sent.items()}
     found = {}
     for variant, n in sent.items():
@@ -103,26 +133,31 @@ def padded(
     short: Mapping[str, Shortfall],
     rows: Sequence[ScoredRow],
     profile: ScyllaProfile,
+    counts: RunCounts | None = None,
 ) -> dict[str, list[ScyllaScores]]:
     """``runs`` (by variant) with each variant's planned runs not sent added as failures at the
-    task's worst cost and time among ``rows`` (None when no run has one)."""
-    scylla = [r.scores.scylla for r in rows if r.scores.scylla is not None]
-    costs = [s.cost_usd for s in scylla if s.cost_usd is not None]
-    times = [s.duration_seconds for s in scylla if s.duration_seconds is not None]
+    task's worst cost and time among ``rows`` (None when no run has one). ``counts``: the whole
+    task's, when ``runs`` are a sample of it: a sampled variant gets its missing runs in the
+    share its sample holds of its runs."""
+    counts = counts or counts_of(rows)
+    costs, times = counts.worst_cost, counts.worst_time
     found = {v: list(found) for v, found in runs.items()}
     for variant, shortfall in short.items():
         missing = (shortfall.planned or 0) - shortfall.sent
         if missing <= 0 or variant not in found:
             continue
+        whole = counts.counted.get(variant, 0)
+        if whole > len(found[variant]) > 0:  # a sample of the variant's runs
+            missing = max(1, round(missing * len(found[variant]) / whole))
         failure = ScyllaScores(
             passed=False,
             pass_rate=0.0,
             impl_rate=0.0,
             composite=0.0,
             grade=letter_grade(0.0, profile),
-            cost_usd=max(costs) if costs else None,
-            cost_of_pass=math.inf if costs else None,
-            duration_seconds=max(times) if times else None,
+            cost_usd=costs,
+            cost_of_pass=math.inf if costs is not None else None,
+            duration_seconds=times,
             variant=variant,
             run_index=None,
         )
@@ -131,12 +166,18 @@ def padded(
 
 
 def planned_variant_runs(
-    rows: Sequence[ScoredRow], profile: ScyllaProfile, *, include_held: bool = False
+    rows: Sequence[ScoredRow],
+    profile: ScyllaProfile,
+    *,
+    include_held: bool = False,
+    counts: RunCounts | None = None,
 ) -> tuple[dict[str, list[ScyllaScores]], dict[str, Shortfall]]:
     """`variant_runs` with every variant's planned runs not sent added as failures, and the
-    variants short of their plan or their peers: what every variant statistic reads."""
-    short = shortfalls(rows, profile)
-    return padded(variant_runs(rows, include_held=include_held), short, rows, profile), short
+    variants short of their plan or their peers: what every variant statistic reads
+    (``counts``: the whole task's when ``rows`` are a sample of it)."""
+    short = shortfalls(rows, profile, counts)
+    runs = variant_runs(rows, include_held=include_held)
+    return padded(runs, short, rows, profile, counts), short
 
 
 def with_shortfalls(analysis: VariantsAnalysis, short: Mapping[str, Shortfall]) -> VariantsAnalysis:

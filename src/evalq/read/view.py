@@ -25,6 +25,7 @@ from evalq.core.results import ArenaScores, EvaluationScores
 from evalq.core.schemas import STORED, ScenarioResult, Submission, Task
 from evalq.core.settings import Settings
 from evalq.read.baseline import CurrentBaseline, current_baseline
+from evalq.read.run_counts import RunCounts
 from evalq.scoring.arena import score_arena_run
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.validation import validate_evaluation
@@ -127,6 +128,9 @@ class TaskView(TaskContext):
             each counts once, as the earliest, in every figure a reader computes.
         duplicate_of: ``{copy's id: id of the run it copies}``.
         near_copies: the near-copies among them (usage nudged), ``{copy: original}``.
+        counts: None when ``rows`` are every run of the task; else they are a sample of its
+            runs (`evalq.read.boards.sample`), and these are the plans' counts over all of
+            them (a sampled variant's share of its runs: ``counts.counted``).
     """
 
     rule: KindRule
@@ -134,6 +138,7 @@ class TaskView(TaskContext):
     copies: list[ScoredRow] = field(default_factory=list)
     duplicate_of: dict[str, str] = field(default_factory=dict)
     near_copies: dict[str, str] = field(default_factory=dict)
+    counts: RunCounts | None = None
 
 
 def task_context(
