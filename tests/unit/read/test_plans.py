@@ -8,7 +8,8 @@ from typing import Any
 
 from evalq.core.profile import Profile, ScyllaProfile
 from evalq.core.results import ScyllaScores
-from evalq.read.plans import padded, plans_of, shortfalls
+from evalq.read.plans import counts_of, padded, plans_of, shortfalls
+from evalq.read.run_counts import RunCounts
 
 
 def scores(variant: str, cost: float, passed: bool = True) -> ScyllaScores:
@@ -30,7 +31,7 @@ def row(variant: str, cost: float = 1.0, plan: int | None = None) -> Any:
     payload = {} if plan is None else {"planned_runs": plan}
     submission = SimpleNamespace(variant=variant, payload=payload)
     return SimpleNamespace(
-        submission=submission, scores=SimpleNamespace(scylla=scores(variant, cost))
+        submission=submission, scores=SimpleNamespace(scylla=scores(variant, cost)), held=False
     )
 
 
@@ -58,6 +59,23 @@ def test_fewer_runs_than_the_peers_without_a_plan_are_withheld() -> None:
     short = shortfalls(rows, ScyllaProfile())
     assert short["T1"].withheld and "T1: 5 runs, its peers 10" in short["T1"].note()
     assert set(short) == {"T1"}
+
+
+def test_a_sample_is_judged_on_the_whole_tasks_counts() -> None:
+    # 10 runs each of T0 and T1, sampled from 300 and 40 (T1 planned 60): T1 is short of its
+    # plan and of its peers on all its runs, which the sample alone does not show
+    rows = [row("T0") for _ in range(10)] + [row("T1") for _ in range(10)]
+    assert shortfalls(rows, ScyllaProfile()) == {}
+    assert counts_of(rows).sent == {"T0": 10, "T1": 10}
+    whole = RunCounts({"T0": 300, "T1": 40}, {"T0": 300, "T1": 40}, {"T1": 60}, 5.0, 200.0)
+    short = shortfalls(rows, ScyllaProfile(), whole)
+    assert set(short) == {"T1"} and short["T1"].withheld
+    assert (short["T1"].sent, short["T1"].planned, short["T1"].peers) == (40, 60, 300)
+    runs = {v: [r.scores.scylla for r in rows if r.submission.variant == v] for v in ("T0", "T1")}
+    found = padded(runs, short, rows, ScyllaProfile(), whole)
+    # its 20 missing runs in the share its sample holds of its 40 runs: 5 for its 10
+    assert len(found["T1"]) == 10 + 5 and len(found["T0"]) == 10
+    assert all(s.cost_usd == 5.0 and s.duration_seconds == 200.0 for s in found["T1"][10:])
 
 
 def test_a_profile_plan_is_part_of_the_profile_hash() -> None:
