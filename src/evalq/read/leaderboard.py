@@ -788,6 +788,11 @@ class BoardFigures(Reply):
         default=None,
         description="The task's evaluated runs when drawn (copies left out, held ones in).",
     )
+    entry_note: str | None = Field(
+        default=None,
+        description="Why no ranked entry has a rank interval, when that holds for all of them "
+        "(a suite board of more than 20 ranked entries): said on each, as `board_of` does.",
+    )
     sampled: Sampled | None = Field(
         default=None,
         description="A Scylla board's whole-task statistics (variant board, ladder, "
@@ -858,6 +863,8 @@ class BoardFigures(Reply):
                 }
             )
             if (found := self.intervals.get(entry.submission_id)) is not None
+            else entry.model_copy(update={"rank_interval_note": self.entry_note})
+            if self.entry_note is not None and entry.rank is not None
             else entry
             if self.drawn_at is None or entry.rank is None or not self.intervals
             else entry.model_copy(update={"rank_interval_note": NOT_DRAWN_YET})
@@ -937,7 +944,11 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
         # runs' documents to read (`board_of` says the same)
         why = too_many_entries(summary.ranked)
         return figures.model_copy(
-            update={"rank_uncertainty": none_drawn(level, why), "runs": summary_runs(summary)}
+            update={
+                "rank_uncertainty": none_drawn(level, why),
+                "runs": summary_runs(summary),
+                "entry_note": why,
+            }
         )
     if rule.kind in ("scylla", "suite"):
         sample = (

@@ -123,6 +123,16 @@ def test_a_large_suite_refresh_decodes_no_run(
         assert figures.rank_uncertainty.resamples == 0
         assert "at most 20 ranked entries" in figures.rank_uncertainty.note
         assert figures.runs == size and figures.sampled is None
+        # each ranked entry of a page says why it has no interval, as the whole board does
+        with session_scope(url) as session:
+            page = served.board(session, task_id=task_id, limit=5)
+            whole = served.board(session, task_id=task_id)
+        assert page.entries and page.rank_uncertainty == whole.rank_uncertainty
+        ranked = {e.submission_id: e for e in whole.entries if e.rank is not None}
+        for entry in page.entries:
+            if entry.rank is not None:
+                assert entry.rank_interval_note == ranked[entry.submission_id].rank_interval_note
+                assert entry.rank_interval_note == figures.entry_note
 
 
 def test_below_the_sample_the_figures_are_drawn_over_every_run(
