@@ -786,7 +786,8 @@ class BoardFigures(Reply):
     )
     runs: int | None = Field(
         default=None,
-        description="The task's evaluated runs when drawn (copies left out, held ones in).",
+        description="The unfiltered board's runs when drawn, ranked and listed apart (copies "
+        "left out, held ones in).",
     )
     entry_note: str | None = Field(
         default=None,
@@ -938,17 +939,14 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
         kind=rule.kind,
         copies=dict(sorted(copied.items())),
         near_copies=dict(sorted(near.items())),
+        runs=summary.ranked + summary.apart,
     )
     if rule.kind == "suite" and summary.ranked > SUITE_INTERVAL_MAX_ENTRIES:
         # no rank intervals at this size, and a suite has no variant board: nothing of the
         # runs' documents to read (`board_of` says the same)
         why = too_many_entries(summary.ranked)
         return figures.model_copy(
-            update={
-                "rank_uncertainty": none_drawn(level, why),
-                "runs": summary_runs(summary),
-                "entry_note": why,
-            }
+            update={"rank_uncertainty": none_drawn(level, why), "entry_note": why}
         )
     if rule.kind in ("scylla", "suite"):
         sample = (
@@ -987,7 +985,6 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
                 else whole.rank_uncertainty.model_copy(
                     update={"note": f"{whole.rank_uncertainty.note}; {sample.note}"}
                 ),
-                "runs": summary_runs(summary) if sample is None else sample.runs,
                 "sampled": None
                 if sample is None
                 else Sampled(
@@ -1005,11 +1002,6 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
             }
         )
     return figures
-
-
-def summary_runs(summary: table.Summary) -> int:
-    """The runs a board's summary counts: ranked and listed apart."""
-    return summary.ranked + summary.apart
 
 
 def _variant_comparison(view: TaskView, rule: KindRule) -> tuple[CompareReport | None, str | None]:
