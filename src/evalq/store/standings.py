@@ -4,7 +4,8 @@ A page of a board read live is a few statements over the task's standings joined
 submissions (for the filters, the review state and the copy mark): a summary (`summary`:
 counts, the exact moments of the ranking value, the agents the baseline counts, PeerRead's
 recommendations) and the page itself (`ranked_page`), whose ranks, ties and category ranks are
-window functions over every kept row, so only the rows listed leave the database. The order is
+counts of the kept rows above them on indexes (no window over the task), so only the rows
+listed leave the database. The order is
 `evalq.scoring.kinds.sort_key`'s, column by column. The refresh stores the same ranking of the
 unfiltered board as each run's place (`store_places`), which a quiet board's pages read as an
 index range (`placed_page`); a Scylla or suite board's whole-task figures are kept beside it
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import product
 from typing import Any
 
 from sqlalchemy import (
@@ -27,9 +29,11 @@ from sqlalchemy import (
     delete,
     false,
     func,
+    literal,
     or_,
     select,
     true,
+    union_all,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
@@ -474,7 +478,7 @@ def summary(
 
 @dataclass(frozen=True)
 class Placed:
-    """A listed row with what the window functions said of it among the kept rows."""
+    """A listed row with its place among the kept rows (counted, or stored by the refresh)."""
 
     submission_id: str
     rank: int
@@ -559,6 +563,52 @@ def _better(parts: Sequence[Part], key: Key, r: Any) -> list[list[ColumnElement[
     return found
 
 
+DOMAINS = {"isnull": (False, True), "asc": (False, True), "gate": (0, 1)}
+"""The keys of each term that is not a value, in the board's order."""
+
+
+def _page_rows(
+    session: Session,
+    parts: Sequence[Part],
+    kept: Kept,
+    *,
+    include_held: bool,
+    limit: int,
+    offset: int,
+) -> list[Any]:
+    """The kept ranked rows from ``offset`` (at most ``limit``) in board order, with their key
+    and category columns: the board is cut into segments by its terms that are not the value
+    (missing, partial, gated...), each read in value order from the index on (task, value) up
+    to ``offset + limit`` rows, and the segments put end to end (one statement)."""
+    *flags, value = parts
+    columns = sorted({part.column for part in parts})
+    members = []
+    for number, prefix in enumerate(product(*(DOMAINS[part.how] for part in flags))):
+        segment = (
+            select(
+                R.submission_id,
+                *(getattr(R, c) for c in columns),
+                *(getattr(R, k) for k in CATEGORY_KEYS),
+                literal(number).label("segment"),
+            )
+            .join(S, S.id == R.submission_id)
+            .where(*kept.ranked(include_held=include_held), *_equal(flags, prefix, R))
+            .order_by(getattr(R, value.column).desc(), R.submission_id)
+            .limit(offset + limit)
+            .subquery()
+        )
+        members.append(select(segment))
+    board = union_all(*members).subquery()
+    return list(
+        session.execute(
+            select(board)
+            .order_by(board.c.segment, board.c[value.column].desc(), board.c.submission_id)
+            .limit(limit)
+            .offset(offset)
+        )
+    )
+
+
 def ranked_page(
     session: Session,
     rule: KindRule,
@@ -571,27 +621,14 @@ def ranked_page(
     """The ranked rows from ``offset`` (at most ``limit``), by rank then id, each with its
     competition rank, how many rows tie with it, and its four Arena category ranks.
 
-    A rank is counted, not windowed over the task: the page's rows in board order (a sorted
-    read of the kept rows, cut to the page), then one statement of counts: the rows ranked
+    A rank is counted, not windowed over the task: the page's rows in board order
+    (`_page_rows`: index ranges up to the page's end), then one statement of counts: the rows ranked
     above the page's first row and the rows tied with its first and last keys (the ranks and
     ties of the rows between follow from the page itself); and one statement of each listed
     row's four category ranks (1 + the kept rows with a greater category key). Three
     statements whatever the task's size."""
-    order, _ = order_of(rule)
     parts = parts_of(rule)
-    columns = sorted({part.column for part in parts})
-    rows = session.execute(
-        select(
-            R.submission_id,
-            *(getattr(R, c) for c in columns),
-            *(getattr(R, k) for k in CATEGORY_KEYS),
-        )
-        .join(S, S.id == R.submission_id)
-        .where(*kept.ranked(include_held=include_held))
-        .order_by(*order, R.submission_id)
-        .limit(limit)
-        .offset(offset)
-    ).all()
+    rows = _page_rows(session, parts, kept, include_held=include_held, limit=limit, offset=offset)
     if not rows:
         return []
     keys = [_key_of(parts, row) for row in rows]
