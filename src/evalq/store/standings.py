@@ -202,7 +202,12 @@ class Kept:
         found += [s.variant == self.variant] if self.variant else []
         found += [r.status == self.status] if self.status else []
         if self.copies:
-            found.append(r.submission_id.not_in(sorted(self.copies)))
+            # written into the statement: a page repeats the condition in each of its counts,
+            # and bound parameters would multiply past SQLite's bound on them
+            ids: Any = bindparam(
+                "copies", sorted(self.copies), expanding=True, literal_execute=True, unique=True
+            )
+            found.append(r.submission_id.not_in(ids))
         return found
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import shutil
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,9 @@ from evalq.read.board_page import board_page
 from evalq.read.boards import projector
 from evalq.read.leaderboard import board_of
 from evalq.read.view import task_context, task_view
+from evalq.scoring.kinds import KINDS
 from evalq.store import queries
+from evalq.store import standings as table
 from evalq.store.db import engine_for, session_scope
 from evalq.store.models import (
     BoardFiguresRow,
@@ -259,3 +262,19 @@ def placed(entries: list[Any]) -> list[tuple[Any, ...]]:
         (e.submission_id, e.rank, e.percentile, e.category_ranks, e.ranking_value, e.held)
         for e in entries
     ]
+
+
+def test_a_counted_page_holds_whatever_the_number_of_copies(store: str) -> None:
+    """A page repeats the board's conditions in each of its segments and counts: a task with
+    thousands of copies left out still reads (the ids are written into the statement, not
+    bound once per segment and count past the bound on parameters: 250,000 in this SQLite,
+    65,535 in PostgreSQL)."""
+    suite = "suite-refund-agent"
+    with session_scope(store) as session:
+        rule = KINDS["suite"]
+        kept = table.Kept(suite)
+        plain = table.ranked_page(session, rule, kept, include_held=False, limit=50, offset=0)
+        many = replace(kept, copies=frozenset(f"{suite}.copy{i:05d}" for i in range(20_000)))
+        assert (
+            table.ranked_page(session, rule, many, include_held=False, limit=50, offset=0) == plain
+        )
