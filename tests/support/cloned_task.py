@@ -69,6 +69,21 @@ def own_output(run: dict[str, Any], index: int) -> dict[str, Any]:
     return {"output": own_words(output, index)} if isinstance(output, str) and output else {}
 
 
+def scaled_usage(usage: dict[str, Any], factor: float) -> dict[str, Any]:
+    """A run's reported usage with its tokens and time scaled by ``factor`` (its total the sum
+    of its parts, as validated)."""
+    found = dict(usage)
+    for key in ("total_tokens", "input_tokens", "output_tokens"):
+        if isinstance(found.get(key), int):
+            found[key] = max(1, round(found[key] * factor))
+    if isinstance(found.get("input_tokens"), int) and isinstance(found.get("output_tokens"), int):
+        found["total_tokens"] = found["input_tokens"] + found["output_tokens"]
+    for key in ("execution_time", "cost_usd"):
+        if isinstance(found.get(key), float | int) and found[key]:
+            found[key] = round(found[key] * factor, 6)
+    return found
+
+
 def clone(
     template: tuple[dict[str, Any], dict[str, Any], list[Any]],
     task_id: str,
@@ -79,24 +94,31 @@ def clone(
     run, evaluation, tiers = template
     sid = f"{task_id}.{index:07d}"
     factor = rng.uniform(1.0, 1.5)
+    usage = scaled_usage(run["payload"].get("usage") or {}, factor)
     new = dict(run) | {
         "id": sid,
         "task_id": task_id,
-        "payload": dict(run["payload"]) | {"id": sid, "task_id": task_id} | own_output(run, index),
+        "payload": dict(run["payload"])
+        | {"id": sid, "task_id": task_id, "usage": usage}
+        | own_output(run, index),
         "copy_of": None,
         "review": None,
         "content_hash": uuid.uuid4().hex * 2,
         "run_hash": uuid.uuid4().hex * 2,
         "output_hash": uuid.uuid4().hex * 2,
         "shape_hash": uuid.uuid4().hex * 2,
-        "total_tokens": max(1, round(run["total_tokens"] * factor)),
+        # the columns say what the payload says, as intake stores them: a board scores a run
+        # from its payload, the refresh rescores its standing from these columns
+        "total_tokens": usage.get("total_tokens") or max(1, round(run["total_tokens"] * factor)),
+        "execution_time": usage.get("execution_time")
+        if "execution_time" in usage or not run["execution_time"]
+        else round(run["execution_time"] * factor, 6),
         # stored now, as a merge stores its run: the task's version moves with it
         "created_at": utcnow(),
         "updated_at": utcnow(),
     }
-    for key in ("execution_time", "cost_usd"):
-        if run[key]:
-            new[key] = round(run[key] * factor, 6)
+    if run["cost_usd"]:  # priced at submit from the scaled tokens
+        new["cost_usd"] = round(run["cost_usd"] * factor, 6)
     return (
         new,
         dict(evaluation) | {"submission_id": sid, "task_id": task_id},

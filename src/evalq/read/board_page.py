@@ -151,7 +151,9 @@ def board_page(
         top = current.page(session, context, whole, VERDICT_ROWS, 0)
         summary = table.Summary.of_json(current.summary)
     else:
-        top, summary = paged(session, context, rule, whole, False, VERDICT_ROWS, 0)
+        # the task's copies as the page found them: not looked for again
+        copied = (board.duplicate_of, board.near_copies)
+        top, summary = paged(session, context, rule, whole, False, VERDICT_ROWS, 0, copied=copied)
     # the runs held for review (those unranked for their usage are marked in the board)
     held_only = replace(whole, traced_only=False)
     held = table.held_page(session, held_only, limit=HELD_NAMED, offset=0) if summary.held else []

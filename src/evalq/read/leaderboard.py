@@ -672,8 +672,8 @@ def paged(
 
     ``stored``: the unfiltered board's summary as the refresh stored it, current: the page is
     then read in the order of the places stored with it (an index range), else ranked here
-    with window functions over the kept rows. ``copied``: the task's copies and near-copies
-    (`copies_of`), when already known."""
+    by counts of the kept rows above the page (`table.ranked_page`). ``copied``: the task's
+    copies and near-copies (`copies_of`), when already known."""
     copies, near = copied or copies_of(session, task_id=context.task.id)
     kept = replace(kept, copies=frozenset(copies), traced_only=traced_only(context))
     summary = stored or table.summary(

@@ -222,7 +222,7 @@ class StandingRow(Base):
 
     Written at merge and, when the task's Arena baseline, profile or definition moves, again by
     the refresh (`evalq.read.standings`): a board ranks a page in the database from these
-    columns (window functions) instead of re-scoring every run at each read. Keys are rounded
+    columns (index-range counts) instead of re-scoring every run at each read. Keys are rounded
     as the board compares them (the kind's value to 4 digits, the Arena categories to 2), so
     SQL ties are the displayed ties.
     """
@@ -339,6 +339,23 @@ Index("ix_submissions_task_agent", SubmissionRow.task_id, SubmissionRow.tool, Su
 Index("ix_standings_task_basis", StandingRow.task_id, StandingRow.basis, StandingRow.task_hash)
 # The unfiltered board's pages, in order, from the places the refresh stored.
 Index("ix_standings_task_place", StandingRow.task_id, StandingRow.place, StandingRow.submission_id)
+# A live board's counts of the rows above a place, tied with it, or better in a category,
+# and its page read segment by segment in value order (`evalq.store.standings.ranked_page`):
+# an index range of the task's flags and key (migration 0027).
+_R = StandingRow
+Index("ix_standings_task_arena_key", _R.task_id, _R.partial, _R.arena_key, _R.submission_id)
+Index("ix_standings_task_peerread_key", _R.task_id, _R.partial, _R.peerread_key, _R.submission_id)
+Index("ix_standings_task_scylla_key", _R.task_id, _R.partial, _R.scylla_key, _R.submission_id)
+Index(
+    "ix_standings_task_suite_key",
+    _R.task_id,
+    _R.partial,
+    _R.suite_passed,
+    _R.suite_key,
+    _R.submission_id,
+)
+for _key in ("efficiency_key", "speed_key", "cost_key", "correctness_key"):
+    Index(f"ix_standings_task_{_key}", _R.task_id, getattr(_R, _key), _R.submission_id)
 
 
 class ApiKeyRow(Base):

@@ -4,7 +4,8 @@ A page of a board read live is a few statements over the task's standings joined
 submissions (for the filters, the review state and the copy mark): a summary (`summary`:
 counts, the exact moments of the ranking value, the agents the baseline counts, PeerRead's
 recommendations) and the page itself (`ranked_page`), whose ranks, ties and category ranks are
-window functions over every kept row, so only the rows listed leave the database. The order is
+counts of the kept rows above them on indexes (no window over the task), so only the rows
+listed leave the database. The order is
 `evalq.scoring.kinds.sort_key`'s, column by column. The refresh stores the same ranking of the
 unfiltered board as each run's place (`store_places`), which a quiet board's pages read as an
 index range (`placed_page`); a Scylla or suite board's whole-task figures are kept beside it
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import product
 from typing import Any
 
 from sqlalchemy import (
@@ -27,13 +29,15 @@ from sqlalchemy import (
     delete,
     false,
     func,
+    literal,
     or_,
     select,
     true,
+    union_all,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from evalq.scoring.kinds import KindRule
@@ -174,12 +178,13 @@ class Kept:
     """Rank only the runs whose usage comes from a trace (the profile's ``arena.usage``); the
     others are listed apart, as held runs are."""
 
-    def ranked(self, *, include_held: bool) -> list[ColumnElement[bool]]:
+    def ranked(self, *, include_held: bool, r: Any = R, s: Any = S) -> list[ColumnElement[bool]]:
         """The conditions of a ranked row: kept, not held (unless ``include_held``), and its
-        usage from a trace when only those are ranked."""
-        found = self.where()
-        found += [] if include_held else [not_held()]
-        found += [traced()] if self.traced_only else []
+        usage from a trace when only those are ranked (on ``r`` and ``s``: the standings and
+        submissions, or aliases of them)."""
+        found = self.where(r, s)
+        found += [] if include_held else [not_held(s)]
+        found += [traced(s)] if self.traced_only else []
         return found
 
     def apart(self, *, include_held: bool) -> ColumnElement[bool] | None:
@@ -189,21 +194,27 @@ class Kept:
         found += [~traced()] if self.traced_only else []
         return or_(*found) if found else None
 
-    def where(self) -> list[ColumnElement[bool]]:
+    def where(self, r: Any = R, s: Any = S) -> list[ColumnElement[bool]]:
         """The conditions, on the standings joined to their submissions."""
-        found: list[ColumnElement[bool]] = [R.task_id == self.task_id]
-        found += [S.tool == self.tool] if self.tool else []
-        found += [S.model == self.model] if self.model else []
-        found += [S.variant == self.variant] if self.variant else []
-        found += [R.status == self.status] if self.status else []
+        found: list[ColumnElement[bool]] = [r.task_id == self.task_id]
+        found += [s.tool == self.tool] if self.tool else []
+        found += [s.model == self.model] if self.model else []
+        found += [s.variant == self.variant] if self.variant else []
+        found += [r.status == self.status] if self.status else []
         if self.copies:
-            found.append(R.submission_id.not_in(sorted(self.copies)))
+            # written into the statement: a page repeats the condition in each of its counts,
+            # and bound parameters would multiply past SQLite's bound on them
+            ids: Any = bindparam(
+                "copies", sorted(self.copies), expanding=True, literal_execute=True, unique=True
+            )
+            found.append(r.submission_id.not_in(ids))
         return found
 
 
-def traced() -> ColumnElement[bool]:
+def traced(s: Any = S) -> ColumnElement[bool]:
     """A run whose usage comes from a timed trace of its own (`evalq.read.usage.usage_source`)."""
-    return S.trace_seconds.is_not(None)
+    seconds: ColumnElement[Any] = s.trace_seconds
+    return seconds.is_not(None)
 
 
 def held() -> ColumnElement[bool]:
@@ -211,8 +222,8 @@ def held() -> ColumnElement[bool]:
     return and_(S.review.is_not(None), S.review == "flagged")
 
 
-def not_held() -> ColumnElement[bool]:
-    return or_(S.review.is_(None), S.review != "flagged")
+def not_held(s: Any = S) -> ColumnElement[bool]:
+    return or_(s.review.is_(None), s.review != "flagged")
 
 
 def order_of(rule: KindRule) -> tuple[list[Any], list[Any]]:
@@ -472,12 +483,135 @@ def summary(
 
 @dataclass(frozen=True)
 class Placed:
-    """A listed row with what the window functions said of it among the kept rows."""
+    """A listed row with its place among the kept rows (counted, or stored by the refresh)."""
 
     submission_id: str
     rank: int
     tied: int
     categories: tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Part:
+    """One term of a kind's board order (`order_of`), as the counts compare it: ``how`` is
+    "isnull" (a value first, a missing one after), "asc" (a flag, false first), "gate" (a
+    suite passed first) or "desc" (a greater value first)."""
+
+    how: str
+    column: Any
+
+    def of(self, value: Any) -> Any:
+        """The term's key from its column's value on one row (as Python compares it)."""
+        if self.how == "isnull":
+            return value is None
+        if self.how == "asc":
+            return bool(value)
+        if self.how == "gate":
+            return 0 if value is True or value == 1 else 1
+        return value
+
+    def equal(self, key: Any, column: ColumnElement[Any]) -> ColumnElement[bool]:
+        """A row whose term's key is ``key`` (``column``: this term's column, maybe aliased)."""
+        if self.how == "isnull":
+            return column.is_(None) if key else column.is_not(None)
+        if self.how == "asc":
+            same: ColumnElement[bool] = column == key
+            return same
+        if self.how == "gate":
+            return column == true() if key == 0 else or_(column.is_(None), column == false())
+        return column.is_(None) if key is None else column == key
+
+    def better(self, key: Any, column: ColumnElement[Any]) -> ColumnElement[bool] | None:
+        """A row whose term's key comes before ``key``; None when none can."""
+        if self.how == "isnull":
+            return column.is_not(None) if key else None
+        if self.how == "asc":
+            return column == false() if key else None
+        if self.how == "gate":
+            return column == true() if key == 1 else None
+        return None if key is None else column > key
+
+
+def parts_of(rule: KindRule) -> list[Part]:
+    """`order_of`'s terms, each as the counts of a place compare it."""
+    if rule.kind == "suite":
+        return [
+            Part("isnull", "suite_passed"),
+            Part("asc", "partial"),
+            Part("gate", "suite_passed"),
+            Part("isnull", "suite_key"),
+            Part("desc", "suite_key"),
+        ]
+    value = value_of(rule).key
+    return [Part("isnull", value), Part("asc", "partial"), Part("desc", value)]
+
+
+Key = tuple[Any, ...]
+
+
+def _key_of(parts: Sequence[Part], row: Any) -> Key:
+    return tuple(part.of(getattr(row, part.column)) for part in parts)
+
+
+def _equal(parts: Sequence[Part], key: Key, r: Any) -> list[ColumnElement[bool]]:
+    return [part.equal(k, getattr(r, part.column)) for part, k in zip(parts, key, strict=True)]
+
+
+def _better(parts: Sequence[Part], key: Key, r: Any) -> list[list[ColumnElement[bool]]]:
+    """The rows ranked above ``key``, as disjoint conjunctions (one per term that decides):
+    each is an index range of the task's standings."""
+    found = []
+    for i, part in enumerate(parts):
+        above = part.better(key[i], getattr(r, part.column))
+        if above is not None:
+            found.append([*_equal(parts[:i], key[:i], r), above])
+    return found
+
+
+DOMAINS = {"isnull": (False, True), "asc": (False, True), "gate": (0, 1)}
+"""The keys of each term that is not a value, in the board's order."""
+
+
+def _page_rows(
+    session: Session,
+    parts: Sequence[Part],
+    kept: Kept,
+    *,
+    include_held: bool,
+    limit: int,
+    offset: int,
+) -> list[Any]:
+    """The kept ranked rows from ``offset`` (at most ``limit``) in board order, with their key
+    and category columns: the board is cut into segments by its terms that are not the value
+    (missing, partial, gated...), each read in value order from the index on (task, value) up
+    to ``offset + limit`` rows, and the segments put end to end (one statement)."""
+    *flags, value = parts
+    columns = sorted({part.column for part in parts})
+    members = []
+    for number, prefix in enumerate(product(*(DOMAINS[part.how] for part in flags))):
+        segment = (
+            select(
+                R.submission_id,
+                *(getattr(R, c) for c in columns),
+                *(getattr(R, k) for k in CATEGORY_KEYS),
+                literal(number).label("segment"),
+            )
+            .join(S, S.id == R.submission_id)
+            .where(*kept.ranked(include_held=include_held), *_equal(flags, prefix, R))
+            .order_by(getattr(R, value.column).desc(), R.submission_id)
+            .limit(offset + limit)
+            .subquery()
+        )
+        members.append(select(segment))
+    board = union_all(*members).subquery()
+    return list(
+        session.execute(
+            select(board)
+            .order_by(board.c.segment, board.c[value.column].desc(), board.c.submission_id)
+            .limit(limit)
+            .offset(offset)
+        )
+    )
 
 
 def ranked_page(
@@ -490,35 +624,78 @@ def ranked_page(
     offset: int,
 ) -> list[Placed]:
     """The ranked rows from ``offset`` (at most ``limit``), by rank then id, each with its
-    competition rank, how many rows tie with it, and its four Arena category ranks."""
-    order, parts = order_of(rule)
-    where = kept.ranked(include_held=include_held)
-    inner = (
-        select(
-            R.submission_id.label("sid"),
-            func.rank().over(order_by=order).label("rank"),
-            func.count().over(partition_by=parts).label("tied"),
-            *(
-                func.rank().over(order_by=getattr(R, key).desc()).label(key)
-                for key in CATEGORY_KEYS
-            ),
+    competition rank, how many rows tie with it, and its four Arena category ranks.
+
+    A rank is counted, not windowed over the task: the page's rows in board order
+    (`_page_rows`: index ranges up to the page's end), then one statement of counts: the rows ranked
+    above the page's first row and the rows tied with its first and last keys (the ranks and
+    ties of the rows between follow from the page itself); and one statement of each listed
+    row's four category ranks (1 + the kept rows with a greater category key). Three
+    statements whatever the task's size."""
+    parts = parts_of(rule)
+    rows = _page_rows(session, parts, kept, include_held=include_held, limit=limit, offset=offset)
+    if not rows:
+        return []
+    keys = [_key_of(parts, row) for row in rows]
+    first, last = keys[0], keys[-1]
+
+    def counted(conditions: Any) -> Any:
+        """How many kept ranked rows meet ``conditions(alias of the standings)``."""
+        r, s = aliased(R), aliased(S)
+        return (
+            select(func.count())
+            .select_from(r)
+            .join(s, s.id == r.submission_id)
+            .where(*kept.ranked(include_held=include_held, r=r, s=s), *conditions(r))
+            .scalar_subquery()
         )
-        .join(S, S.id == R.submission_id)
-        .where(*where)
-        .subquery()
-    )
-    rows = session.execute(
-        select(inner).order_by(inner.c.rank, inner.c.sid).limit(limit).offset(offset)
-    )
+
+    decided = len(_better(parts, first, R))
+    above = [counted(lambda r, i=i: _better(parts, first, r)[i]) for i in range(decided)]
+    tied = [counted(lambda r: _equal(parts, first, r)), counted(lambda r: _equal(parts, last, r))]
+    counts = session.execute(select(*above, *tied)).one()
+    first_rank = 1 + sum(int(n) for n in counts[:decided])
+    first_tied, last_tied = int(counts[-2]), int(counts[-1])
+    # each row's rank: its tie group's first place (the first group's counted above)
+    ranks: list[int] = []
+    for i, key in enumerate(keys):
+        ranks.append(
+            first_rank if key == first else ranks[-1] if key == keys[i - 1] else offset + i + 1
+        )
+    sizes: dict[Key, int] = {}
+    for key in keys:
+        sizes[key] = sizes.get(key, 0) + 1
+    sizes[last] = last_tied
+    sizes[first] = first_tied
+    categories = category_ranks(session, kept, include_held=include_held, rows=rows)
     return [
-        Placed(
-            row.sid,
-            int(row.rank),
-            int(row.tied),
-            tuple(int(getattr(row, key)) for key in CATEGORY_KEYS),  # type: ignore[arg-type]
-        )
-        for row in rows
+        Placed(row.submission_id, ranks[i], sizes[keys[i]], categories[row.submission_id])
+        for i, row in enumerate(rows)
     ]
+
+
+def category_ranks(
+    session: Session, kept: Kept, *, include_held: bool, rows: Sequence[Any]
+) -> dict[str, tuple[int, int, int, int]]:
+    """Each listed row's four Arena category ranks among the kept ranked rows: 1 + how many
+    have a greater key (standard competition ranking), one statement of correlated counts
+    over the listed rows."""
+    r, s = aliased(R), aliased(S)
+    above = [
+        select(func.count())
+        .select_from(r)
+        .join(s, s.id == r.submission_id)
+        .where(*kept.ranked(include_held=include_held, r=r, s=s), getattr(r, key) > getattr(R, key))
+        .correlate(R)
+        .scalar_subquery()
+        for key in CATEGORY_KEYS
+    ]
+    found = session.execute(
+        select(R.submission_id, *above).where(
+            R.submission_id.in_([row.submission_id for row in rows])
+        )
+    )
+    return {sid: (1 + int(a), 1 + int(b), 1 + int(c), 1 + int(d)) for sid, a, b, c, d in found}
 
 
 def held_page(

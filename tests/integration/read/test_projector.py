@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import shutil
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,9 @@ from evalq.read.board_page import board_page
 from evalq.read.boards import projector
 from evalq.read.leaderboard import board_of
 from evalq.read.view import task_context, task_view
+from evalq.scoring.kinds import KINDS
 from evalq.store import queries
+from evalq.store import standings as table
 from evalq.store.db import engine_for, session_scope
 from evalq.store.models import (
     BoardFiguresRow,
@@ -228,3 +231,50 @@ def test_a_quiet_boards_reads_do_not_scan_the_task(sized: tuple[str, dict[int, s
     small, big = (read_work(url, tasks[size]) for size in SIZES)
     assert len(small.statements) == len(big.statements)
     assert big.total <= 2 * small.total + 50, big.heaviest()
+
+
+def test_a_board_read_right_after_a_merge_ranks_by_counts_not_over_the_task(
+    sized: tuple[str, dict[int, str]],
+) -> None:
+    """Right after a merge (before the refresh), a board read ranks its page by counting the
+    rows above its first row and the ties at its ends on the standings, not with window
+    functions over the task: the same statements at 500 and 5,000 runs, none of them a window
+    function, and its ranks those of the whole-task board."""
+    url, tasks = sized
+    for size in SIZES:  # a new run merged: the stored places no longer hold for the task
+        merge_work(url, tasks[size], 2 * size + 7, held=False)
+    small, big = (read_work(url, tasks[size]) for size in SIZES)
+    texts = [[" ".join(s.split()) for s, _ in work.statements] for work in (small, big)]
+    assert texts[0] == texts[1]
+    windowed = [text for text in texts[1] if " OVER (" in text.upper()]
+    assert not windowed, windowed
+    with session_scope(url) as session:
+        for size in SIZES:
+            whole = board_of(task_view(session, task_id=tasks[size]))
+            for offset in (0, 17):
+                page = served.board(session, task_id=tasks[size], limit=20, offset=offset)
+                assert placed(page.entries) == placed(whole.entries[offset : offset + 20])
+
+
+def placed(entries: list[Any]) -> list[tuple[Any, ...]]:
+    """Where a board lists each run: its rank, percentile, category ranks and value."""
+    return [
+        (e.submission_id, e.rank, e.percentile, e.category_ranks, e.ranking_value, e.held)
+        for e in entries
+    ]
+
+
+def test_a_counted_page_holds_whatever_the_number_of_copies(store: str) -> None:
+    """A page repeats the board's conditions in each of its segments and counts: a task with
+    thousands of copies left out still reads (the ids are written into the statement, not
+    bound once per segment and count past the bound on parameters: 250,000 in this SQLite,
+    65,535 in PostgreSQL)."""
+    suite = "suite-refund-agent"
+    with session_scope(store) as session:
+        rule = KINDS["suite"]
+        kept = table.Kept(suite)
+        plain = table.ranked_page(session, rule, kept, include_held=False, limit=50, offset=0)
+        many = replace(kept, copies=frozenset(f"{suite}.copy{i:05d}" for i in range(20_000)))
+        assert (
+            table.ranked_page(session, rule, many, include_held=False, limit=50, offset=0) == plain
+        )
