@@ -27,6 +27,7 @@ import argparse
 import json
 import math
 import random
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -45,7 +46,33 @@ PRAISE = (
 )
 SECONDS = 60.0
 KINDS = ("real", "other", "abstract", "praise")
-ATTACKS = ("copy", "splice", "praise+words", "restate")
+ATTACKS = ("copy", "splice", "praise+words", "restate", "zero-width copy", "homoglyph copy")
+STUFFED = "other+30 words"
+"""Another paper's review with a line of 30 of the references' words after it (keyword
+stuffing): compared with the other paper's review alone, not with the real one."""
+ZERO_WIDTH = "\u200b"
+HOMOGLYPHS = str.maketrans("aeopcx", "\u0430\u0435\u043e\u0440\u0441\u0445")
+"""Latin letters and the Cyrillic letters that render as they do."""
+
+
+def invisible(text: str, every: int = 3) -> str:
+    """``text`` with a zero-width space inside every ``every``-th word of 2+ letters."""
+    out = []
+    for i, word in enumerate(text.split(" ")):
+        if i % every == 0 and len(word) >= 2:
+            word = word[:1] + ZERO_WIDTH + word[1:]
+        out.append(word)
+    return " ".join(out)
+
+
+def stuffing(paper: dict[str, Any], count: int = 30) -> str:
+    """A line of ``count`` distinct words of the paper's references, longest first."""
+    seen: list[str] = []
+    for review in paper["reviews"][:2]:
+        for word in review["text"].replace(",", " ").replace(".", " ").split():
+            if word.isalpha() and len(word) >= 5 and word.lower() not in seen:
+                seen.append(word.lower())
+    return " ".join(sorted(seen, key=lambda w: (-len(w), w))[:count])
 
 
 def attacks(paper: dict[str, Any]) -> dict[str, str]:
@@ -63,6 +90,8 @@ def attacks(paper: dict[str, Any]) -> dict[str, str]:
         "splice": " ".join(a[: len(a) // 2] + b[len(b) // 2 :]),
         "praise+words": f"{PRAISE} {' '.join(long_words)}",
         "restate": f"{paper['abstract']} I recommend acceptance.",
+        "zero-width copy": invisible(first),
+        "homoglyph copy": first.translate(HOMOGLYPHS),
     }
 
 
@@ -71,6 +100,7 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=0, help="0: every paper in the data file")
     parser.add_argument("--data", choices=sorted(FILES), default="heldout")
     parser.add_argument("--no-semantic", action="store_true", help="lexical similarity only")
+    parser.add_argument("--dump", type=Path, help="write every submission's figures (JSON) here")
     args = parse_args(parser, quick={"papers": 3})
 
     import torch
@@ -85,6 +115,7 @@ def main() -> None:
     from evalq.metrics.text import text_result
     from evalq.scoring.arena import compute_baseline
     from evalq.scoring.evaluation import evaluate_submission
+    from evalq.scoring.injection import injection_attempts
     from evalq.scoring.peerread import peerread_composite
 
     go_offline()
@@ -111,7 +142,7 @@ def main() -> None:
         )
         sub = Submission.model_validate(
             {
-                "id": f"{paper['id']}-{name.replace('+', '-')}",
+                "id": f"{paper['id']}-{re.sub('[^a-z0-9]+', '-', name)}",
                 "task_id": task.id,
                 "tool": "human",
                 "model": "expert",
@@ -142,6 +173,7 @@ def main() -> None:
             "evalq": new.scores.peerread.composite,
             "evalq_label": new.scores.peerread.recommendation,
             "marked": new.scores.peerread.copied is not None,
+            "injection": injection_attempts(output),
             "raw": raw,
             "floor": text.unrelated_agreement,
             "ceiling": ceiling,
@@ -156,6 +188,7 @@ def main() -> None:
             "abstract": paper["abstract"],
             "praise": PRAISE,
             **attacks(paper),
+            STUFFED: f"{other['reviews'][2]['text']}\n{stuffing(paper)}",
         }
         row = {name: score(paper, text, name) for name, text in outputs.items()}
         row["human"] = paper["reviews"][2]["recommendation"]
@@ -170,6 +203,10 @@ def main() -> None:
             flush=True,
         )
 
+    if args.dump:
+        args.dump.write_text(
+            json.dumps([{"paper": p["id"], **r} for p, r in zip(papers, rows, strict=True)])
+        )
     unseen = [r for r in rows if r["unseen"]]
     print(f"\n{len(rows)} papers, {len(unseen)} not among the papers in bench/data's train file")
     print(f"{'figure':<44} {'main':>16} {'evalq (all)':>16} {'evalq (unseen)':>16}  goal")
@@ -185,6 +222,10 @@ def main() -> None:
 
         return test
 
+    def stuffed_below(row: dict[str, Any], rule: str) -> float:
+        plain, stuffed = row["other"][rule], row[STUFFED]
+        return 1.0 if stuffed[rule] <= plain + 0.005 or stuffed["marked"] else 0.0
+
     def first(row: dict[str, Any], rule: str) -> float:
         return float(all(row["real"][rule] > row[k][rule] for k in KINDS if k != "real"))
 
@@ -196,6 +237,7 @@ def main() -> None:
     ]
     for attack in ATTACKS:
         lines.append((f"real review > attack '{attack}'", above(attack), "100%"))
+    lines.append((f"other's review > '{STUFFED}'", stuffed_below, "100% (or marked)"))
     for name, test, goal in lines:
         print(
             f"{name:<44} {count('main', test, rows):>16} {count('evalq', test, rows):>16} "
@@ -211,6 +253,9 @@ def main() -> None:
             f"{'attack ' + repr(attack) + ' marked as copying':<44} {'-':>16} "
             f"{f'{marked}/{len(rows)}':>16} {'':>16}  all"
         )
+    for kind in (*KINDS, *ATTACKS, STUFFED):
+        injected = sum(bool(r[kind]["injection"]) for r in rows)
+        print(f"{kind + ' marked as an injection':<44} {'-':>16} {f'{injected}/{len(rows)}':>16}")
     for rule in ("main", "evalq"):
         for group, label in ((rows, "all"), (unseen, "unseen")):
             scored = [r for r in group if r["human"] is not None]

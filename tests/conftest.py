@@ -18,10 +18,13 @@ Two rules of the whole suite live here (README, "Development"):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import settings
+
+from evalq.core.settings import get_settings
 
 # Re-exported while the suites that import them from here move to tests.support.services.
 from tests.support.services import (
@@ -40,6 +43,17 @@ __all__ = ["PG_ADMIN_URL", "PG_HOST", "PG_PORT", "REDIS_HOST", "REDIS_PORT", "ne
 # two cores shared by four xdist workers any example can wait seconds for a core.
 settings.register_profile("evalq", deadline=None)
 settings.load_profile("evalq")
+
+
+@pytest.fixture(autouse=True)
+def _settings_read_again_after_each_test() -> Iterator[None]:
+    """After each test (and after its monkeypatch restored the environment) the process's
+    settings are read again from the environment: a test that configured its own store
+    (`tests.support.settings.configure`) must not leave it cached for the next test of the same
+    worker, which would open that store (dropped by then) wherever it reads `get_settings`
+    (e.g. a UI app's start-up recovery)."""
+    yield
+    get_settings.cache_clear()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -103,6 +103,12 @@ class CopyRecord(Record):
         description="(1 - copied excess) x (1 - borrowed excess), in [0, 1]."
     )
     sources: tuple[SourceCopy, ...] = ()
+    stuffed_words: int = Field(
+        default=0,
+        description="Words in passages that list the references' words (left out of the "
+        "similarity; evalq.metrics.stuffing).",
+        exclude_if=lambda value: not value,
+    )
 
 
 class TextResult(Record):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import unicodedata
 from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Annotated, Any, ClassVar, Literal, get_args
@@ -33,6 +32,7 @@ from evalq.core.errors import MAX_PROBLEMS, InvalidInput
 from evalq.core.integrity import IntegrityPatterns
 from evalq.core.metadata import KEY_PATTERN, MAX_BYTES, MAX_DEPTH, MAX_KEYS, check_metadata
 from evalq.core.storable import MAX_INT, printable, storable_keys, storable_string
+from evalq.core.text_form import text_form
 from evalq.core.trajectory import ArgValue, ToolCall, TrajectoryMode
 
 MAX_TEXT_CHARS = 100_000
@@ -610,9 +610,10 @@ def trace_bounds(payload: dict[str, Any]) -> tuple[float | None, int | None]:
 
 
 def normalised_output(text: str) -> str:
-    """``text`` in Unicode NFKC, case-folded, every run of white space one space, stripped: the
-    edits that change no word of an answer."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    """``text`` in evalq's normal form (`evalq.core.text_form`: invisible characters removed,
+    NFKC, look-alike letters folded, case and spacing folded): the edits that change no word
+    of an answer as a reader sees it."""
+    return text_form(text)
 
 
 def canonical_hash(data: Any) -> str:

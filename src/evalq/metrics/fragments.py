@@ -9,11 +9,13 @@ fragment* and the walk resumes after it (a token found nowhere moves the walk on
     coverage = sum(|f| for f in F) / |S|       share of the text inside some fragment
     density  = sum(|f|^2 for f in F) / |S|     average length of the fragment a token sits in
 
-evalq's own implementation, with two choices of its own: tokens are lower-cased words (letters
-and digits, with inner apostrophes and hyphens), and a fragment may come from any of several
-sources (the longest match over all of them), so a splice of two sources is covered as one
-copy is. The paper's pseudo-code resumes its search in the article after a match, which can miss
-a longer match that overlaps it; here every occurrence of the token is tried.
+evalq's own implementation, with two choices of its own: tokens are the words (letters and
+digits, with inner apostrophes and hyphens) of the text's normal form (`evalq.core.text_form`:
+invisible characters removed, look-alike letters folded, case folded), and a fragment may
+come from any of several sources (the longest match over all of them), so a splice of two
+sources is covered as one copy is. The paper's pseudo-code resumes its search in the article
+after a match, which can miss a longer match that overlaps it; here every occurrence of the
+token is tried.
 """
 
 from __future__ import annotations
@@ -22,12 +24,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from evalq.core.text_form import text_form
+
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 
 
 def words(text: str) -> list[str]:
-    """The text's tokens: lower-cased words (letters and digits, inner ' and - kept)."""
-    return _WORD.findall(text.lower())
+    """The text's tokens: the words of its normal form (letters and digits, inner ' and -
+    kept), so a zero-width character inside a word or a look-alike letter changes no token."""
+    return _WORD.findall(text_form(text))
 
 
 @dataclass(frozen=True)

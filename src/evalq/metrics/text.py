@@ -15,9 +15,11 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from evalq.core.normalise import normalise_time
 from evalq.core.results import CopyRecord, SourceCopy, TextResult
+from evalq.core.text_form import text_form
 from evalq.core.weights import Weighted, weighted_mean
 from evalq.metrics.fragments import fragments, words
 from evalq.metrics.similarity import jaccard, tfidf_cosine_many
+from evalq.metrics.stuffing import argued_content
 from evalq.metrics.unrelated import UNRELATED_REVIEWS
 
 if TYPE_CHECKING:
@@ -318,7 +320,13 @@ def _excess(share: float, allowance: float) -> float:
 
 def copy_note(record: CopyRecord, profile: TextProfile) -> str | None:
     """The mark of a run that copies rather than reviews: its originality is below
-    ``profile.copy_mark`` (None otherwise). Names the source it takes most from."""
+    ``profile.copy_mark`` (None otherwise), or it stuffs a list of the references' words
+    (`argued_content`). Names the source it takes most from."""
+    if record.stuffed_words:
+        return (
+            f"stuffs the references' words: {record.stuffed_words} words in passages that list "
+            "them rather than argue, left out of its similarity"
+        )
     if record.originality >= profile.copy_mark:
         return None
     if record.copied >= 1 - profile.copy_mark or not record.sources:
@@ -346,7 +354,17 @@ def text_result(
 ) -> TextResult:
     """Tier 1's stored result: the raw similarities, the floor and ceiling the references give,
     the calibrated similarity, what the output copies and the similarity of what it did not
-    (``original_similarity``, the PeerRead input), task success and the tier score."""
+    (``original_similarity``, the PeerRead input), task success and the tier score.
+
+    Every text is read in its normal form (`text_form`): a zero-width character inside a word
+    or a look-alike letter from another script changes no similarity and hides no copy. Passages
+    that list the references' words (`argued_content`) are left out of what is compared, and
+    the run is marked for them.
+    """
+    argued = argued_content(output, references)
+    output = text_form(argued.text)
+    references = [text_form(reference) for reference in references]
+    context = None if context is None else text_form(context)
     metrics = text_metrics(output, references, profile=profile, semantic=semantic)
     anchors = (
         cached_anchors(references, profile=profile, semantic=semantic)
@@ -358,6 +376,8 @@ def text_result(
         overall, anchors.ceiling, anchors.floor, at_ceiling=profile.similarity_at_ceiling
     )
     record = copy_record(output, references, context, profile) if references else None
+    if record is not None and argued.stuffed_words:
+        record = record.model_copy(update={"stuffed_words": argued.stuffed_words})
     originality = record.originality if record is not None else 1.0
     base = calibrated if calibrated is not None else overall
     original = None if base is None else base * originality

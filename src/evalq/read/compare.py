@@ -50,7 +50,7 @@ from evalq.store.models import EvaluationRow, SubmissionRow, TaskRow
 FIELDS = ("model", "tool", "variant")
 HELD = "held for review"
 COPY = "copy of an earlier run"
-NEAR = "near-copy of an earlier run (same agent, output and trace; usage nudged)"
+NEAR = "near-copy of an earlier run (its content by MinHash similarity; usage nudged)"
 """Why a run is left out of a comparison until a person accepts it (`evalq review accept`)."""
 MAX_RESAMPLES = 100_000
 """Most bootstrap resamples one comparison may ask for (the default is 2,000)."""

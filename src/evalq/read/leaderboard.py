@@ -311,10 +311,9 @@ class LeaderboardReport(Reply):
     )
     near_copies: dict[str, str] = Field(
         default_factory=dict,
-        description="The near-copies among duplicate_of: runs of one agent with an earlier "
-        "run's output, trace and evidence and every usage figure within "
-        f"{NEAR_COPY_TOLERANCE:.0%} of its (a copy with its usage nudged), counted once like "
-        "a copy.",
+        description="The near-copies among duplicate_of: runs with an earlier run's content "
+        "(by MinHash similarity of output, trace and evidence, any agent) and every usage "
+        f"figure within {NEAR_COPY_TOLERANCE:.1%} of its, counted once like a copy.",
     )
     baseline_note: str | None = Field(
         default=None,
@@ -645,12 +644,15 @@ MAX_LIMIT = 1_000
 
 
 def copies_of(session: Session, *, task_id: str) -> tuple[dict[str, str], dict[str, str]]:
-    """`duplicates` among the task's evaluated runs, and the near-copies among them: only the
-    runs whose content, or one agent's shape, was sent more than once are read (index-only
-    groupings find them)."""
-    repeated = table.repeated_runs(session, task_id=task_id)
-    facts = [queries.run_facts(row) for row in queries.fact_rows(session, submission_ids=repeated)]
-    found = duplicates(facts)
+    """The task's copies: those the refresh decided (`SubmissionRow.copy_of`, set by
+    `evalq.store.review_sql.settle_reviews`: duplicates, near-copies by shape and by
+    similarity, which needs the payloads) and those `duplicates` finds among the runs evaluated
+    since; and the near-copies among them (a run hash other than its original's). Two
+    statements: the ids that may be copies, and their facts."""
+    rows = queries.fact_rows(session, submission_ids=table.repeated_runs(session, task_id=task_id))
+    facts = [queries.run_facts(row) for row in rows]
+    found = {row.id: row.copy_of for row in rows if row.copy_of is not None}
+    found |= duplicates(facts)
     return found, near_copies(facts, found)
 
 

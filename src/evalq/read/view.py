@@ -181,7 +181,9 @@ def view_from(
         has_scenarios=any(r.scores.suite is not None for r in rows),
     )
     facts = [queries.run_facts(r.submission) for r in rows]
-    copied = duplicates(facts)
+    # the refresh's marks (near-copies by similarity need the payloads) and those found here
+    stored = {r.submission.id: r.submission.copy_of for r in rows if r.submission.copy_of}
+    copied = {**stored, **duplicates(facts)}
     return TaskView(
         context.task,
         context.profile,

@@ -8,11 +8,17 @@ the board, should still see that a run tried. So the attempt is named, never sco
 marked, not held, and its figures are what the scorers computed. A mark is a prompt for a person
 to read the output, not a verdict; the patterns are kept narrow (an order, a self-awarded score,
 a forged delimiter), so an ordinary review that discusses scores does not match.
+
+The patterns read the output's normal form (`evalq.core.text_form`, lines kept): a trigger word
+with a zero-width character inside it, or with a look-alike letter from another script, is the
+word a reader sees.
 """
 
 from __future__ import annotations
 
 import re
+
+from evalq.core.text_form import text_form_lines
 
 MAX_CHARS = 200_000
 """The output's first characters read (a submission's output is bounded well below this)."""
@@ -59,5 +65,5 @@ def injection_attempts(text: str | None) -> list[str]:
     none, for an empty or missing text."""
     if not text:
         return []
-    head = text[:MAX_CHARS]
+    head = text_form_lines(text[:MAX_CHARS])
     return [name for name, pattern in PATTERNS.items() if pattern.search(head)]

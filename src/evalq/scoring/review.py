@@ -4,10 +4,13 @@ evaluated runs, so the answer does not depend on the order in which their merges
 - A **duplicate** is a run whose content (`evalq.core.schemas.RUN_CONTENT`: output, trace, usage,
   evidence, scenarios; not its id, labels or metadata) equals an earlier run's: it counts once,
   as the earliest (by submission time, then id).
-- A **near-copy** is a run of one agent (tool, model) whose shape (`SHAPE_CONTENT`: the content
-  without the usage, the output's case and spacing normalised) equals an earlier run's of the same
-  agent, and whose every usage figure is within `NEAR_COPY_TOLERANCE` of that run's: a copy
-  with its usage nudged. It counts once, like a duplicate (`duplicates` returns both).
+- A **near-copy** is a run whose every usage figure is within `NEAR_COPY_TOLERANCE` of an
+  earlier run's and whose content is that run's: the same shape (`SHAPE_CONTENT`: the content
+  without the usage, the output in the normal form) from the same agent, or, from any agent
+  (tool, model), a content near it by similarity (`evalq.scoring.near_copy`: MinHash
+  containment of the output's shingles, trace and evidence at least `NEAR_CONTAINMENT`), so a
+  sentence appended or another model name changes nothing. It counts once, like a duplicate
+  (`duplicates` returns both).
 - An **outlier** has at least ``outlier_min_flags`` of spec 000's indicators, the token one
   measured against the median tokens of the task's runs (duplicates counted once), not against
   the baseline a merge happened to see.
@@ -16,6 +19,8 @@ evaluated runs, so the answer does not depend on the order in which their merges
   tool call, than its tool calls) under-reports: held for review with the flag
   `USAGE_BELOW_TRACE`, whatever its indicators. Tokens are not in a submission's trace steps, so
   a run's tokens are checked only where its usage comes from its spans (OTLP).
+- **Implausibly fast**: a measured time under what the task's other agents make plausible
+  (`evalq.scoring.plausible`): held for review with the flag `IMPLAUSIBLY_FAST`.
 - A **copied output**: the same output text as an earlier run of another agent (tool or model),
   sent with other usage. Held for review whatever its indicators. Repeated runs of one agent
   may well end with the same text (the bundled Scylla runs do, 10 per variant), so the same
@@ -32,6 +37,8 @@ from datetime import datetime
 from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena.outliers import run_flags
 from evalq.scoring.arena.run import ArenaRun
+from evalq.scoring.near_copy import NEAR_CONTAINMENT, Sketch, near
+from evalq.scoring.plausible import IMPLAUSIBLY_FAST, implausibly_fast
 
 DOMINANT_SHARE = 0.5
 """An agent that sent more than this share of a task's counted runs dominates its baseline..."""
@@ -39,14 +46,16 @@ DOMINANT_MIN_RUNS = 10
 """...when the task has at least this many counted runs (below it, one agent's few runs are
 not a volume to warn about)."""
 
-NEAR_COPY_TOLERANCE = 0.02
-"""Usage figures this close (relative to the earlier run's) are the same usage, nudged. Repeated
-runs of one agent with one shape differ by far more: the bundled Scylla runs that share an
-output and evidence differ by 19% to 100% on at least one figure."""
+NEAR_COPY_TOLERANCE = 0.035
+"""Usage figures this close (relative to the larger) are the same usage, nudged. Calibrated on
+the bundled runs: repeated runs of one agent with one output and evidence differ by at least
+3.8% on some figure (Scylla T2's run1 and run6: 25 and 26 tool calls), so a copy 3% off is
+caught and no honest repeat is merged (bench/near_copies.py)."""
 
 NEAR_COPY = (
-    "near-copies: an earlier run's output, trace and evidence from the same agent, every usage "
-    f"figure within {NEAR_COPY_TOLERANCE:.0%} of its (a copy with its usage nudged)"
+    "near-copies: an earlier run's content (the same output, trace and evidence from the same "
+    f"agent, or from any agent a content it contains at least {NEAR_CONTAINMENT:.0%} of by "
+    f"MinHash similarity), every usage figure within {NEAR_COPY_TOLERANCE:.1%} of its"
 )
 """What every door says of the near-copies it names."""
 
@@ -75,6 +84,7 @@ class RunFacts:
     trace_seconds: float | None = None
     trace_steps: int | None = None
     integrity_hits: int | None = None
+    sketch: Sketch | None = None
 
     @property
     def below_trace(self) -> bool:
@@ -100,11 +110,12 @@ def duplicates(runs: Sequence[RunFacts]) -> dict[str, str]:
     """``{id: id of the earliest run it repeats}`` for every duplicate and near-copy run.
 
     A run is compared with the runs counted before it (a copy is never an original). Runs
-    without a run hash (stored before evalq computed one) are never duplicates, and runs without
-    a shape hash never near-copies.
+    without a run hash (stored before evalq computed one) are never duplicates, runs without a
+    shape hash never near-copies by shape, and runs without a sketch never by similarity.
     """
     first: dict[str, str] = {}
     shapes: dict[tuple[str, str, str], list[RunFacts]] = {}
+    sketched: list[RunFacts] = []
     found: dict[str, str] = {}
     for facts in sorted(runs, key=lambda f: f.order):
         if facts.run_hash is None:
@@ -113,14 +124,28 @@ def duplicates(runs: Sequence[RunFacts]) -> dict[str, str]:
         if original != facts.run.submission_id:
             found[facts.run.submission_id] = original
             continue
-        if facts.shape_hash is None:
+        earlier = (
+            shapes.setdefault((facts.shape_hash, facts.run.tool, facts.run.model), [])
+            if facts.shape_hash is not None
+            else []
+        )
+        same = next((e for e in earlier if same_usage(e.run, facts.run)), None)
+        if same is None and facts.sketch is not None:
+            same = next(
+                (
+                    e
+                    for e in sketched
+                    if same_usage(e.run, facts.run, cost=same_agent(e.run, facts.run))
+                    and near(e.sketch, facts.sketch) is not None
+                ),
+                None,
+            )
+        if same is not None:
+            found[facts.run.submission_id] = same.run.submission_id
             continue
-        earlier = shapes.setdefault((facts.shape_hash, facts.run.tool, facts.run.model), [])
-        near = next((e for e in earlier if same_usage(e.run, facts.run)), None)
-        if near is not None:
-            found[facts.run.submission_id] = near.run.submission_id
-        else:
-            earlier.append(facts)
+        earlier.append(facts)
+        if facts.sketch is not None:
+            sketched.append(facts)
     return found
 
 
@@ -135,15 +160,22 @@ def near_copies(runs: Sequence[RunFacts], found: Mapping[str, str]) -> dict[str,
     }
 
 
-def same_usage(a: ArenaRun, b: ArenaRun) -> bool:
+def same_agent(a: ArenaRun, b: ArenaRun) -> bool:
+    """Whether two runs name one agent (tool and model)."""
+    return (a.tool, a.model) == (b.tool, b.model)
+
+
+def same_usage(a: ArenaRun, b: ArenaRun, *, cost: bool = True) -> bool:
     """Whether every usage figure of ``b`` is within `NEAR_COPY_TOLERANCE` of ``a``'s (tokens,
-    tool calls, iterations, time and cost; a figure one reports and the other not differs)."""
+    tool calls, iterations, time and, with ``cost``, cost; a figure one reports and the other
+    not differs). Across agents the cost is left out: it is priced by the model's name, which
+    a relabelled copy changes."""
     pairs: tuple[tuple[float | None, float | None], ...] = (
         (a.total_tokens, b.total_tokens),
         (a.tool_calls, b.tool_calls),
         (a.iterations, b.iterations),
         (a.measured_time, b.measured_time),
-        (a.measured_cost, b.measured_cost),
+        *(((a.measured_cost, b.measured_cost),) if cost else ()),
     )
     for x, y in pairs:
         if x is None or y is None:
@@ -195,6 +227,7 @@ def review_flags(runs: Sequence[RunFacts], profile: ArenaProfile) -> dict[str, t
         return {}
     threshold = token_threshold(statistics.median(f.run.total_tokens for f in counted), profile)
     copied = copied_outputs(counted)
+    times = agent_times(counted)
     decided: dict[str, tuple[str, ...]] = {}
     for facts in counted:
         held = held_indicators(facts, threshold, profile)
@@ -202,11 +235,23 @@ def review_flags(runs: Sequence[RunFacts], profile: ArenaProfile) -> dict[str, t
             held = (*held, USAGE_BELOW_TRACE)
         if facts.integrity_hits:
             held = (*held, INTEGRITY)
+        if implausibly_fast(facts.run.measured_time, (facts.run.tool, facts.run.model), times):
+            held = (*held, IMPLAUSIBLY_FAST)
         if facts.run.submission_id in copied:
             held = (*held, COPIED_OUTPUT)
         if held:
             decided[facts.run.submission_id] = held
     return decided
+
+
+def agent_times(counted: Sequence[RunFacts]) -> dict[tuple[str, str], float]:
+    """Each agent's (tool, model) median measured time over ``counted``; agents without one are
+    left out."""
+    times: dict[tuple[str, str], list[float]] = {}
+    for facts in counted:
+        if facts.run.measured_time is not None:
+            times.setdefault((facts.run.tool, facts.run.model), []).append(facts.run.measured_time)
+    return {agent: statistics.median(values) for agent, values in times.items()}
 
 
 @dataclass(frozen=True)

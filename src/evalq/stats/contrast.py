@@ -47,6 +47,7 @@ from evalq.stats.comparison import (
     signed_rank_sum,
     wilcoxon_signed_rank,
 )
+from evalq.stats.exchangeable import shape_note
 from evalq.stats.permutation import PermutationNull, sign_flip_null, two_sample_null
 
 MIN_PAIRS = 5
@@ -305,6 +306,15 @@ def _conclusion(part: _Part, reference: str, other: str, p: float | None, reject
     return f"{other} scores {direction} than {reference} (adjusted p = {p:.3g})"
 
 
+def _shape(part: _Part) -> tuple[str, ...]:
+    """The note that the deciding test's assumption visibly fails (`evalq.stats.exchangeable`);
+    only where a test decided."""
+    if part.test is None:
+        return ()
+    note = shape_note(part.ref, part.oth, paired=part.design == "paired")
+    return (note,) if note else ()
+
+
 def _disagreement(
     part: _Part, difference: PairedDifference | None, rejected: bool
 ) -> tuple[str, ...]:
@@ -482,7 +492,7 @@ def contrast(
                 adjusted_p=p,
                 rejected=rejected,
                 conclusion=_conclusion(part, reference, other, p, rejected),
-                notes=part.notes + _disagreement(part, difference, rejected),
+                notes=part.notes + _disagreement(part, difference, rejected) + _shape(part),
             )
         )
     return GroupContrast(

@@ -12,21 +12,26 @@ checks the two agree.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
-from sqlalchemy import ColumnElement, and_, case, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, case, false, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from evalq.core.profile import ArenaProfile
 from evalq.core.results import EvaluationScores
+from evalq.scoring.near_copy import sketch
+from evalq.scoring.plausible import IMPLAUSIBLY_FAST, implausibly_fast, speed_floor
 from evalq.scoring.review import (
     COPIED_OUTPUT,
     INTEGRITY,
+    NEAR_COPY_TOLERANCE,
     TRACE_TOLERANCE,
     USAGE_BELOW_TRACE,
     RunFacts,
     copied_outputs,
     duplicates,
     held_indicators,
+    same_usage,
     token_threshold,
 )
 from evalq.store.models import EvaluationRow, SubmissionRow
@@ -77,8 +82,10 @@ def _chunks(ids: list[str], size: int = 2000) -> Iterator[list[str]]:
 def _mark_copies(session: Session, evaluated: ColumnElement[bool]) -> dict[str, str]:
     """Set ``copy_of`` on every copy or near-copy of an earlier run (and clear it where it no
     longer holds); only the runs of a content, or of one agent's shape, sent more than once are
-    read."""
-    copies = duplicates(_facts(session, may_copy(evaluated)))
+    read, and the payloads (sketched for similarity) of the runs whose usage is near another's."""
+    facts = {f.run.submission_id: f for f in _facts(session, may_copy(evaluated))}
+    facts |= {f.run.submission_id: f for f in _sketched(session, evaluated)}
+    copies = duplicates(list(facts.values()))
     marked = dict(
         session.execute(
             # A copy has a run hash: the condition lets the run-hash index answer alone.
@@ -131,8 +138,19 @@ def _decide(
         ),
     )
     broke = SubmissionRow.integrity_hits > 0
+    # each agent's median measured time (one row per agent); a run under the highest floor
+    # any agent gets is read, and the pure rule decides among them
+    from evalq.store.baseline_sql import agent_medians  # it imports this module
+
+    times = agent_medians(session, time, and_(counted, time.is_not(None), time != 0))
+    floors = [f for f in (speed_floor(times, agent) for agent in times) if f is not None]
+    fast = and_(time.is_not(None), time != 0, time < max(floors)) if floors else false()
     outliers = _facts(
-        session, and_(counted, or_(indicators >= profile.outlier_min_flags, below_trace, broke))
+        session,
+        and_(
+            counted,
+            or_(indicators >= profile.outlier_min_flags, below_trace, broke, fast),
+        ),
     )
     shared = (
         select(SubmissionRow.output_hash)
@@ -148,11 +166,46 @@ def _decide(
             held = (*held, USAGE_BELOW_TRACE)
         if facts.integrity_hits:
             held = (*held, INTEGRITY)
+        if implausibly_fast(facts.run.measured_time, (facts.run.tool, facts.run.model), times):
+            held = (*held, IMPLAUSIBLY_FAST)
         if held:
             decided[facts.run.submission_id] = held
     for sid in copied:
         decided[sid] = (*decided.get(sid, ()), COPIED_OUTPUT)
     return decided
+
+
+def _sketched(session: Session, evaluated: ColumnElement[bool]) -> list[RunFacts]:
+    """The runs whose every usage figure is within `NEAR_COPY_TOLERANCE` of another run's (the
+    only ones a similarity near-copy can be found among), each with its content's sketch. The
+    usage columns of the task's runs are read in token order and swept; only the payloads of
+    the runs found are read."""
+    rows = sorted(
+        (
+            run_facts(row)
+            for row in session.execute(
+                select(*FACT_COLUMNS).where(evaluated, SubmissionRow.run_hash.is_not(None))
+            )
+        ),
+        key=lambda f: f.run.total_tokens,
+    )
+    wanted: set[str] = set()
+    for i, facts in enumerate(rows):
+        reach = facts.run.total_tokens / (1 - NEAR_COPY_TOLERANCE)
+        for other in rows[i + 1 :]:
+            if other.run.total_tokens > reach:
+                break
+            if same_usage(facts.run, other.run, cost=False):
+                wanted |= {facts.run.submission_id, other.run.submission_id}
+    if not wanted:
+        return []
+    found = []
+    for ids in _chunks(sorted(wanted)):
+        for row, payload in session.execute(
+            select(SubmissionRow, SubmissionRow.payload).where(SubmissionRow.id.in_(ids))
+        ):
+            found.append(replace(run_facts(row), sketch=sketch(payload or {})))
+    return found
 
 
 def _facts(session: Session, where: ColumnElement[bool]) -> list[RunFacts]:

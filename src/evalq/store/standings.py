@@ -722,9 +722,19 @@ def held_page(
 
 def repeated_runs(session: Session, *, task_id: str) -> list[str]:
     """The ids of the task's evaluated runs whose content, or whose agent's shape (content
-    without usage), was sent more than once: the only ones that can be copies or near-copies
-    (`may_copy`, index-only groupings)."""
-    return list(session.scalars(select(S.id).where(may_copy(_evaluated(task_id)))))
+    without usage), was sent more than once (`may_copy`, index-only groupings), and the runs the
+    refresh marked as copies (``copy_of``: near-copies by similarity too) with their originals:
+    the only ones that can be copies or near-copies."""
+    evaluated = _evaluated(task_id)
+    originals = select(S.copy_of).where(evaluated, S.copy_of.is_not(None))
+    return list(
+        session.scalars(
+            select(S.id).where(
+                evaluated,
+                or_(may_copy(evaluated), S.copy_of.is_not(None), S.id.in_(originals)),
+            )
+        )
+    )
 
 
 def choices(session: Session, *, task_id: str) -> dict[str, list[str]]:

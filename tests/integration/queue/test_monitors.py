@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from tests.support.another_run import another_run
 from tests.support.pipeline import Pipeline
 from tests.support.processes import PATIENCE, wait_until
 from tests.support.webhook_receiver import TEST_WEBHOOK_KEY, Receiver, webhook_receiver
@@ -46,14 +47,11 @@ def _suite_task() -> Task:
 
 
 def _runs(kind: str, start: int) -> list[dict[str, Any]]:
-    """Three runs of the example ``kind`` (0: passes, 1: blocked), each its own output (a copy
-    would count once)."""
+    """Three runs of the example ``kind`` (0: passes, 1: blocked), each a run of its own (a copy,
+    or the example padded with its usage unchanged, would count once)."""
     lines = (EXAMPLES / "suite.jsonl").read_text().splitlines()
     run = json.loads(lines[kind])
-    return [
-        run | {"id": f"mon-{n}", "output": f"{run['output']} (run {n})"}
-        for n in range(start, start + 3)
-    ]
+    return [another_run(run, f"mon-{n}", f"(run {n})", n=n + 1) for n in range(start, start + 3)]
 
 
 def _state(p: Pipeline) -> Monitor:

@@ -144,10 +144,13 @@ def test_baseline_leaves_its_default_and_ties_rank_1_1_3(
     from evalq.read.leaderboard import leaderboard
 
     p = pipeline()
-    runs = {  # a and b are identical in every raw metric: they must tie
+    runs = {  # a and b are equal in every figure the board ranks by: they must tie
         "a": submission("a", tokens=800, tool_calls=3, time=20),
-        # b: the same totals reported as input + output tokens, and a step's context worded
-        # otherwise, so b is its own run (the same trace would make it a near-copy of a)
+        # b: the same totals reported as input + output tokens, a step's context worded
+        # otherwise, and two iterations where a made one: b is its own run. (a's output and
+        # trace with a word changed at a's usage, every figure, would be a near-copy of a,
+        # counted once: docs/scoring.md; the PeerRead composite this board ranks by does not
+        # read iterations, so the two still tie.)
         "b": submission("b", tokens=800, tool_calls=3, time=20)
         | {
             "trace": reworded_trace(),
@@ -155,6 +158,7 @@ def test_baseline_leaves_its_default_and_ties_rank_1_1_3(
                 "input_tokens": 600,
                 "output_tokens": 200,
                 "tool_calls": 3,
+                "iterations": 2,
                 "execution_time": 20,
                 "cost_usd": 800 / 100_000,
             },

@@ -77,7 +77,10 @@ def moved(before: dict[str, int | None], after: dict[str, int | None]) -> int:
 
 
 def one_agent_flood() -> list[Submission]:
-    """30 slow, costly runs (their own outputs) from one agent already on the task."""
+    """30 slow, costly runs from one agent already on the task, each a run of its own: its
+    cost 4% above the one before (same-agent runs with every usage figure within 3.5% and the
+    content of an earlier one, its output with a tag appended, are near-copies and count
+    once: docs/scoring.md)."""
     model = next(s for s in examples("arena.jsonl") if s.task_id == FLOODED)
     return [
         model.model_copy(
@@ -90,7 +93,7 @@ def one_agent_flood() -> list[Submission]:
                     tool_calls=120 + i,
                     iterations=3,
                     execution_time=5_000.0 + 50 * i,
-                    cost_usd=25.0 + 0.5 * i,
+                    cost_usd=round(25.0 * 1.04**i, 2),
                 ),
             }
         )

@@ -30,6 +30,7 @@ from evalq.read.report_data import report_data
 from evalq.read.reports import variant_report
 from evalq.read.usage import SELF_REPORTED
 from evalq.report.page import render_html
+from evalq.scoring.plausible import IMPLAUSIBLY_FAST
 from evalq.scoring.review import COPIED_OUTPUT, USAGE_BELOW_TRACE
 from evalq.store import queries
 from evalq.store.db import session_scope
@@ -132,6 +133,48 @@ def test_near_copies_relabelled_as_another_agent_are_held(
     # the first relabelled copy of each run is held; the later ones near-copy it, counted once
     assert flagged | set(board.near_copies) == {run.id for run in attack}
     assert flagged == {e.submission_id for e in board.entries if e.held}
+
+
+def three_percent_off(run: Submission, i: int) -> Submission:
+    """``run`` under a new id with every usage figure 3% higher (tool calls as reported)."""
+    usage = run.usage
+    scaled = Usage.model_validate(
+        usage.model_dump(exclude_none=True, exclude={"total_tokens"})
+        | {
+            "input_tokens": round((usage.input_tokens or usage.tokens) * 1.03),
+            "output_tokens": round((usage.output_tokens or 0) * 1.03),
+            "execution_time": None if usage.execution_time is None else usage.execution_time * 1.03,
+        }
+    )
+    return run.model_copy(update={"id": f"{run.id}-3pc-{i}", "usage": scaled})
+
+
+@pytest.mark.parametrize("attack", ["sentence appended", "usage 3% off", "another model name"])
+def test_near_copies_past_the_old_rule_move_no_rank_or_verdict(
+    attack: str, store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each was counted as a new run under equality of the normalised output and usage within 2%
+    url = copy_of(store, tmp_path)
+    passing = passing_t1()
+    if attack == "sentence appended":
+        sent = [
+            nudged(run, i, output=f"{run.output} All edge cases were re-checked before merging.")
+            for i, run in enumerate(passing * 2, start=1)
+        ]
+    elif attack == "usage 3% off":
+        sent = [three_percent_off(run, i) for i, run in enumerate(passing * 2, start=1)]
+    else:
+        sent = [nudged(run, i, model="claude-opus-4") for i, run in enumerate(passing * 2, 1)]
+    add_runs(url, sent, monkeypatch)
+    before, after = scylla_figures(store), scylla_figures(url)
+    assert (after["variants"], after["compare"]) == (before["variants"], before["compare"])
+    assert after["board"]["variants"] == before["board"]["variants"]
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id=SCYLLA)
+    assert set(board.duplicate_of) == {run.id for run in sent}, (
+        board.duplicate_of,
+        board.near_copies,
+    )
 
 
 def test_repeated_runs_with_the_same_output_and_usage_far_apart_still_count(
@@ -258,7 +301,9 @@ FLOODED = "arena-debug-flaky-date-parser"
 
 
 def flood() -> list[Submission]:
-    """12 slow, costly runs from 6 throwaway agent names (2 each, their own outputs)."""
+    """12 slow, costly runs from 6 throwaway agent names (2 each, their own outputs, usage 5%
+    apart between names: the same content with the same usage under six names would be one
+    run's near-copies, `test_near_copies_past_the_old_rule_move_no_rank_or_verdict`)."""
     model = next(s for s in examples("arena.jsonl") if s.task_id == FLOODED)
     return [
         model.model_copy(
@@ -268,7 +313,7 @@ def flood() -> list[Submission]:
                 "model": f"model-{name}",
                 "output": f"{model.output} (attempt {i} by agent {name})",
                 "usage": Usage(
-                    input_tokens=300_000 + 40_000 * i,
+                    input_tokens=round((300_000 + 40_000 * i) * 1.05**name),
                     output_tokens=50_000,
                     tool_calls=120 + 30 * i,
                     iterations=3,
@@ -399,6 +444,46 @@ def test_fewer_tool_calls_than_the_trace_steps_are_held(
     with session_scope(url) as session:
         row = queries.get_submission_row(session, submission_id=fewer.id)
     assert row.review == "flagged" and (row.trace_steps, row.tool_calls) == (14, 5)
+
+
+def test_a_run_claiming_one_millisecond_is_held_with_the_reason(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: full speed points and rank 1 on its board, not held (one indicator of two)
+    url = copy_of(store, tmp_path)
+    run = next(s for s in examples("arena.jsonl") if s.id == "arena-dbg-02")
+    fast = run.model_copy(
+        update={
+            "id": "arena-dbg-02-1ms",
+            "trace": None,
+            "usage": run.usage.model_copy(update={"execution_time": 0.001}),
+        }
+    )
+    add_runs(url, [fast], monkeypatch)
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id="arena-debug-flaky-date-parser")
+        held = {e.submission_id for e in board.entries if e.held}
+    assert held == {"arena-dbg-02-1ms"}
+    entry = next(e for e in board.entries if e.submission_id == "arena-dbg-02-1ms")
+    assert entry.rank is None and entry.flags == [IMPLAUSIBLY_FAST]
+    configure(monkeypatch, database_url=url)
+    shown = CliRunner().invoke(app, ["leaderboard", "arena-debug-flaky-date-parser"])
+    assert shown.exit_code == 0, shown.output
+    assert "held: implausibly_fast" in " ".join(shown.output.split())
+
+
+def test_no_bundled_run_is_newly_held_as_implausibly_fast(store: str) -> None:
+    # arena-fe-09 (3.4 s, one tool call, 1,650 tokens) was held by spec 000's indicators already
+    with session_scope(store) as session:
+        for task in (
+            "arena-debug-flaky-date-parser",
+            "arena-frontend-dark-mode",
+            "arena-data-sales-summary",
+        ):
+            board = leaderboard(session, task_id=task)
+            fast = {e.submission_id: e.flags for e in board.entries if IMPLAUSIBLY_FAST in e.flags}
+            assert set(fast) <= {"arena-fe-09"}
+            assert all(len(flags) >= 3 for flags in fast.values()), fast
 
 
 def traced_profile(tmp_path: Path) -> Settings:

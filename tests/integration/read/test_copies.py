@@ -191,7 +191,7 @@ def test_a_variant_mixing_models_and_unpriced_runs_says_so(
 def test_runs_of_one_agent_that_set_the_baseline_are_said_on_the_board(
     store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """30 more runs of one agent with the output of a poor Arena run and usage 4% apart (not
+    """30 more runs of one agent with the output of a poor Arena run and usage 6% apart (not
     near-copies: `test_attacks.py` has those) are not held; the board says that one agent now
     sets the baseline, in JSON and the terminal (the report prints the same note under its
     Arena verdict)."""
@@ -207,7 +207,7 @@ def test_runs_of_one_agent_that_set_the_baseline_are_said_on_the_board(
                 "id": f"{poor.id}-near-{i}",
                 "usage": Usage.model_validate(
                     poor.usage.model_dump(exclude_none=True, exclude={"total_tokens"})
-                    | {"input_tokens": round(tokens * 1.04**i)}
+                    | {"input_tokens": round(tokens * 1.06**i)}
                 ),
             }
         )

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.another_run import another_run
 from tests.support.databases import migrate_store, private_redis
 from tests.support.monitor import MONITOR_REDIS_DB
 from tests.support.processes import PATIENCE
@@ -162,11 +163,11 @@ def examples_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         assert not bad
         submissions += [submission for _, submission in good]
     arena_run = next(s for s in submissions if s.task_id == ARENA).model_dump(mode="json")
-    hostile = arena_run | {  # its own output: the same content would be a copy, counted once
-        "id": "hostile-1",
+    # a run of its own under hostile labels: the example relabelled and padded at its usage
+    # would be a near-copy, counted once (docs/scoring.md)
+    hostile = another_run(arena_run, "hostile-1", "(again, under hostile labels)") | {
         "tool": SCRIPT_TOOL,
         "model": IMG_MODEL,
-        "output": f"{arena_run['output']} (again, under hostile labels)",
     }
     submissions.append(Submission.model_validate(hostile))
     with (

@@ -25,7 +25,7 @@ START = datetime(2026, 11, 24, tzinfo=UTC)
 
 def store_runs(url: str, task_id: str, rng: random.Random, size: int) -> None:
     """Runs with repeated contents (some under the same timestamp), outputs shared between
-    agents, and enough tiny, fast, one-call runs to be outliers."""
+    agents, enough tiny, fast, one-call runs to be outliers, and runs claiming a few ms."""
     rows = []
     for index in range(size):
         rows.append(
@@ -38,12 +38,14 @@ def store_runs(url: str, task_id: str, rng: random.Random, size: int) -> None:
                 "created_at": START + timedelta(seconds=rng.randint(0, size // 3)),
                 "run_hash": rng.choice([None, *(f"run-{k}" for k in range(size // 2 + 1))]),
                 "output_hash": rng.choice([None, *(f"out-{k}" for k in range(size // 3 + 1))]),
-                "tool": rng.choice(["aider", "codex"]),
+                "tool": rng.choice(["aider", "codex", "goose"]),
                 "model": rng.choice(["gpt-4o", "o3"]),
                 "total_tokens": rng.choice([rng.randint(1, 500), rng.randint(1_000, 90_000)]),
                 "tool_calls": rng.choice([1, rng.randint(0, 30)]),
                 "iterations": 1,
-                "execution_time": rng.choice([None, 0.0, rng.uniform(0.1, 20), 600.0]),
+                "execution_time": rng.choice(
+                    [None, 0.0, rng.uniform(0.1, 20), 600.0, rng.uniform(0.001, 0.01)]
+                ),
                 "cost_usd": None,
             }
         )

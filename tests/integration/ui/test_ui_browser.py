@@ -27,6 +27,7 @@ from evalq.producer.cli import EXAMPLES
 from evalq.producer.http import HttpClient
 from evalq.ui.security import CSP
 from tests.integration.api.conftest import Server, example_task, examples, serve_api
+from tests.support.another_run import another_run
 from tests.support.openai_stub import OpenAIStub
 from tests.support.processes import PATIENCE
 from tests.support.tools import required_program
@@ -61,16 +62,12 @@ def long_trace_run(base: dict[str, Any]) -> dict[str, Any]:
         {"tool": f"tool-{i % 20}", "agent": f"agent-{i % 3}", "started_at": i, "ended_at": i + 1}
         for i in range(5001)
     ]
-    return base | {
-        "id": "long-trace",
-        "output": base["output"] + " (long trace)",
-        "trace": {"steps": steps},
-    }
+    return another_run(base, "long-trace", "(long trace)") | {"trace": {"steps": steps}}
 
 
 def failing_judge_run(base: dict[str, Any]) -> dict[str, Any]:
     """A PeerRead run the judge cannot score: its requests carry the stub's failing case."""
-    return base | {"id": "peer-judge-fails", "output": f"{JUDGE_FAILS} {base['output']}"}
+    return another_run(base, "peer-judge-fails", f"{JUDGE_FAILS} ")
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -497,7 +494,7 @@ def test_board_and_run_update_live_while_a_run_is_evaluated(
     evaluated = f'tr[data-task="{ARENA}"] td[data-status="done"]'
     before = int(tasks.page.locator(evaluated).inner_text())
     base = next(r for r in examples("arena") if r["task_id"] == ARENA)
-    run = base | {"id": "live-1", "output": base["output"] + " (a live one)"}
+    run = another_run(base, "live-1", "(a live one)", n=2)
     with HttpClient(server.url, api_key=server.keys["rw"]) as client:
         client.submit(run)
         expect(page.locator('#board tr[data-run="live-1"]')).to_be_visible(
@@ -528,7 +525,7 @@ def test_server_sent_events_say_when_a_board_changes(server: Server, browser: Br
     page = {"page": f"/ui/tasks/{ARENA}"}
     assert httpx.get(f"{server.url}/ui/events", params=page).status_code == 303  # no session
     base = next(r for r in examples("arena") if r["task_id"] == ARENA)
-    run = base | {"id": "live-2", "output": base["output"] + " (another live one)"}
+    run = another_run(base, "live-2", "(another live one)", n=3)
     with (
         httpx.Client(base_url=server.url, cookies=cookies, timeout=120 * PATIENCE) as client,
         client.stream("GET", "/ui/events", params=page) as stream,
@@ -955,7 +952,7 @@ def test_live_marks_new_and_rescored_runs_apart_from_runs_that_only_moved_rank(
     with HttpClient(server.url, api_key=server.keys["read"]) as client:
         best = client.leaderboard(PEERREAD)["entries"][0]["submission_id"]
     base = next(r for r in examples("peerread") if r["id"] == best)
-    run = base | {"id": "live-peer", "output": base["output"] + " (read again)"}
+    run = another_run(base, "live-peer", "(read again)", n=2)
     with HttpClient(server.url, api_key=server.keys["rw"]) as client:
         client.submit(run)
         expect(page.locator('#board tr[data-run="live-peer"]')).to_be_visible(

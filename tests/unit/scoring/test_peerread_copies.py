@@ -124,7 +124,8 @@ def test_the_marks_name_what_was_copied(scorer: SemanticScorer) -> None:
     assert marks["copy"].startswith("copies reference 1")
     assert marks["splice"].startswith("splices the references")
     assert marks["restated context"].startswith("restates the task's context")
-    assert marks["praise plus long words"].startswith("borrows the references' words")
+    # the references' long words after the praise are a list, not sentences: stuffing
+    assert marks["praise plus long words"].startswith("stuffs the references' words")
 
 
 def test_another_papers_review_reads_reject(scorer: SemanticScorer) -> None:
@@ -138,3 +139,45 @@ def test_of_the_bundled_reviews_only_the_parrot_is_marked(scorer: SemanticScorer
     # peer-06-parrot retells the paper's own account of itself (the task's context)
     assert {name for name, mark in marked.items() if mark} == {"peer-06-parrot"}
     assert (marked["peer-06-parrot"] or "").startswith("restates the task's context")
+
+
+def _zero_width_every_third_word(text: str) -> str:
+    words = text.split(" ")
+    return " ".join(
+        w[:1] + "\u200b" + w[1:] if i % 3 == 0 and len(w) > 1 else w for i, w in enumerate(words)
+    )
+
+
+def test_a_copy_with_invisible_characters_is_the_copy(scorer: SemanticScorer) -> None:
+    plain = score(FAITHFUL, scorer, ATTACKS["copy"])
+    hidden = _zero_width_every_third_word(ATTACKS["copy"])
+    assert hidden != ATTACKS["copy"] and "\u200b" in hidden
+    scored = score(FAITHFUL, scorer, hidden)
+    assert (scored.copied or "").startswith("copies reference 1")
+    assert scored.composite == plain.composite
+    assert scored.recommendation == plain.recommendation
+
+
+def test_a_copy_in_look_alike_letters_is_the_copy(scorer: SemanticScorer) -> None:
+    cyrillic = ATTACKS["copy"].translate(
+        str.maketrans("aeopcx", "\u0430\u0435\u043e\u0440\u0441\u0445")
+    )
+    scored = score(FAITHFUL, scorer, cyrillic)
+    assert (scored.copied or "").startswith("copies reference 1")
+    assert scored.composite == score(FAITHFUL, scorer, ATTACKS["copy"]).composite
+
+
+def test_another_papers_review_stuffed_with_the_references_words_does_not_move(
+    scorer: SemanticScorer,
+) -> None:
+    wrong = RUNS["peer-03-wrong-paper"]
+    vocabulary: list[str] = []
+    for word in " ".join(TASK.reference_outputs).replace(",", " ").replace(".", " ").split():
+        if word.isalpha() and len(word) >= 5 and word.lower() not in vocabulary:
+            vocabulary.append(word.lower())
+    line = " ".join(sorted(vocabulary, key=lambda w: (-len(w), w))[:30])
+    plain = score(wrong, scorer)
+    stuffed = score(wrong, scorer, f"{wrong.output}\n{line}")
+    assert (stuffed.copied or "").startswith("stuffs the references' words: 30 words")
+    assert stuffed.composite is not None and plain.composite is not None
+    assert stuffed.composite <= plain.composite + 0.005

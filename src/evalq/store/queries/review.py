@@ -214,10 +214,12 @@ def run_facts(row: Any) -> RunFacts:
 
 
 def fact_rows(session: Session, *, submission_ids: Sequence[str]) -> list[Any]:
-    """The rows of `FACT_COLUMNS` (what `run_facts` reads) of ``submission_ids``, in one
-    statement per 500 ids."""
+    """The rows of `FACT_COLUMNS` (what `run_facts` reads) and ``copy_of`` of
+    ``submission_ids``, in one statement per 500 ids."""
     found: list[Any] = []
     for start in range(0, len(submission_ids), CHUNK):
         chunk = list(submission_ids[start : start + CHUNK])
-        found += session.execute(select(*FACT_COLUMNS).where(SubmissionRow.id.in_(chunk)))
+        found += session.execute(
+            select(*FACT_COLUMNS, SubmissionRow.copy_of).where(SubmissionRow.id.in_(chunk))
+        )
     return found

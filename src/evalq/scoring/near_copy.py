@@ -1,0 +1,85 @@
+"""Near-copies by similarity: a run whose content is nearly an earlier run's, with nearly its
+usage, is that run sent again, whatever was appended or renamed.
+
+Equality (the shape digest, `evalq.core.schemas.shape_digest`) is stepped past by one appended
+sentence. So each run's content (its output in the normal form, `evalq.core.text_form`, its
+trace and its evidence) is read as a set of word 3-shingles and sketched by MinHash (Broder
+1997; datasketch's `MinHash`, `NUM_PERM` permutations, fixed seed, so a sketch is the same in
+every process). Two runs are near in content when the estimated *containment* of the smaller
+set in the larger (``J (|A| + |B|) / ((1 + J) min(|A|, |B|))`` from the sketches' Jaccard ``J``)
+is at least `NEAR_CONTAINMENT`: an appended sentence leaves the original wholly contained.
+
+Calibrated on real distinct runs (`bench/near_copies.py`): among the bundled examples' runs with
+different outputs, the highest containment is 0.78 (two Scylla variants' short reports); among
+the 320 real ICLR 2017 reviews and abstracts of bench/data, 0.16. Identical contents are 1.0; a
+bundled run with a sentence appended is at least 0.92 (the shortest, 8-word outputs).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from evalq.core.text_form import text_form
+
+if TYPE_CHECKING:  # datasketch loads scipy and redis: paid by the refresh, not by every read
+    from datasketch import MinHash
+
+NUM_PERM = 128
+"""MinHash permutations: the Jaccard estimate's standard error is about 1/sqrt(128) = 0.09 at
+J = 0.5 and shrinks toward 0 as J nears 1."""
+SEED = 1
+SHINGLE = 3
+"""Words per shingle."""
+NEAR_CONTAINMENT = 0.9
+"""Estimated containment at or above which two contents are near (module docstring)."""
+
+
+@dataclass(frozen=True)
+class Sketch:
+    """A run's content as a MinHash of its shingles, and how many shingles there were."""
+
+    minhash: MinHash
+    size: int
+
+
+def shingles(payload: dict[str, Any]) -> set[str]:
+    """Word 3-shingles of the output's normal form, plus one token per trace step and per
+    evidence item (canonical JSON in the normal form)."""
+    words = text_form(payload.get("output") or "").split()
+    found = {" ".join(words[i : i + SHINGLE]) for i in range(max(1, len(words) - SHINGLE + 1))}
+    found.discard("")
+    trace = payload.get("trace") or {}
+    for step in (trace.get("steps") or []) + (trace.get("messages") or []):
+        found.add("trace:" + text_form(json.dumps(step, sort_keys=True)))
+    evidence = payload.get("evidence")
+    if evidence:
+        found.add("evidence:" + text_form(json.dumps(evidence, sort_keys=True)))
+    return found
+
+
+def sketch(payload: dict[str, Any]) -> Sketch | None:
+    """The content sketch of a stored payload; None for a run with nothing to compare."""
+    found = shingles(payload)
+    if not found:
+        return None
+    from datasketch import MinHash
+
+    minhash = MinHash(num_perm=NUM_PERM, seed=SEED)
+    minhash.update_batch([s.encode() for s in sorted(found)])
+    return Sketch(minhash=minhash, size=len(found))
+
+
+def containment(a: Sketch, b: Sketch) -> float:
+    """Estimated share of the smaller content's shingles found in the larger, in [0, 1]."""
+    j = float(a.minhash.jaccard(b.minhash))
+    return min(1.0, j * (a.size + b.size) / ((1 + j) * min(a.size, b.size)))
+
+
+def near(a: Sketch | None, b: Sketch | None) -> float | None:
+    """``containment`` of two sketches when it reaches `NEAR_CONTAINMENT`, else None."""
+    if a is None or b is None:
+        return None
+    value = containment(a, b)
+    return value if value >= NEAR_CONTAINMENT else None
