@@ -122,6 +122,14 @@ def restart_mid_batch(
         if kill_worker:
             b.kill_group()  # a lost machine, while the broker is down
         time.sleep(DOWN_S)
+        # a listed tier can still end while the broker is down: under load its worker notices the
+        # lost connection only after the tier's few seconds, and its store row says ok; the
+        # redelivery after the restart then finds it final (one delivery, still exactly once)
+        ended_down = {
+            sid
+            for sid in interrupted
+            if (harness.tier_row(store_url, sid, "text") or ("",))[0] == "ok"
+        }
         broker.start()
         back = time.monotonic()
         harness.wait_for_finished(
@@ -131,6 +139,7 @@ def restart_mid_batch(
     time.sleep(3)  # let late duplicates land before counting
     c = harness.counts(store_url)
     victims = [harness.tier_row(store_url, sid, "text") for sid in interrupted]
+    cut = [harness.tier_row(store_url, sid, "text") for sid in interrupted if sid not in ended_down]
     logs = "".join(w.log_text() for w in pool.started)
     cancelled = logs.count("cannot be acknowledged after a connection loss")
     print(
@@ -138,14 +147,16 @@ def restart_mid_batch(
         f"final ({stopped - started:.0f} s in), down {back - stopped:.0f} s; all {N} final "
         f"{final_s:.0f} s after the broker was back ({time.monotonic() - started:.0f} s in all); "
         f"{cancelled} tasks cancelled on connection loss; interrupted tier 1s (status, "
-        f"deliveries) {victims}; enqueue counts {enqueue_counts(store_url)}; tier deliveries "
+        f"deliveries) {victims}, {len(ended_down)} of them ended while the broker was down; "
+        f"enqueue counts {enqueue_counts(store_url)}; tier deliveries "
         f"{c.deliveries}; merges {c.merges}; statuses {c.statuses}"
     )
     harness.assert_exactly_once(c, N)
     assert c.statuses == {"done": N}, c  # nothing degraded: every interrupted tier ran again
     assert victims, "no slow tier 1 was still running when the broker stopped"
-    # each tier the stop interrupted was delivered again after the restart and finished
-    assert all(v is not None and v[0] == "ok" and v[1] >= 2 for v in victims), victims
+    assert all(v is not None and v[0] == "ok" for v in victims), victims
+    # each tier the stop cut short (not ended by the restart) was delivered again and finished
+    assert all(v is not None and v[1] >= 2 for v in cut), (cut, ended_down)
 
 
 @pytest.mark.slow
