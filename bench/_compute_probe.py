@@ -45,8 +45,8 @@ def _timed_slot() -> Iterator[None]:
 def _timed(tier: str, compute: Callable[[Any], Any]) -> Callable[[Any], Any]:
     @wraps(compute)
     def timed(job: Any) -> Any:
-        cpu, wall = time.thread_time(), time.perf_counter()
-        cpu -= text_helpers.helper_cpu_s()
+        cpu = time.thread_time() + text_helpers.helper_cpu_s()
+        wall = time.perf_counter()
         _slot.started = None
         try:
             return compute(job)
