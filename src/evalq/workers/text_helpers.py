@@ -8,14 +8,13 @@ its wall in a distributed text worker's child. Here the worker's tier-1 batches
 the BERTScore model once and runs `SemanticScorer.score_many` on what it is sent: the same code,
 the same scores, in an interpreter of its own.
 
-- One helper per tier-1 slot of the worker (`bootstrap.pool_children`, one per CPU unless
-  EVALQ_TEXT_HELPERS says fewer), each started on first use as ``python -m
-  evalq.workers.text_helpers`` with one end of a socket pair: a clean interpreter that inherits
-  nothing of the worker's threads or connections, and (unlike multiprocessing's spawn) does not
-  run the caller's main script again, which a script without a ``__main__`` guard would not
-  survive. A batch holds one
-  slot (`evalq.tasks.resources.text_capacity`, which sets torch's thread cap for it: the cap is
-  sent along with the batch) and one helper.
+- At most one helper per tier-1 slot of the worker (`bootstrap.pool_children`, one per CPU, or
+  fewer by EVALQ_TEXT_HELPERS), each started when a batch finds every started one busy, as
+  ``python -m evalq.workers.text_helpers`` with one end of a socket pair: a clean interpreter
+  that inherits nothing of the worker's threads or connections and, unlike multiprocessing's
+  spawn, does not run the caller's main script again (a script without a ``__main__`` guard
+  would not survive that). A batch holds one slot (`evalq.tasks.resources.text_capacity`,
+  which sets torch's thread cap for it: the cap is sent along with the batch) and one helper.
 - A helper that dies (killed, out of memory) is seen while its batch waits (`HelperLost` is
   raised in each of the batch's tasks, which the tier's retries then run again on a new helper)
   and is replaced on the next batch; a helper whose parent dies sees its pipe close and exits.
@@ -224,8 +223,10 @@ class HelperScorer:
 
     def __init__(self, key: ModelKey, count: int) -> None:
         self.helpers = [Helper(key) for _ in range(count)]
-        self._free: queue.Queue[Helper] = queue.Queue()
-        for helper in self.helpers:
+        # last in, first out: a batch takes the helper used last, so a second helper starts
+        # (and loads its model) only when batches overlap
+        self._free: queue.LifoQueue[Helper] = queue.LifoQueue()
+        for helper in reversed(self.helpers):
             self._free.put(helper)
 
     def score_many(
