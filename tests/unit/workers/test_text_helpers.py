@@ -99,3 +99,23 @@ def test_stopping_leaves_no_helper_running() -> None:
     assert all(map(gone, pids))
     with pytest.raises(HelperLost, match="stopped"):
         helpers.scorer(KEY)
+
+
+@pytest.mark.parametrize(("wanted", "count"), [(None, 4), ("0", 0), ("2", 2), ("9", 4)])
+def test_the_in_process_worker_has_at_most_a_helper_per_slot(
+    monkeypatch: pytest.MonkeyPatch, wanted: str | None, count: int
+) -> None:
+    from evalq.core.settings import get_settings
+    from evalq.workers import bootstrap
+    from evalq.workers.embedded import helper_count
+
+    monkeypatch.setattr(bootstrap, "pool_children", lambda: 4)
+    if wanted is None:
+        monkeypatch.delenv("EVALQ_TEXT_HELPERS", raising=False)
+    else:
+        monkeypatch.setenv("EVALQ_TEXT_HELPERS", wanted)
+    get_settings.cache_clear()
+    try:
+        assert helper_count() == count
+    finally:
+        get_settings.cache_clear()
