@@ -9,6 +9,8 @@ calling thread's: tier 1 runs torch with one thread per computation on these mac
 `evalq.tasks.resources.text_capacity`), so that is all of its compute; the benchmark prints the
 cap it ran with. Tier 1 batched across submissions (`evalq.metrics.score_batcher`) is computed
 in the thread that runs the batch: per call the figures move between threads, their sums do not.
+In the in-process worker the batch runs in a helper process (`evalq.workers.text_helpers`): the
+helper's CPU for it (its computing thread's, as above) is added to the thread that sent it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 from evalq.service import evaluated
 from evalq.tasks import resources, tiers
 from evalq.tasks.resources import text_capacity as _text_capacity
+from evalq.workers import text_helpers
 
 DIRECTORY = "BENCH_COMPUTE_DIR"
 
@@ -42,14 +45,15 @@ def _timed_slot() -> Iterator[None]:
 def _timed(tier: str, compute: Callable[[Any], Any]) -> Callable[[Any], Any]:
     @wraps(compute)
     def timed(job: Any) -> Any:
-        cpu, wall = time.thread_time(), time.perf_counter()
+        cpu = time.thread_time() + text_helpers.helper_cpu_s()
+        wall = time.perf_counter()
         _slot.started = None
         try:
             return compute(job)
         finally:
             end = time.perf_counter()
             wall = end - (_slot.started or wall)  # tier 1: from when it got its slot
-            cpu = time.thread_time() - cpu
+            cpu = time.thread_time() + text_helpers.helper_cpu_s() - cpu
             directory = os.environ.get(DIRECTORY)
             if directory:
                 with (Path(directory) / f"{os.getpid()}.tsv").open("a") as out:

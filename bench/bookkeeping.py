@@ -2,7 +2,7 @@
 
     python bench/bookkeeping.py [--mix fresh|outside] [--submissions N]
                                 [--backend postgresql|sqlite]
-                                [--modes distributed embedded] [--quick]
+                                [--modes distributed embedded embedded-threads] [--quick]
 
 N realistic submissions, in one of two mixes:
 
@@ -20,7 +20,10 @@ They run through
 - **distributed**: the README's workers as subprocesses (``evalq worker`` on evalq.text,
   prefork, 2 children; evalq.judge; evalq.graph,evalq.merge; evalq.webhooks) on Redis database
   12, with this process as the producer (`Client.submit_many`, batches of 100);
-- **embedded**: no broker; the whole pipeline in this process (the `Client`'s in-process worker).
+- **embedded**: no broker; the whole pipeline in this process (the `Client`'s in-process worker),
+  tier 1 in its helper processes (`evalq.workers.text_helpers`, their CPU counted as evalq's);
+- **embedded-threads**: the same with EVALQ_TEXT_HELPERS=0, tier 1 in the worker's own threads
+  (how the in-process worker ran it before the helpers).
 
 CPU-seconds are every evalq process's (user + system, read from /proc): the workers and their
 children, and this process while it submits (distributed) or for the whole run (embedded).
@@ -31,8 +34,8 @@ polling). Each side is warmed up first (models loaded) and its warm-up left out.
 databases the run creates are dropped at its end.
 
 Printed per mode: CPU per evaluation, compute and bookkeeping per evaluation, and their ratio
-(goal <= 0.2); tier 1's mean wall and CPU time per call, and embedded over distributed (goal
-<= 1.3). Last line: the distributed ratio.
+(goal <= 0.2); tier 1's mean wall and CPU time per call, and each embedded mode's over
+distributed (goal <= 1.3). Last line: the distributed ratio.
 """
 
 from __future__ import annotations
@@ -305,13 +308,17 @@ def distributed(args: argparse.Namespace, workdir: Path, runs: list[dict[str, An
     return found
 
 
-def embedded(args: argparse.Namespace, workdir: Path, runs: list[dict[str, Any]]) -> dict:
-    probe = workdir / "probe-embedded"
+def embedded(
+    args: argparse.Namespace, workdir: Path, runs: list[dict[str, Any]], *, helpers: bool = True
+) -> dict:
+    name = "embedded" if helpers else "embedded-threads"
+    probe = workdir / f"probe-{name}"
     probe.mkdir()
-    db_url = database(args.backend, workdir, "embedded")
-    apply_env(evalq_env(database_url=db_url))
+    db_url = database(args.backend, workdir, name)
+    apply_env(evalq_env(database_url=db_url, **({} if helpers else {"text_helpers": "0"})))
     os.environ[_compute_probe.DIRECTORY] = str(probe)
     from evalq.service.client import Client
+    from evalq.workers import text_helpers
 
     client = Client()
     assert client.in_process
@@ -320,10 +327,14 @@ def embedded(args: argparse.Namespace, workdir: Path, runs: list[dict[str, Any]]
     try:
         with client:
             run_all(client, submissions("warm", args.warm, random.Random(7)))  # model loaded
+            running = text_helpers.current()
+            assert (running is not None) == helpers
+            if running is not None:
+                running.start_all()  # every helper's model loaded
             forget(probe)
-            before = own_cpu_s()
+            before = own_cpu_s() + (running.cpu_s() if running else 0.0)
             _, wall = run_all(client, runs)
-            cpu = own_cpu_s() - before
+            cpu = own_cpu_s() + (running.cpu_s() if running else 0.0) - before
     finally:
         client.app.close()
         drop_database(db_url)
@@ -357,15 +368,22 @@ def main() -> None:
     parser.add_argument("--submissions", type=int, help="255 for fresh, 500 for outside")
     parser.add_argument("--warm", type=int, default=20)
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="postgresql")
-    parser.add_argument("--modes", nargs="+", default=["distributed", "embedded"])
+    parser.add_argument(
+        "--modes",
+        nargs="+",
+        choices=["distributed", "embedded", "embedded-threads"],
+        default=["distributed", "embedded"],
+    )
     args = parse_args(parser, quick={"submissions": 6, "warm": 2, "backend": "sqlite"})
     make, default_count = MIXES[args.mix]
     runs = make("run", args.submissions or default_count, random.Random(12))
     found: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="evalq-bench-") as tmp:
         for mode in args.modes:
-            measure = distributed if mode == "distributed" else embedded
-            found[mode] = measure(args, Path(tmp), runs)
+            if mode == "distributed":
+                found[mode] = distributed(args, Path(tmp), runs)
+            else:
+                found[mode] = embedded(args, Path(tmp), runs, helpers=mode == "embedded")
     import torch
 
     from evalq.workers import bootstrap
@@ -378,9 +396,10 @@ def main() -> None:
         f"this process's torch default {torch.get_num_threads()}"
     )
     shares = {mode: report(mode, figures) for mode, figures in found.items()}
-    if {"distributed", "embedded"} <= set(found):
-        slower = found["embedded"]["text_wall"] / found["distributed"]["text_wall"]
-        figure("embedded / distributed tier 1 wall per call (goal <= 1.3)", slower)
+    for mode in ("embedded-threads", "embedded"):
+        if {"distributed", mode} <= set(found):
+            slower = found[mode]["text_wall"] / found["distributed"]["text_wall"]
+            figure(f"{mode} / distributed tier 1 wall per call (goal <= 1.3)", slower)
     last = "distributed" if "distributed" in shares else next(iter(shares))
     ratio(f"bookkeeping / compute, {last} (goal <= 0.2)", shares[last])
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 MAX_PROBLEMS = 50
 """Most problems an `InvalidInput` lists; the rest are only counted (docs/api.md, 'Errors')."""
@@ -29,6 +30,12 @@ class InvalidInput(EvalqError):
         self.total = max(len(problems) if total is None else total, len(self.problems))
         listed = "; ".join(f"{field}: {rule}" for field, rule in self.problems)
         super().__init__(listed + (f"; and {self.more} more problems" if self.more else ""))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its problems (it crosses from the in-process worker's tier-1 helper
+        processes, `evalq.workers.text_helpers`): the default would rebuild it from its
+        message."""
+        return (type(self), (self.problems,), {"total": self.total})
 
     @property
     def more(self) -> int:

@@ -316,6 +316,15 @@ class Settings(BaseSettings):
         "out over its children (or its tier-1 slots); set it when several workers share one "
         "machine, so that workers x children x threads <= CPUs (docs/deploy.md).",
     )
+    text_helpers: int | None = Field(
+        default=None,
+        ge=0,
+        description="Tier 1 of the in-process worker (no broker: `evalq demo`, `evalq api`, the "
+        "Python Client): how many helper processes own the model and run its batches, out of "
+        "the interpreter where merges and refreshes run. Unset: one per tier-1 slot (one per "
+        "CPU); at most that many; 0: tier 1 in the worker's own threads. Each helper holds its "
+        "own copy of torch and the model (~400 MB). Distributed workers never use helpers.",
+    )
     text_slots_dir: str | None = Field(
         default=None,
         description="Tier 1: the directory where every evalq process on this machine records "

@@ -18,12 +18,20 @@ import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from evalq.core.profile import Precision
 
-if TYPE_CHECKING:
-    from evalq.metrics.semantic import SemanticScorer
+
+class BatchScorer(Protocol):
+    """What a batch runs on: `SemanticScorer`, or one in another process (the in-process
+    worker's helpers, `evalq.workers.text_helpers`)."""
+
+    def score_many(
+        self, items: Sequence[tuple[str, Sequence[str]]], *, precision: Precision = "fp32"
+    ) -> list[list[float]]:
+        """Each item's `SemanticScorer.score`, in order."""
+        ...
 
 
 @dataclass(eq=False)
@@ -41,7 +49,7 @@ class ScoreBatcher:
     """`score` for many threads, run in batches on one `SemanticScorer`.
 
     Args:
-        scorer: the process's scorer.
+        scorer: the process's scorer (or its helpers').
         capacity: enters one of the process's compute slots (`evalq.tasks.resources.
             text_capacity`): a batch runs inside it.
         max_items: calls per batch at most.
@@ -49,7 +57,7 @@ class ScoreBatcher:
 
     def __init__(
         self,
-        scorer: SemanticScorer,
+        scorer: BatchScorer,
         *,
         capacity: Callable[[], AbstractContextManager[object]],
         max_items: int = 32,

@@ -13,14 +13,14 @@ from celery.signals import worker_process_init
 
 from evalq.core.profile import Profile, profile_named
 from evalq.core.settings import Settings, get_settings
-from evalq.workers import bootstrap, machine_slots
+from evalq.workers import bootstrap, machine_slots, text_helpers
 from evalq.workers.names import TEXT_QUEUE
 
 if TYPE_CHECKING:
     import redis
 
     from evalq.judge import Judge, JudgeCascade, JudgePanel
-    from evalq.metrics.score_batcher import ScoreBatcher
+    from evalq.metrics.score_batcher import BatchScorer, ScoreBatcher
     from evalq.metrics.semantic import SemanticScorer
 
 _lock = threading.Lock()
@@ -45,7 +45,7 @@ def semantic_scorer(profile: Profile, settings: Settings | None = None) -> Seman
 
 
 @lru_cache(maxsize=4)
-def _batcher(scorer: SemanticScorer, max_items: int) -> ScoreBatcher:
+def _batcher(scorer: BatchScorer, max_items: int) -> ScoreBatcher:
     from evalq.metrics.score_batcher import ScoreBatcher
 
     return ScoreBatcher(scorer, capacity=text_capacity, max_items=max_items)
@@ -54,8 +54,20 @@ def _batcher(scorer: SemanticScorer, max_items: int) -> ScoreBatcher:
 def score_batcher(profile: Profile, settings: Settings) -> ScoreBatcher:
     """The process's tier-1 batcher over `semantic_scorer`: the threads of one worker that run
     tier 1 at once share batches (`evalq.metrics.score_batcher`); each batch holds one
-    `text_capacity` slot."""
-    scorer = semantic_scorer(profile, settings)
+    `text_capacity` slot.
+
+    In the in-process worker (`evalq.workers.embedded`) the batches run in its helper processes
+    (`evalq.workers.text_helpers`) instead, out of the interpreter its merges and refreshes run
+    in; the slots and the batching are the same."""
+    helpers = text_helpers.current()
+    scorer: BatchScorer
+    if helpers is not None:
+        key = text_helpers.ModelKey(
+            profile.text.model_path, profile.text.max_chunk_tokens, settings.text_device
+        )
+        scorer = helpers.scorer(key)
+    else:
+        scorer = semantic_scorer(profile, settings)
     with _lock:
         return _batcher(scorer, settings.text_batch_max)
 

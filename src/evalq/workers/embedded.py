@@ -1,7 +1,9 @@
 """An in-process worker: the whole pipeline in one process (`evalq demo`, tests).
 
 It runs the same tasks and the same chords as distributed workers; only the transport differs
-(kombu's in-memory transport when no broker is configured).
+(kombu's in-memory transport when no broker is configured). Tier 1's batches run in helper
+processes that own the model (`evalq.workers.text_helpers`), so that they do not wait on the
+merges and refreshes this interpreter runs; the worker's shutdown stops them.
 """
 
 from __future__ import annotations
@@ -9,14 +11,16 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from celery import Celery
 from celery._state import _set_task_join_will_block
 from celery.worker import WorkController
 
-from evalq.workers.names import QUEUES
+from evalq.core.settings import get_settings
+from evalq.workers import bootstrap, text_helpers
+from evalq.workers.names import QUEUES, TEXT_QUEUE
 
 
 class _Controller(WorkController):  # type: ignore[misc]
@@ -50,7 +54,28 @@ def embedded_worker(
     pool: str = "threads",
 ) -> Iterator[WorkController]:
     """Run a worker thread consuming ``queues`` for the duration of the block; ``concurrency``
-    defaults to `embedded_concurrency`."""
+    defaults to `embedded_concurrency`. Tier 1 (when ``queues`` has it) runs in
+    `helper_count` helper processes, stopped with the worker."""
+    with ExitStack() as stack:
+        count = helper_count() if TEXT_QUEUE in queues else 0
+        if count:
+            stack.enter_context(text_helpers.running(count))
+        yield stack.enter_context(_worker(app, queues, concurrency, pool))
+
+
+def helper_count() -> int:
+    """Tier-1 helper processes of the in-process worker: EVALQ_TEXT_HELPERS, at most one per
+    tier-1 slot (`bootstrap.pool_children`), which is the default; 0 keeps tier 1 in the
+    worker's threads."""
+    slots = bootstrap.pool_children()
+    wanted = get_settings().text_helpers
+    return slots if wanted is None else min(wanted, slots)
+
+
+@contextmanager
+def _worker(
+    app: Celery, queues: tuple[str, ...], concurrency: int | None, pool: str
+) -> Iterator[WorkController]:
     app.finalize()
     app.set_current()
     app.set_default()

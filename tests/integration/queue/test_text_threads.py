@@ -67,11 +67,14 @@ def test_the_in_process_workers_threads_run_tier_1_capped(
     monkeypatch.setenv(thread_probe.PROBE_FILE, str(probe))
     for name in ("EVALQ_BROKER_URL", "EVALQ_RESULT_BACKEND"):  # no broker: evaluated in-process
         monkeypatch.delenv(name, raising=False)
-    # the workers' store too; the tier-1 slots of this test's processes only (not the machine's)
+    # the workers' store too; the tier-1 slots of this test's processes only (not the machine's);
+    # tier 1 in the worker's threads (its helper processes, which take the same cap with each
+    # batch, are tests/integration/queue/test_text_helpers.py's)
     configure(
         monkeypatch,
         database_url=f"sqlite:///{tmp_path / 'evalq.db'}",
         text_slots_dir=str(tmp_path / "slots"),
+        text_helpers="0",
     )
     client = Client()
     assert client.in_process

@@ -28,3 +28,10 @@ def test_the_defaults_run_on_the_cpu_in_batches_of_32() -> None:
 def test_a_batch_size_out_of_range_is_refused(size: int) -> None:
     with pytest.raises(ValidationError, match="text_batch_max"):
         Settings(text_batch_max=size)
+
+
+def test_a_negative_helper_count_is_refused_naming_the_setting() -> None:
+    assert Settings().text_helpers is None  # one per tier-1 slot
+    assert Settings(text_helpers=0).text_helpers == 0  # tier 1 in the worker's threads
+    with pytest.raises(ValidationError, match="text_helpers"):
+        Settings(text_helpers=-1)
