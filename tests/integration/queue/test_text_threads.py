@@ -87,8 +87,9 @@ def test_the_in_process_workers_threads_run_tier_1_capped(
     cap = bootstrap.torch_threads(bootstrap.pool_children())
     assert cap < raised_torch_threads
     records = probed(probe)
-    # every computation in this process ran capped (an earlier test's worker may add some)
-    assert len(records) >= len(ids) and set(records) == {(os.getpid(), cap)}, records
+    # every computation in this process ran capped (an earlier test's worker may add some); one
+    # record per batch, and how many runs a batch takes depends on when they arrive
+    assert records and set(records) == {(os.getpid(), cap)}, records
 
 
 def test_the_in_process_worker_has_a_thread_per_cpu_and_some_for_io() -> None:
