@@ -16,6 +16,7 @@ from typing import Any
 
 from celery import Celery
 from celery._state import _set_task_join_will_block
+from celery.exceptions import WorkerShutdown
 from celery.worker import WorkController
 
 from evalq.core.settings import get_settings
@@ -100,5 +101,29 @@ def _worker(
     try:
         yield worker
     finally:
-        worker.stop(in_sighandler=False)
-        thread.join(30)
+        _stop(worker, thread)
+
+
+def _stop(worker: _Controller, thread: threading.Thread) -> None:
+    """Stop the worker in its own thread and wait for it (warm: running tasks end first).
+
+    A Celery worker's consumer and broker connection belong to its loop's thread. Stopped from
+    another thread, the consumer's shutdown reads the reply to the loop's pending BRPOP while the
+    loop may read it too; when the loop wins, the shutdown waits on a reply that never comes (a
+    suite run hung 15 minutes there). So the stop is queued on the loop (`Consumer.call_soon`):
+    it raises `WorkerShutdown` there, the worker's own `start` catches it and shuts down in that
+    thread. Per worker, unlike `celery.worker.state.should_stop` (what Celery's own test worker
+    sets), which would stop every worker of the process."""
+    if thread.is_alive():
+        worker.consumer.call_soon(_shut_down)
+    thread.join(STOP_WAIT_S)
+    if thread.is_alive():
+        raise RuntimeError(f"the embedded worker did not stop within {STOP_WAIT_S:.0f} s")
+
+
+STOP_WAIT_S = 600.0
+"""How long a warm stop may wait for the tasks still running (a tier-1 batch under load)."""
+
+
+def _shut_down() -> None:
+    raise WorkerShutdown(0)
