@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from evalq.core.settings import Settings, get_settings
 from evalq.read import served
 from evalq.read.answer import ArenaAnswer, arena_answer
+from evalq.read.boards.query import BoardQuery
 from evalq.read.leaderboard import (
     BINS,
     LeaderboardEntry,
@@ -82,26 +83,17 @@ class BoardPage(Reply):
 
 
 def board_page(
-    session: Session,
-    *,
-    task_id: str,
-    tool: str | None = None,
-    model: str | None = None,
-    variant: str | None = None,
-    metadata: Mapping[str, str] | None = None,
-    include_held: bool = False,
-    status: str | None = None,
-    limit: int,
-    offset: int = 0,
-    settings: Settings | None = None,
+    session: Session, query: BoardQuery, *, settings: Settings | None = None
 ) -> BoardPage:
-    """The board page of a task: ``limit`` rows from ``offset`` with the filters given.
+    """The board page of a task: the page ``query`` asks for (``limit`` rows from ``offset``
+    or from its cursor), with its filters.
 
     Raises:
         NotFound: no such task.
         InvalidInput: a filter or the page is refused (as `leaderboard`).
     """
     settings = settings or get_settings()
+    task_id = query.task_id
     context = task_context(session, task_id=task_id, settings=settings)
     # what the refresh stored of the unfiltered board, if the task has not moved since
     current = current_figures(session, context)
@@ -112,19 +104,9 @@ def board_page(
         # never written here (reads never write): the verdict's counts hold on rows behind the
         # task's basis; the page itself is the whole task's then (`leaderboard`)
         rule = rule_of(session, context)
-    board = served.board(
-        session,
-        task_id=task_id,
-        tool=tool,
-        model=model,
-        variant=variant,
-        status=status,
-        metadata=metadata,
-        include_held=include_held,
-        limit=limit,
-        offset=offset,
-        settings=settings,
-    )
+    board = served.board(session, query, settings=settings)
+    tool, model, variant, status = query.tool, query.model, query.variant, query.status
+    include_held = query.include_held
     kept = table.Kept(
         task_id,
         tool,
@@ -134,7 +116,7 @@ def board_page(
         frozenset(board.duplicate_of),
         traced_only=traced_only(context),
     )
-    filtered = bool(tool or model or variant or status or metadata or include_held)
+    filtered = bool(tool or model or variant or status or query.metadata or include_held)
     choices = current.choices if current is not None else table.choices(session, task_id=task_id)
     bins = (
         current.bins

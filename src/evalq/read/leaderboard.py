@@ -364,6 +364,20 @@ class LeaderboardReport(Reply):
     limit: int | None = Field(
         default=None, description="Most entries listed (the page size); null: every entry."
     )
+    next_cursor: str | None = Field(
+        default=None,
+        description="Pass as cursor (with the same filters and limit, no offset) for the next "
+        "page: that read says whether the board moved in between (board_moved). Null on the "
+        "last page and when the read is not paged.",
+    )
+    board_moved: bool | None = Field(
+        default=None,
+        description="Read with a cursor: true when the board moved (a run merged, a review "
+        "decided, the baseline refreshed) since the cursor's page was read, so this page and "
+        "that one may repeat or miss a run; read again without the cursor for the board as it "
+        "stands. Absent without a cursor.",
+        exclude_if=lambda value: value is None,
+    )
     replica_lag_s: float | None = Field(
         default=None,
         ge=0,

@@ -9,7 +9,7 @@ attaching it here, and only here, is what keeps the doors from disagreeing about
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 from pydantic import Field
@@ -21,6 +21,7 @@ from evalq.core.review_decisions import ReviewDecision
 from evalq.core.settings import Settings, get_settings
 from evalq.read.audit import unverified_marks, with_verifier
 from evalq.read.boards import projector
+from evalq.read.boards.query import BoardQuery
 from evalq.read.compare import CompareReport, compare
 from evalq.read.gate import GateReport, TooFew, gate, with_judge_changes, with_unverified
 from evalq.read.judge_agreement import with_judge_validation
@@ -37,6 +38,7 @@ from evalq.store import traces as trace_store
 from evalq.store.baseline_sql import refresh_task_baseline
 from evalq.store.db import replica_lag_s
 from evalq.store.models import Review, TaskRow
+from evalq.store.versions import task_version
 
 
 class LeaderLine(Reply):
@@ -123,37 +125,31 @@ def compare_choices(session: Session) -> CompareChoices:
 
 
 def board(
-    session: Session,
-    *,
-    task_id: str,
-    settings: Settings | None = None,
-    tool: str | None = None,
-    model: str | None = None,
-    variant: str | None = None,
-    metadata: Mapping[str, str] | None = None,
-    include_held: bool = False,
-    status: str | None = None,
-    limit: int | None = None,
-    offset: int = 0,
+    session: Session, query: BoardQuery, *, settings: Settings | None = None
 ) -> LeaderboardReport:
-    """`leaderboard` with the judge's validation (raises as it does)."""
+    """`leaderboard` for ``query`` with the judge's validation, and, for a paged read, the
+    cursor of the next page and whether the board moved since the cursor's page was read
+    (`evalq.read.boards.query`).
+
+    Raises:
+        NotFound: no such task.
+        InvalidInput: as `leaderboard`, or a cursor this reader did not hand out for the
+            query's filters and limit.
+    """
     settings = settings or get_settings()
-    found = leaderboard(
-        session,
-        task_id=task_id,
-        tool=tool,
-        model=model,
-        variant=variant,
-        metadata=metadata,
-        settings=settings,
-        include_held=include_held,
-        status=status,
-        limit=limit,
-        offset=offset,
-    )
+    asked, cursor = query.resolved()
+    # read before the page: a merge committed in between makes the next page say the board
+    # moved (it may not have, for that page), never the other way round
+    version = task_version(session, task_id=asked.task_id) if asked.limit is not None else ""
+    found = leaderboard(session, settings=settings, **asked.filters())
     shown = with_judge_validation(found, session, task_ids=[found.task_id], settings=settings)
     shown = with_judge_break(shown, session, task_ids=[found.task_id], settings=settings)
-    return with_replica_lag(with_verifier(shown, session), session)
+    paged: dict[str, object] = {
+        "next_cursor": asked.next_cursor(version=version, total=found.total or 0)
+    }
+    if cursor is not None:
+        paged["board_moved"] = cursor.version != version
+    return with_replica_lag(with_verifier(shown.model_copy(update=paged), session), session)
 
 
 def comparison(

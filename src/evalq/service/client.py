@@ -63,6 +63,7 @@ from evalq.metrics.graph.integrity import submission_integrity
 from evalq.read import monitors as watched
 from evalq.read import served, sessions
 from evalq.read.audit import audit_if_changed, audit_task
+from evalq.read.boards.query import BoardQuery
 from evalq.service import evaluated
 from evalq.service.submitted import FINAL_STATUSES, Submitted
 from evalq.store import intake, queries, webhooks
@@ -780,6 +781,7 @@ class Client:
         status: str | None = None,
         limit: int | None = None,
         offset: int = 0,
+        cursor: str | None = None,
     ) -> dict[str, Any]:
         """The task's leaderboard as GET /v1/tasks/{id}/leaderboard serves it (its JSON body).
 
@@ -789,26 +791,28 @@ class Client:
 
         ``status`` keeps the done or the degraded evaluations; ``limit`` lists at most that many
         entries from ``offset`` (ranks and figures stay the whole board's; ``total`` counts
-        them).
+        them). A paged answer's ``next_cursor``, passed as ``cursor`` with the same filters and
+        limit, reads the next page and says whether the board moved since (``board_moved``).
 
         Raises:
             NotFound: no such task.
-            InvalidInput: a metadata key that cannot be a filter.
+            InvalidInput: a metadata key that cannot be a filter, or a cursor not handed out
+                for these filters and this limit.
         """
+        query = BoardQuery(
+            task_id=task_id,
+            tool=tool,
+            model=model,
+            variant=variant,
+            metadata=dict(metadata or {}),
+            include_held=include_held,
+            status=status,
+            limit=limit,
+            offset=offset,
+            cursor=cursor,
+        )
         with read_scope(self.settings) as session:
-            board = served.board(
-                session,
-                task_id=task_id,
-                tool=tool,
-                model=model,
-                variant=variant,
-                metadata=metadata,
-                settings=self.settings,
-                include_held=include_held,
-                status=status,
-                limit=limit,
-                offset=offset,
-            )
+            board = served.board(session, query, settings=self.settings)
             return board.model_dump(mode="json")
 
     def compare(

@@ -20,6 +20,7 @@ from evalq.core.status import FINAL_STATUSES, STATUSES
 from evalq.read import monitors as watched
 from evalq.read import served
 from evalq.read.board_page import BoardPage, board_page
+from evalq.read.boards.query import MAX_CURSOR, BoardQuery
 from evalq.read.health import evaluation_health
 from evalq.read.leaderboard import NEAR_COPY
 from evalq.read.sessions import MAX_BOARD, session_board
@@ -146,9 +147,11 @@ def board_view(
     include_held: bool = False,
     page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
     per: Annotated[int, Query(ge=5, le=200)] = PAGE_SIZE,
+    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR)] = None,
 ) -> Response:
     """A task's board: the kind's verdict first, then the ranked rows, filtered and paged; the
-    page reads what it lists (`evalq.read.board_page`), whatever the task's size."""
+    page reads what it lists (`evalq.read.board_page`), whatever the task's size. "next"
+    carries the page's cursor: the next page says when the board moved in between."""
     settings = settings_of(request)
     filters: dict[str, object] = {"tool": tool, "model": model, "variant": variant}
     filters |= {"status": status}
@@ -164,27 +167,25 @@ def board_view(
         except InvalidInput as bad:
             problems += bad.problems
             wanted = {}
-        offset = (page - 1) * per
+        asked = BoardQuery(
+            task_id=task_id,
+            tool=tool or None,
+            model=model or None,
+            variant=variant or None,
+            metadata=wanted,
+            include_held=include_held,
+            status=status if status in FINAL_STATUSES else None,
+            limit=per,
+            offset=0 if cursor else (page - 1) * per,
+            cursor=cursor or None,
+        )
         try:
             try:
-                shown = board_page(
-                    session,
-                    task_id=task_id,
-                    tool=tool or None,
-                    model=model or None,
-                    variant=variant or None,
-                    metadata=wanted,
-                    include_held=include_held,
-                    status=status if status in FINAL_STATUSES else None,
-                    limit=per,
-                    offset=offset,
-                    settings=settings,
-                )
-            except InvalidInput as bad:  # a metadata key no metadata can have
+                shown = board_page(session, asked, settings=settings)
+            except InvalidInput as bad:  # a metadata key no metadata can have, a stale cursor
                 problems += bad.problems
-                shown = board_page(
-                    session, task_id=task_id, limit=per, offset=offset, settings=settings
-                )
+                plain = BoardQuery(task_id=task_id, limit=per, offset=(page - 1) * per)
+                shown = board_page(session, plain, settings=settings)
         except NotFound:
             return not_found(request, viewer, f"task {task_id!r}")
         total = shown.board.total or 0
@@ -200,8 +201,8 @@ def board_view(
             plot=Markup(_plot(shown)),
             entries=shown.board.entries,
             total=total,
-            first=(page - 1) * per + 1,
-            page=page,
+            first=shown.board.offset + 1,
+            page=shown.board.offset // per + 1,
             pages=max(1, math.ceil(total / per)),
             filters=filters,
             problems=problems,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import time
 from typing import Any
 
@@ -21,6 +23,7 @@ from evalq.workers.bootstrap import worker_app
 from evalq.workers.embedded import embedded_worker
 from tests.integration.api.conftest import Server, example_task, examples
 from tests.support.processes import PATIENCE
+from tests.support.ui import sign_in
 
 TASKS = ("arena-frontend-dark-mode", "scylla-token-bucket", "suite-refund-agent")
 
@@ -124,6 +127,58 @@ def test_a_leaderboard_is_served_in_pages_of_the_whole_board(evaluated: Server) 
         with pytest.raises(InvalidInput) as refused:
             http.leaderboard(TASKS[0], limit=0)
         assert [name for name, _ in refused.value.problems] == ["limit"]
+
+
+def cursor_pages(client: httpx.Client, path: str, **params: Any) -> list[dict[str, Any]]:
+    """Every page of a board read by following next_cursor from the first (limit 3)."""
+    pages = [client.get(path, params={"limit": 3, **params}).raise_for_status().json()]
+    while pages[-1]["next_cursor"] is not None:
+        after = {"limit": 3, "cursor": pages[-1]["next_cursor"], **params}
+        pages.append(client.get(path, params=after).raise_for_status().json())
+    return pages
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+def test_a_still_board_is_paged_by_cursor_each_run_once(evaluated: Server, task_id: str) -> None:
+    client = evaluated.client("read")
+    path = f"/v1/tasks/{task_id}/leaderboard"
+    whole = client.get(path).json()
+    assert whole["next_cursor"] is None and "board_moved" not in whole  # not paged
+    pages = cursor_pages(client, path)
+    assert len(pages) == -(-whole["total"] // 3) > 1
+    assert [e for page in pages for e in page["entries"]] == whole["entries"]
+    assert "board_moved" not in pages[0]  # read without a cursor
+    assert {page["board_moved"] for page in pages[1:]} == {False}
+    assert [page["offset"] for page in pages] == list(range(0, whole["total"], 3))
+    held = cursor_pages(client, path, include_held="true")
+    ranked = client.get(path, params={"include_held": "true"}).json()["entries"]
+    assert [e for page in held for e in page["entries"]] == ranked
+
+
+def test_a_cursor_is_refused_with_other_filters_another_limit_or_an_offset(
+    evaluated: Server,
+) -> None:
+    client = evaluated.client("read")
+    path = f"/v1/tasks/{TASKS[0]}/leaderboard"
+    first = client.get(path, params={"limit": 5}).json()
+    cursor = first["next_cursor"]
+    for params, field in (
+        ({"limit": 6, "cursor": cursor}, "cursor"),  # another page size
+        ({"limit": 5, "cursor": cursor, "tool": "cursor"}, "cursor"),  # another filter
+        ({"limit": 5, "cursor": cursor, "offset": 5}, "offset"),
+        ({"limit": 5, "cursor": "bm90IGEgY3Vyc29y"}, "cursor"),  # base64 of no cursor
+        ({"limit": 5, "cursor": "%%%"}, "cursor"),
+        ({"limit": 5, "cursor": "x" * 201}, "cursor"),
+    ):
+        refused = client.get(path, params=params)
+        assert refused.status_code == 422, (params, refused.text)
+        assert [d["field"] for d in refused.json()["detail"]] == [field], params
+    with HttpClient(evaluated.url, evaluated.keys["read"]) as http:  # the client's door
+        second = http.leaderboard(TASKS[0], limit=5, cursor=cursor)
+        assert second["offset"] == 5 and second["board_moved"] is False
+        with pytest.raises(InvalidInput) as refused:
+            http.leaderboard(TASKS[0], limit=4, cursor=cursor)
+        assert [name for name, _ in refused.value.problems] == ["cursor"]
 
 
 def test_leaderboards_carry_rank_intervals_where_rows_can_be_resampled(
@@ -257,8 +312,30 @@ def test_accepting_a_flagged_run_puts_it_back_into_the_baseline(evaluated: Serve
     unchanged = evaluated.client("read").get("/v1/submissions/arena-fe-09").json()
     assert (unchanged["review"], unchanged["review_decisions"]) == ("flagged", [])
 
+    reader = evaluated.client("read")
+    board_path = f"/v1/tasks/{TASKS[0]}/leaderboard"
+    before = reader.get(board_path, params={"limit": 5}).json()
+    assert (
+        reader.get(board_path, params={"limit": 5, "cursor": before["next_cursor"]}).json()[
+            "board_moved"
+        ]
+        is False
+    )
+    browser = evaluated.client()
+    assert sign_in(browser, evaluated.keys["rw"]).status_code == 303
+    ui_page = browser.get(f"/ui/tasks/{TASKS[0]}", params={"per": 5})
+    assert ui_page.status_code == 200
+    (next_link,) = re.findall(r'<a rel="next" href="([^"]+)"', ui_page.text)
+    assert "cursor=" in next_link and 'id="board-moved"' not in ui_page.text
+    assert 'id="board-moved"' not in browser.get(html.unescape(next_link)).text
+
     accepted = evaluated.client("write").post(path, json=because)
     assert accepted.status_code == 200, accepted.text
+    # the accept moved the board: a page read with the cursor of a page before it says so
+    moved = reader.get(board_path, params={"limit": 5, "cursor": before["next_cursor"]}).json()
+    assert moved["board_moved"] is True and moved["offset"] == 5
+    shown = browser.get(html.unescape(next_link))
+    assert shown.status_code == 200 and 'id="board-moved"' in shown.text
     body = accepted.json()
     assert body["review"] == "accepted" and body["baseline_version"] > board["baseline_version"]
     assert body["changed"] is True

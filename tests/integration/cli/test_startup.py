@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from evalq.producer.cli import app
 from tests.support.processes import PATIENCE
 from tests.support.settings import configure
 from tests.support.small_board import TASK_ID, evaluate_small_board
@@ -61,3 +64,26 @@ def test_a_leaderboard_loads_no_migrations_broker_or_scipy(
     board, _, last = result.stdout.rstrip("\n").rpartition("\n")
     assert last == "loaded: "
     assert len(json.loads(board)["entries"]) == count == 12
+
+
+def test_a_board_is_paged_by_cursor_from_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"sqlite:///{tmp_path / 'evalq.db'}"
+    monkeypatch.delenv("EVALQ_BROKER_URL", raising=False)
+    monkeypatch.delenv("EVALQ_JUDGE_MODEL", raising=False)
+    configure(monkeypatch, database_url=url)
+    evaluate_small_board(url)
+    runner = CliRunner()
+    first = runner.invoke(app, ["leaderboard", TASK_ID, "--limit", "5"], terminal_width=400)
+    assert first.exit_code == 0, first.output
+    assert "entries 1-5 of 12" in first.output
+    (cursor,) = re.findall(r"next page: --limit 5 --cursor (\S+)", first.output)
+    second = runner.invoke(
+        app, ["leaderboard", TASK_ID, "--limit", "5", "--cursor", cursor, "--json"]
+    )
+    assert second.exit_code == 0, second.output
+    page = json.loads(second.output)
+    assert (page["offset"], len(page["entries"]), page["board_moved"]) == (5, 5, False)
+    refused = runner.invoke(app, ["leaderboard", TASK_ID, "--limit", "6", "--cursor", cursor])
+    assert refused.exit_code != 0 and "cursor" in refused.output

@@ -21,6 +21,7 @@ from evalq.producer.cli import EXAMPLES, app
 from evalq.producer.files import read_tasks
 from evalq.read import served
 from evalq.read.audit import stored_audit
+from evalq.read.boards.query import BoardQuery
 from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.store.keys import create_key
@@ -60,7 +61,7 @@ def test_no_bundled_task_is_unverified_with_other_tasks_best_runs_as_probes(copy
         assert len(borrowed) == 3 and all(p.source for p in borrowed)
         assert {"empty output", "echoed task text", "refusal"} <= {p.probe for p in audit.probes}
     with session_scope(copy) as session:
-        assert served.board(session, task_id=SCYLLA).verifier is None
+        assert served.board(session, BoardQuery(task_id=SCYLLA)).verifier is None
 
 
 def test_criteria_an_empty_output_passes_mark_the_task_and_fail_the_gate(
@@ -76,7 +77,7 @@ def test_criteria_an_empty_output_passes_mark_the_task_and_fail_the_gate(
     client.put_task(weak)  # a changed definition is audited as it is stored
     with session_scope(copy) as session:
         audit = stored_audit(session, task_id=SCYLLA)
-        board = served.board(session, task_id=SCYLLA)
+        board = served.board(session, BoardQuery(task_id=SCYLLA))
         report = served.report(session, task_id=SCYLLA)
         key = create_key(session, name="auditor", scopes=["read"])
     assert audit is not None and audit.status == "unverified"
@@ -105,7 +106,7 @@ def test_criteria_an_empty_output_passes_mark_the_task_and_fail_the_gate(
     with session_scope(copy) as session:
         again = stored_audit(session, task_id=SCYLLA)
         assert again is not None and again.status == "verified"
-        assert served.board(session, task_id=SCYLLA).verifier is None
+        assert served.board(session, BoardQuery(task_id=SCYLLA)).verifier is None
     status, output, _ = _gate(copy, tmp_path)
     assert status == 0, output
     cli = CliRunner().invoke(app, ["task", "audit", SCYLLA])

@@ -24,6 +24,7 @@ from tests.support.databases import fresh_database
 
 from evalq.read import served
 from evalq.read.boards import projector
+from evalq.read.boards.query import BoardQuery
 from evalq.read.leaderboard import board_of
 from evalq.read.view import task_context, task_view
 from evalq.store import queries, task_kinds
@@ -147,10 +148,7 @@ def same_boards(url: str, task_id: str, rng: random.Random) -> None:
             for limit, offset in ((50, 0), (3, 1)):
                 page = served.board(
                     session,
-                    task_id=task_id,
-                    limit=limit,
-                    offset=offset,
-                    **given_filters,
+                    BoardQuery(task_id=task_id, limit=limit, offset=offset, **given_filters),
                 )
                 wanted = whole.entries[offset : offset + limit]
                 assert shown(page.entries) == shown(wanted), (task_id, given_filters, offset)

@@ -16,6 +16,7 @@ from tests.support.ui import sign_in
 from evalq.core.settings import Settings
 from evalq.producer.api.app import create_app
 from evalq.read import served
+from evalq.read.boards.query import BoardQuery
 from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.store.keys import create_key
@@ -78,7 +79,7 @@ def test_cheating_runs_are_held_with_the_call_and_the_path(
         refresh_baseline(TASK["id"])
     client.app.close()
     with session_scope(db_url) as session:
-        board = served.board(session, task_id=TASK["id"])
+        board = served.board(session, BoardQuery(task_id=TASK["id"]))
         results = {sid: served.run_result(session, submission_id=sid) for sid in ids}
         key = create_key(session, name="reviewer", scopes=["read"])
     held = {e.submission_id: e for e in board.entries if e.held}

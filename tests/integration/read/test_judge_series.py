@@ -35,6 +35,7 @@ from evalq.producer.api.app import create_app
 from evalq.producer.cli import app
 from evalq.producer.http.aio import AsyncHttpClient
 from evalq.read import monitors, served
+from evalq.read.boards.query import BoardQuery
 from evalq.report.page import render_html
 from evalq.service.client import Client
 from evalq.store.db import session_scope
@@ -170,7 +171,7 @@ def test_a_judge_change_is_bridged_marked_at_every_door_and_old_scores_stay(
 
     # every door says so
     with session_scope(db_url) as session:
-        board = served.board(session, task_id=TASK.id)
+        board = served.board(session, BoardQuery(task_id=TASK.id))
         compared = served.comparison(session, tasks=TASK.id, by="model", values=["m-old", "m-new"])
         report = served.report(session, task_id=TASK.id)
     assert board.judge_break == history.mark

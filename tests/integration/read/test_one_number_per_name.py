@@ -10,6 +10,7 @@ from tests.support.ui import sign_in
 
 from evalq.core.settings import Settings
 from evalq.producer.api.app import create_app
+from evalq.read.boards.query import BoardQuery
 from evalq.read.leaderboard import leaderboard
 from evalq.store.db import session_scope
 from evalq.store.keys import create_key
@@ -131,7 +132,9 @@ def test_the_arena_board_answers_first_and_the_report_says_the_same(store: str) 
     from evalq.report.verdict import arena_verdict
 
     with session_scope(store) as session:
-        page = board_page(session, task_id=ARENA, limit=50, settings=Settings(database_url=store))
+        page = board_page(
+            session, BoardQuery(task_id=ARENA, limit=50), settings=Settings(database_url=store)
+        )
         report = served.report(session, task_id=ARENA)
         key = create_key(session, name="answer", scopes=["read"])
     assert page.verdict is not None and page.verdict.answer is not None

@@ -18,6 +18,7 @@ from tests.support.cloned_task import clone, cloned_task, template_rows
 from evalq.read import served
 from evalq.read.board_page import board_page
 from evalq.read.boards import projector
+from evalq.read.boards.query import BoardQuery
 from evalq.read.leaderboard import board_of
 from evalq.read.view import task_context, task_view
 from evalq.scoring.kinds import KINDS
@@ -60,14 +61,16 @@ def every_board_read(url: str, task_id: str) -> None:
         assert not writes_during(
             url,
             lambda s, limit=limit, offset=offset: served.board(
-                s, task_id=task_id, limit=limit, offset=offset
+                s, BoardQuery(task_id=task_id, limit=limit, offset=offset)
             ),
         )
         assert not writes_during(
-            url, lambda s, limit=limit: board_page(s, task_id=task_id, limit=limit)
+            url, lambda s, limit=limit: board_page(s, BoardQuery(task_id=task_id, limit=limit))
         )
-    assert not writes_during(url, lambda s: served.board(s, task_id=task_id, model="o3", limit=5))
-    assert not writes_during(url, lambda s: served.board(s, task_id=task_id))
+    assert not writes_during(
+        url, lambda s: served.board(s, BoardQuery(task_id=task_id, model="o3", limit=5))
+    )
+    assert not writes_during(url, lambda s: served.board(s, BoardQuery(task_id=task_id)))
 
 
 def test_board_reads_write_nothing_whatever_the_read_model_holds(
@@ -96,7 +99,7 @@ def test_board_reads_write_nothing_whatever_the_read_model_holds(
         every_board_read(url, task_id)
         with session_scope(url) as session:
             whole = board_of(task_view(session, task_id=task_id))
-            page = served.board(session, task_id=task_id, limit=50)
+            page = served.board(session, BoardQuery(task_id=task_id, limit=50))
         assert page.entries == whole.entries[:50], task_id
 
 
@@ -213,8 +216,8 @@ def read_work(url: str, task_id: str) -> Work:
         work.count(
             session,
             lambda: (
-                served.board(session, task_id=task_id, limit=50),
-                board_page(session, task_id=task_id, limit=50),
+                served.board(session, BoardQuery(task_id=task_id, limit=50)),
+                board_page(session, BoardQuery(task_id=task_id, limit=50)),
             ),
         )
     return work
@@ -252,7 +255,9 @@ def test_a_board_read_right_after_a_merge_ranks_by_counts_not_over_the_task(
         for size in SIZES:
             whole = board_of(task_view(session, task_id=tasks[size]))
             for offset in (0, 17):
-                page = served.board(session, task_id=tasks[size], limit=20, offset=offset)
+                page = served.board(
+                    session, BoardQuery(task_id=tasks[size], limit=20, offset=offset)
+                )
                 assert placed(page.entries) == placed(whole.entries[offset : offset + 20])
 
 

@@ -13,6 +13,7 @@ from tests.support.cloned_task import cloned_task
 
 from evalq.read import served
 from evalq.read.boards import sample
+from evalq.read.boards.query import BoardQuery
 from evalq.read.leaderboard import BoardFigures
 from evalq.read.view import TaskContext
 from evalq.store import standings as table
@@ -125,8 +126,8 @@ def test_a_large_suite_refresh_decodes_no_run(
         assert figures.runs == size and figures.sampled is None
         # each ranked entry of a page says why it has no interval, as the whole board does
         with session_scope(url) as session:
-            page = served.board(session, task_id=task_id, limit=5)
-            whole = served.board(session, task_id=task_id)
+            page = served.board(session, BoardQuery(task_id=task_id, limit=5))
+            whole = served.board(session, BoardQuery(task_id=task_id))
         assert page.entries and page.rank_uncertainty == whole.rank_uncertainty
         ranked = {e.submission_id: e for e in whole.entries if e.rank is not None}
         for entry in page.entries:

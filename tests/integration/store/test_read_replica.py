@@ -20,6 +20,7 @@ from tests.support.replica import Pair, streaming_pair
 from evalq.core.errors import NotFound
 from evalq.core.settings import Settings
 from evalq.read import served
+from evalq.read.boards.query import BoardQuery
 from evalq.service.client import Client
 from evalq.store.db import engine_for, read_scope, session_scope, upgrade
 from evalq.ui.events import shared_version
@@ -82,7 +83,7 @@ def test_boards_read_from_the_replica_equal_the_primary_s_once_caught_up(
     store_task(settings.database_url, "arena", "replicated", random.Random(50), 40)
     with session_scope(settings.database_url) as session:
         served.refresh_task(session, task_id="replicated", settings=settings)
-        on_primary = served.board(session, task_id="replicated", settings=settings)
+        on_primary = served.board(session, BoardQuery(task_id="replicated"), settings=settings)
         counted = (e for e in on_primary.entries if not (e.held or e.partial))
         tools = sorted({e.tool for e in counted if e.ranking_value is not None})
         compared_on_primary = served.comparison(

@@ -316,6 +316,8 @@ def test_board_marks_held_and_partial_rows_filters_and_pages(
     page.get_by_role("link", name="next ›").click()
     second = page.locator("#board tbody tr").evaluate_all("rows => rows.map(r => r.dataset.run)")
     assert second == [e["submission_id"] for e in board["entries"][5:10]]
+    expect(page.locator("nav.pages")).to_contain_text(f"page 2 of {pages}")  # by the cursor
+    expect(page.locator("#board-moved")).to_have_count(0)  # nothing merged in between
 
     page.goto(f"/ui/tasks/{ARENA}?metadata=nokey")
     expect(page.get_by_role("alert")).to_contain_text("metadata: must be KEY=VALUE")

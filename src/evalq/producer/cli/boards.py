@@ -186,6 +186,8 @@ def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
     legend = rank_legend(board)
     if legend is not None:
         console.print(legend, highlight=False, markup=False)
+    for line in page_lines(board):
+        console.print(line, highlight=False, markup=False)
     if board.baseline_note:
         console.print(f"  Read with care: {board.baseline_note}.", highlight=False, markup=False)
     if board.range_note:
@@ -213,6 +215,28 @@ def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
             highlight=False,
             markup=False,
         )
+
+
+def page_lines(board: LeaderboardReport) -> list[str]:
+    """What a paged board says of its page: which entries it lists, whether the board moved
+    since the page before (read with --cursor), and how to read the next one."""
+    if board.limit is None:
+        return []
+    total = board.total or 0
+    shown = (
+        f"entries {board.offset + 1}-{board.offset + len(board.entries)}"
+        if board.entries
+        else "no entries"
+    )
+    lines = [f"  {shown} of {total}"]
+    if board.board_moved:
+        lines.append(
+            "  The board moved since the page before was read: the two pages may repeat or "
+            "miss a run; read without --cursor for the board as it stands."
+        )
+    if board.next_cursor is not None:
+        lines.append(f"  next page: --limit {board.limit} --cursor {board.next_cursor}")
+    return lines
 
 
 def metadata_pairs(pairs: list[str]) -> dict[str, str]:
@@ -245,24 +269,39 @@ def leaderboard_command(
         bool, typer.Option("--wide", help="Also tool, model and every Arena figure.")
     ] = False,
     include_held: Annotated[bool, typer.Option("--include-held", help=INCLUDE_HELD)] = False,
+    limit: Annotated[
+        int | None,
+        typer.Option(min=1, max=1000, help="List at most this many entries (a page)."),
+    ] = None,
+    offset: Annotated[int, typer.Option(min=0, help="Entries to skip first.")] = 0,
+    cursor: Annotated[
+        str | None,
+        typer.Option(
+            help="The next_cursor of the page before (--json shows it), for the page after "
+            "it: same filters and --limit, no --offset."
+        ),
+    ] = None,
 ) -> None:
     """Rank a task's evaluated submissions against its current baseline (runs held for review
     are listed last, unranked, unless --include-held)."""
     from evalq.read import served
+    from evalq.read.boards.query import BoardQuery
     from evalq.store.db import read_scope
 
-    wanted = metadata_pairs(where or [])
+    query = BoardQuery(
+        task_id=task_id,
+        tool=tool,
+        model=model,
+        variant=variant,
+        metadata=metadata_pairs(where or []),
+        include_held=include_held,
+        limit=limit,
+        offset=offset,
+        cursor=cursor,
+    )
     try:
         with read_scope() as session:
-            board = served.board(
-                session,
-                task_id=task_id,
-                tool=tool,
-                model=model,
-                variant=variant,
-                metadata=wanted,
-                include_held=include_held,
-            )
+            board = served.board(session, query)
     except EvalqError as error:
         fail(error)
     if as_json:

@@ -210,6 +210,7 @@ class HttpClient:
         status: str | None = None,
         limit: int | None = None,
         offset: int = 0,
+        cursor: str | None = None,
     ) -> dict[str, Any]:
         """The task's leaderboard (GET /v1/tasks/{id}/leaderboard) as its JSON body.
 
@@ -218,7 +219,8 @@ class HttpClient:
 
         ``status`` keeps the done or the degraded evaluations; ``limit`` lists at most that many
         entries from ``offset`` (ranks and figures stay the whole board's; ``total`` counts
-        them).
+        them). A paged answer's ``next_cursor``, passed as ``cursor`` with the same filters and
+        limit, reads the next page and says whether the board moved since (``board_moved``).
         """
         call = wire.leaderboard_call(
             task_id,
@@ -230,6 +232,7 @@ class HttpClient:
             status=status,
             limit=limit,
             offset=offset,
+            cursor=cursor,
         )
         board: dict[str, Any] = self._send(call)
         return board

@@ -166,6 +166,7 @@ def leaderboard_call(
     status: str | None = None,
     limit: int | None = None,
     offset: int = 0,
+    cursor: str | None = None,
 ) -> Call:
     """GET /v1/tasks/{id}/leaderboard with its filters (``metadata.KEY=VALUE`` each) and page."""
     wanted = dict(metadata or {})
@@ -179,6 +180,7 @@ def leaderboard_call(
     params |= {"status": status} if status else {}
     params |= {"limit": str(limit)} if limit is not None else {}
     params |= {"offset": str(offset)} if offset else {}
+    params |= {"cursor": cursor} if cursor is not None else {}
     path = f"/v1/tasks/{_segment(task_id)}/leaderboard"
     return Call("GET", path, params=httpx.QueryParams(params))
 

@@ -21,6 +21,7 @@ from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message, TaskStored
 from evalq.read import served
 from evalq.read.audit import audit_if_changed, audit_task, stored_audit
+from evalq.read.boards.query import MAX_CURSOR, BoardQuery
 from evalq.read.judge_series import judge_history
 from evalq.read.leaderboard import MAX_LIMIT, LeaderboardReport
 from evalq.read.power import task_plan
@@ -118,6 +119,15 @@ def get_leaderboard(
         ),
     ] = None,
     offset: Annotated[int, Query(ge=0, description="Entries to skip before the first listed.")] = 0,
+    cursor: Annotated[
+        str | None,
+        Query(
+            max_length=MAX_CURSOR,
+            description="The next_cursor of the page before, for the page after it (same "
+            "filters and limit, no offset): the answer says whether the board moved in "
+            "between (board_moved).",
+        ),
+    ] = None,
 ) -> LeaderboardReport:
     """Every evaluated submission ranked by what the task's kind is about (ranks 1, 1, 3).
 
@@ -127,21 +137,22 @@ def get_leaderboard(
     kept. No filter changes what the rows are ranked by. Runs held for review are listed
     after the ranked rows (``held``, rank null) unless ``include_held=true``. ``limit`` and
     ``offset`` page the entries (``total`` says how many there are); a page of an Arena or
-    PeerRead board scores in full only the runs it lists.
+    PeerRead board scores in full only the runs it lists. A paged answer's ``next_cursor``
+    reads the next page and says whether the board moved since (``board_moved``).
     """
-    return served.board(
-        session,
+    query = BoardQuery(
         task_id=known("task", task_id),
         tool=tool,
         model=model,
         variant=variant,
         metadata=metadata_filters(request),
-        settings=settings,
         include_held=include_held,
         status=status,
         limit=limit,
         offset=offset,
+        cursor=cursor,
     )
+    return served.board(session, query, settings=settings)
 
 
 @router.get("/{task_id}/baseline", dependencies=READ, responses=NOT_FOUND)
