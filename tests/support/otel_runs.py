@@ -52,6 +52,7 @@ def two_agent_run(
     resource: Mapping[str, Any] | None = None,
     fail_tool: bool = False,
     skip: Collection[str] = (),
+    answer: str = ANSWER,
 ) -> list[ReadableSpan]:
     """The run's spans as the SDK records them.
 
@@ -59,6 +60,7 @@ def two_agent_run(
         resource: resource attributes (default: the review task's id and the tool name).
         fail_tool: the ``read`` tool span ends with an ERROR status.
         skip: attribute names left off every span (to test what a missing one does).
+        answer: the final answer the researcher gives (the run's output).
     """
     exporter = InMemorySpanExporter()
     attributes = (
@@ -69,7 +71,7 @@ def two_agent_run(
     provider = TracerProvider(resource=Resource.create(attributes))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     tracer = provider.get_tracer("evalq-tests")
-    run = Run(tracer, convention, frozenset(skip))
+    run = Run(tracer, convention, frozenset(skip), answer)
     with run.span("workflow", {}, 0, 10):
         with run.agent("manager", 0, 3):
             run.llm(0, 1, 100, 20, LLM_COSTS[0])
@@ -87,10 +89,13 @@ def two_agent_run(
 class Run:
     """Spans of one convention with explicit start and end times."""
 
-    def __init__(self, tracer: Tracer, convention: Convention, skip: frozenset[str]) -> None:
+    def __init__(
+        self, tracer: Tracer, convention: Convention, skip: frozenset[str], answer: str = ANSWER
+    ) -> None:
         self.tracer = tracer
         self.convention = convention
         self.skip = skip
+        self.text = answer
 
     @contextmanager
     def span(
@@ -159,12 +164,12 @@ class Run:
         if self.convention == "genai":
             messages = (
                 '[{"role": "assistant", "parts": [{"type": "text", "content": "'
-                + ANSWER
+                + self.text
                 + '"}], "finish_reason": "stop"}]'
             )
             agent_span.set_attribute("gen_ai.output.messages", messages)
         else:
-            agent_span.set_attribute("output.value", ANSWER)
+            agent_span.set_attribute("output.value", self.text)
 
 
 def as_protobuf(spans: list[ReadableSpan]) -> bytes:

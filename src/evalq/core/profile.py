@@ -30,7 +30,8 @@ Recommendation = Literal["accept", "weak_accept", "weak_reject", "reject"]
 Precision = Literal["fp32", "bf16"]
 UsageRanking = Literal["any", "traced"]
 """Which runs a board ranks by where their usage comes from: every run, or only the runs whose
-usage a timed trace of their own checked (`evalq.read.usage`)."""
+usage was taken from a trace evalq collected from the agents' runtime (`evalq.read.usage`); a
+trace a run brought itself does not count."""
 PRECISIONS: tuple[Precision, ...] = get_args(Precision)
 Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Unit = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
@@ -375,7 +376,8 @@ class ArenaProfile(Section):
     usage: UsageRanking = Field(
         default="any",
         description="any: every run is ranked; traced: only runs whose usage comes from a "
-        "timed trace of their own are ranked, runs whose usage is self-reported are listed "
+        "trace the OTLP intake collected under an API key the task trusts (its "
+        "trusted_trace_keys) are ranked; the others (a trace of their own, or none) are listed "
         "unranked with the reason.",
     )
 

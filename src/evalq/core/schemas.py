@@ -92,6 +92,8 @@ SubmissionId = Annotated[
 ]
 """A submission's id: letters, digits and ``._:-``, never '/' (it is a URL path segment)."""
 Name = Annotated[str, Field(min_length=1, max_length=200), Storable]
+KeyName = Annotated[str, Field(min_length=1, max_length=100), Storable]
+"""The name of an API key (`evalq.store.keys`), never its secret."""
 Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS), Storable]
 Context = Annotated[str, Field(max_length=MAX_CONTEXT_CHARS), Storable]
 MAX_COUNT = MAX_INT
@@ -308,6 +310,17 @@ class Task(Strict):
         "applicable to any of its runs (left out, never 0). Absent: every input, except the "
         "trace inputs (coordination_quality, tool_efficiency, planning_rationality) when the "
         "task has neither a reference_tool_graph nor optimal_tools (a text-only review task).",
+    )
+    trusted_trace_keys: list[KeyName] = Field(
+        default_factory=list,
+        max_length=20,
+        description="Names of the API keys that export this task's runs from the agents' "
+        "runtime over OTLP (POST /v1/traces): a run the OTLP intake assembles from spans sent "
+        "under one of them has a collected trace; any other trace (one inside a submission, or "
+        "spans sent under another key) is the submitter's own. Decides the usage_source the "
+        'boards show and which runs a profile with arena.usage = "traced" ranks '
+        "(docs/traces.md, 'Trace provenance'). Empty: no run's trace is collected.",
+        exclude_if=lambda value: not value,  # a task without it hashes as before
     )
 
 

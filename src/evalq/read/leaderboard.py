@@ -197,15 +197,18 @@ class LeaderboardEntry(Reply):
     )
     usage_source: UsageSource = Field(
         default="self-reported",
-        description="trace: the run carries a timed trace its time and tool calls were checked "
-        "against (or its usage was taken from, over OTLP); self-reported: its usage is only "
-        "what it reported.",
+        description="collected-trace: evalq's OTLP intake assembled the run from spans sent "
+        "under an API key its task trusts (trusted_trace_keys), and took its usage from them; "
+        "own-trace: the run carries a trace of its own (timed steps in its body, or spans sent "
+        "under a key the task does not trust) that its time and tool calls were checked "
+        "against, but that the submitter wrote: consistent, not verified; self-reported: no "
+        "trace, its usage is only what it reported.",
     )
     unranked: str | None = Field(
         default=None,
-        description="Why a run that is not held is listed unranked: its usage is self-reported "
-        "and the task's profile ranks only runs whose usage comes from a trace (arena.usage = "
-        '"traced"); null otherwise.',
+        description="Why a run that is not held is listed unranked: its trace was not collected "
+        "and the task's profile ranks only runs whose usage comes from a collected trace "
+        '(arena.usage = "traced"); null otherwise.',
     )
     imported_score: JsonValue = Field(
         default=None,
@@ -330,12 +333,18 @@ class LeaderboardReport(Reply):
     self_reported: int = Field(
         default=0,
         description="How many of the board's entries (ranked and listed apart, with the "
-        "filters given) have self-reported usage (usage_source).",
+        "filters given) have usage not taken from a collected trace (usage_source own-trace or "
+        "self-reported).",
+    )
+    own_trace: int = Field(
+        default=0,
+        description="How many of those carry a trace of their own (usage_source own-trace).",
     )
     usage_note: str | None = Field(
         default=None,
-        description='In words: "usage of 12 of 40 runs is self-reported"; null when every '
-        "entry's usage comes from a trace.",
+        description='In words: "usage of 12 of 40 runs is self-reported (not from a collected '
+        "trace; 4 of them with a trace of their own ...)\"; null when every entry's trace was "
+        "collected.",
     )
     judge_validation: JudgeValidation | None = Field(
         default=None,
@@ -603,7 +612,8 @@ def board_of(
     shown = [e.ranking_value for e in entries if e.ranking_value is not None]
     entries += [_entry(r, rule, None, None, {}, 0, unranked(r, profile)) for r in held]
     interval = confidence_interval(shown, level, bounds=rule.scale)
-    self_reported = sum(e.usage_source == "self-reported" for e in entries)
+    self_reported = sum(e.usage_source != "collected-trace" for e in entries)
+    own_trace = sum(e.usage_source == "own-trace" for e in entries)
     return LeaderboardReport(
         task_id=view.task.id,
         kind=rule.kind,
@@ -635,20 +645,25 @@ def board_of(
         ),
         total=len(entries),
         self_reported=self_reported,
-        usage_note=usage_note(self_reported, len(entries)),
+        own_trace=own_trace,
+        usage_note=usage_note(self_reported, own_trace, len(entries)),
     )
 
 
 def traced_only(context: TaskContext) -> bool:
-    """Whether the task's profile ranks only runs whose usage comes from a trace."""
+    """Whether the task's profile ranks only runs whose usage comes from a collected trace."""
     return context.profile.arena.usage == "traced"
 
 
 def unranked(row: ScoredRow | SubmissionRow, profile: Profile) -> str | None:
-    """Why a run is listed unranked whatever its review: its usage is self-reported and
-    ``profile`` ranks only runs whose usage comes from a trace (`SELF_REPORTED`); else None."""
+    """Why a run is listed unranked whatever its review: its trace was not collected and
+    ``profile`` ranks only runs whose usage comes from a collected trace (`SELF_REPORTED`);
+    else None."""
     sub_row = row.submission if isinstance(row, ScoredRow) else row
-    if profile.arena.usage == "traced" and usage_source(sub_row.trace_seconds) != "trace":
+    if (
+        profile.arena.usage == "traced"
+        and usage_source(sub_row.trace_provenance) != "collected-trace"
+    ):
         return SELF_REPORTED
     return None
 
@@ -746,7 +761,10 @@ def paged(
         offset=offset,
         limit=limit,
         self_reported=summary.self_reported,
-        usage_note=usage_note(summary.self_reported, summary.ranked + summary.apart),
+        own_trace=summary.own_trace,
+        usage_note=usage_note(
+            summary.self_reported, summary.own_trace, summary.ranked + summary.apart
+        ),
     ), summary
 
 
@@ -822,7 +840,7 @@ class BoardFigures(Reply):
         figures (a suite board read without rank intervals is not this board)."""
         return (
             self.summary is not None
-            and "self_reported" in self.summary  # drawn before usage sources were counted: not
+            and "own_trace" in self.summary  # drawn before trace provenance was counted: not
             and self.kind is not None
             and self.drawn_at is None
             and (rank_intervals or self.kind != "suite")
@@ -1114,7 +1132,7 @@ def _problem_entry(
         rank_interval_note=(apart or HELD) if rank is None else SINGLE_SUBMISSION,
         not_separable_from=[],
         problem=problem,
-        usage_source=usage_source(sub_row.trace_seconds),
+        usage_source=usage_source(sub_row.trace_provenance),
         unranked=apart,
     )
 
@@ -1208,7 +1226,7 @@ def _entry(
         if rule.kind == "scylla"
         else SINGLE_SUBMISSION,
         not_separable_from=[],
-        usage_source=usage_source(row.submission.trace_seconds),
+        usage_source=usage_source(row.submission.trace_provenance),
         unranked=apart,
     )
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from evalq.core.judge_validation import JudgeValidation
 from evalq.read.leaderboard import CATEGORIES, LeaderboardEntry, LeaderboardReport
 from evalq.read.report_data import ReportData
+from evalq.read.usage import USAGE_LABELS
 from evalq.read.variants import VariantsAnalysis
 from evalq.report.assets import SCRIPT, STYLE, script_hash
 from evalq.report.comparison import comparison_section
@@ -96,7 +97,7 @@ def leaderboard_table(data: ReportData) -> str:
             + _cell(e.correctness) + _cell(e.percentile, 1)
             + _cell(None if run is None else run.cost_usd, 4)
             + _cell(None if run is None else run.execution_time, 1)
-            + _text(e.status) + _text(e.usage_source) + _wrap(flags or None)
+            + _text(e.status) + _text(USAGE_LABELS[e.usage_source]) + _wrap(flags or None)
             + "</tr>"
         )  # fmt: skip
     return (
@@ -120,7 +121,8 @@ def usage_paragraph(board: LeaderboardReport) -> str:
         return verifier
     return verifier + (
         f'<p class="note usage">Usage: {esc(board.usage_note)}; the usage column says which '
-        "runs' usage comes from a trace.</p>"
+        "runs' usage comes from a trace evalq collected, which from a trace of their own "
+        "(unverified), and which is only reported.</p>"
     )
 
 

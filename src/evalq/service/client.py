@@ -176,16 +176,19 @@ class Client:
         with session_scope(self.url) as session:
             return audit_task(session, task_id=task_id, settings=self.settings)
 
-    def submit(self, submission: Submission | Mapping[str, Any]) -> Submitted:
+    def submit(
+        self, submission: Submission | Mapping[str, Any], *, collected_by: str | None = None
+    ) -> Submitted:
         """Validate, store and enqueue one submission; idempotent on its id.
 
         The same id with the same content returns the existing job without enqueueing it again;
         the same id with different content raises `evalq.core.errors.Conflict`. Invalid input raises
         `evalq.core.errors.InvalidInput` and stores nothing; its fields are named as the HTTP
-        API names them for one submission (``output``, not ``[0].output``).
+        API names them for one submission (``output``, not ``[0].output``). ``collected_by``
+        as `submit_many`'s.
         """
         parsed = submission if isinstance(submission, Submission) else parse_submission(submission)
-        return self.submit_many([parsed])[0]
+        return self.submit_many([parsed], collected_by=collected_by)[0]
 
     def unknown_tasks(self, task_ids: Iterable[str]) -> dict[str, str]:
         """Each of ``task_ids`` that names no stored task, with the rule `submit` would report.
@@ -197,13 +200,24 @@ class Client:
             missing = queries.missing_tasks(session, task_ids=set(task_ids))
         return {task_id: queries.unknown_task_rule(task_id) for task_id in sorted(missing)}
 
-    def submit_many(self, submissions: Iterable[Submission | Mapping[str, Any]]) -> list[Submitted]:
+    def submit_many(
+        self,
+        submissions: Iterable[Submission | Mapping[str, Any]],
+        *,
+        collected_by: str | None = None,
+    ) -> list[Submitted]:
         """Validate all, then store and enqueue each. Nothing is stored if any is invalid.
 
         The batch is stored in one transaction with a fixed number of statements whatever its
         size (`evalq.store.intake`), and its chords are published in one round trip
         (`evalq.workers.chords.enqueue_many`). An unknown task or a conflicting id rejects
         the whole batch before anything reaches the broker.
+
+        ``collected_by`` is for the OTLP intake alone (`evalq.service.trace_sweep`): the name of
+        the API key whose spans it assembled these runs from. A run whose task trusts that key
+        (``trusted_trace_keys``) is stored with a collected trace, any other with its own trace
+        (`evalq.core.provenance`); None, as every front door passes, for runs submitted as they
+        are. A run already stored keeps the provenance it was stored with.
         """
         parsed = parse_submissions(submissions)
         hashes = [submission.content_hash() for submission in parsed]
@@ -211,7 +225,7 @@ class Client:
             tasks = intake.tasks_named(session, task_ids={s.task_id for s in parsed})
             known = intake.known_submissions(session, ids={s.id for s in parsed})
             new = intake.new_in_batch(parsed, hashes, tasks=tasks, known=known)
-            runs, settled = self._new_runs(parsed, hashes, new, tasks)
+            runs, settled = self._new_runs(parsed, hashes, new, tasks, collected_by)
             intake.insert_new(session, runs=runs)
             # Nothing to fan out: merged here, in this transaction, with no message at all.
             recorded = evaluated.settle_at_intake(session, settled)
@@ -242,11 +256,12 @@ class Client:
         hashes: list[str],
         new: list[bool],
         tasks: dict[str, Task],
+        collected_by: str | None = None,
     ) -> tuple[list[intake.NewSubmission], list[tuple[Job, list[TierOutcome]]]]:
-        """The new items of a batch, priced, with the tiers that cannot apply to them; and those
-        with nothing to fan out (every tier skipped, or computed here:
-        `evaluated.inline_outcomes`), each as its job with every tier outcome, to be merged at
-        intake."""
+        """The new items of a batch, priced, with the tiers that cannot apply to them and their
+        trace's provenance; and those with nothing to fan out (every tier skipped, or computed
+        here: `evaluated.inline_outcomes`), each as its job with every tier outcome, to be
+        merged at intake."""
         profiles = {tid: profile_named(task.profile, self.settings) for tid, task in tasks.items()}
         judge_configured = self.settings.judge_model is not None
         runs, settled = [], []
@@ -271,6 +286,8 @@ class Client:
                     skipped=skipped,
                     priced_by=priced_by,
                     computed=tuple(computed),
+                    sent_by=collected_by,
+                    trusted_keys=tuple(task.trusted_trace_keys),
                 )
             )
         return runs, settled

@@ -12,6 +12,9 @@ EVALQ_LOST_AFTER_S old, and the submission's id (``otlp-<trace id>``, or the tra
 A trace that names no task (no ``evalq.task_id``, no ``task_id`` with its requests) goes to the
 first task (by id) whose rule takes it (`evalq.traces.rules`); with none it is kept ``untaken``
 for EVALQ_TRACE_RETENTION_S, so a rule added later can take it (`backfill`), then dropped.
+
+A run is submitted with the name of the key that opened its trace, so a task that trusts that key
+(``trusted_trace_keys``) stores the run's trace as collected (`evalq.core.provenance`).
 """
 
 from __future__ import annotations
@@ -157,6 +160,7 @@ def finalise(
     with session_scope(client.url) as session:
         row, spans = stored.claimed_spans(session, trace_id=trace_id)
         defaults = TraceDefaults(**{k: v for k, v in row.defaults.items() if v is not None})
+        owner = row.owner
     try:
         [tree] = trees_of(spans_of(request_of(spans)))
         if defaults.task_id is None and tree.first(names.EVALQ_TASK_ID) is None:
@@ -170,7 +174,8 @@ def finalise(
         unknown = client.unknown_tasks([made.submission.task_id])
         if unknown:
             raise InvalidInput([(made.source("task_id"), unknown[made.submission.task_id])])
-        client.submit(made.submission)
+        # the key that sent its spans: the run's trace is collected if its task trusts that key
+        client.submit(made.submission, collected_by=owner)
     except InvalidInput as error:
         return _failed(client, trace_id, list(error.problems))
     except Conflict as error:

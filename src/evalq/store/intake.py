@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from evalq.core.errors import Conflict, InvalidInput
 from evalq.core.integrity import IntegrityHit
+from evalq.core.provenance import trace_provenance
 from evalq.core.results import PriceSource, TierOutcome
 from evalq.core.schemas import (
     STORED,
@@ -50,7 +51,10 @@ class Known:
 @dataclass(frozen=True)
 class NewSubmission:
     """A submission to insert: its content, its price (dollars and the price's source), the
-    tiers stored as skipped and those computed where it was submitted (``computed``)."""
+    tiers stored as skipped and those computed where it was submitted (``computed``); and, for
+    its trace's provenance (`evalq.core.provenance`), the API key whose spans the OTLP intake
+    assembled it from (``sent_by``, None for a body submitted as it is) and the keys its task
+    trusts (``trusted_keys``)."""
 
     submission: Submission
     content_hash: str
@@ -59,6 +63,8 @@ class NewSubmission:
     priced_by: PriceSource | None = None
     computed: tuple[TierOutcome, ...] = ()
     integrity: tuple[IntegrityHit, ...] = ()
+    sent_by: str | None = None
+    trusted_keys: tuple[str, ...] = ()
 
 
 def _chunks(values: Collection[str]) -> Iterator[list[str]]:
@@ -171,6 +177,7 @@ def _submission_values(run: NewSubmission, now: datetime) -> dict[str, Any]:
     payload = submission.model_dump(mode="json")
     run_hash, output_hash = run_digests(payload)
     usage = submission.usage
+    trace_seconds, trace_steps = trace_bounds(payload)
     return {
         "id": submission.id,
         "task_id": submission.task_id,
@@ -194,8 +201,11 @@ def _submission_values(run: NewSubmission, now: datetime) -> dict[str, Any]:
         "run_hash": run_hash,
         "output_hash": output_hash,
         "shape_hash": shape_digest(payload),
-        "trace_seconds": trace_bounds(payload)[0],
-        "trace_steps": trace_bounds(payload)[1],
+        "trace_seconds": trace_seconds,
+        "trace_steps": trace_steps,
+        "trace_provenance": trace_provenance(
+            timed=trace_seconds is not None, sent_by=run.sent_by, trusted=run.trusted_keys
+        ),
         "integrity_hits": len(run.integrity) or None,
         "integrity": [h.model_dump(mode="json") for h in run.integrity] or None,
         "review": None,

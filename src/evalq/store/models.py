@@ -96,6 +96,10 @@ class SubmissionRow(Base):
     # What the run's trace says its usage must at least be (`core.schemas.trace_bounds`,
     # migration 0018): usage below it is held for review (`evalq.scoring.review`).
     trace_seconds: Mapped[float | None] = mapped_column(Float, default=None)
+    # Who assembled the run's trace (`evalq.core.provenance`, migration 0028): "collected" by
+    # the OTLP intake under a key the task trusts, "submitted" by the submitter; None: no trace,
+    # its usage is self-reported. Decided at intake; the boards read it (`evalq.read.usage`).
+    trace_provenance: Mapped[str | None] = mapped_column(String(16), default=None)
     # trajectory integrity (metrics/graph/integrity.py): hits counted at intake, with evidence
     integrity_hits: Mapped[int | None] = mapped_column(Integer, default=None)
     integrity: Mapped[list[Any] | None] = mapped_column(JSON, default=None)

@@ -175,23 +175,23 @@ class Kept:
     copies: frozenset[str] = frozenset()
     """Ids to leave out: the copies of earlier runs."""
     traced_only: bool = False
-    """Rank only the runs whose usage comes from a trace (the profile's ``arena.usage``); the
-    others are listed apart, as held runs are."""
+    """Rank only the runs whose usage comes from a collected trace (the profile's
+    ``arena.usage``); the others are listed apart, as held runs are."""
 
     def ranked(self, *, include_held: bool, r: Any = R, s: Any = S) -> list[ColumnElement[bool]]:
         """The conditions of a ranked row: kept, not held (unless ``include_held``), and its
-        usage from a trace when only those are ranked (on ``r`` and ``s``: the standings and
+        trace collected when only those are ranked (on ``r`` and ``s``: the standings and
         submissions, or aliases of them)."""
         found = self.where(r, s)
         found += [] if include_held else [not_held(s)]
-        found += [traced(s)] if self.traced_only else []
+        found += [collected(s)] if self.traced_only else []
         return found
 
     def apart(self, *, include_held: bool) -> ColumnElement[bool] | None:
-        """What lists a kept row apart, unranked: held (unless ``include_held``), or its usage
-        self-reported when only traced usage is ranked; None when nothing does."""
+        """What lists a kept row apart, unranked: held (unless ``include_held``), or its trace
+        not collected when only collected usage is ranked; None when nothing does."""
         found = [] if include_held else [held()]
-        found += [~traced()] if self.traced_only else []
+        found += [~collected()] if self.traced_only else []
         return or_(*found) if found else None
 
     def where(self, r: Any = R, s: Any = S) -> list[ColumnElement[bool]]:
@@ -211,10 +211,17 @@ class Kept:
         return found
 
 
-def traced(s: Any = S) -> ColumnElement[bool]:
-    """A run whose usage comes from a timed trace of its own (`evalq.read.usage.usage_source`)."""
-    seconds: ColumnElement[Any] = s.trace_seconds
-    return seconds.is_not(None)
+def collected(s: Any = S) -> ColumnElement[bool]:
+    """A run whose usage comes from a trace the OTLP intake collected under a key its task
+    trusts (`evalq.read.usage.usage_source` ``collected-trace``)."""
+    provenance: ColumnElement[Any] = s.trace_provenance
+    return and_(provenance.is_not(None), provenance == "collected")
+
+
+def own_trace(s: Any = S) -> ColumnElement[bool]:
+    """A run whose trace is its submitter's own (`evalq.read.usage.usage_source` ``own-trace``)."""
+    provenance: ColumnElement[Any] = s.trace_provenance
+    return and_(provenance.is_not(None), provenance == "submitted")
 
 
 def held() -> ColumnElement[bool]:
@@ -261,9 +268,11 @@ class Summary:
     recommendations: dict[str, int]
     unjudged: int
     unranked: int = 0
-    """Rows listed apart, not held, because their usage is self-reported (`Kept.traced_only`)."""
+    """Rows listed apart, not held, because their trace was not collected (`Kept.traced_only`)."""
     self_reported: int = 0
-    """Kept rows (ranked or apart) whose usage is self-reported."""
+    """Kept rows (ranked or apart) whose usage is not from a collected trace."""
+    own_trace: int = 0
+    """Those of them that carry a trace of their own."""
 
     @property
     def apart(self) -> int:
@@ -283,6 +292,7 @@ class Summary:
             "unjudged": self.unjudged,
             "unranked": self.unranked,
             "self_reported": self.self_reported,
+            "own_trace": self.own_trace,
         }
 
     @classmethod
@@ -299,6 +309,7 @@ class Summary:
             unjudged=int(data["unjudged"]),
             unranked=int(data["unranked"]),
             self_reported=int(data["self_reported"]),
+            own_trace=int(data["own_trace"]),
         )
 
 
@@ -435,13 +446,14 @@ def summary(
     # ones (as `statistics` computes them), not a float sum's, whatever the order of the rows.
     units = cast(func.round(counted_value * SCALE), BigInteger)
     held_apart = held() if not include_held else false()
-    usage_apart = and_(~traced(), ~held_apart) if kept.traced_only else false()
-    n, held_n, usage_n, self_reported, values, total, squared = session.execute(
+    usage_apart = and_(~collected(), ~held_apart) if kept.traced_only else false()
+    n, held_n, usage_n, self_reported, own, values, total, squared = session.execute(
         joined.add_columns(
             func.count(),
             func.sum(case((held_apart, 1), else_=0)),
             func.sum(case((usage_apart, 1), else_=0)),
-            func.sum(case((~traced(), 1), else_=0)),
+            func.sum(case((~collected(), 1), else_=0)),
+            func.sum(case((own_trace(), 1), else_=0)),
             func.count(counted_value),
             func.sum(units),
             func.sum(units * units),
@@ -472,6 +484,7 @@ def summary(
         held=held_n,
         unranked=usage_n,
         self_reported=int(self_reported or 0),
+        own_trace=int(own or 0),
         values=int(values or 0),
         mean=None if mean is None else float(mean),
         squares=squares,

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from evalq import __version__
 from evalq.core.settings import Settings
+from evalq.read.usage import USAGE_LABELS
 from evalq.report.page import validation_block
 from evalq.store.db import read_scope, session_scope
 from evalq.ui import freshness
@@ -64,6 +65,7 @@ templates.filters["when"] = _when
 templates.filters["q"] = lambda value: quote(str(value), safe="")
 # the judge's validation as the report writes it (escaped there), beside any judge score
 templates.filters["validation"] = lambda value: Markup(validation_block(value))
+templates.filters["usage"] = lambda source: USAGE_LABELS[source]
 templates.globals["url"] = _url
 templates.globals["version"] = __version__
 

@@ -14,6 +14,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,7 +28,10 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from evalq.core.results import GraphResult
 from evalq.core.schemas import Task, Trace
+from evalq.core.settings import Settings
 from evalq.metrics.graph import graph_metrics
+from evalq.read.leaderboard import leaderboard
+from evalq.read.usage import SELF_REPORTED
 from evalq.service.client import Client
 from evalq.service.trace_sweep import finalise_due_traces
 from evalq.store import queries
@@ -403,3 +407,48 @@ def test_a_trace_takes_spans_only_from_the_key_that_opened_it(traced: Server) ->
     assert not export(traced, root).HasField("partial_success")  # the owner's root is taken
     state = traced.client().get(f"/v1/traces/{trace_id}").json()
     assert (state["spans"], state["has_root"]) == (9, True)
+
+
+def test_a_trace_is_collected_only_under_a_key_its_task_trusts(
+    traced: Server, worker: Celery, tmp_path: Path
+) -> None:
+    # before: any run with a timed trace read usage_source "trace", whoever wrote the trace
+    task = review_task("review-trusted") | {"trusted_trace_keys": ["rw"]}
+    put = traced.client().put("/v1/tasks/review-trusted", json=task)
+    assert put.status_code in (200, 201), put.text
+    resource = {"service.name": "reviewer", "evalq.task_id": "review-trusted"}
+    # one run exported by the runtime's key ("rw", trusted), one by another write key; the
+    # second answers in other words (the same output would be held as a copy of the first)
+    runtime = two_agent_run(resource=resource | {"evalq.tool": "runtime-agent"})
+    other = two_agent_run(
+        resource=resource | {"evalq.tool": "other-agent"},
+        answer="Long documents, sparse attention; weak baselines, so the gains are unclear.",
+    )
+    assert not export(traced, runtime).HasField("partial_success")
+    posted = traced.client("write").post("/v1/traces", content=as_protobuf(other), headers=PROTOBUF)
+    assert posted.status_code == 200, posted.text
+    assert not ExportTraceServiceResponse.FromString(posted.content).HasField("partial_success")
+    collected = finalised(worker, trace_id_of(runtime))
+    submitted = finalised(worker, trace_id_of(other))
+    statuses = Client(app=worker).wait([collected, submitted], timeout=300 * PATIENCE)
+    assert set(statuses.values()) <= {"done", "degraded"}, statuses
+    with session_scope(traced.db_url) as session:
+        stored = {
+            sid: queries.get_submission_row(session, submission_id=sid).trace_provenance
+            for sid in (collected, submitted)
+        }
+    assert stored == {collected: "collected", submitted: "submitted"}
+    board = traced.client().get("/v1/tasks/review-trusted/leaderboard").json()
+    sources = {e["submission_id"]: e["usage_source"] for e in board["entries"]}
+    assert sources == {collected: "collected-trace", submitted: "own-trace"}
+    assert (board["self_reported"], board["own_trace"]) == (1, 1)
+    # a profile that ranks only collected usage ranks the runtime's run, not the other
+    profile = tmp_path / "traced.toml"
+    profile.write_text('[arena]\nusage = "traced"\n')
+    settings = Settings(database_url=traced.db_url, profile_path=profile)
+    with session_scope(traced.db_url) as session:
+        ranked = leaderboard(session, task_id="review-trusted", settings=settings)
+        page = leaderboard(session, task_id="review-trusted", settings=settings, limit=1)
+    ranks = {e.submission_id: (e.rank, e.unranked) for e in ranked.entries}
+    assert ranks == {collected: (1, None), submitted: (None, SELF_REPORTED)}
+    assert page.entries == ranked.entries[:1] and page.total == 2

@@ -28,7 +28,7 @@ from evalq.read.compare import NEAR, compare
 from evalq.read.leaderboard import NEAR_COPY, leaderboard
 from evalq.read.report_data import report_data
 from evalq.read.reports import variant_report
-from evalq.read.usage import SELF_REPORTED
+from evalq.read.usage import SELF_REPORTED, usage_note
 from evalq.report.page import render_html
 from evalq.scoring.plausible import IMPLAUSIBLY_FAST
 from evalq.scoring.review import COPIED_OUTPUT, USAGE_BELOW_TRACE
@@ -516,12 +516,15 @@ def test_under_reported_usage_without_a_trace_is_said_and_can_be_left_unranked(
         # only what it reported, and how many of the board's runs are so
         assert entry.rank is not None and not entry.held and entry.rank < (original.rank or 0)
         assert entry.usage_source == "self-reported"
-        traced = sum(e.usage_source == "trace" for e in after.entries)
-        assert after.self_reported == len(after.entries) - traced == page.self_reported
+        collected = sum(e.usage_source == "collected-trace" for e in after.entries)
+        own = sum(e.usage_source == "own-trace" for e in after.entries)
+        assert after.self_reported == len(after.entries) - collected == page.self_reported
+        assert after.own_trace == own == page.own_trace
         assert after.usage_note == page.usage_note
-        assert after.usage_note == (
-            f"usage of {after.self_reported} of {len(after.entries)} runs is self-reported (no "
-            "timed trace to check its time and tool calls against)"
+        assert after.usage_note == usage_note(after.self_reported, own, len(after.entries))
+        assert after.usage_note is not None and after.usage_note.startswith(
+            f"usage of {after.self_reported} of {len(after.entries)} runs is self-reported (not "
+            "from a collected trace"
         )
         assert [e.usage_source for e in page.entries] == [e.usage_source for e in after.entries[:5]]
         assert before.usage_note is not None and after.usage_note in html
@@ -542,14 +545,27 @@ def test_under_reported_usage_without_a_trace_is_said_and_can_be_left_unranked(
     assert '<td class="usage self-reported">self-reported</td>' in row
     assert "usage of 12 of 12 runs is self-reported" in ui
     sources = {e.submission_id: e.usage_source for e in dark.entries}
-    assert sources["arena-fe-10-halved"] == sources["arena-fe-10"] == "trace"
+    # a timed trace in the body is the submitter's own: consistent, never "collected"
+    assert sources["arena-fe-10-halved"] == sources["arena-fe-10"] == "own-trace"
     assert sources["arena-fe-03"] == "self-reported"
+
+
+def collected_copy(store: str, directory: Path) -> str:
+    """A copy of the store whose every run reads as collected by the OTLP intake under a key
+    its task trusts, as a task whose agents' runtime exports every run would have them."""
+    directory.mkdir()
+    url = copy_of(store, directory)
+    with session_scope(url) as session:
+        session.execute(text("UPDATE submissions SET trace_provenance = 'collected'"))
+    return url
 
 
 def test_a_profile_that_ranks_only_traced_usage_lists_self_reported_runs_unranked(
     store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url = copy_of(store, tmp_path)
+    # the bundled runs as if their runtime had exported them all; the attack's are submitted
+    url = collected_copy(store, tmp_path / "attacked")
+    unattacked_url = collected_copy(store, tmp_path / "unattacked")
     attack = under_reported()
     add_runs(url, attack, monkeypatch)
     settings = traced_profile(tmp_path)
@@ -558,19 +574,22 @@ def test_a_profile_that_ranks_only_traced_usage_lists_self_reported_runs_unranke
             whole = leaderboard(session, task_id=task_id, settings=settings)
             paged = leaderboard(session, task_id=task_id, settings=settings, limit=3, offset=0)
             rest = leaderboard(session, task_id=task_id, settings=settings, limit=100, offset=3)
-        with session_scope(store) as session:
+        with session_scope(unattacked_url) as session:
             unattacked = leaderboard(session, task_id=task_id, settings=settings)
         ranked = [e for e in whole.entries if e.rank is not None]
         apart = [e for e in whole.entries if e.rank is None]
-        assert all(e.usage_source == "trace" for e in ranked)
+        assert ranked and all(e.usage_source == "collected-trace" for e in ranked)
         assert {e.submission_id for e in apart if not e.held} == {
             e.submission_id for e in whole.entries if e.usage_source == "self-reported"
         }
-        assert all(e.unranked == SELF_REPORTED for e in apart if e.usage_source != "trace")
-        # the attack's runs without a trace move no rank under this profile
-        assert [(e.submission_id, e.rank) for e in ranked] == [
-            (e.submission_id, e.rank) for e in unattacked.entries if e.rank is not None
-        ]
+        assert all(
+            e.unranked == SELF_REPORTED for e in apart if e.usage_source != "collected-trace"
+        )
+        # the attack's runs, whose usage was not collected, are not ranked under this profile
+        # (they still count in the task's baseline, as every run not held does: docs/scoring.md)
+        assert {e.submission_id for e in ranked} == {
+            e.submission_id for e in unattacked.entries if e.rank is not None
+        }
         # the database's page reads as the whole board
         listed = [e.model_dump() for e in paged.entries + rest.entries]
         assert listed == [e.model_dump() for e in whole.entries]
@@ -591,4 +610,111 @@ def test_a_profile_that_ranks_only_traced_usage_lists_self_reported_runs_unranke
         assert sign_in(browser, key).status_code == 303
         ui = browser.get("/ui/tasks/arena-data-sales-summary").text
     row = ui[ui.index('<tr data-run="arena-da-10-halved"') :].split("</tr>", 1)[0]
-    assert ">unranked<" in row and "unranked: usage self-reported" in row
+    assert ">unranked<" in row and "unranked: usage not from a collected trace" in row
+
+
+def with_trace_agreeing(run: Submission, factor: float, suffix: str) -> Submission:
+    """``run`` under a new id reporting ``factor`` of its tokens and time, with its trace's
+    timed steps squeezed by the same factor: a trace invented to agree with the lie."""
+    usage = run.usage
+    assert run.trace is not None and usage.execution_time is not None
+    steps = [
+        step.model_copy(
+            update={
+                "started_at": None if step.started_at is None else step.started_at * factor,
+                "ended_at": None if step.ended_at is None else step.ended_at * factor,
+            }
+        )
+        for step in run.trace.steps
+    ]
+    lied = Usage.model_validate(
+        usage.model_dump(exclude_none=True, exclude={"total_tokens"})
+        | {
+            "input_tokens": int((usage.input_tokens or usage.tokens) * factor),
+            "output_tokens": int((usage.output_tokens or 0) * factor),
+            "execution_time": usage.execution_time * factor,
+        }
+    )
+    return run.model_copy(
+        update={
+            "id": f"{run.id}-{suffix}",
+            "usage": lied,
+            "trace": run.trace.model_copy(update={"steps": steps}),
+        }
+    )
+
+
+DARK = "arena-frontend-dark-mode"
+
+
+def test_a_trace_invented_to_agree_with_halved_usage_is_never_read_as_collected(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: o3's dark-mode run halved with its trace's steps squeezed to span the halved time
+    # passed the trace check, moved up, and was badged usage_source "trace" (checked) while the
+    # honest runs without a trace read self-reported
+    url = collected_copy(store, tmp_path / "attacked")
+    unattacked_url = collected_copy(store, tmp_path / "unattacked")
+    original = next(s for s in examples("arena.jsonl") if s.id == "arena-fe-10")
+    lie = with_trace_agreeing(original, 0.5, "halved-traced")
+    add_runs(url, [lie], monkeypatch)
+    with session_scope(url) as session:
+        row = queries.get_submission_row(session, submission_id=lie.id)
+        board = leaderboard(session, task_id=DARK)
+        html = render_html(report_data(session, task_id=DARK))
+    assert row.trace_seconds is not None and row.execution_time is not None
+    assert row.trace_seconds <= row.execution_time  # consistent with its own trace: not held
+    assert row.trace_provenance == "submitted"
+    entry = next(e for e in board.entries if e.submission_id == lie.id)
+    before = next(e for e in board.entries if e.submission_id == original.id)
+    assert not entry.held and entry.rank is not None and entry.rank < (before.rank or 0)
+    assert entry.usage_source == "own-trace"
+    assert (board.self_reported, board.own_trace) == (1, 1)
+    assert board.usage_note == usage_note(1, 1, len(board.entries))
+    table = html[html.index('<table id="leaderboard">') :]
+    cells = table[table.index(f'<tr data-sid="{lie.id}"') :].split("</tr>", 1)[0]
+    assert "own trace (unverified)" in cells and "collected" not in cells
+    terminal = CliRunner().invoke(app, ["leaderboard", DARK], env={"EVALQ_DATABASE_URL": url})
+    assert terminal.exit_code == 0, terminal.output
+    [line] = [x for x in terminal.output.splitlines() if lie.id in x]
+    assert "usage: own trace (unverified)" in " ".join(terminal.output.split())
+    assert "collected" not in line
+    # a profile that ranks only collected usage does not rank it: the same runs are ranked
+    settings = traced_profile(tmp_path)
+    with session_scope(url) as session:
+        traced = leaderboard(session, task_id=DARK, settings=settings)
+        page = leaderboard(session, task_id=DARK, settings=settings, limit=3)
+    with session_scope(unattacked_url) as session:
+        unattacked = leaderboard(session, task_id=DARK, settings=settings)
+    listed = next(e for e in traced.entries if e.submission_id == lie.id)
+    assert listed.rank is None and listed.unranked == SELF_REPORTED
+    assert {e.submission_id for e in traced.entries if e.rank is not None} == {
+        e.submission_id for e in unattacked.entries if e.rank is not None
+    }
+    assert [e.model_dump() for e in page.entries] == [e.model_dump() for e in traced.entries[:3]]
+    with session_scope(url) as session:
+        key = create_key(session, name="provenance", scopes=["read"])
+    with TestClient(
+        create_app(Settings(database_url=url, auth_required=True)), base_url="https://testserver"
+    ) as browser:
+        assert sign_in(browser, key).status_code == 303
+        ui = browser.get(f"/ui/tasks/{DARK}").text
+    row_html = ui[ui.index(f'<tr data-run="{lie.id}"') :].split("</tr>", 1)[0]
+    assert '<td class="usage own-trace">own trace (unverified)</td>' in row_html
+
+
+def test_an_implausibly_fast_time_is_held_even_with_a_trace_that_agrees(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # usage outside what the task's own runs make plausible is held for review whatever trace
+    # the run brings to agree with it (a halving inside that range is answered by provenance)
+    url = copy_of(store, tmp_path)
+    original = next(s for s in examples("arena.jsonl") if s.id == "arena-fe-10")
+    lie = with_trace_agreeing(original, 0.01, "hundredth-traced")
+    add_runs(url, [lie], monkeypatch)
+    with session_scope(url) as session:
+        board = leaderboard(session, task_id=DARK)
+    entry = next(e for e in board.entries if e.submission_id == lie.id)
+    assert entry.held and entry.rank is None and IMPLAUSIBLY_FAST in entry.flags
+    assert USAGE_BELOW_TRACE not in entry.flags
+    assert entry.usage_source == "own-trace"

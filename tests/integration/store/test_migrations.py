@@ -190,3 +190,35 @@ def test_0024_counts_a_stores_tallies_as_the_refresh_does(
         command.downgrade(config, "0023_task_audits")
     upgrade(db_url)
     assert stored() == recounted
+
+
+def test_0028_reads_every_stored_timed_trace_as_the_submitters_own(db_url: str) -> None:
+    """No run stored before 0028 recorded which key sent its spans: a stored timed trace is
+    ``submitted`` (never ``collected``), a run without one stays self-reported."""
+    from sqlalchemy import text
+
+    engine = engine_for(db_url)
+    with engine.begin() as connection:
+        config = migrations_config()
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0027_standings_key_indexes")
+        connection.execute(
+            text(
+                "INSERT INTO tasks (id, definition, content_hash, updated_at, "
+                "refresh_scheduled) VALUES ('t', '{}', 'h', CURRENT_TIMESTAMP, false)"
+            )
+        )
+        for sid, seconds in (("timed", 9.5), ("bare", None)):
+            connection.execute(
+                text(
+                    "INSERT INTO submissions (id, task_id, content_hash, payload, status,"
+                    " enqueue_count, created_at, updated_at, tool, model, total_tokens,"
+                    " tool_calls, iterations, trace_seconds) VALUES"
+                    " (:sid, 't', 'h', '{}', 'done', 1, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP,"
+                    " 'a', 'm', 1, 0, 1, :seconds)"
+                ),
+                {"sid": sid, "seconds": seconds},
+            )
+        command.upgrade(config, "head")
+        rows = connection.execute(text("SELECT id, trace_provenance FROM submissions"))
+        assert {sid: provenance for sid, provenance in rows} == {"timed": "submitted", "bare": None}

@@ -201,17 +201,26 @@ def test_database_ranks_equal_the_pure_board_on_random_tasks(db_url: str, kind: 
 def test_a_traced_only_profile_ranks_the_same_runs_in_the_database(
     db_url: str, tmp_path: Path
 ) -> None:
-    # half the runs carry a timed trace (the stored column the rule reads); a profile that
-    # ranks only those lists the others apart, in SQL as in Python, read live or as placed
+    # about half the runs carry a collected trace, a quarter a timed trace of their own (the
+    # stored column the rule reads); a profile that ranks only the collected ones lists the
+    # others apart, in SQL as in Python, read live or as placed
     rng = random.Random(35)
     task_id = "arena-traced"
     store_task(db_url, "arena", task_id, rng, 40)
     with session_scope(db_url) as session:
-        ids = session.scalars(select(SubmissionRow.id).where(SubmissionRow.task_id == task_id))
-        traced = [sid for sid in ids if rng.random() < 0.5]
-        session.execute(
-            update(SubmissionRow).where(SubmissionRow.id.in_(traced)).values(trace_seconds=9.5)
+        ids = list(
+            session.scalars(select(SubmissionRow.id).where(SubmissionRow.task_id == task_id))
         )
+        drawn = {sid: rng.random() for sid in ids}
+        for provenance, chosen in (
+            ("collected", [sid for sid, x in drawn.items() if x < 0.5]),
+            ("submitted", [sid for sid, x in drawn.items() if 0.5 <= x < 0.75]),
+        ):
+            session.execute(
+                update(SubmissionRow)
+                .where(SubmissionRow.id.in_(chosen))
+                .values(trace_seconds=9.5, trace_provenance=provenance)
+            )
     path = tmp_path / "traced.toml"
     path.write_text('[arena]\nusage = "traced"\n')
     settings = Settings(database_url=db_url, profile_path=path)
@@ -220,14 +229,16 @@ def test_a_traced_only_profile_ranks_the_same_runs_in_the_database(
             whole = board_of(task_view(session, task_id=task_id, settings=settings), **filters)
         pages = paged(db_url, task_id, 3, settings=settings, **filters)
         assert [e for p in pages for e in p.entries] == whole.entries, filters
-        assert (pages[0].total, pages[0].self_reported, pages[0].usage_note) == (
-            len(whole.entries),
-            whole.self_reported,
-            whole.usage_note,
-        )
-        assert all(e.usage_source == "trace" for e in whole.entries if e.rank is not None)
-        assert all(e.rank is None for e in whole.entries if e.usage_source != "trace")
-    assert whole.self_reported and whole.self_reported < len(whole.entries)
+        assert (
+            pages[0].total,
+            pages[0].self_reported,
+            pages[0].own_trace,
+            pages[0].usage_note,
+        ) == (len(whole.entries), whole.self_reported, whole.own_trace, whole.usage_note)
+        ranked = [e.usage_source for e in whole.entries if e.rank is not None]
+        assert set(ranked) <= {"collected-trace"}
+        assert all(e.rank is None for e in whole.entries if e.usage_source != "collected-trace")
+    assert 0 < whole.own_trace < whole.self_reported < len(whole.entries)
     with session_scope(db_url) as session:
         served.refresh_task(session, task_id=task_id, settings=settings)
     with session_scope(db_url) as session:

@@ -99,10 +99,12 @@ def _notes(entry: LeaderboardEntry) -> str:
         notes.append("partial")
     if entry.not_reported:
         notes.append("not reported: " + ",".join(entry.not_reported))
-    if entry.usage_source == "trace":
-        notes.append("usage from trace")
+    if entry.usage_source != "self-reported":
+        from evalq.read.usage import USAGE_LABELS  # loaded with the board, not at startup
+
+        notes.append("usage: " + USAGE_LABELS[entry.usage_source])
     if entry.unranked:
-        notes.append("usage self-reported")
+        notes.append("unranked: usage not collected")
     if entry.peerread_copied:
         notes.append(entry.peerread_copied)
     if entry.peerread_note:
@@ -194,8 +196,9 @@ def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
         console.print(f"  Read with care: {board.range_note}.", highlight=False, markup=False)
     if board.usage_note:
         console.print(
-            f"  Usage: {board.usage_note}; the rows marked 'usage from trace' were checked "
-            "against their own timed trace.",
+            f"  Usage: {board.usage_note}. Rows marked 'usage: collected trace' took their usage "
+            "from spans evalq collected from the agents' runtime; 'usage: own trace "
+            "(unverified)' agrees with a trace the run brought itself, which nobody checked.",
             highlight=False,
             markup=False,
         )

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from evalq.core.errors import Conflict, NotFound
 from evalq.core.profile import Profile, profile_named
+from evalq.core.provenance import trace_provenance
 from evalq.core.redact import redact_data
 from evalq.core.results import PriceSource
 from evalq.core.schemas import (
@@ -79,6 +80,9 @@ def add_submission(
             shape_hash=shape_digest(payload),
             trace_seconds=trace_seconds,
             trace_steps=trace_steps,
+            trace_provenance=trace_provenance(
+                timed=trace_seconds is not None, sent_by=None, trusted=()
+            ),
             integrity_hits=len(hits) or None,
             integrity=[h.model_dump(mode="json") for h in hits] or None,
             status="queued",
