@@ -182,7 +182,7 @@ def board_view(
         try:
             try:
                 shown = board_page(session, asked, settings=settings)
-            except InvalidInput as bad:  # a metadata key no metadata can have, a stale cursor
+            except InvalidInput as bad:  # a metadata key no metadata can have, a forged cursor
                 problems += bad.problems
                 plain = BoardQuery(task_id=task_id, limit=per, offset=(page - 1) * per)
                 shown = board_page(session, plain, settings=settings)
