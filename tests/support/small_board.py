@@ -8,6 +8,9 @@ leaderboard in a few seconds. Used by the CLI start-up test and bench/cli_startu
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from evalq.core.schemas import Task, parse_submission
 from evalq.producer.cli.demo import EXAMPLES
@@ -17,6 +20,7 @@ from evalq.workers.embedded import embedded_worker
 from tests.support.at_rest import settle
 from tests.support.databases import migrate_store
 from tests.support.processes import PATIENCE
+from tests.support.settings import configure
 
 TASK_ID = "arena-frontend-dark-mode"
 
@@ -44,3 +48,13 @@ def evaluate_small_board(url: str) -> int:
     if set(statuses.values()) != {"done"}:
         raise RuntimeError(f"the small board did not evaluate: {statuses}")
     return len(ids)
+
+
+def small_board_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, int]:
+    """A SQLite store under ``tmp_path`` configured for this test (no broker, no judge) and
+    its board evaluated: its URL and how many submissions it holds."""
+    url = f"sqlite:///{tmp_path / 'evalq.db'}"
+    monkeypatch.delenv("EVALQ_BROKER_URL", raising=False)
+    monkeypatch.delenv("EVALQ_JUDGE_MODEL", raising=False)
+    configure(monkeypatch, database_url=url)
+    return url, evaluate_small_board(url)

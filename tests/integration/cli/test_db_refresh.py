@@ -12,18 +12,13 @@ from typer.testing import CliRunner
 from evalq.producer.cli import app
 from evalq.store.db import session_scope
 from evalq.store.models import BoardFiguresRow, StandingRow
-from tests.support.settings import configure
-from tests.support.small_board import TASK_ID, evaluate_small_board
+from tests.support.small_board import TASK_ID, small_board_store
 
 
 def test_refresh_stores_every_run_s_standing_and_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'evalq.db'}"
-    monkeypatch.delenv("EVALQ_BROKER_URL", raising=False)
-    monkeypatch.delenv("EVALQ_JUDGE_MODEL", raising=False)
-    configure(monkeypatch, database_url=url)
-    runs = evaluate_small_board(url)
+    url, runs = small_board_store(tmp_path, monkeypatch)
     with session_scope(url) as session:  # as a store migrated from before the read model
         session.execute(delete(StandingRow))
         session.execute(delete(BoardFiguresRow))

@@ -18,8 +18,7 @@ from typer.testing import CliRunner
 
 from evalq.producer.cli import app
 from tests.support.processes import PATIENCE
-from tests.support.settings import configure
-from tests.support.small_board import TASK_ID, evaluate_small_board
+from tests.support.small_board import TASK_ID, small_board_store
 
 NOT_FOR_A_READ = (
     "alembic",
@@ -37,11 +36,7 @@ NOT_FOR_A_READ = (
 def test_a_leaderboard_loads_no_migrations_broker_or_scipy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'evalq.db'}"
-    monkeypatch.delenv("EVALQ_BROKER_URL", raising=False)
-    monkeypatch.delenv("EVALQ_JUDGE_MODEL", raising=False)
-    configure(monkeypatch, database_url=url)
-    count = evaluate_small_board(url)
+    url, count = small_board_store(tmp_path, monkeypatch)
     code = (
         "import sys\n"
         "from evalq.producer.cli import main\n"
@@ -69,11 +64,7 @@ def test_a_leaderboard_loads_no_migrations_broker_or_scipy(
 def test_a_board_is_paged_by_cursor_from_the_command_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'evalq.db'}"
-    monkeypatch.delenv("EVALQ_BROKER_URL", raising=False)
-    monkeypatch.delenv("EVALQ_JUDGE_MODEL", raising=False)
-    configure(monkeypatch, database_url=url)
-    evaluate_small_board(url)
+    small_board_store(tmp_path, monkeypatch)
     runner = CliRunner()
     first = runner.invoke(app, ["leaderboard", TASK_ID, "--limit", "5"], terminal_width=400)
     assert first.exit_code == 0, first.output
