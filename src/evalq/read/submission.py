@@ -30,6 +30,7 @@ from evalq.core.settings import Settings
 from evalq.core.status import Status
 from evalq.read.criteria import CriteriaCheck, check_criteria
 from evalq.read.reply import Reply
+from evalq.read.usage import UsageSource, usage_source
 from evalq.read.view import task_context
 from evalq.scoring.injection import injection_attempts
 from evalq.store import queries, traces
@@ -85,6 +86,11 @@ class SubmissionResult(Reply):
         description="Who accepted or un-accepted the run, when and why; newest first.",
     )
     metadata: dict[str, Any] = Field(description="The submission's metadata, as sent.")
+    usage_source: UsageSource = Field(
+        description="Where the run's usage comes from (docs/scoring.md): collected-trace (the "
+        "OTLP intake assembled it from spans sent under a key the task trusts), own-trace (a "
+        "trace the submitter sent: consistent, not verified) or self-reported."
+    )
     tiers: dict[Tier, TierState] = Field(description="The tiers that started, by name.")
     scores: EvaluationScores | None = Field(
         default=None, description="Arena scores against the task's current baseline."
@@ -152,6 +158,7 @@ def submission_result(
             for d in queries.review_decisions(session, submission_id=submission_id)
         ],
         "metadata": row.payload.get("metadata") or {},
+        "usage_source": usage_source(row.trace_provenance),
         "integrity": row.integrity,
         "tiers": {
             name: {"status": t.status, "metrics": t.metrics, "error": _public(t.error)}

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from celery import Celery
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
@@ -52,6 +53,7 @@ from tests.support.otel_runs import (
 )
 from tests.support.processes import PATIENCE, wait_until
 from tests.support.reviews import review_task
+from tests.support.ui import sign_in
 
 API_SETTINGS = {"trace_quiet_s": "1", "trace_max_spans": "12", "trace_max_request_spans": "40"}
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
@@ -442,6 +444,16 @@ def test_a_trace_is_collected_only_under_a_key_its_task_trusts(
     sources = {e["submission_id"]: e["usage_source"] for e in board["entries"]}
     assert sources == {collected: "collected-trace", submitted: "own-trace"}
     assert (board["self_reported"], board["own_trace"]) == (1, 1)
+    # the run's own answer and its page say the same as the board (one reader, every door)
+    for sid, source, label in (
+        (collected, "collected-trace", "collected trace"),
+        (submitted, "own-trace", "own trace (unverified)"),
+    ):
+        assert traced.client("read").get(f"/v1/submissions/{sid}").json()["usage_source"] == source
+        with httpx.Client(base_url=traced.url, timeout=30 * PATIENCE) as browser:
+            assert sign_in(browser, traced.keys["read"]).status_code == 303
+            page = browser.get(f"/ui/runs/{sid}").text
+        assert f'<td class="usage {source}" id="usage-source">{label}</td>' in page
     # a profile that ranks only collected usage ranks the runtime's run, not the other
     profile = tmp_path / "traced.toml"
     profile.write_text('[arena]\nusage = "traced"\n')
