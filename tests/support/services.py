@@ -3,7 +3,8 @@
 A plain `pytest` uses the shared Redis on 127.0.0.1:6379, its databases picked by the
 ``EVALQ_TEST_*_REDIS_DB`` variables. Under pytest-xdist (`make test`) every worker process starts
 a `redis-server` of its own on a free port the first time this module is imported, so workers
-never flush each other's databases, whatever numbers the tests use; ``EVALQ_TEST_REDIS_PORT``
+never flush each other's databases, whatever numbers the tests use; it ends with its worker, even
+one that exits without running its exit handlers; ``EVALQ_TEST_REDIS_PORT``
 names a server to use instead. PostgreSQL is shared: every test creates databases of its own
 (tests/support/databases.py).
 """
@@ -11,8 +12,11 @@ names a server to use instead. PostgreSQL is shared: every test creates database
 from __future__ import annotations
 
 import atexit
+import ctypes
+import ctypes.util
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -48,10 +52,24 @@ def need(host: str, port: int, what: str) -> None:
     pytest.skip(message)
 
 
+PR_SET_PDEATHSIG = 1
+"""Linux prctl(2): the signal a process gets when the thread that started it ends."""
+
+
+def _end_with_parent() -> None:
+    """In a child about to exec: ask the kernel to terminate it when its parent ends. An xdist
+    worker that ends without running its `atexit` handlers (killed, or ended by ``os._exit``)
+    left its `redis-server` running on the machine (seen after a stressed CI run)."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def _worker_redis() -> int:
     """Start this xdist worker's own `redis-server` (no persistence) and return its port.
 
-    It is stopped when the worker exits; its directory is a fresh temporary one.
+    It is stopped when the worker exits, and terminated by the kernel when the worker ends
+    without exit handlers (`_end_with_parent`; the module is imported in the worker's main
+    thread); its directory is a fresh temporary one.
     """
     binary = shutil.which("redis-server")
     if binary is None:  # `need` then skips or fails the tests that use Redis
@@ -62,7 +80,9 @@ def _worker_redis() -> int:
     directory = tempfile.mkdtemp(prefix=f"evalq-redis-{WORKER}-")
     argv = [binary, "--port", str(port), "--bind", REDIS_HOST, "--save", "", "--appendonly", "no"]
     process = subprocess.Popen(
-        [*argv, "--dir", directory, "--databases", "16"], stdout=subprocess.DEVNULL
+        [*argv, "--dir", directory, "--databases", "16"],
+        stdout=subprocess.DEVNULL,
+        preexec_fn=_end_with_parent,
     )
 
     def stop() -> None:
