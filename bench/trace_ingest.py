@@ -40,7 +40,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, Span
 from tests.support.databases import fresh_database
-from tests.support.processes import free_port, process_env, start, stop, wait_for_http
+from tests.support.processes import HTTP_TIMEOUT, free_port, process_env, start, stop, wait_for_http
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 TASK = {"id": "t1", "category": "debugging", "success_criteria": [{"type": "no_errors"}]}
@@ -166,7 +166,10 @@ def servers(directory: Path) -> Iterator[tuple[str, str, str]]:
         wait_for_http(f"{evalq_url}/healthz", evalq, timeout=90, what="evalq api", ok=(200, 503))
         wait_for_http(f"{bare_url}/healthz", bare, timeout=60, what="the bare app")
         put = httpx.put(
-            f"{evalq_url}/v1/tasks/t1", json=TASK, headers={"Authorization": f"Bearer {key}"}
+            f"{evalq_url}/v1/tasks/t1",
+            json=TASK,
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=HTTP_TIMEOUT,
         )
         put.raise_for_status()
         yield evalq_url, key, bare_url

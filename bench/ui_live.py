@@ -36,7 +36,7 @@ import httpx
 from _common import figure, parse_args, ratio, redis_url
 from tests.support.compare_store import add_evaluated, bulk_submission, put_tasks
 from tests.support.databases import fresh_database
-from tests.support.processes import free_port, process_env, start, stop, wait_for_http
+from tests.support.processes import HTTP_TIMEOUT, free_port, process_env, start, stop, wait_for_http
 from tests.support.ui import sign_in
 
 from evalq.core.schemas import Task
@@ -195,7 +195,7 @@ def main() -> None:
         process = start(args, process_env(settings), Path(directory) / "api.log")
         try:
             wait_for_http(f"{url}/healthz", process, timeout=90, what="evalq api")
-            with httpx.Client(base_url=url) as browser:
+            with httpx.Client(base_url=url, timeout=HTTP_TIMEOUT) as browser:
                 sign_in(browser, key)
                 cookies = {"evalq_session": browser.cookies["evalq_session"]}
             assert cookies, "sign-in failed"

@@ -89,6 +89,11 @@ A stated timeout is what the wait takes at worst on a quiet machine; CI runs on 
 other work may share (issue 43: load 5-30 beside the suite), where everything is several times
 slower. A wait that succeeds returns as soon as its condition holds, so patience costs a passing
 test nothing; it only delays the report of a real hang."""
+HTTP_TIMEOUT = 60 * PATIENCE
+"""Seconds an HTTP request of a test or a benchmark may wait for its answer: httpx's default
+(5 s) is a wall-clock assumption that a busy machine breaks (a stressed CI run failed on a task
+PUT that took longer); every `httpx` call and client under tests/ and bench/ names its timeout
+(tests/unit/test_suite_rules.py)."""
 
 
 def wait_until(

@@ -107,3 +107,36 @@ def test_a_worker_takes_a_module_whole_the_drills_together_and_benchmarks_one_by
     assert scope_of(kill) == scope_of(lost) == scope_of(flush) == scope_of(restart)  # one chain
     bench = "tests/integration/test_benchmarks.py::test_the_benchmark_runs_in_its_quick_mode"
     assert scope_of(f"{bench}[memory.py]") != scope_of(f"{bench}[ingest.py]")
+
+
+HTTPX_CALLS = {"get", "put", "post", "patch", "delete", "head", "options", "request", "stream"}
+"""httpx's one-shot request functions; its clients are `Client` and `AsyncClient`."""
+
+
+def httpx_calls_without_timeout(path: Path) -> list[int]:
+    """Lines in ``path`` calling an `httpx` request function or client without ``timeout=``."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "httpx"
+            and node.func.attr in HTTPX_CALLS | {"Client", "AsyncClient"}
+            and not any(keyword.arg == "timeout" for keyword in node.keywords)
+        ):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_every_http_request_of_the_suite_and_the_benchmarks_names_its_timeout() -> None:
+    # httpx waits 5 s by default: a busy machine broke a benchmark's smoke run on it (issue 43)
+    missing = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for directory in ("tests", "bench", "examples")
+        for path in sorted((ROOT / directory).rglob("*.py"))
+        for line in httpx_calls_without_timeout(path)
+    ]
+    assert missing == [], "name a timeout (tests.support.processes.HTTP_TIMEOUT): " + ", ".join(
+        missing
+    )

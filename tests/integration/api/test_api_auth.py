@@ -8,11 +8,11 @@ import subprocess
 import httpx
 
 from tests.integration.api.conftest import Server, submission
-from tests.support.processes import EVALQ, PATIENCE
+from tests.support.processes import EVALQ, HTTP_TIMEOUT, PATIENCE
 
 
 def test_health_needs_no_key_and_reports_both_dependencies(api: Server) -> None:
-    response = httpx.get(f"{api.url}/healthz")
+    response = httpx.get(f"{api.url}/healthz", timeout=HTTP_TIMEOUT)
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok"
@@ -43,6 +43,7 @@ def test_a_wrong_key_is_401_and_stores_nothing(api: Server) -> None:
         f"{api.url}/v1/submissions",
         json=submission("s1"),
         headers={"Authorization": f"Bearer {api.keys['rw']}x"},
+        timeout=HTTP_TIMEOUT,
     )
     assert wrong.status_code == 401
     assert wrong.json() == {"detail": "invalid or revoked API key"}
@@ -77,7 +78,9 @@ def test_keys_cli_creates_lists_and_revokes(api: Server) -> None:
     assert secret.startswith("evq_") and len(secret) > 40
     listing = evalq("list")
     assert "ci" in listing and secret not in listing
-    client = httpx.Client(base_url=api.url, headers={"Authorization": f"Bearer {secret}"})
+    client = httpx.Client(
+        base_url=api.url, headers={"Authorization": f"Bearer {secret}"}, timeout=HTTP_TIMEOUT
+    )
     with client:
         assert client.get("/v1/tasks/t1/baseline").status_code == 200
         evalq("revoke", "ci")

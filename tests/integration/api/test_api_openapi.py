@@ -8,6 +8,7 @@ import httpx
 
 from evalq.producer.api.openapi import render
 from tests.integration.api.conftest import ROOT, Server
+from tests.support.processes import HTTP_TIMEOUT
 
 REGENERATE = "python -m evalq.producer.api.openapi > docs/openapi.json"
 
@@ -18,7 +19,7 @@ def test_the_committed_document_is_current() -> None:
 
 
 def test_the_server_serves_the_document_and_its_docs(api: Server) -> None:
-    served = httpx.get(f"{api.url}/openapi.json").json()
+    served = httpx.get(f"{api.url}/openapi.json", timeout=HTTP_TIMEOUT).json()
     assert served == json.loads((ROOT / "docs" / "openapi.json").read_text())
     submit = served["paths"]["/v1/submissions"]["post"]
     schema = submit["requestBody"]["content"]["application/json"]["schema"]
@@ -28,7 +29,7 @@ def test_the_server_serves_the_document_and_its_docs(api: Server) -> None:
     }
     assert set(submit["responses"]) >= {"200", "201", "401", "403", "409", "413", "415", "422"}
     assert served["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
-    docs = httpx.get(f"{api.url}/docs")
+    docs = httpx.get(f"{api.url}/docs", timeout=HTTP_TIMEOUT)
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from evalq.core.storable import NUL_RULE
 from tests.integration.api.conftest import Server
+from tests.support.processes import HTTP_TIMEOUT
 from tests.support.ui import sign_in
 
 pytestmark = pytest.mark.both_databases  # PostgreSQL cannot hold a NUL; SQLite can
@@ -119,13 +120,15 @@ def test_the_key_check_comes_first(api: Server) -> None:
     page: the sign-in (as for any other bad input)."""
     url = f"/v1/labels?labeller=a{NUL}"
     assert api.client(key=None).get(url).status_code == 401
-    with httpx.Client(base_url=api.url, headers={"Authorization": "Bearer evq_nope"}) as bogus:
+    with httpx.Client(
+        base_url=api.url, headers={"Authorization": "Bearer evq_nope"}, timeout=HTTP_TIMEOUT
+    ) as bogus:
         assert bogus.get(url).status_code == 401
     refused = api.client("read").post(f"/v1/tasks/t{NUL}/webhooks", json={"url": "x"})
     assert refused.status_code == 403, refused.text
     written = api.client("write").get(url)
     assert written.status_code == 403, written.text
-    with httpx.Client(base_url=api.url) as anonymous:
+    with httpx.Client(base_url=api.url, timeout=HTTP_TIMEOUT) as anonymous:
         page = anonymous.get(f"/ui/tasks/t{NUL}", follow_redirects=False)
         assert page.status_code == 303 and page.headers["location"].startswith("/ui/login")
 

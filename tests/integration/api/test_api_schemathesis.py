@@ -26,7 +26,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from tests.integration.api.conftest import Server, serve_api
-from tests.support.processes import PATIENCE
+from tests.support.processes import HTTP_TIMEOUT, PATIENCE
 
 EXAMPLES = 10
 """Most cases per operation and mode: 25 operations x 2 modes x 10 = 500 at most."""
@@ -48,7 +48,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def document(api: Server) -> dict[str, object]:
-    served: dict[str, object] = httpx.get(f"{api.url}/openapi.json").json()
+    served: dict[str, object] = httpx.get(f"{api.url}/openapi.json", timeout=HTTP_TIMEOUT).json()
     return served
 
 

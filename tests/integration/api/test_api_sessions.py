@@ -23,7 +23,7 @@ from evalq.core.sessions import SessionBoard, SessionResult
 from evalq.producer.http import AsyncHttpClient, HttpClient
 from tests.integration.api.conftest import Server, serve_api
 from tests.support.openai_stub import OpenAIStub
-from tests.support.processes import wait_until
+from tests.support.processes import HTTP_TIMEOUT, wait_until
 from tests.support.reviews import review_task
 from tests.support.ui import sign_in
 
@@ -179,7 +179,7 @@ def test_three_turns_sent_as_three_traces_are_one_session_scored_as_a_unit(
     assert (row["rank"], row["turns"], row["passed"], row["turns_to_success"]) == (1, 3, True, 2)
     assert row["score"] == pytest.approx(scores["score"])
     # the UI: the task's session board, and the session's section on each run's page
-    with httpx.Client(base_url=server.url) as browser:
+    with httpx.Client(base_url=server.url, timeout=HTTP_TIMEOUT) as browser:
         assert sign_in(browser, server.keys["read"]).status_code == 303
         page = browser.get("/ui/tasks/review-1/sessions")
         assert page.status_code == 200, page.text

@@ -29,7 +29,7 @@ from evalq.ui.security import CSP
 from tests.integration.api.conftest import Server, example_task, examples, serve_api
 from tests.support.another_run import another_run
 from tests.support.openai_stub import OpenAIStub
-from tests.support.processes import PATIENCE
+from tests.support.processes import HTTP_TIMEOUT, PATIENCE
 from tests.support.tools import required_program
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
@@ -199,10 +199,14 @@ def test_a_forged_or_tampered_cookie_is_refused(server: Server, browser: Browser
     (cookie,) = watched.page.context.cookies()
     payload, signature = cookie["value"].split(".")
     for forged in (f"{payload}.{signature[:-2]}AA", f"{payload}x.{signature}", "a.b", ""):
-        answer = httpx.get(f"{server.url}/", cookies={"evalq_session": forged})
+        answer = httpx.get(
+            f"{server.url}/", cookies={"evalq_session": forged}, timeout=HTTP_TIMEOUT
+        )
         assert answer.status_code == 303, forged
         assert answer.headers["location"].startswith("/ui/login")
-    good = httpx.get(f"{server.url}/", cookies={"evalq_session": cookie["value"]})
+    good = httpx.get(
+        f"{server.url}/", cookies={"evalq_session": cookie["value"]}, timeout=HTTP_TIMEOUT
+    )
     assert good.status_code == 200
     watched.page.context.close()
 
@@ -221,7 +225,12 @@ def test_every_page_carries_the_strict_content_security_policy(
         assert answer.headers["x-frame-options"] == "DENY"
     assert "'unsafe-inline'" not in CSP and "'unsafe-eval'" not in CSP
     assert "script-src 'self'" in CSP
-    assert httpx.get(server.url + "/ui/tasks/no-such-task", cookies=cookies).status_code == 404
+    assert (
+        httpx.get(
+            server.url + "/ui/tasks/no-such-task", cookies=cookies, timeout=HTTP_TIMEOUT
+        ).status_code
+        == 404
+    )
     watched.page.context.close()
 
 
@@ -525,7 +534,9 @@ def test_server_sent_events_say_when_a_board_changes(server: Server, browser: Br
     cookies = {c["name"]: c["value"] for c in watched.page.context.cookies()}
     watched.page.context.close()
     page = {"page": f"/ui/tasks/{ARENA}"}
-    assert httpx.get(f"{server.url}/ui/events", params=page).status_code == 303  # no session
+    assert (
+        httpx.get(f"{server.url}/ui/events", params=page, timeout=HTTP_TIMEOUT).status_code == 303
+    )  # no session
     base = next(r for r in examples("arena") if r["task_id"] == ARENA)
     run = another_run(base, "live-2", "(another live one)", n=3)
     with (
@@ -539,7 +550,7 @@ def test_server_sent_events_say_when_a_board_changes(server: Server, browser: Br
         with HttpClient(server.url, api_key=server.keys["rw"]) as writer:
             writer.submit(run)
         assert next(line for line in lines if line.startswith("event:")) == "event: changed"
-    with httpx.Client(base_url=server.url, cookies=cookies) as client:
+    with httpx.Client(base_url=server.url, cookies=cookies, timeout=HTTP_TIMEOUT) as client:
         version = client.get(f"/ui/tasks/{ARENA}").headers["etag"]
     assert opened not in version  # the board's version moved
 
@@ -598,10 +609,15 @@ def test_review_accept_needs_write_scope_csrf_and_a_reason_and_can_be_undone(
     read_cookies = {c["name"]: c["value"] for c in reader.page.context.cookies()}
     csrf = reader.page.locator('header input[name="csrf"]').get_attribute("value")
     decision = {"submission_id": held, "csrf": csrf, "reason": "looked"}
-    refused = httpx.post(f"{server.url}/ui/review/accept", data=decision, cookies=read_cookies)
+    refused = httpx.post(
+        f"{server.url}/ui/review/accept", data=decision, cookies=read_cookies, timeout=HTTP_TIMEOUT
+    )
     assert refused.status_code == 403 and "write scope" in refused.text
     confirm = httpx.get(
-        f"{server.url}/ui/review/accept", params={"submission_id": held}, cookies=read_cookies
+        f"{server.url}/ui/review/accept",
+        params={"submission_id": held},
+        cookies=read_cookies,
+        timeout=HTTP_TIMEOUT,
     )
     assert confirm.status_code == 403 and "write scope" in confirm.text
     reader.page.context.close()
@@ -615,6 +631,7 @@ def test_review_accept_needs_write_scope_csrf_and_a_reason_and_can_be_undone(
         f"{server.url}/ui/review/accept",
         data={"submission_id": held, "reason": "looked"},
         cookies=cookies,
+        timeout=HTTP_TIMEOUT,
     )
     assert no_token.status_code == 403 and "CSRF" in no_token.text
     with HttpClient(server.url, api_key=server.keys["read"]) as client:
@@ -645,6 +662,7 @@ def test_review_accept_needs_write_scope_csrf_and_a_reason_and_can_be_undone(
                 "csrf": page.locator('form.decision input[name="csrf"]').get_attribute("value"),
             },
             cookies=cookies,
+            timeout=HTTP_TIMEOUT,
         )
         assert bare.status_code == 422 and "reason: required" in bare.text
 

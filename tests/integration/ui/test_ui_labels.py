@@ -28,7 +28,7 @@ from evalq.producer.http import HttpClient
 from tests.integration.api.conftest import Server, examples, serve_api
 from tests.integration.ui.test_ui_browser import shoot
 from tests.support.openai_stub import OpenAIStub
-from tests.support.processes import PATIENCE
+from tests.support.processes import HTTP_TIMEOUT, PATIENCE
 from tests.support.tools import required_program
 
 pytestmark = [pytest.mark.browser, pytest.mark.both_databases, pytest.mark.timeout(900)]
@@ -230,7 +230,9 @@ def test_a_bad_label_is_refused_naming_the_field_and_nothing_is_stored(
         ({"passed": "perhaps", "score_constructiveness": "3"}, "passed", ""),
         ({"score_constructiveness": "3", "note": "x" * 2001}, "note", "2000"),
     ]:
-        refused = httpx.post(f"{server.url}/ui/labels", data=base | fields, cookies=cookies)
+        refused = httpx.post(
+            f"{server.url}/ui/labels", data=base | fields, cookies=cookies, timeout=HTTP_TIMEOUT
+        )
         assert refused.status_code == 422, (fields, refused.text[:300])
         problems = re.search(r'id="label-problems">(.*?)</ul>', refused.text, re.DOTALL)
         assert problems and f"<li>{named}: " in problems.group(1), (fields, refused.text[:300])
@@ -250,7 +252,10 @@ def test_a_label_needs_the_write_scope_and_the_forms_token(
     token = reader.locator('header input[name="csrf"]').get_attribute("value")
     data = {"submission_id": run, "score_constructiveness": "4"}
     no_scope = httpx.post(
-        f"{server.url}/ui/labels", data=data | {"csrf": token}, cookies=read_cookies
+        f"{server.url}/ui/labels",
+        data=data | {"csrf": token},
+        cookies=read_cookies,
+        timeout=HTTP_TIMEOUT,
     )
     assert no_scope.status_code == 403 and "write scope" in no_scope.text
     reader.context.close()
@@ -258,7 +263,9 @@ def test_a_label_needs_the_write_scope_and_the_forms_token(
     writer = signed_in(browser, server)
     cookies = {c["name"]: c["value"] for c in writer.context.cookies()}
     for wrong in ({}, {"csrf": "x" * 43}):
-        refused = httpx.post(f"{server.url}/ui/labels", data=data | wrong, cookies=cookies)
+        refused = httpx.post(
+            f"{server.url}/ui/labels", data=data | wrong, cookies=cookies, timeout=HTTP_TIMEOUT
+        )
         assert refused.status_code == 403 and "CSRF" in refused.text
     assert labels_of(server, run) == []
 

@@ -16,6 +16,7 @@ from playwright.sync_api import Route, expect, sync_playwright
 
 from evalq.ui.security import CACHE_CONTROL
 from tests.integration.api.conftest import Server, serve_api
+from tests.support.processes import HTTP_TIMEOUT
 from tests.support.tools import required_program
 from tests.support.ui import form_token, sign_in
 
@@ -29,7 +30,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 def test_the_sign_in_form_signs_in_with_its_own_token(server: Server) -> None:
-    with httpx.Client(base_url=server.url) as browser:
+    with httpx.Client(base_url=server.url, timeout=HTTP_TIMEOUT) as browser:
         form = browser.get("/ui/login")
         token = form_token(form.text)
         assert form.cookies["evalq_login"] == token  # the double-submit pair
@@ -46,7 +47,7 @@ def test_a_sign_in_posted_from_another_origin_is_refused_and_sets_nothing(
 ) -> None:
     """The attacker's own valid key, even with a token pair the attacker fetched for itself
     (as a sibling subdomain could toss the cookie), from another origin: 403, nothing set."""
-    with httpx.Client(base_url=server.url) as attacker:
+    with httpx.Client(base_url=server.url, timeout=HTTP_TIMEOUT) as attacker:
         token = form_token(attacker.get("/ui/login").text)
         data = {"api_key": server.keys["read"], "next": "/", "csrf": token}
         for origin in ({"origin": ATTACKER}, {"origin": "null"}, {"referer": f"{ATTACKER}/x"}):
@@ -59,7 +60,7 @@ def test_a_sign_in_posted_from_another_origin_is_refused_and_sets_nothing(
 def test_a_sign_in_without_the_forms_token_is_refused(server: Server) -> None:
     key = server.keys["read"]
     own = {"origin": server.url}
-    with httpx.Client(base_url=server.url) as browser:
+    with httpx.Client(base_url=server.url, timeout=HTTP_TIMEOUT) as browser:
         bare = browser.post("/ui/login", data={"api_key": key}, headers=own)
         assert bare.status_code == 403 and "the sign-in form&#39;s token" in bare.text
         assert "set-cookie" not in bare.headers
@@ -102,7 +103,7 @@ def test_a_page_of_another_origin_cannot_sign_chromium_in(server: Server) -> Non
 def test_every_ui_response_says_how_it_may_be_cached(server: Server) -> None:
     """Pages, refusals, redirects, static files, a 404 no route answered, and the 304 of a live
     poll answered before routing (which carried none)."""
-    with httpx.Client(base_url=server.url) as browser:
+    with httpx.Client(base_url=server.url, timeout=HTTP_TIMEOUT) as browser:
         answers = {
             "sign-in redirect": browser.get("/"),
             "sign-in form": browser.get("/ui/login"),
@@ -127,7 +128,7 @@ def test_every_ui_response_says_how_it_may_be_cached(server: Server) -> None:
 
 def session_cookie_is_secure(server: Server, headers: dict[str, str]) -> bool:
     """Whether signing in with ``headers`` on the post sets a Secure session cookie."""
-    with httpx.Client(base_url=server.url) as browser:
+    with httpx.Client(base_url=server.url, timeout=HTTP_TIMEOUT) as browser:
         token = form_token(browser.get("/ui/login").text)
         data = {"api_key": server.keys["read"], "csrf": token}
         signed = browser.post("/ui/login", data=data, headers=headers)
