@@ -40,7 +40,7 @@ from evalq.scoring.variants import VariantReport, VariantStats, compare_variants
 from evalq.stats.bootstrap import RESAMPLES, SEED, Statistic, UpliftInterval, bootstrap_uplift
 from evalq.stats.comparison import Corrected, Correction, PairedDifference, correct
 from evalq.stats.contrast import INTERVAL, MIN_PAIRS
-from evalq.stats.studentised import WelchNull, welch_null
+from evalq.stats.studentised import UnpairedNull, welch_null
 
 Metric = Literal["composite", "pass_rate", "impl_rate", "cost_usd"]
 Verdict = Literal["worth it", "not worth it", "inconclusive"]
@@ -181,10 +181,10 @@ def test_pairs(
     correction: Correction = "holm",
     resamples: int = RESAMPLES,
     seed: int = SEED,
-) -> tuple[list[WelchNull | None], Corrected]:
+) -> tuple[list[UnpairedNull | None], Corrected]:
     """The test of each pair (source, target) of ``composites`` (None under `MIN_RUNS` a side)
     and the family's correction (its ``threshold`` draws the intervals)."""
-    nulls: list[WelchNull | None] = []
+    nulls: list[UnpairedNull | None] = []
     for source, target in pairs:
         after, before = composites[target], composites[source]
         enough = min(len(after), len(before)) >= MIN_RUNS

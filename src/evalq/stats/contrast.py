@@ -51,7 +51,7 @@ from evalq.stats.comparison import (
 )
 from evalq.stats.exchangeable import shape_note
 from evalq.stats.permutation import PermutationNull, sign_flip_null
-from evalq.stats.studentised import WelchNull, welch_null
+from evalq.stats.studentised import UnpairedNull, welch_null
 
 MIN_PAIRS = 5
 """Fewest shared units for a paired comparison (and fewest observations per side for an
@@ -176,7 +176,7 @@ class _Part:
     pairs: int
     ref: list[float]
     oth: list[float]
-    null: PermutationNull | WelchNull | None
+    null: PermutationNull | UnpairedNull | None
     test: Significance | None
     signed_rank: Significance | None
     mcnemar: Significance | None

@@ -10,7 +10,8 @@ than alpha. Rearranging the same splits of the pooled values but comparing each 
 spreads (Janssen 1997; Chung and Romano 2013, "Exact and asymptotically robust permutation
 tests"). With equal sizes it is the same test as the raw one (the pooled sum of squares is
 the within-group part plus a multiple of the squared difference, so Welch's t grows with the
-difference in every split); it changes answers only when the sizes differ. Its validity for
+difference in every split, at every shift), so `welch_null` returns that test's null there
+(its interval's ends in closed form); it changes answers only when the sizes differ. Its validity for
 unequal spreads is asymptotic: at 5-12 runs a side it still exceeds alpha, and neither test
 keeps alpha at small n when one side is skewed: docs/statistics.md gives the measured rates,
 and `evalq.stats.exchangeable` the note beside such a verdict.
@@ -41,7 +42,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from evalq.stats.permutation import TOLERANCE, Method, split_rows
+from evalq.stats.permutation import (
+    TOLERANCE,
+    Method,
+    PermutationNull,
+    split_rows,
+    two_sample_null,
+)
 
 RESOLUTION = 1e-6
 """The search for an end stops when its bracket is this narrow, relative to the data's scale
@@ -156,6 +163,10 @@ class WelchNull:
         return max(lower, low), min(upper, high)
 
 
+UnpairedNull = PermutationNull | WelchNull
+"""An unpaired comparison's test: `WelchNull`, or with equal sizes the raw difference's null
+(the same test)."""
+
 Excess = Callable[[float], float]
 
 
@@ -207,13 +218,21 @@ def _edge(
     return x_in
 
 
-def welch_null(x: Sequence[float], y: Sequence[float], *, resamples: int, seed: int) -> WelchNull:
+def welch_null(
+    x: Sequence[float], y: Sequence[float], *, resamples: int, seed: int
+) -> UnpairedNull:
     """The permutation test of Welch's t of ``mean(x) - mean(y)`` (both samples non-empty):
     every split of the pooled values up to `evalq.stats.permutation.EXACT_SPLITS`, else
-    ``resamples`` seeded random ones with the observed counted."""
+    ``resamples`` seeded random ones with the observed counted.
+
+    With as many values a side, Welch's t orders the splits as the raw difference of means
+    does, at every shift (module docstring), so that test's null is returned: the same p-values
+    and interval, its ends in closed form."""
     n, m = len(x), len(y)
     if not n or not m:
         raise ValueError("welch_null: both samples need at least one value")
+    if n == m:
+        return two_sample_null(x, y, resamples=resamples, seed=seed)
     raw = np.asarray([*x, *y], dtype=np.float64)
     pooled = raw - math.fsum(raw) / (n + m)  # the test is the same on values moved together
     columns = np.stack([pooled, pooled * pooled, np.where(np.arange(n + m) < n, pooled, 0.0)], 1)

@@ -102,9 +102,9 @@ def test_with_equal_sizes_welch_orders_the_splits_as_the_mean_difference() -> No
     rng = np.random.default_rng(5)
     for _ in range(5):
         x, y = rng.normal(0.5, 0.05, 7).tolist(), (0.3 + rng.exponential(0.2, 7)).tolist()
-        assert welch_null(x, y, resamples=1, seed=0).p_value() == pytest.approx(
-            two_sample_null(x, y, resamples=1, seed=0).p_value()
-        )
+        null = welch_null(x, y, resamples=1, seed=0)  # the raw difference's null, returned
+        assert null.p_value() == pytest.approx(_split_p(x, y))
+        assert null.p_value() == pytest.approx(two_sample_null(x, y, resamples=1, seed=0).p_value())
 
 
 def test_sign_flips_of_the_paired_t_are_sign_flips_of_the_sum() -> None:
