@@ -20,8 +20,9 @@ accepted shifts form one interval, read off the crossings in O(N log N).
   t, ``t**2 = (n - 1) S**2 / (n Q - S**2)``, grows with ``|S|``, so flipping signs of the
   one-sample t orders the rearrangements as flipping signs of the sum does: the same p-value
   and interval (`tests/unit/stats/test_studentised.py`).
-- **two samples** (unpaired, kept to measure against; comparisons permute Welch's t,
-  `evalq.stats.studentised`): rearrangements reassign the pooled values to the two groups;
+- **two samples** (unpaired; with unequal sizes comparisons permute Welch's t instead,
+  `evalq.stats.studentised`, which with equal sizes is this test): rearrangements reassign the
+  pooled values to the two groups;
   ``a_s`` is the difference of the groups' means and ``b_s = j/n - (n - j)/m`` when ``j`` of the
   first group's ``n`` values stay in it. Exact (every split) up to `EXACT_SPLITS` splits.
 
@@ -225,9 +226,9 @@ def two_sample_null(
 ) -> PermutationNull:
     """The two-sample test's rearrangements of ``mean(x) - mean(y)`` (both non-empty).
 
-    Exact when the two sides share one distribution; an unpaired comparison decides with the
-    same splits of Welch's t instead (`evalq.stats.studentised`), which also holds as n grows
-    when the spreads differ. Kept for the benches that measure the two side by side."""
+    Exact when the two sides share one distribution. An unpaired comparison decides with the
+    same splits of Welch's t (`evalq.stats.studentised.welch_null`), which also holds as n
+    grows when the spreads differ, and which is this test when the sizes are equal."""
     n, m = len(x), len(y)
     if not n or not m:
         raise ValueError("two_sample_null: both samples need at least one value")

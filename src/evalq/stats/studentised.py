@@ -11,10 +11,10 @@ spreads (Janssen 1997; Chung and Romano 2013, "Exact and asymptotically robust p
 tests"). With equal sizes it is the same test as the raw one (the pooled sum of squares is
 the within-group part plus a multiple of the squared difference, so Welch's t grows with the
 difference in every split, at every shift), so `welch_null` returns that test's null there
-(its interval's ends in closed form); it changes answers only when the sizes differ. Its validity for
-unequal spreads is asymptotic: at 5-12 runs a side it still exceeds alpha, and neither test
-keeps alpha at small n when one side is skewed: docs/statistics.md gives the measured rates,
-and `evalq.stats.exchangeable` the note beside such a verdict.
+(its interval's ends in closed form); it changes answers only when the sizes differ. Its
+validity for unequal spreads is asymptotic: at 5-12 runs a side it still exceeds alpha, and
+neither test keeps alpha at small n when one side is skewed: docs/statistics.md gives the
+measured rates, and `evalq.stats.exchangeable` the note beside such a verdict.
 
 **A side with no spread.** A side of one value, or of equal values, has variance 0 (one value
 gives no estimate of it: 0 too); the standard error is then the other side's alone. When both
