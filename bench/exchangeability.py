@@ -144,6 +144,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", type=int, default=1000)
     parser.add_argument("--sizes", default="5,6,7,8,9,10,11,12")
+    parser.add_argument("--designs", default="unpaired,paired", help="which designs to run")
     args = parse_args(parser, quick={"datasets": 40, "sizes": "5,8"})
     sizes = [int(s) for s in args.sizes.split(",")]
     print(
@@ -154,6 +155,8 @@ def main() -> None:
     least_noted = 1.0
     agree = True
     for index, cell in enumerate(CELLS):
+        if cell.design not in args.designs.split(","):
+            continue
         for n in sizes:
             tally = run_cell(cell, n, args.datasets, seed=1000 * index + n)
             old, new = tally.old / args.datasets, tally.new / args.datasets
