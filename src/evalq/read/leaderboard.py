@@ -322,7 +322,9 @@ class LeaderboardReport(Reply):
         default=None,
         description="An Arena board whose counted runs come mostly from one agent (more than "
         "half of at least 10): that agent's runs set the baseline every score is measured "
-        "against, so many runs of one agent move the others' scores. Null otherwise.",
+        "against, so many runs of one agent move the others' scores. Null otherwise, and "
+        'under a baseline that weighs each agent once (arena.baseline "robust", the default, '
+        'or "agents").',
     )
     range_note: str | None = Field(
         default=None,
@@ -1141,7 +1143,7 @@ def _baseline_note_of(
     kind: str, agents: Mapping[tuple[str, str], int], weighs: str = "runs"
 ) -> str | None:
     """`_baseline_note` from the number of counted runs of each ``(tool, model)``."""
-    if kind != "arena" or weighs == "agents":
+    if kind != "arena" or weighs != "runs":
         return None
     dominance = dominant_of(agents)
     return None if dominance is None else dominance.note()
@@ -1152,9 +1154,9 @@ def _baseline_note(
 ) -> str | None:
     """`evalq.scoring.review.dominant_agent` over the ``(tool, model)`` of the runs the task's
     baseline counts (copies and held runs left out, whatever the board's filters). None when
-    the baseline weighs each agent once (``arena.baseline = "agents"``): no agent's volume
-    moves it."""
-    if kind != "arena" or weighs == "agents":
+    the baseline weighs each agent once (``arena.baseline`` "agents" or "robust"): no agent's
+    volume moves it."""
+    if kind != "arena" or weighs != "runs":
         return None
     dominance = dominant_agent(counted)
     return None if dominance is None else dominance.note()
