@@ -92,9 +92,11 @@ from evalq.stats.confidence import confidence_interval, interval_from_moments
 from evalq.stats.rank_interval import RankUncertainty as DrawnRanks
 from evalq.stats.rank_interval import competition_ranks_of
 from evalq.stats.ranking import competition_ranks
+from evalq.store import copies as copy_marks
 from evalq.store import queries, task_kinds
 from evalq.store import standings as table
 from evalq.store.models import EvaluationRow, Review, SubmissionRow
+from evalq.store.task_tallies import BINS
 from evalq.store.versions import task_version
 
 CATEGORIES = ("efficiency", "speed", "cost", "correctness")
@@ -706,8 +708,11 @@ def paged(
     ``stored``: the unfiltered board's summary as the refresh stored it, current: the page is
     then read in the order of the places stored with it (an index range), else ranked here
     by counts of the kept rows above the page (`table.ranked_page`). ``copied``: the task's
-    copies and near-copies (`copies_of`), when already known."""
-    copies, near = copied or copies_of(session, task_id=context.task.id)
+    copies and near-copies, when already known; else the marks the projector keeps
+    (`evalq.store.copies.stored`). The unfiltered board's summary (held runs out) is read from
+    the task's tallies (`evalq.store.standings.tallied_summary`): no statement aggregates the
+    task."""
+    copies, near = copied or copy_marks.stored(session, task_id=context.task.id)
     kept = replace(kept, copies=frozenset(copies), traced_only=traced_only(context))
     summary = stored or table.summary(
         session, rule, kept, include_held=include_held, copies=kept.copies
@@ -922,10 +927,6 @@ NOT_DRAWN_YET = (
 )
 
 
-BINS = 10
-"""Bins of a board's histogram of its ranking values."""
-
-
 def figures_version(session: Session, context: TaskContext) -> str:
     """What a board's stored figures hold for: the task's runs, reviews, baseline and
     definition (`task_version`) and the profile the standings were scored with."""
@@ -961,7 +962,7 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
     """The task's whole-board figures drawn now from its standings and runs (reads only; the
     projector stores them with the places of the unfiltered board)."""
     rule = rule_of(session, context)
-    copied, near = copies_of(session, task_id=context.task.id)
+    copied, near = copy_marks.stored(session, task_id=context.task.id)
     kept = table.Kept(context.task.id, copies=frozenset(copied), traced_only=traced_only(context))
     summary = table.summary(session, rule, kept, include_held=False, copies=kept.copies)
     level = context.profile.arena.confidence_level

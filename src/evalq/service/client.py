@@ -63,6 +63,7 @@ from evalq.metrics.graph.integrity import submission_integrity
 from evalq.read import monitors as watched
 from evalq.read import served, sessions
 from evalq.read.audit import audit_if_changed, audit_task
+from evalq.read.boards import projector
 from evalq.read.boards.query import BoardQuery
 from evalq.service import evaluated
 from evalq.service.submitted import FINAL_STATUSES, Submitted
@@ -407,7 +408,11 @@ class Client:
         change = queries.accept_review if action == "accept" else queries.unaccept_review
         with session_scope(self.url) as session:
             task_id = queries.get_submission_row(session, submission_id=submission_id).task_id
-            changed = change(session, submission_id=submission_id)
+            # the tallies move with the decision (`projector.project_review`): a board read
+            # before the refresh below counts the run where the decision put it
+            changed = projector.project_review(
+                session, submission_id, lambda: change(session, submission_id=submission_id)
+            )
             if changed:
                 queries.record_decision(
                     session, submission_id=submission_id, action=action, by=name, reason=text
