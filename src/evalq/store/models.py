@@ -667,7 +667,8 @@ class RunTicketRow(Base):
     __tablename__ = "run_tickets"
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
-    plan_id: Mapped[str] = mapped_column(String(40), index=True)
+    plan_id: Mapped[str] = mapped_column(String(80), index=True)
+    position: Mapped[int] = mapped_column(Integer)  # the run's place in its plan, from 0
     task_id: Mapped[str] = mapped_column(
         String(128), ForeignKey("tasks.id", ondelete="CASCADE"), index=True
     )

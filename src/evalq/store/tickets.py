@@ -61,7 +61,9 @@ def issue_plan(
     deadline = _utc(request.deadline)
     seeds: list[int | None] = [*request.seeds] if request.seeds else [None] * request.runs
     earlier = session.scalars(
-        select(RunTicketRow).where(RunTicketRow.plan_id == plan_id).order_by(RunTicketRow.id)
+        select(RunTicketRow)
+        .where(RunTicketRow.plan_id == plan_id)
+        .order_by(RunTicketRow.plan_id, RunTicketRow.position)
     ).all()
     if earlier:
         return _replayed(earlier, task_id, request, now)
@@ -72,6 +74,7 @@ def issue_plan(
             {
                 "id": ticket.id,
                 "plan_id": plan_id,
+                "position": position,
                 "task_id": task_id,
                 "variant": request.variant,
                 "seed": ticket.seed,
@@ -80,7 +83,7 @@ def issue_plan(
                 "issued_by": issued_by,
                 "used_by": None,
             }
-            for ticket in tickets
+            for position, ticket in enumerate(tickets)
         ],
     )
     return RegisteredPlan(
@@ -106,20 +109,19 @@ def _replayed(
     Raises:
         Conflict: the id names another plan.
     """
-    # seeds in the tickets' order: the order they were issued in is not kept, so as a set
     stored = (
         rows[0].task_id,
         rows[0].variant,
         len(rows),
         max(_utc(r.deadline) for r in rows),
-        sorted(r.seed for r in rows if r.seed is not None),
+        [r.seed for r in rows],
     )
     asked = (
         task_id,
         request.variant,
         request.runs,
         _utc(request.deadline),
-        sorted(request.seeds or []),
+        request.seeds or [None] * request.runs,
     )
     if stored != asked:
         raise Conflict(
@@ -136,7 +138,9 @@ def plans_of(
     expired counts at ``now``; each with its tickets when ``with_tickets``."""
     now = _utc(now or utcnow())
     rows = session.scalars(
-        select(RunTicketRow).where(RunTicketRow.task_id == task_id).order_by(RunTicketRow.id)
+        select(RunTicketRow)
+        .where(RunTicketRow.task_id == task_id)
+        .order_by(RunTicketRow.plan_id, RunTicketRow.position)
     ).all()
     by_plan: dict[str, list[RunTicketRow]] = {}
     for row in rows:

@@ -143,7 +143,9 @@ def test_a_run_s_ticket_is_checked_at_intake(api: Server) -> None:
     assert "no such ticket" in refused(api, run("tk-unknown", "tkt_" + "x" * 32))
     assert "for task 'plans-other', not 't1'" in refused(api, run("tk-task", other))
     assert "for variant T1, not T2" in refused(api, run("tk-variant", first, variant="T2"))
-    assert "used by one run only" in refused(api, [run("tk-a", second), run("tk-b", second)])
+    assert "used by one run only" in refused(
+        api, {"submissions": [run("tk-a", second), run("tk-b", second)]}
+    )
     used = api.client().post("/v1/submissions", json=run("tk-used", first))
     assert used.status_code == 201, used.text
     # sent again as it was: the same run, not a second use

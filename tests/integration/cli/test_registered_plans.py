@@ -1,6 +1,7 @@
 """`evalq plan TASK --variant T1 --runs N --deadline WHEN`: the tickets printed (and as JSON),
 a bad plan refused naming the field and the rule with nothing stored, ``--registered`` lists
-them; the run that carries one is accepted once, the same ticket again refused."""
+them; `evalq submit` of a run that carries one is accepted once, the same ticket on another
+run refused naming ``ticket``."""
 
 from __future__ import annotations
 
@@ -49,3 +50,13 @@ def test_a_plan_prints_its_tickets_and_a_bad_one_stores_nothing(tmp_path: Path) 
     assert as_json["tickets"][0]["id"] in listed.stdout
     unknown = evalq([*plan[:1], "nothing", *plan[2:]], tmp_path, database_url=url)
     assert unknown.returncode == 2 and "task 'nothing' does not exist" in unknown.stderr
+    ticket = as_json["tickets"][0]["id"]
+    run = {"task_id": "t1", "tool": "a", "model": "m", "variant": "T1", "ticket": ticket}
+    run |= {"usage": {"total_tokens": 10, "execution_time": 3}, "output": "done"}
+    (tmp_path / "one.jsonl").write_text(json.dumps(run | {"id": "cli-run-1"}) + "\n")
+    (tmp_path / "two.jsonl").write_text(json.dumps(run | {"id": "cli-run-2"}) + "\n")
+    first = evalq(["submit", "one.jsonl"], tmp_path, database_url=url)
+    assert first.returncode == 0, first.stderr
+    second = evalq(["submit", "two.jsonl"], tmp_path, database_url=url)
+    assert second.returncode == 2
+    assert "ticket: the ticket was used by cli-run-1" in second.stderr, second.stderr

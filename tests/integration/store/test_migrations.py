@@ -252,9 +252,9 @@ def test_0029_adds_the_run_tickets_each_used_once_and_removes_them(db_url: str) 
             )
         )
         insert = text(
-            "INSERT INTO run_tickets (id, plan_id, task_id, variant, issued_at, deadline,"
-            " used_by) VALUES (:id, 'p', 't', 'T1', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP,"
-            " :used_by)"
+            "INSERT INTO run_tickets (id, plan_id, position, task_id, variant, issued_at,"
+            " deadline, used_by) VALUES (:id, 'p', 0, 't', 'T1', CURRENT_TIMESTAMP,"
+            " CURRENT_TIMESTAMP, :used_by)"
         )
         connection.execute(insert, {"id": "a", "used_by": "r"})
         connection.execute(insert, {"id": "b", "used_by": None})

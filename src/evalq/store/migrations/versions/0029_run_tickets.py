@@ -24,7 +24,8 @@ def upgrade() -> None:
     op.create_table(
         "run_tickets",
         sa.Column("id", sa.String(length=40), primary_key=True),
-        sa.Column("plan_id", sa.String(length=40), nullable=False),
+        sa.Column("plan_id", sa.String(length=80), nullable=False),
+        sa.Column("position", sa.Integer(), nullable=False),
         sa.Column(
             "task_id",
             sa.String(length=128),
