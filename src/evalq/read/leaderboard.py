@@ -24,6 +24,7 @@ intervals overlap are listed as not separable from each other.
 
 from __future__ import annotations
 
+import hashlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -46,6 +47,8 @@ from evalq.read.compare import CompareReport, compare_task
 from evalq.read.flood import range_note
 from evalq.read.plans import (
     Shortfall,
+    Tickets,
+    counted_rows,
     padded,
     planned_variant_runs,
     shortfalls,
@@ -612,7 +615,7 @@ def board_of(
     entries.sort(key=lambda e: (e.rank or 0, e.submission_id))
     variants = None
     if rule.kind == "scylla":
-        variants, uncertainty = _variant_board(rows, profile, view.counts)
+        variants, uncertainty = _variant_board(rows, profile, view.counts, view.tickets)
     shown = [e.ranking_value for e in entries if e.ranking_value is not None]
     entries += [_entry(r, rule, None, None, {}, 0, unranked(r, profile)) for r in held]
     interval = confidence_interval(shown, level, bounds=rule.scale)
@@ -929,9 +932,16 @@ NOT_DRAWN_YET = (
 
 def figures_version(session: Session, context: TaskContext) -> str:
     """What a board's stored figures hold for: the task's runs, reviews, baseline and
-    definition (`task_version`) and the profile the standings were scored with."""
+    definition (`task_version`), the profile the standings were scored with, and its run
+    tickets as at the read (a plan registered, a ticket used or past its deadline moves it)."""
     basis, task_hash = standings.basis_of(context)
-    return f"{task_version(session, task_id=context.task.id)}:{basis}:{task_hash}"
+    tickets = ",".join(
+        f"{v}={t.issued}/{len(t.used)}/{t.settled}/{t.waiting}/{t.expired}"
+        for v, t in sorted(context.tickets.items())
+    )
+    version = f"{task_version(session, task_id=context.task.id)}:{basis}:{task_hash}"
+    # hashed: the stored version has a bounded width, a task any number of variants
+    return f"{version}:{hashlib.sha256(tickets.encode()).hexdigest()[:12]}" if tickets else version
 
 
 def current_figures(session: Session, context: TaskContext) -> BoardFigures | None:
@@ -996,7 +1006,7 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
         )
         whole = board_of(view)
         by_variant, short = planned_variant_runs(
-            view.rows, context.profile.scylla, counts=view.counts
+            view.rows, context.profile.scylla, counts=view.counts, tickets=view.tickets
         )
         comparison, note = _variant_comparison(view, rule) if len(by_variant) > 1 else (None, None)
         analysis = (
@@ -1007,6 +1017,7 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
                     analyse_variants(by_variant, context.profile.scylla, level=level)
                 ),
                 short,
+                view.tickets,
             )
             if by_variant
             else None
@@ -1259,21 +1270,25 @@ def _with_intervals(
 
 
 def _variant_board(
-    rows: list[ScoredRow], profile: Profile, counts: RunCounts | None = None
+    rows: list[ScoredRow],
+    profile: Profile,
+    counts: RunCounts | None = None,
+    tickets: Tickets | None = None,
 ) -> tuple[list[VariantRank], DrawnRanks | None]:
     """The per-variant board: each variant's pass rate, median composite, grade, cost of pass,
     uplift over the baseline variant, and rank interval, ranked by median composite; and how
-    the intervals were drawn (None without variants)."""
+    the intervals were drawn (None without variants). A registered variant's runs sent without
+    a ticket are not counted (`evalq.read.plans.counted_rows`)."""
     sent: dict[str, list[ScyllaScores]] = {}
     models: dict[str, set[str]] = {}
-    for row in rows:
+    for row in counted_rows(rows, tickets):
         if row.scores.scylla is not None:
             sent.setdefault(row.scores.scylla.variant, []).append(row.scores.scylla)
             models.setdefault(row.scores.scylla.variant, set()).add(row.submission.model)
     if not sent:
         return [], None
     # the runs planned and not sent count as failures (`evalq.read.plans`)
-    short = shortfalls(rows, profile.scylla, counts)
+    short = shortfalls(rows, profile.scylla, counts, tickets)
     runs = padded(sent, short, rows, profile.scylla, counts)
     report = compare_variants(runs, profile.scylla)
     medians = [

@@ -14,7 +14,7 @@ rows are scored (`evalq.scoring`), which the store does not do.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,7 @@ from evalq.scoring.kinds import KindRule, RankedValues, kind_of
 from evalq.scoring.review import duplicates, near_copies
 from evalq.store import queries
 from evalq.store.models import EvaluationRow, SubmissionRow
+from evalq.store.tickets import VariantTickets, tickets_of
 
 
 def is_held(review: str | None) -> bool:
@@ -73,6 +74,8 @@ class TaskContext:
     task: Task
     profile: Profile
     current: CurrentBaseline
+    tickets: Mapping[str, VariantTickets] = field(default_factory=dict, kw_only=True)
+    """The variants that registered their runs (`evalq.store.tickets`), as at the read."""
 
     def arena(self, submission: Submission, cost_usd: float | None) -> ArenaScores:
         """A submission's Arena scores against the task's *current* baseline, from its stored
@@ -152,7 +155,7 @@ def task_context(
     task = queries.get_task(session, task_id=task_id)
     profile = profile_named(task.profile, settings)
     current = current_baseline(session, task_id=task_id, profile=profile)
-    return TaskContext(task, profile, current)
+    return TaskContext(task, profile, current, tickets=tickets_of(session, task_id=task_id))
 
 
 def task_view(session: Session, *, task_id: str, settings: Settings | None = None) -> TaskView:
@@ -193,4 +196,5 @@ def view_from(
         [r for r in rows if r.submission.id in copied],
         copied,
         near_copies(facts, copied),
+        tickets=context.tickets,
     )

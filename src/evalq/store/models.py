@@ -685,3 +685,26 @@ class SessionTurnRow(Base):
 
 
 Index("ix_session_turns_session", SessionTurnRow.task_id, SessionTurnRow.session_id)
+
+
+class RunTicketRow(Base):
+    """One run registered before it happened (`evalq.core.tickets`, migration 0030): issued
+    with the others of its plan (``plan_id``) and used by at most one submission, each
+    submission using at most one ticket (``used_by`` is unique)."""
+
+    __tablename__ = "run_tickets"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    plan_id: Mapped[str] = mapped_column(String(80), index=True)
+    position: Mapped[int] = mapped_column(Integer)  # the run's place in its plan, from 0
+    task_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("tasks.id", ondelete="CASCADE"), index=True
+    )
+    variant: Mapped[str] = mapped_column(String(8))
+    seed: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    issued_at: Mapped[datetime] = mapped_column(default=utcnow)
+    deadline: Mapped[datetime]
+    issued_by: Mapped[str | None] = mapped_column(String(100), default=None)
+    used_by: Mapped[str | None] = mapped_column(
+        String(128), ForeignKey("submissions.id", ondelete="SET NULL"), unique=True, default=None
+    )

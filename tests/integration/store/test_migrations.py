@@ -319,3 +319,45 @@ def test_0029_counts_a_stores_board_tallies_as_the_refresh_does(
                 )
             ).all()
         )
+
+
+def test_0030_adds_the_run_tickets_each_used_once_and_removes_them(db_url: str) -> None:
+    """0030 adds an empty ``run_tickets`` table: a ticket is used by one run at most and a run
+    uses one ticket at most (``used_by`` unique), on both databases; downgraded, it is gone."""
+    from sqlalchemy import inspect, text
+    from sqlalchemy.exc import IntegrityError
+
+    engine = engine_for(db_url)
+    with engine.begin() as connection:
+        config = migrations_config()
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0029_planned_runs")
+        assert "run_tickets" not in inspect(connection).get_table_names()
+        command.upgrade(config, "head")
+        connection.execute(
+            text(
+                "INSERT INTO tasks (id, definition, content_hash, updated_at, "
+                "refresh_scheduled) VALUES ('t', '{}', 'h', CURRENT_TIMESTAMP, false)"
+            )
+        )
+        connection.execute(
+            text(
+                "INSERT INTO submissions (id, task_id, content_hash, payload, status,"
+                " enqueue_count, created_at, updated_at, tool, model, total_tokens,"
+                " tool_calls, iterations) VALUES ('r', 't', 'h', '{}', 'done', 1,"
+                " CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, 'a', 'm', 1, 0, 1)"
+            )
+        )
+        insert = text(
+            "INSERT INTO run_tickets (id, plan_id, position, task_id, variant, issued_at,"
+            " deadline, used_by) VALUES (:id, 'p', 0, 't', 'T1', CURRENT_TIMESTAMP,"
+            " CURRENT_TIMESTAMP, :used_by)"
+        )
+        connection.execute(insert, {"id": "a", "used_by": "r"})
+        connection.execute(insert, {"id": "b", "used_by": None})
+        connection.execute(insert, {"id": "c", "used_by": None})  # many unused
+        with pytest.raises(IntegrityError), connection.begin_nested():
+            connection.execute(insert, {"id": "d", "used_by": "r"})
+        command.downgrade(config, "0029_planned_runs")
+        assert "run_tickets" not in inspect(connection).get_table_names()
+        command.upgrade(config, "head")
