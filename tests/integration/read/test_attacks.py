@@ -487,10 +487,10 @@ def test_no_bundled_run_is_newly_held_as_implausibly_fast(store: str) -> None:
             assert all(len(flags) >= 3 for flags in fast.values()), fast
 
 
-def traced_profile(tmp_path: Path) -> Settings:
+def traced_profile(tmp_path: Path, baseline: str = "robust") -> Settings:
     """Settings whose default profile ranks only runs whose usage comes from a trace."""
     path = tmp_path / "traced.toml"
-    path.write_text('[arena]\nusage = "traced"\n')
+    path.write_text(f'[arena]\nusage = "traced"\nbaseline = "{baseline}"\n')
     return Settings(profile_path=path)
 
 
@@ -721,13 +721,15 @@ def test_an_implausibly_fast_time_is_held_even_with_a_trace_that_agrees(
     assert entry.usage_source == "own-trace"
 
 
+@pytest.mark.parametrize("baseline", ["runs", "robust"])
 def test_runs_whose_usage_was_not_collected_move_no_ranked_runs_score_under_traced(
-    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, baseline: str
 ) -> None:
     # before: under arena.usage = "traced" the halved runs were listed unranked but still
-    # counted in their tasks' baselines, so the ranked runs' scores moved with them (two ranked
-    # runs swapped places on the dark-mode board); now the baseline counts only the runs it ranks
-    settings = traced_profile(tmp_path)
+    # counted in their tasks' baselines, so under spec 000's ranges the ranked runs' scores moved
+    # with them (two ranked runs swapped places); now the baseline counts only the runs it ranks
+    # (the robust default's band and medians already kept these halvings from moving a range)
+    settings = traced_profile(tmp_path, baseline)
     urls = {}
     for name in ("attacked", "unattacked"):
         urls[name] = collected_copy(store, tmp_path / name)
