@@ -121,7 +121,7 @@ def _replayed(
         request.variant,
         request.runs,
         _utc(request.deadline),
-        request.seeds or [None] * request.runs,
+        [*request.seeds] if request.seeds else [None] * request.runs,
     )
     if stored != asked:
         raise Conflict(
