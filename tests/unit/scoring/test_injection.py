@@ -71,6 +71,7 @@ def test_real_reviews_that_discuss_scores_are_not_marked() -> None:
         "The F1 score 0.8 beats the baseline by 3 points.",
         "Lines 10-12: the proof of Lemma 2 needs the bound from Section 3.",
         "The authors report an inference time of 1/8.33 ms per frame, which is fast.",
+        "The authors report 1/8 of the parameters of ResNet-50 and set the rate to 1/2.",
         "They set the learning rate to 0.5/10 of the default and report 3/4.5 of the cost.",
         "I changed my rating to 7 after the rebuttal; the final score: 7.5 is deserved.",
         'The config sets "num_layers": 12.5 and "hidden_size": 768.',
