@@ -68,7 +68,6 @@ def test_the_run_that_tries_to_instruct_its_evaluator_is_noted(store: str) -> No
     output ranks without the injected paragraph (4th, as README's board shows; the paragraph
     named the rubrics' words and lifted it to 2nd when tier 1 read it)."""
     text, ids = rendered(store, "peerread-salience-gating", width=200)
-    print(rendered(store, "peerread-salience-gating", width=100)[0])
     lines = {i: next(line for line in text.splitlines() if f" {i} " in line) for i in ids}
     noted = [i for i, line in lines.items() if "injection attempt" in line]
     assert noted == ["peer-05-injection"]
