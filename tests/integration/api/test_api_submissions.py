@@ -52,6 +52,7 @@ def test_an_unevaluated_submission_has_no_score_keys(api: Server) -> None:
         "review": None,
         "review_decisions": [],
         "metadata": {},
+        "usage_source": "self-reported",  # no trace: its usage is its own word
         # tiers that cannot apply are stored as skipped at submit (none is sent to a worker)
         "tiers": {
             tier: {"status": "skipped", "metrics": {"reason": reason}, "error": None}
