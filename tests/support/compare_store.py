@@ -80,6 +80,7 @@ def add_evaluated(
                     "model": submission.model,
                     "variant": submission.variant,
                     "run_index": submission.run_index,
+                    "planned_runs": submission.planned_runs,
                     "total_tokens": usage.tokens,
                     "tool_calls": usage.tool_calls,
                     "iterations": usage.iterations,

@@ -23,6 +23,7 @@ def arena_run(row: SubmissionRow) -> ArenaRun:
         cost_usd=row.cost_usd,
         tool=row.tool,
         model=row.model,
+        usage_collected=row.trace_provenance == "collected",
     )
 
 

@@ -366,12 +366,14 @@ class ArenaProfile(Section):
     outlier_token_fraction: Unit = 0.1
     outlier_fast_seconds: Weight = 5.0
     outlier_min_flags: int = Field(default=2, ge=1)
-    baseline: Literal["runs", "agents"] = Field(
-        default="runs",
-        description="What the task's baseline (medians and ranges) weighs: every run, as spec "
-        "000 does (runs), or every agent (tool, model) once, the median of its runs, with agents "
-        "seen on no other task counted together as one when they are a crowd (agents; "
-        "docs/scoring.md).",
+    baseline: Literal["robust", "runs", "agents"] = Field(
+        default="robust",
+        description="What the task's baseline (medians and ranges) weighs. robust (the "
+        "default): every agent (tool, model) once, the median of its runs, with the agents that "
+        "ran fewer tasks than the task's typical agent counted together as one, and each range "
+        "drawn within 5x its median, so a few runs far outside the rest cannot stretch it. "
+        "runs: every run, as spec 000 does. agents: every agent once, with agents seen on no "
+        "other task counted together as one when they are a crowd (docs/scoring.md).",
     )
     usage: UsageRanking = Field(
         default="any",
@@ -487,7 +489,9 @@ class Profile(Section):
         and no panel, what every earlier profile computed with) they are left out, so earlier
         profiles keep their hashes (so are a cascade level's ``confidence``, ``base_url`` and
         ``key`` at theirs: samples, none, none); bf16 or a panel changes the hash. So are
-        ``scylla.planned_runs`` unset and ``arena.usage`` at "any".
+        ``scylla.planned_runs`` unset and ``arena.usage`` at "any". ``arena.baseline`` is left
+        out at "runs" (spec 000's, the default before "robust"), so a profile that selects the
+        spec's baseline keeps the hash it had; the robust default is part of the hash.
         ``judge.min_labels`` and ``judge.min_alpha`` decide only whether the read side calls the
         judge validated, never a score, so they are never part of it; nor is ``power`` (it
         marks comparisons underpowered, never a score).

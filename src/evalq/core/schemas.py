@@ -498,6 +498,9 @@ class ScenarioResult(Strict):
 
 MAX_PLANNED_RUNS = 10_000
 """Most runs a variant's run plan may declare."""
+TICKET_PATTERN = r"^tkt_[A-Za-z0-9_-]{32}$"
+"""A run ticket (`evalq.core.tickets`): ``tkt_`` and 32 URL-safe characters from the OS's
+random source (192 bits)."""
 
 
 class Submission(Strict):
@@ -517,6 +520,13 @@ class Submission(Strict):
         "largest any of its runs declares holds). Runs planned and not sent count as failures "
         "at the task's worst cost; a variant that sends fewer runs than planned, or than its "
         "peers, says so and its verdicts say so or are withheld. Needs a variant.",
+    )
+    ticket: Annotated[str, Field(pattern=TICKET_PATTERN)] | None = Field(
+        default=None,
+        description="A run ticket of this task and variant (POST /v1/tasks/{id}/plans, `evalq "
+        "plan`), unused, sent before its deadline: the run is one its variant registered "
+        "before it happened. Once a variant has tickets only its ticketed runs count for it, "
+        "and a ticket with no run by its deadline counts as a failure. Needs a variant.",
     )
     usage: Usage
     output: Text = ""
@@ -563,6 +573,13 @@ class Submission(Strict):
             raise ValueError("needs a variant: a run plan is a variant's")
         return value
 
+    @field_validator("ticket")
+    @classmethod
+    def _ticket_of_a_variant(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and info.data.get("variant") is None:
+            raise ValueError("needs a variant: a run ticket is a variant's")
+        return value
+
     def content_hash(self) -> str:
         """SHA-256 of the canonical JSON form; detects a reused id with different content.
 
@@ -575,6 +592,8 @@ class Submission(Strict):
             del data["metadata"]
         if data["planned_runs"] is None:  # as metadata: runs stored before the field hash alike
             del data["planned_runs"]
+        if data["ticket"] is None:  # as planned_runs
+            del data["ticket"]
         return canonical_hash(data)
 
 

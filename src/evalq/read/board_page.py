@@ -24,7 +24,6 @@ from evalq.read import served
 from evalq.read.answer import ArenaAnswer, arena_answer
 from evalq.read.boards.query import BoardQuery
 from evalq.read.leaderboard import (
-    BINS,
     LeaderboardEntry,
     LeaderboardReport,
     board_figures,
@@ -39,6 +38,7 @@ from evalq.read.view import TaskContext, task_context
 from evalq.scoring.kinds import KINDS
 from evalq.store import queries
 from evalq.store import standings as table
+from evalq.store.task_tallies import BINS
 
 VERDICT_ROWS = 10
 """Rows of the Arena board in the verdict (the page lists the rest)."""

@@ -33,7 +33,16 @@ from evalq.core.schemas import STORED, Task, TaskKind
 from evalq.core.settings import Settings, get_settings
 from evalq.read.baseline import current_baselines
 from evalq.read.flood import range_notes
-from evalq.read.plans import Shortfall, padded, shortfalls, with_shortfalls
+from evalq.read.plans import (
+    Shortfall,
+    Tickets,
+    counted_rows,
+    padded,
+    registration_note,
+    shortfalls,
+    unregistered,
+    with_shortfalls,
+)
 from evalq.read.power import plan_view, underpowered_note
 from evalq.read.reply import Reply
 from evalq.read.variants import VariantsAnalysis, variants_analysis
@@ -46,11 +55,13 @@ from evalq.stats.comparison import RESAMPLES, SEED, Correction
 from evalq.stats.contrast import Family, GroupComparison, Observation, UnitValues, contrast
 from evalq.store import queries
 from evalq.store.models import EvaluationRow, SubmissionRow, TaskRow
+from evalq.store.tickets import tickets_of
 
 FIELDS = ("model", "tool", "variant")
 HELD = "held for review"
 COPY = "copy of an earlier run"
 NEAR = "near-copy of an earlier run (its content by MinHash similarity; usage nudged)"
+UNTICKETED = "sent without a ticket (its variant's runs are registered: `evalq.read.plans`)"
 """Why a run is left out of a comparison until a person accepts it (`evalq review accept`)."""
 MAX_RESAMPLES = 100_000
 """Most bootstrap resamples one comparison may ask for (the default is 2,000)."""
@@ -291,14 +302,19 @@ def _gather(views: Sequence[TaskView], by: str, *, include_held: bool) -> _Gathe
             if group is not None:
                 near = copy.submission.id in view.near_copies
                 left_out[(group, NEAR if near else COPY)] += 1
+        counted = {id(row) for row in counted_rows(view.rows, view.tickets)}
         for row in view.rows:
             held = row.held and not include_held
-            if row.scores.scylla is not None and len(views) == 1 and not held:
+            aside = id(row) not in counted
+            if row.scores.scylla is not None and len(views) == 1 and not held and not aside:
                 runs[row.scores.scylla.variant].append(row.scores.scylla)
             group = group_of(by, row)
             if group is None:
                 continue
             present.add(group)
+            if aside and by == "variant":
+                left_out[(group, UNTICKETED)] += 1
+                continue
             if held:
                 left_out[(group, HELD)] += 1
                 continue
@@ -507,7 +523,15 @@ def load_views(
     baselines = current_baselines(session, profiles={t: plan.profiles[t] for t in task_ids})
     evaluated = queries.tasks_evaluations(session, task_ids=task_ids)
     views = [
-        view_from(TaskContext(plan.tasks[t], plan.profiles[t], baselines[t]), evaluated[t])
+        view_from(
+            TaskContext(
+                plan.tasks[t],
+                plan.profiles[t],
+                baselines[t],
+                tickets=tickets_of(session, task_id=t) if len(task_ids) == 1 else {},
+            ),
+            evaluated[t],
+        )
         for t in task_ids
     ]
     return LoadedTasks(named, plan, views)
@@ -633,7 +657,8 @@ def _compared(
         # the runs planned and not sent count as failures here too (`evalq.read.plans`)
         rows = views[0].rows
         counts = views[0].counts  # the whole task's, when its rows are a sample
-        short = shortfalls(rows, profile.scylla, counts)
+        tickets = views[0].tickets
+        short = shortfalls(rows, profile.scylla, counts, tickets)
         runs = padded(gathered.variant_runs, short, rows, profile.scylla, counts)
         # as many failures as `padded` added (a sampled variant: its sample's share)
         added = {v: len(runs[v]) - len(found) for v, found in gathered.variant_runs.items()}
@@ -651,7 +676,7 @@ def _compared(
             resamples=resamples,
             seed=seed,
         )
-        analysis = with_shortfalls(variants_analysis(found_analysis), short)
+        analysis = with_shortfalls(variants_analysis(found_analysis), short, tickets)
     # by default (every variant) a group left out entirely is reported too
     kept = set(groups) if values else gathered.present
     unit: Literal["task", "scenario"] = "scenario" if kind == "suite" else "task"
@@ -680,7 +705,10 @@ def _compared(
         by=by,
         groups=list(found.groups),
         reference=found.reference,
-        comparisons=[_said(_powered(c, power), short) for c in found.comparisons],
+        comparisons=[
+            _said(_powered(c, power), short, views[0].tickets if ladder else None)
+            for c in found.comparisons
+        ],
         units=list(found.units),
         correction=found.correction,
         alpha=found.alpha,
@@ -710,10 +738,17 @@ def _powered(comparison: GroupComparison, plan: PowerPlan | None) -> GroupCompar
     return comparison if note is None else replace(comparison, notes=(*comparison.notes, note))
 
 
-def _said(comparison: GroupComparison, short: Mapping[str, Shortfall]) -> GroupComparison:
+def _said(
+    comparison: GroupComparison, short: Mapping[str, Shortfall], tickets: Tickets | None = None
+) -> GroupComparison:
     """``comparison`` noting the variants short of their plan or peers (`evalq.read.plans`);
-    its conclusion withheld when one is short of its peers."""
+    its conclusion withheld when one is short of its peers or has tickets pending. With
+    ``tickets`` (a comparison of one task's variants), one from or to a variant without run
+    tickets says "not pre-registered" first."""
     found = [short[g] for g in (comparison.reference, comparison.other) if g in short]
+    loose = unregistered((comparison.reference, comparison.other), tickets)
+    if loose:
+        comparison = replace(comparison, notes=(*comparison.notes, registration_note(loose)))
     if not found:
         return comparison
     notes = tuple(s.note() for s in found)

@@ -24,6 +24,7 @@ intervals overlap are listed as not separable from each other.
 
 from __future__ import annotations
 
+import hashlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -46,6 +47,8 @@ from evalq.read.compare import CompareReport, compare_task
 from evalq.read.flood import range_note
 from evalq.read.plans import (
     Shortfall,
+    Tickets,
+    counted_rows,
     padded,
     planned_variant_runs,
     shortfalls,
@@ -92,9 +95,11 @@ from evalq.stats.confidence import confidence_interval, interval_from_moments
 from evalq.stats.rank_interval import RankUncertainty as DrawnRanks
 from evalq.stats.rank_interval import competition_ranks_of
 from evalq.stats.ranking import competition_ranks
+from evalq.store import copies as copy_marks
 from evalq.store import queries, task_kinds
 from evalq.store import standings as table
 from evalq.store.models import EvaluationRow, Review, SubmissionRow
+from evalq.store.task_tallies import BINS
 from evalq.store.versions import task_version
 
 CATEGORIES = ("efficiency", "speed", "cost", "correctness")
@@ -156,9 +161,9 @@ class LeaderboardEntry(Reply):
     warnings: list[str] = Field(description="Validation warnings (shown, never held against).")
     injection: list[str] = Field(
         default_factory=list,
-        description="How the run's output tries to instruct its evaluator (docs/judge.md, "
-        "'Injection attempts'): a mark for a person to read the output, never scored; empty "
-        "when it does not.",
+        description="Each sentence of the run's output that instructs its evaluator, what it "
+        "does and why it was marked (docs/scoring.md, 'Instructions to the evaluator'): the "
+        "tiers read the output without them; empty when none.",
     )
     overall: float = Field(description="Arena overall before the difficulty factor (0-100).")
     overall_adjusted: float = Field(description="Arena overall after the difficulty factor.")
@@ -322,7 +327,9 @@ class LeaderboardReport(Reply):
         default=None,
         description="An Arena board whose counted runs come mostly from one agent (more than "
         "half of at least 10): that agent's runs set the baseline every score is measured "
-        "against, so many runs of one agent move the others' scores. Null otherwise.",
+        "against, so many runs of one agent move the others' scores. Null otherwise, and "
+        'under a baseline that weighs each agent once (arena.baseline "robust", the default, '
+        'or "agents").',
     )
     range_note: str | None = Field(
         default=None,
@@ -608,7 +615,7 @@ def board_of(
     entries.sort(key=lambda e: (e.rank or 0, e.submission_id))
     variants = None
     if rule.kind == "scylla":
-        variants, uncertainty = _variant_board(rows, profile, view.counts)
+        variants, uncertainty = _variant_board(rows, profile, view.counts, view.tickets)
     shown = [e.ranking_value for e in entries if e.ranking_value is not None]
     entries += [_entry(r, rule, None, None, {}, 0, unranked(r, profile)) for r in held]
     interval = confidence_interval(shown, level, bounds=rule.scale)
@@ -704,8 +711,11 @@ def paged(
     ``stored``: the unfiltered board's summary as the refresh stored it, current: the page is
     then read in the order of the places stored with it (an index range), else ranked here
     by counts of the kept rows above the page (`table.ranked_page`). ``copied``: the task's
-    copies and near-copies (`copies_of`), when already known."""
-    copies, near = copied or copies_of(session, task_id=context.task.id)
+    copies and near-copies, when already known; else the marks the projector keeps
+    (`evalq.store.copies.stored`). The unfiltered board's summary (held runs out) is read from
+    the task's tallies (`evalq.store.standings.tallied_summary`): no statement aggregates the
+    task."""
+    copies, near = copied or copy_marks.stored(session, task_id=context.task.id)
     kept = replace(kept, copies=frozenset(copies), traced_only=traced_only(context))
     summary = stored or table.summary(
         session, rule, kept, include_held=include_held, copies=kept.copies
@@ -920,15 +930,18 @@ NOT_DRAWN_YET = (
 )
 
 
-BINS = 10
-"""Bins of a board's histogram of its ranking values."""
-
-
 def figures_version(session: Session, context: TaskContext) -> str:
     """What a board's stored figures hold for: the task's runs, reviews, baseline and
-    definition (`task_version`) and the profile the standings were scored with."""
+    definition (`task_version`), the profile the standings were scored with, and its run
+    tickets as at the read (a plan registered, a ticket used or past its deadline moves it)."""
     basis, task_hash = standings.basis_of(context)
-    return f"{task_version(session, task_id=context.task.id)}:{basis}:{task_hash}"
+    tickets = ",".join(
+        f"{v}={t.issued}/{len(t.used)}/{t.settled}/{t.waiting}/{t.expired}"
+        for v, t in sorted(context.tickets.items())
+    )
+    version = f"{task_version(session, task_id=context.task.id)}:{basis}:{task_hash}"
+    # hashed: the stored version has a bounded width, a task any number of variants
+    return f"{version}:{hashlib.sha256(tickets.encode()).hexdigest()[:12]}" if tickets else version
 
 
 def current_figures(session: Session, context: TaskContext) -> BoardFigures | None:
@@ -959,7 +972,7 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
     """The task's whole-board figures drawn now from its standings and runs (reads only; the
     projector stores them with the places of the unfiltered board)."""
     rule = rule_of(session, context)
-    copied, near = copies_of(session, task_id=context.task.id)
+    copied, near = copy_marks.stored(session, task_id=context.task.id)
     kept = table.Kept(context.task.id, copies=frozenset(copied), traced_only=traced_only(context))
     summary = table.summary(session, rule, kept, include_held=False, copies=kept.copies)
     level = context.profile.arena.confidence_level
@@ -993,7 +1006,7 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
         )
         whole = board_of(view)
         by_variant, short = planned_variant_runs(
-            view.rows, context.profile.scylla, counts=view.counts
+            view.rows, context.profile.scylla, counts=view.counts, tickets=view.tickets
         )
         comparison, note = _variant_comparison(view, rule) if len(by_variant) > 1 else (None, None)
         analysis = (
@@ -1004,6 +1017,7 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
                     analyse_variants(by_variant, context.profile.scylla, level=level)
                 ),
                 short,
+                view.tickets,
             )
             if by_variant
             else None
@@ -1141,7 +1155,7 @@ def _baseline_note_of(
     kind: str, agents: Mapping[tuple[str, str], int], weighs: str = "runs"
 ) -> str | None:
     """`_baseline_note` from the number of counted runs of each ``(tool, model)``."""
-    if kind != "arena" or weighs == "agents":
+    if kind != "arena" or weighs != "runs":
         return None
     dominance = dominant_of(agents)
     return None if dominance is None else dominance.note()
@@ -1152,9 +1166,9 @@ def _baseline_note(
 ) -> str | None:
     """`evalq.scoring.review.dominant_agent` over the ``(tool, model)`` of the runs the task's
     baseline counts (copies and held runs left out, whatever the board's filters). None when
-    the baseline weighs each agent once (``arena.baseline = "agents"``): no agent's volume
-    moves it."""
-    if kind != "arena" or weighs == "agents":
+    the baseline weighs each agent once (``arena.baseline`` "agents" or "robust"): no agent's
+    volume moves it."""
+    if kind != "arena" or weighs != "runs":
         return None
     dominance = dominant_agent(counted)
     return None if dominance is None else dominance.note()
@@ -1256,21 +1270,25 @@ def _with_intervals(
 
 
 def _variant_board(
-    rows: list[ScoredRow], profile: Profile, counts: RunCounts | None = None
+    rows: list[ScoredRow],
+    profile: Profile,
+    counts: RunCounts | None = None,
+    tickets: Tickets | None = None,
 ) -> tuple[list[VariantRank], DrawnRanks | None]:
     """The per-variant board: each variant's pass rate, median composite, grade, cost of pass,
     uplift over the baseline variant, and rank interval, ranked by median composite; and how
-    the intervals were drawn (None without variants)."""
+    the intervals were drawn (None without variants). A registered variant's runs sent without
+    a ticket are not counted (`evalq.read.plans.counted_rows`)."""
     sent: dict[str, list[ScyllaScores]] = {}
     models: dict[str, set[str]] = {}
-    for row in rows:
+    for row in counted_rows(rows, tickets):
         if row.scores.scylla is not None:
             sent.setdefault(row.scores.scylla.variant, []).append(row.scores.scylla)
             models.setdefault(row.scores.scylla.variant, set()).add(row.submission.model)
     if not sent:
         return [], None
     # the runs planned and not sent count as failures (`evalq.read.plans`)
-    short = shortfalls(rows, profile.scylla, counts)
+    short = shortfalls(rows, profile.scylla, counts, tickets)
     runs = padded(sent, short, rows, profile.scylla, counts)
     report = compare_variants(runs, profile.scylla)
     medians = [

@@ -12,14 +12,23 @@ A submitter who sends only a variant's best runs (5 of 10) makes it look better 
   the other variants' runs, each after its plan), **says so** (`Shortfall.note`: "T1: 5 of 10
   planned runs"). Short of its peers without a plan that covers them, its steps' verdicts are
   **withheld**: nothing says which runs were not sent.
+
+A declared plan is the submitter's own statement, made after it saw its runs. A variant that
+**registered** its runs before they happened (`evalq.core.tickets`: one ticket per run, a
+deadline) is read by its tickets instead: only its runs that used a ticket count for it (the
+others are set aside and said); every ticket without a run by its deadline is a run planned
+and not sent (a failure, as above); while some are still pending (unused before the deadline,
+or their run not evaluated yet) its verdicts wait, withheld and said. The verdicts of a step
+from or to a variant without tickets say "not pre-registered" (`with_shortfalls`).
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from evalq.core.profile import ScyllaProfile
 from evalq.core.results import ScyllaScores
@@ -27,25 +36,45 @@ from evalq.read.run_counts import RunCounts
 from evalq.read.variants import VariantsAnalysis, VariantStep, variant_runs
 from evalq.read.view import ScoredRow
 from evalq.scoring.scylla import letter_grade
+from evalq.scoring.variants import natural_order
+from evalq.store.tickets import VariantTickets
+
+Tickets = Mapping[str, VariantTickets]
+"""The variants that registered their runs, by name (`evalq.store.tickets.tickets_of`)."""
+NOT_PRE_REGISTERED = "not pre-registered"
+"""What a verdict from or to a variant without run tickets says."""
 
 
 @dataclass(frozen=True)
 class Shortfall:
     """A variant that sent fewer runs than it planned or than its peers (``peers``: the median
-    of the other variants' runs, each at least its plan)."""
+    of the other variants' runs, each at least its plan); or, with run tickets (``tickets``:
+    how many it was issued), one with tickets due and unused, tickets pending (``waiting``,
+    due by ``due``) or runs sent without a ticket (``aside``)."""
 
     variant: str
     sent: int
     planned: int | None
     peers: int
+    tickets: int | None = None
+    waiting: int = 0
+    due: datetime | None = None
+    aside: int = 0
+
+    @property
+    def short_of_peers(self) -> bool:
+        """Even its planned runs are fewer than its peers' runs."""
+        return max(self.sent, self.planned or 0, self.tickets or 0) < self.peers
 
     @property
     def withheld(self) -> bool:
-        """Its verdicts are withheld: even its planned runs are fewer than its peers' runs."""
-        return max(self.sent, self.planned or 0) < self.peers
+        """Its verdicts are withheld: short of its peers, or tickets of its are pending."""
+        return self.short_of_peers or self.waiting > 0
 
     def note(self) -> str:
         """What the board, the comparison and the verdict say."""
+        if self.tickets is not None:
+            return "; ".join(self._ticket_notes())
         said = []
         if self.planned is not None and self.sent < self.planned:
             said.append(
@@ -58,6 +87,53 @@ class Shortfall:
                 f"{self.peers} (no run plan covers the difference): its verdicts are withheld"
             )
         return "; ".join(said)
+
+    def _ticket_notes(self) -> list[str]:
+        said = []
+        missing = (self.planned or 0) - self.sent
+        if missing > 0:
+            said.append(
+                f"{self.variant}: {self.sent} of {self.planned} registered runs due (the "
+                f"{missing} tickets without an evaluated run by their deadline count as "
+                "failures at the task's worst cost)"
+            )
+        if self.waiting:
+            due = "" if self.due is None else f" (due by {self.due:%Y-%m-%dT%H:%MZ})"
+            said.append(
+                f"{self.variant}: {self.waiting} of {self.tickets} tickets pending{due}: its "
+                "verdicts wait for them"
+            )
+        if self.aside:
+            said.append(
+                f"{self.variant}: {self.aside} runs sent without a ticket are not counted (its "
+                "runs are registered: only ticketed runs count)"
+            )
+        if self.short_of_peers:
+            said.append(
+                f"{self.variant}: {self.tickets} registered runs, its peers {self.peers}: its "
+                "verdicts are withheld"
+            )
+        return said
+
+
+def unticketed(rows: Sequence[ScoredRow], tickets: Tickets) -> dict[str, list[str]]:
+    """The runs among ``rows`` of a variant with tickets that used none (ids, by variant)."""
+    aside: dict[str, list[str]] = {}
+    for row in rows:
+        variant = row.submission.variant
+        book = None if variant is None else tickets.get(variant)
+        if variant is not None and book is not None and row.submission.id not in book.used:
+            aside.setdefault(variant, []).append(row.submission.id)
+    return aside
+
+
+def counted_rows(rows: Sequence[ScoredRow], tickets: Tickets | None) -> list[ScoredRow]:
+    """``rows`` without the runs of a variant with tickets that used none: the runs that
+    count for their variants."""
+    if not tickets:
+        return list(rows)
+    aside = {sid for ids in unticketed(rows, tickets).values() for sid in ids}
+    return [row for row in rows if row.submission.id not in aside]
 
 
 def counts_of(rows: Sequence[ScoredRow]) -> RunCounts:
@@ -107,23 +183,52 @@ def _plans(counts: RunCounts, variants: Sequence[str], profile: ScyllaProfile) -
 
 
 def shortfalls(
-    rows: Sequence[ScoredRow], profile: ScyllaProfile, counts: RunCounts | None = None
+    rows: Sequence[ScoredRow],
+    profile: ScyllaProfile,
+    counts: RunCounts | None = None,
+    tickets: Tickets | None = None,
 ) -> dict[str, Shortfall]:
     """The variants (of the runs that count, held ones included: they were sent) short of
-    their plan or of their peers, by name. ``counts``: the whole task's, when ``rows`` are a
-    sample of it (else they are read from ``rows``)."""
-    counts = counts or counts_of(rows)
+    their plan or of their peers, or with tickets pending, due and unused or runs sent
+    without one, by name. ``counts``: the whole task's, when ``rows`` are a sample of it (else
+    they are read from ``rows``; a variant with tickets then counts its tickets whose run was
+    evaluated); ``tickets``: the variants that registered their runs."""
+    tickets = tickets or {}
+    aside = unticketed(rows, tickets)
+    sampled = counts is not None
+    counts = counts or counts_of(counted_rows(rows, tickets))
     sent = dict(counts.sent)
+    for variant, registered in tickets.items():
+        if sampled and variant in sent:  # the sample's counts hold its runs without tickets
+            sent[variant] = registered.settled
+        elif variant in aside:
+            sent.setdefault(variant, 0)
     plans = _plans(counts, sorted(sent), profile)
+    for variant, registered in tickets.items():  # the tickets are its plan
+        plans[variant] = registered.issued
     shown = {v: max(n, plans.get(v, 0)) for v, n in sent.items()}
-    found = {}
+    found: dict[str, Shortfall] = {}
     for variant, n in sent.items():
         others = [m for v, m in shown.items() if v != variant]
         # the peers' typical count: a variant padded with extra runs does not make the others
         # look short
         peers = math.floor(statistics.median(others)) if others else 0
-        short = Shortfall(variant, n, plans.get(variant), peers)
-        if (short.planned is not None and n < short.planned) or short.withheld:
+        book = tickets.get(variant)
+        short = (
+            Shortfall(variant, n, plans.get(variant), peers)
+            if book is None
+            else Shortfall(
+                variant,
+                n,
+                book.issued - book.waiting,
+                peers,
+                tickets=book.issued,
+                waiting=book.waiting,
+                due=book.due,
+                aside=len(aside.get(variant, ())),
+            )
+        )
+        if (short.planned is not None and n < short.planned) or short.withheld or short.aside:
             found[variant] = short
     return found
 
@@ -139,15 +244,17 @@ def padded(
     task's worst cost and time among ``rows`` (None when no run has one). ``counts``: the whole
     task's, when ``runs`` are a sample of it: a sampled variant gets its missing runs in the
     share its sample holds of its runs."""
+    sampled = counts is not None
     counts = counts or counts_of(rows)
     costs, times = counts.worst_cost, counts.worst_time
     found = {v: list(found) for v, found in runs.items()}
     for variant, shortfall in short.items():
         missing = (shortfall.planned or 0) - shortfall.sent
-        if missing <= 0 or variant not in found:
+        if missing <= 0 or (variant not in found and shortfall.tickets is None):
             continue
+        found.setdefault(variant, [])  # registered, every run it sent without a ticket
         whole = counts.counted.get(variant, 0)
-        if whole > len(found[variant]) > 0:  # a sample of the variant's runs
+        if sampled and whole > len(found[variant]) > 0:  # a sample of the variant's runs
             missing = max(1, round(missing * len(found[variant]) / whole))
         failure = ScyllaScores(
             passed=False,
@@ -171,27 +278,49 @@ def planned_variant_runs(
     *,
     include_held: bool = False,
     counts: RunCounts | None = None,
+    tickets: Tickets | None = None,
 ) -> tuple[dict[str, list[ScyllaScores]], dict[str, Shortfall]]:
-    """`variant_runs` with every variant's planned runs not sent added as failures, and the
-    variants short of their plan or their peers: what every variant statistic reads
-    (``counts``: the whole task's when ``rows`` are a sample of it)."""
-    short = shortfalls(rows, profile, counts)
-    runs = variant_runs(rows, include_held=include_held)
+    """`variant_runs` of the runs that count (`counted_rows`) with every variant's planned
+    runs not sent added as failures, and the variants short of their plan or their peers:
+    what every variant statistic reads (``counts``: the whole task's when ``rows`` are a
+    sample of it; ``tickets``: the variants that registered their runs)."""
+    short = shortfalls(rows, profile, counts, tickets)
+    runs = variant_runs(counted_rows(rows, tickets), include_held=include_held)
     return padded(runs, short, rows, profile, counts), short
 
 
-def with_shortfalls(analysis: VariantsAnalysis, short: Mapping[str, Shortfall]) -> VariantsAnalysis:
+def unregistered(variants: Collection[str], tickets: Tickets | None) -> list[str]:
+    """Those of ``variants`` without run tickets, in order (none when ``tickets`` is None:
+    the caller does not read registrations, a comparison across tasks)."""
+    return [] if tickets is None else [v for v in variants if v not in tickets]
+
+
+def registration_note(variants: Sequence[str]) -> str:
+    """What a verdict from or to ``variants`` (without run tickets) says."""
+    return (
+        f"{NOT_PRE_REGISTERED}: {', '.join(variants)} (no run tickets: a run plan it declares is "
+        "its submitter's own statement, made after the runs; `evalq plan` registers runs "
+        "before they happen)"
+    )
+
+
+def with_shortfalls(
+    analysis: VariantsAnalysis,
+    short: Mapping[str, Shortfall],
+    tickets: Tickets | None = None,
+) -> VariantsAnalysis:
     """``analysis`` saying which variants are short: each step from or to one says so in its
-    reason, and one whose verdict depends on a variant short of its peers is withheld
-    (inconclusive, its reason beginning "withheld"); the notes list every shortfall."""
-    if not short:
-        return analysis
+    reason, and one whose verdict depends on a variant short of its peers (or with tickets
+    pending) is withheld (inconclusive, its reason beginning "withheld"); the notes list every
+    shortfall. With ``tickets`` (the variants that registered their runs), a step from or to a
+    variant without any says "not pre-registered" in its reason, and the notes say which."""
 
     def said(step: VariantStep) -> VariantStep:
         found = [short[v] for v in (step.source, step.target) if v in short]
-        if not found:
+        loose = unregistered((step.source, step.target), tickets)
+        if not found and not loose:
             return step
-        notes = "; ".join(s.note() for s in found)
+        notes = "; ".join([s.note() for s in found] + ([registration_note(loose)] if loose else []))
         if any(s.withheld for s in found):
             return step.model_copy(
                 update={"verdict": "inconclusive", "reason": f"withheld: {notes}", "withheld": True}
@@ -202,10 +331,20 @@ def with_shortfalls(analysis: VariantsAnalysis, short: Mapping[str, Shortfall]) 
     best = analysis.best_value
     if best is not None and best in short and short[best].withheld:
         notes.append(f"best value {best} is withheld: {short[best].note()}")
+    steps = [*analysis.over_baseline, *analysis.transitions, *analysis.pairs]
+    named = sorted({v for s in steps for v in (s.source, s.target)}, key=natural_order)
+    loose = unregistered(named, tickets)
+    if loose:
+        notes.append(registration_note(loose))
+    if best is not None and best in loose:
+        notes.append(f"best value {best} is {NOT_PRE_REGISTERED}")
+    if not notes:
+        return analysis
     return analysis.model_copy(
         update={
             "over_baseline": [said(s) for s in analysis.over_baseline],
             "transitions": [said(s) for s in analysis.transitions],
+            "pairs": [said(s) for s in analysis.pairs],
             "run_plans": notes,
         }
     )

@@ -229,13 +229,17 @@ def report_data(
         for r in view.rows
     }
     by_variant, short = planned_variant_runs(
-        view.rows, view.profile.scylla, include_held=include_held
+        view.rows, view.profile.scylla, include_held=include_held, tickets=view.tickets
     )
     level = view.profile.arena.confidence_level
     analysis = (
         analyse_variants(by_variant, view.profile.scylla, level=level) if by_variant else None
     )
-    variants = None if analysis is None else with_shortfalls(variants_analysis(analysis), short)
+    variants = (
+        None
+        if analysis is None
+        else with_shortfalls(variants_analysis(analysis), short, view.tickets)
+    )
     steps = [] if variants is None else variants.over_baseline
     return ReportData(
         task_id=task_id,

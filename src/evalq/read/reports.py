@@ -124,12 +124,14 @@ def variant_report(
     view = task_view(session, task_id=task_id, settings=settings)
     sent = variant_runs(view.rows, include_held=include_held)
     profile = view.profile
-    runs, short = planned_variant_runs(view.rows, profile.scylla, include_held=include_held)
+    runs, short = planned_variant_runs(
+        view.rows, profile.scylla, include_held=include_held, tickets=view.tickets
+    )
     report = analyse_variants(runs, profile.scylla, level=profile.arena.confidence_level)
     return VariantsReport(
         task_id=task_id,
         runs=sum(map(len, sent.values())),
-        **dict(with_shortfalls(variants_analysis(report), short)),
+        **dict(with_shortfalls(variants_analysis(report), short, view.tickets)),
     )
 
 

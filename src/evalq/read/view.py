@@ -14,7 +14,7 @@ rows are scored (`evalq.scoring`), which the store does not do.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,11 +29,12 @@ from evalq.read.run_counts import RunCounts
 from evalq.scoring.arena import score_arena_run
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.validation import validate_evaluation
-from evalq.scoring.injection import injection_attempts
+from evalq.scoring.injection import injection_notes, stored_marks
 from evalq.scoring.kinds import KindRule, RankedValues, kind_of
 from evalq.scoring.review import duplicates, near_copies
 from evalq.store import queries
 from evalq.store.models import EvaluationRow, SubmissionRow
+from evalq.store.tickets import VariantTickets, tickets_of
 
 
 def is_held(review: str | None) -> bool:
@@ -57,8 +58,9 @@ class ScoredRow:
     """The validation rules' messages on the Arena scores above (the board's, not the ones
     the merge saw against an older baseline)."""
     injection: list[str] = field(default_factory=list)
-    """The kinds of attempt its output makes to instruct its evaluator
-    (`evalq.scoring.injection`): shown as a mark, never scored."""
+    """Each sentence of its output that instructs its evaluator, and why, in words
+    (`evalq.scoring.injection.injection_notes`): shown as a mark; the tiers read the output
+    without those sentences."""
 
     @property
     def held(self) -> bool:
@@ -73,6 +75,8 @@ class TaskContext:
     task: Task
     profile: Profile
     current: CurrentBaseline
+    tickets: Mapping[str, VariantTickets] = field(default_factory=dict, kw_only=True)
+    """The variants that registered their runs (`evalq.store.tickets`), as at the read."""
 
     def arena(self, submission: Submission, cost_usd: float | None) -> ArenaScores:
         """A submission's Arena scores against the task's *current* baseline, from its stored
@@ -110,7 +114,7 @@ class TaskContext:
             values,
             submission.scenarios,
             validate_evaluation(arena, run),
-            injection_attempts(submission.output),
+            injection_notes(submission.output, stored_marks(scores.tiers)),
         )
 
 
@@ -152,7 +156,7 @@ def task_context(
     task = queries.get_task(session, task_id=task_id)
     profile = profile_named(task.profile, settings)
     current = current_baseline(session, task_id=task_id, profile=profile)
-    return TaskContext(task, profile, current)
+    return TaskContext(task, profile, current, tickets=tickets_of(session, task_id=task_id))
 
 
 def task_view(session: Session, *, task_id: str, settings: Settings | None = None) -> TaskView:
@@ -193,4 +197,5 @@ def view_from(
         [r for r in rows if r.submission.id in copied],
         copied,
         near_copies(facts, copied),
+        tickets=context.tickets,
     )

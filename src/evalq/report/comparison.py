@@ -99,9 +99,9 @@ def variant_analysis(analysis: VariantsAnalysis) -> str:
         parts.append("<h3>Any two variants</h3>")
         parts.append(_steps("pairs", analysis.pairs, analysis))
     parts.append(
-        '<p class="note">The verdict on two variants is the two-sample permutation test of '
-        "their runs' mean composites (the test the comparisons below use), corrected with "
-        f"{esc(method.correction)} over every pair ({method.steps} tests) at alpha "
+        '<p class="note">The verdict on two variants is the two-sample permutation test (of '
+        "Welch's t) of their runs' mean composites (the test the comparisons below use), "
+        f"corrected with {esc(method.correction)} over every pair ({method.steps} tests) at alpha "
         f"{method.alpha:g}, so identical variants show a verdict anywhere on the ladder at most "
         f"{method.alpha:.0%} of the time. Beside it is that test inverted: the differences it "
         f"does not reject, at {percent(method.step_level)} (the level the family was judged "

@@ -162,8 +162,9 @@ def scylla_verdict(data: ReportData) -> str:
     base = esc(baseline or "T0")
     tests = f"{method.correction} over {method.steps} pairs" if method else "corrected"
     note = (
-        f'<p class="note">Worth it? The two-sample permutation test of the difference of the '
-        f"runs' mean composites over {base} ({tests}, the test <code>evalq compare</code> uses); "
+        f'<p class="note">Worth it? The two-sample permutation test (of Welch\'s t) of the '
+        f"difference of the runs' mean composites over {base} ({tests}, the test "
+        "<code>evalq compare</code> uses); "
         "beside it, that test inverted: the interval lies above zero exactly when the step is "
         "worth it, below zero when not, and holds zero when inconclusive. The uplift is spec "
         f"003's relative change of the median composite over {base}, a figure that decides "

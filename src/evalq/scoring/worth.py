@@ -4,12 +4,12 @@ Spec 003 measures a variant (T1, T2, ...) by its uplift over T0. This module com
 analysis the way a reader needs it to decide:
 
 - **the verdict** on every pair of variants (the earlier one the source): the two-sample
-  permutation test of the difference of their runs' mean composites (`evalq.stats.permutation`,
-  composites at the 4 decimals a board shows), the very test `evalq compare --by variant`
-  decides with; **worth it** when it rejects and the later variant's mean is higher, **not
-  worth it** when it rejects and it is lower, **inconclusive** otherwise. The interval shown
-  beside the verdict is that test inverted, so it excludes 0 exactly when the verdict is not
-  inconclusive;
+  permutation test of Welch's t of the difference of their runs' mean composites
+  (`evalq.stats.studentised`, composites at the 4 decimals a board shows), the very test
+  `evalq compare --by variant` decides with; **worth it** when it rejects and the later
+  variant's mean is higher, **not worth it** when it rejects and it is lower, **inconclusive**
+  otherwise. The interval shown beside the verdict is that test inverted, so it excludes 0
+  exactly when the verdict is not inconclusive;
 - **the family**: every pair's test is corrected together (Holm by default), so a ladder of
   identical variants shows any verdict at most ``alpha`` of the time; the intervals are drawn
   at ``1 - t``, ``t`` the raw p-value threshold the correction judged the family at. A pair
@@ -40,7 +40,7 @@ from evalq.scoring.variants import VariantReport, VariantStats, compare_variants
 from evalq.stats.bootstrap import RESAMPLES, SEED, Statistic, UpliftInterval, bootstrap_uplift
 from evalq.stats.comparison import Corrected, Correction, PairedDifference, correct
 from evalq.stats.contrast import INTERVAL, MIN_PAIRS
-from evalq.stats.permutation import PermutationNull, two_sample_null
+from evalq.stats.studentised import UnpairedNull, welch_null
 
 Metric = Literal["composite", "pass_rate", "impl_rate", "cost_usd"]
 Verdict = Literal["worth it", "not worth it", "inconclusive"]
@@ -181,16 +181,14 @@ def test_pairs(
     correction: Correction = "holm",
     resamples: int = RESAMPLES,
     seed: int = SEED,
-) -> tuple[list[PermutationNull | None], Corrected]:
+) -> tuple[list[UnpairedNull | None], Corrected]:
     """The test of each pair (source, target) of ``composites`` (None under `MIN_RUNS` a side)
     and the family's correction (its ``threshold`` draws the intervals)."""
-    nulls: list[PermutationNull | None] = []
+    nulls: list[UnpairedNull | None] = []
     for source, target in pairs:
         after, before = composites[target], composites[source]
         enough = min(len(after), len(before)) >= MIN_RUNS
-        nulls.append(
-            two_sample_null(after, before, resamples=resamples, seed=seed) if enough else None
-        )
+        nulls.append(welch_null(after, before, resamples=resamples, seed=seed) if enough else None)
     tested = [null.p_value() for null in nulls if null is not None]
     return nulls, correct(tested, correction=correction, alpha=alpha)
 

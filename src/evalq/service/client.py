@@ -52,6 +52,7 @@ from evalq.core.schemas import (
 from evalq.core.sessions import SessionBoard, SessionResult
 from evalq.core.settings import Settings, get_settings
 from evalq.core.status import PENDING_STATUSES
+from evalq.core.tickets import PlanList, PlanRequest, RegisteredPlan, parse_plan_request
 from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf, parse_trace_rule
 from evalq.core.webhooks import (
     DeliveryInfo,
@@ -63,13 +64,16 @@ from evalq.metrics.graph.integrity import submission_integrity
 from evalq.read import monitors as watched
 from evalq.read import served, sessions
 from evalq.read.audit import audit_if_changed, audit_task
+from evalq.read.boards import projector
 from evalq.read.boards.query import BoardQuery
 from evalq.service import evaluated
 from evalq.service.submitted import FINAL_STATUSES, Submitted
 from evalq.store import intake, queries, webhooks
 from evalq.store import labels as label_store
+from evalq.store import tickets as ticket_store
 from evalq.store import traces as trace_store
 from evalq.store.db import read_scope, session_scope
+from evalq.store.models import utcnow
 from evalq.store.queries import Job
 from evalq.workers.app import make_app
 from evalq.workers.chords import enqueue_many
@@ -225,8 +229,11 @@ class Client:
             tasks = intake.tasks_named(session, task_ids={s.task_id for s in parsed})
             known = intake.known_submissions(session, ids={s.id for s in parsed})
             new = intake.new_in_batch(parsed, hashes, tasks=tasks, known=known)
+            fresh = [s for s, created in zip(parsed, new, strict=True) if created]
+            ticket_store.check_tickets(session, fresh)
             runs, settled = self._new_runs(parsed, hashes, new, tasks, collected_by)
             intake.insert_new(session, runs=runs)
+            ticket_store.use_tickets(session, fresh)
             # Nothing to fan out: merged here, in this transaction, with no message at all.
             recorded = evaluated.settle_at_intake(session, settled)
             merged = {r.submission_id for r in recorded}
@@ -407,7 +414,11 @@ class Client:
         change = queries.accept_review if action == "accept" else queries.unaccept_review
         with session_scope(self.url) as session:
             task_id = queries.get_submission_row(session, submission_id=submission_id).task_id
-            changed = change(session, submission_id=submission_id)
+            # the tallies move with the decision (`projector.project_review`): a board read
+            # before the refresh below counts the run where the decision put it
+            changed = projector.project_review(
+                session, submission_id, lambda: change(session, submission_id=submission_id)
+            )
             if changed:
                 queries.record_decision(
                     session, submission_id=submission_id, action=action, by=name, reason=text
@@ -876,6 +887,45 @@ class Client:
 
         with session_scope(self.url) as session:
             return task_plan(session, task_id=task_id, detect=detect, settings=self.settings)
+
+    def register_plan(
+        self,
+        task_id: str,
+        plan: PlanRequest | Mapping[str, Any],
+        *,
+        issued_by: str | None = None,
+    ) -> RegisteredPlan:
+        """Register a variant's runs before they happen: one ticket per run (with its seed, if
+        given), due by the plan's deadline, as POST /v1/tasks/{id}/plans (docs/scoring.md,
+        "Pre-registered runs"). Send each run with its ticket (``ticket``); once a variant has
+        tickets only its ticketed runs count for it, and a ticket with no run by the deadline
+        counts as a failure at the task's worst cost. ``issued_by``: the API key's name.
+
+        (`plan` is the power plan: how many runs a comparison needs.)
+
+        Raises:
+            NotFound: no such task.
+            InvalidInput: naming the field and its rule (``variant``, ``runs``, ``seeds``,
+                ``deadline``); nothing is stored.
+        """
+        with session_scope(self.url) as session:
+            queries.get_task(session, task_id=task_id)
+            request = parse_plan_request(plan, now=utcnow())
+            return ticket_store.issue_plan(
+                session, task_id=task_id, request=request, issued_by=issued_by
+            )
+
+    def registered_plans(self, task_id: str, *, with_tickets: bool = False) -> PlanList:
+        """The task's registered plans, the newest first, each with its used, unused (pending)
+        and expired tickets counted (and its tickets, ``with_tickets``), as GET
+        /v1/tasks/{id}/plans.
+
+        Raises:
+            NotFound: no such task.
+        """
+        with session_scope(self.url) as session:
+            queries.get_task(session, task_id=task_id)
+            return ticket_store.plans_of(session, task_id=task_id, with_tickets=with_tickets)
 
     def judge_history(self, task_id: str, *, detect: float | None = None) -> JudgeHistory:
         """The task's judge series, its breaks and each break's bridge, as GET

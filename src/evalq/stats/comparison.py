@@ -24,7 +24,8 @@ import numpy as np
 import numpy.typing as npt
 
 from evalq.stats.bootstrap import quantile
-from evalq.stats.permutation import EXACT_PAIRS, sign_flip_null, two_sample_null
+from evalq.stats.permutation import EXACT_PAIRS, sign_flip_null
+from evalq.stats.studentised import welch_null
 
 RESAMPLES = 2000
 """Bootstrap resamples (and Monte Carlo sign flips) per interval or p-value."""
@@ -322,17 +323,19 @@ def two_sample_permutation_test(
 ) -> Significance:
     """The two-sample permutation test of ``mean(x) - mean(y)``, two-sided (unpaired).
 
-    Under the null hypothesis every split of the pooled values into groups of the two sizes is
-    as likely; the p-value is the share of splits whose ``|difference of means|`` is at least
-    the observed one: every split up to `evalq.stats.permutation.EXACT_SPLITS`, else
-    ``resamples`` seeded random ones with the observed counted. It asks what the interval beside
-    it answers (the mean difference), which Mann-Whitney U (ranks) does not.
+    The p-value is the share of splits of the pooled values into groups of the two sizes whose
+    Welch t (the difference of means over its standard error) is at least the observed one in
+    absolute value: every split up to `evalq.stats.permutation.EXACT_SPLITS`, else
+    ``resamples`` seeded random ones with the observed counted (`evalq.stats.studentised`).
+    Exact when the two sides share one distribution, and valid as n grows for equal means of
+    different spreads. It asks what the interval beside it answers (the mean difference), which
+    Mann-Whitney U (ranks) does not.
     """
     if not x or not y:
         raise ValueError("two_sample_permutation_test: both samples need at least one value")
     if resamples < 1:
         raise ValueError("two_sample_permutation_test: resamples must be at least 1")
-    null = two_sample_null(x, y, resamples=resamples, seed=seed)
+    null = welch_null(x, y, resamples=resamples, seed=seed)
     return Significance(
         "permutation (unpaired)",
         False,

@@ -15,8 +15,10 @@ one named):
   words "too few shared tasks to compare (n=3)" (with 4 pairs no sign-flip test can reject
   at 0.05: its smallest p-value is 2 / 2**4);
 - **unpaired** otherwise: on their one shared unit if they have one (repeat runs of one
-  task), else over all their observations; the two-sample permutation test of the difference
-  of the means decides, its inverted interval beside it, and Cliff's delta.
+  task), else over all their observations; the two-sample permutation test of Welch's t of
+  the difference of the means decides (`evalq.stats.studentised`: exact when both sides share
+  one distribution, valid as n grows when their spreads differ), its inverted interval beside
+  it, and Cliff's delta.
 
 A conclusion's "higher" or "lower" is the mean difference's sign; signed ranks or Cliff's delta
 pointing elsewhere are named in the notes, with why.
@@ -48,7 +50,8 @@ from evalq.stats.comparison import (
     wilcoxon_signed_rank,
 )
 from evalq.stats.exchangeable import shape_note
-from evalq.stats.permutation import PermutationNull, sign_flip_null, two_sample_null
+from evalq.stats.permutation import PermutationNull, sign_flip_null
+from evalq.stats.studentised import UnpairedNull, welch_null
 
 MIN_PAIRS = 5
 """Fewest shared units for a paired comparison (and fewest observations per side for an
@@ -94,7 +97,8 @@ class GroupComparison:
         mean_reference / mean_other: the means of those values.
         difference: the mean difference with its bootstrap interval (None when too few).
         test: the test that decides: the paired sign-flip permutation test of the mean
-            difference, or Mann-Whitney U when unpaired (None when too few).
+            difference, or the two-sample permutation test of Welch's t when unpaired (None
+            when too few).
         signed_rank: Wilcoxon's signed-rank test, a secondary figure (paired only).
         mcnemar: McNemar's exact test of pass/fail (paired, every pair with outcomes), else None.
         effect: Cliff's delta of the other group's values over the reference's (None when
@@ -172,7 +176,7 @@ class _Part:
     pairs: int
     ref: list[float]
     oth: list[float]
-    null: PermutationNull | None
+    null: PermutationNull | UnpairedNull | None
     test: Significance | None
     signed_rank: Significance | None
     mcnemar: Significance | None
@@ -272,7 +276,7 @@ def _unpaired(
     if min(len(ref), len(oth)) < MIN_PAIRS:
         return _Part("unpaired", 0, ref, oth, None, None, None, None, None, 0.0, tuple(notes))
     effect = cliffs_delta(oth, ref, level=level, resamples=resamples, seed=seed)
-    null = two_sample_null(oth, ref, resamples=resamples, seed=seed)
+    null = welch_null(oth, ref, resamples=resamples, seed=seed)
     return _Part(
         design="unpaired",
         pairs=0,
@@ -306,12 +310,12 @@ def _conclusion(part: _Part, reference: str, other: str, p: float | None, reject
     return f"{other} scores {direction} than {reference} (adjusted p = {p:.3g})"
 
 
-def _shape(part: _Part) -> tuple[str, ...]:
-    """The note that the deciding test's assumption visibly fails (`evalq.stats.exchangeable`);
-    only where a test decided."""
+def _shape(part: _Part, rejected: bool) -> tuple[str, ...]:
+    """The note beside a rejection the deciding test cannot vouch for
+    (`evalq.stats.exchangeable`); only where a test decided."""
     if part.test is None:
         return ()
-    note = shape_note(part.ref, part.oth, paired=part.design == "paired")
+    note = shape_note(part.ref, part.oth, paired=part.design == "paired", rejected=rejected)
     return (note,) if note else ()
 
 
@@ -492,7 +496,9 @@ def contrast(
                 adjusted_p=p,
                 rejected=rejected,
                 conclusion=_conclusion(part, reference, other, p, rejected),
-                notes=part.notes + _disagreement(part, difference, rejected) + _shape(part),
+                notes=part.notes
+                + _disagreement(part, difference, rejected)
+                + _shape(part, rejected),
             )
         )
     return GroupContrast(

@@ -15,8 +15,14 @@ rearrangements whose interval holds it, falls as the shift moves away from the e
 accepted shifts form one interval, read off the crossings in O(N log N).
 
 - **sign flip** (paired): rearrangements flip the signs of the differences; ``a_s = sum(s d)``,
-  ``b_s = sum(s)``, ``b0 = n``. Exact (all ``2**n``) up to `EXACT_PAIRS` pairs.
-- **two samples** (unpaired): rearrangements reassign the pooled values to the two groups;
+  ``b_s = sum(s)``, ``b0 = n``. Exact (all ``2**n``) up to `EXACT_PAIRS` pairs. It is also the
+  studentised test: a sign flip keeps the differences' sum of squares ``Q``, and the paired
+  t, ``t**2 = (n - 1) S**2 / (n Q - S**2)``, grows with ``|S|``, so flipping signs of the
+  one-sample t orders the rearrangements as flipping signs of the sum does: the same p-value
+  and interval (`tests/unit/stats/test_studentised.py`).
+- **two samples** (unpaired; with unequal sizes comparisons permute Welch's t instead,
+  `evalq.stats.studentised`, which with equal sizes is this test): rearrangements reassign the
+  pooled values to the two groups;
   ``a_s`` is the difference of the groups' means and ``b_s = j/n - (n - j)/m`` when ``j`` of the
   first group's ``n`` values stay in it. Exact (every split) up to `EXACT_SPLITS` splits.
 
@@ -192,26 +198,43 @@ def _split_values(n: int, m: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[
     return rows.astype(np.float64), rows[:, :n].sum(axis=1).astype(np.float64)
 
 
+def split_rows(
+    n: int, m: int, *, resamples: int, seed: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int, Method, int | None]:
+    """The splits of ``n + m`` pooled values a two-sample test rearranges: rows of 0/1 (1: in
+    the first group), how many of the first ``n`` each keeps there, whether the observed split
+    is counted on top (1 for random splits), the method and the seed used (None when exact).
+    Every split up to `EXACT_SPLITS`, else ``resamples`` seeded random ones."""
+    if math.comb(n + m, n) <= EXACT_SPLITS:
+        flags, stay = _split_values(n, m)
+        return flags, stay, 0, "exact", None
+    rng = np.random.default_rng(seed)
+    order = np.argsort(rng.random((resamples, n + m)), axis=1)[:, :n]
+    rows = np.zeros((resamples, n + m), dtype=np.bool_)
+    np.put_along_axis(rows, order, True, axis=1)
+    return (
+        rows.astype(np.float64),
+        rows[:, :n].sum(axis=1).astype(np.float64),
+        1,
+        "monte-carlo",
+        seed,
+    )
+
+
 def two_sample_null(
     x: Sequence[float], y: Sequence[float], *, resamples: int, seed: int
 ) -> PermutationNull:
-    """The two-sample test's rearrangements of ``mean(x) - mean(y)`` (both non-empty)."""
+    """The two-sample test's rearrangements of ``mean(x) - mean(y)`` (both non-empty).
+
+    Exact when the two sides share one distribution. An unpaired comparison decides with the
+    same splits of Welch's t (`evalq.stats.studentised.welch_null`), which also holds as n
+    grows when the spreads differ, and which is this test when the sizes are equal."""
     n, m = len(x), len(y)
     if not n or not m:
         raise ValueError("two_sample_null: both samples need at least one value")
     pooled = np.asarray([*x, *y], dtype=np.float64)
-    if math.comb(n + m, n) <= EXACT_SPLITS:
-        flags, stay = _split_values(n, m)
-        inside = flags @ pooled
-        counted, method, used = 0, "exact", None
-    else:
-        rng = np.random.default_rng(seed)
-        order = np.argsort(rng.random((resamples, n + m)), axis=1)[:, :n]
-        rows = np.zeros((resamples, n + m), dtype=np.bool_)
-        np.put_along_axis(rows, order, True, axis=1)
-        inside = rows.astype(np.float64) @ pooled
-        stay = rows[:, :n].sum(axis=1).astype(np.float64)
-        counted, method, used = 1, "monte-carlo", seed
+    rows, stay, counted, method, used = split_rows(n, m, resamples=resamples, seed=seed)
+    inside = rows @ pooled
     total = float(math.fsum(pooled))
     observed = math.fsum(x) / n - math.fsum(y) / m
     return PermutationNull(
@@ -221,6 +244,6 @@ def two_sample_null(
         a0=observed,
         b0=1.0,
         counted=counted,
-        method="no-difference" if np.all(pooled == pooled[0]) else method,  # type: ignore[arg-type]
+        method="no-difference" if np.all(pooled == pooled[0]) else method,
         seed=used,
     )

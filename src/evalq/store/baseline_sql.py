@@ -1,7 +1,8 @@
 """A task's Arena baseline from order statistics read in the database, not from every row.
 
 `sql_baseline` returns exactly what `evalq.scoring.arena.compute_baseline` returns for the task's
-baseline runs (status done / degraded, not flagged for review, not a copy), but reads O(1)
+baseline runs (status done / degraded, not flagged for review, not a copy; under
+``arena.usage = "traced"`` only the runs whose usage was collected), but reads O(1)
 values per figure: three counts, the extremes from either end of an index, and each median /
 quartile as the one or two rows at its rank (``ORDER BY column LIMIT 2 OFFSET rank``). The
 per-column indexes of migrations 0003, 0004 and 0008 order these reads, so nothing is sorted (an
@@ -19,13 +20,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func, or_, select, tuple_
+from sqlalchemy import ColumnElement, and_, distinct, func, or_, select, tuple_
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from evalq.core.profile import ArenaProfile, profile_named
 from evalq.core.settings import Settings
 from evalq.scoring.arena import Baseline, compute_baseline
-from evalq.scoring.arena.baseline import Agent, agent_values, baseline_from_values
+from evalq.scoring.arena.baseline import (
+    RANGED,
+    Agent,
+    agent_values,
+    baseline_from_values,
+    robust_values,
+)
+from evalq.scoring.arena.robust import band, centre_of, crowd_of
 from evalq.store import queries, task_kinds
 from evalq.store.models import SubmissionRow
 from evalq.store.queries import EVALUATED
@@ -64,6 +72,8 @@ def sql_baseline(
         # `settle_reviews`, which every refresh runs first).
         SubmissionRow.copy_of.is_(None),
     )
+    if profile.usage == "traced":  # the runs not ranked under this profile scale no one's score
+        evaluated = and_(evaluated, SubmissionRow.trace_provenance == "collected")
     time, cost = SubmissionRow.execution_time, SubmissionRow.cost_usd
     timed = and_(evaluated, _measured(time))
     costed = and_(evaluated, _measured(cost))
@@ -75,8 +85,8 @@ def sql_baseline(
     if count < profile.min_submissions:
         default = compute_baseline([], profile, last_updated=last_updated)
         return default.model_copy(update={"submission_count": count})
-    if profile.baseline == "agents":
-        return _agent_baseline(session, task_id, evaluated, count, profile, last_updated)
+    if profile.baseline != "runs":
+        return _agent_baseline(session, evaluated, count, profile, last_updated)
     tokens = Ranks(session, SubmissionRow.total_tokens, evaluated, count)
     calls = Ranks(session, SubmissionRow.tool_calls, evaluated, count)
     iterations = Ranks(session, SubmissionRow.iterations, evaluated, count)
@@ -114,15 +124,16 @@ def sql_baseline(
 
 def _agent_baseline(
     session: Session,
-    task_id: str,
     evaluated: ColumnElement[bool],
     count: int,
     profile: ArenaProfile,
     last_updated: str | None,
 ) -> Baseline:
-    """`compute_baseline` with ``profile.baseline == "agents"``: each figure's per-agent medians
-    computed in the database (`agent_medians`, one row per agent), the agents seen on no other
-    task found (`new_agents`), and the baseline read over those values (`agent_values`)."""
+    """`compute_baseline` with ``profile.baseline`` "agents" or "robust": each figure's
+    per-agent medians computed in the database (`agent_medians`, one row per agent), the agents
+    seen on no other task or the tasks each agent ran (`new_agents`, `agent_standings`), and the
+    baseline read over those values (`agent_values`; or `robust_values`, with each range the
+    runs' extremes within its band, `fenced_range`)."""
     s = SubmissionRow
     figures = {
         "tokens": (s.total_tokens, evaluated),
@@ -133,9 +144,36 @@ def _agent_baseline(
     }
     medians = {name: agent_medians(session, c, where) for name, (c, where) in figures.items()}
     agents = set(medians["tokens"])  # every counted run has tokens: every agent
-    new = new_agents(session, task_id=task_id, agents=agents) if len(agents) > 1 else set()
-    values = {name: agent_values(found, new) for name, found in medians.items()}
-    return baseline_from_values(count, **values, profile=profile, last_updated=last_updated)
+    if profile.baseline != "robust":
+        new = new_agents(session, agents=agents) if len(agents) > 1 else set()
+        values = {name: agent_values(found, new) for name, found in medians.items()}
+        return baseline_from_values(
+            count, **values, profile=profile, last_updated=last_updated, ranges=None
+        )
+    crowd = crowd_of(agent_standings(session, agents=agents))
+    values = {name: robust_values(found, crowd) for name, found in medians.items()}
+    ranges = {
+        name: fenced_range(session, *figures[name], values[name]) for name in RANGED if values[name]
+    }
+    return baseline_from_values(
+        count, **values, profile=profile, last_updated=last_updated, ranges=ranges
+    )
+
+
+def fenced_range(
+    session: Session, column: _Column, where: ColumnElement[bool], values: list[float]
+) -> tuple[float, float]:
+    """`evalq.scoring.arena.robust.fenced_range` in the database: the lowest and highest of
+    ``column`` over the rows matching ``where`` within the band around the agents' ``values``
+    (two ends of one index range)."""
+    centre = centre_of(values)
+    low, high = band(centre)
+    found = session.execute(
+        select(func.min(column), func.max(column)).where(where, column >= low, column <= high)
+    ).one()
+    if found[0] is None:
+        return centre, centre
+    return float(found[0]), float(found[1])
 
 
 def agent_medians(
@@ -170,25 +208,30 @@ def agent_medians(
     return {(tool, model): (float(low) + float(high)) / 2 for tool, model, low, high in rows}
 
 
-def new_agents(session: Session, *, task_id: str, agents: set[Agent]) -> set[Agent]:
-    """The ``agents`` with no evaluated run on another task (as `evalq.read.flood` counts them),
-    asked `CHUNK` agents at a time."""
+def new_agents(session: Session, *, agents: set[Agent]) -> set[Agent]:
+    """The task's ``agents`` with no evaluated run on another task (as `evalq.read.flood` counts
+    them): those whose `agent_standings` is 1 (the task's own counted runs are evaluated)."""
+    return {agent for agent, tasks in agent_standings(session, agents=agents).items() if tasks == 1}
+
+
+def agent_standings(session: Session, *, agents: set[Agent]) -> dict[Agent, int]:
+    """How many tasks each of ``agents`` has evaluated runs on (the task whose baseline is
+    computed included: its counted runs are evaluated), asked `CHUNK` agents at a time."""
     s, wanted = SubmissionRow, sorted(agents)
-    seen: set[Agent] = set()
+    found: dict[Agent, int] = {}
     for start in range(0, len(wanted), CHUNK):
-        seen.update(
-            (tool, model)
-            for tool, model in session.execute(
-                select(s.tool, s.model)
+        found.update(
+            ((tool, model), int(tasks))
+            for tool, model, tasks in session.execute(
+                select(s.tool, s.model, func.count(distinct(s.task_id)))
                 .where(
                     s.status.in_(EVALUATED),
-                    s.task_id != task_id,
                     tuple_(s.tool, s.model).in_(wanted[start : start + CHUNK]),
                 )
-                .distinct()
+                .group_by(s.tool, s.model)
             )
         )
-    return agents - seen
+    return found
 
 
 def _measured(column: _Column) -> ColumnElement[bool]:

@@ -192,6 +192,7 @@ def _submission_values(run: NewSubmission, now: datetime) -> dict[str, Any]:
         "model": submission.model,
         "variant": submission.variant,
         "run_index": submission.run_index,
+        "planned_runs": submission.planned_runs,
         "total_tokens": usage.tokens,
         "tool_calls": usage.tool_calls,
         "iterations": usage.iterations,

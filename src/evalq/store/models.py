@@ -100,6 +100,10 @@ class SubmissionRow(Base):
     # the OTLP intake under a key the task trusts, "submitted" by the submitter; None: no trace,
     # its usage is self-reported. Decided at intake; the boards read it (`evalq.read.usage`).
     trace_provenance: Mapped[str | None] = mapped_column(String(16), default=None)
+    # How many runs the submitter plans for the run's variant (``planned_runs``, migration
+    # 0029): a column, so a Scylla board's run counts take the most per variant without
+    # decoding each run's payload (`evalq.read.boards.sample.run_counts`).
+    planned_runs: Mapped[int | None] = mapped_column(Integer, default=None)
     # trajectory integrity (metrics/graph/integrity.py): hits counted at intake, with evidence
     integrity_hits: Mapped[int | None] = mapped_column(Integer, default=None)
     integrity: Mapped[list[Any] | None] = mapped_column(JSON, default=None)
@@ -256,6 +260,11 @@ class StandingRow(Base):
     suite_key: Mapped[float | None] = mapped_column(Float, default=None)
     recommendation: Mapped[str | None] = mapped_column(String(16), default=None)
     unjudged: Mapped[bool] = mapped_column(default=False)
+    # The run this one copies, as a board reads it (migration 0029): the refresh's mark
+    # (`SubmissionRow.copy_of`) or a copy `evalq.scoring.review.duplicates` finds among the
+    # runs that share its content or its agent's shape, decided again for those runs at each
+    # merge (`evalq.read.boards.copies`); None: not a copy. A board leaves these rows out.
+    copy_of: Mapped[str | None] = mapped_column(String(128), default=None)
     # The run's place on its task's unfiltered board (held runs and copies left out) as the
     # last refresh ranked it (migration 0016): its competition rank, how many rows tie with it,
     # and its four Arena category ranks; null when not ranked there. A page of that board reads
@@ -316,6 +325,23 @@ class AgentTallyRow(Base):
     calls_max: Mapped[float | None] = mapped_column(Float, default=None)
 
 
+class TaskTallyRow(Base):
+    """One count of a task's board kept by the projector (migration 0029_planned_runs): its
+    rows by review, copy and trace, each kind's ranking value's count, sum and sum of squares
+    in whole ten-thousandths and its histogram bins, PeerRead's recommendations, the filter
+    values (`evalq.store.task_tallies`, which names the keys). The merge adds what its runs
+    change, the refresh counts the task again set-wise; a live board's summary, histogram and
+    filter choices read these instead of aggregating the task's rows."""
+
+    __tablename__ = "task_tallies"
+
+    task_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True
+    )
+    key: Mapped[str] = mapped_column(String(240), primary_key=True)
+    count: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
 class JudgeTallyRow(Base):
     """How many of a task's runs with a standing each judge model scored on each rubric
     (migration 0024_board_tallies), kept by the projector at merge: the judge's validation
@@ -339,6 +365,8 @@ Index("ix_submissions_task_review", SubmissionRow.task_id, SubmissionRow.review,
 Index("ix_submissions_task_agent", SubmissionRow.task_id, SubmissionRow.tool, SubmissionRow.model)
 
 
+# A board's copies (`StandingRow.copy_of`): an index range over the task's copies alone.
+Index("ix_standings_task_copy", StandingRow.task_id, StandingRow.copy_of)
 # A board reads its task's rows; the freshness check counts those on the current basis.
 Index("ix_standings_task_basis", StandingRow.task_id, StandingRow.basis, StandingRow.task_hash)
 # The unfiltered board's pages, in order, from the places the refresh stored.
@@ -657,3 +685,26 @@ class SessionTurnRow(Base):
 
 
 Index("ix_session_turns_session", SessionTurnRow.task_id, SessionTurnRow.session_id)
+
+
+class RunTicketRow(Base):
+    """One run registered before it happened (`evalq.core.tickets`, migration 0030): issued
+    with the others of its plan (``plan_id``) and used by at most one submission, each
+    submission using at most one ticket (``used_by`` is unique)."""
+
+    __tablename__ = "run_tickets"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    plan_id: Mapped[str] = mapped_column(String(80), index=True)
+    position: Mapped[int] = mapped_column(Integer)  # the run's place in its plan, from 0
+    task_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("tasks.id", ondelete="CASCADE"), index=True
+    )
+    variant: Mapped[str] = mapped_column(String(8))
+    seed: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    issued_at: Mapped[datetime] = mapped_column(default=utcnow)
+    deadline: Mapped[datetime]
+    issued_by: Mapped[str | None] = mapped_column(String(100), default=None)
+    used_by: Mapped[str | None] = mapped_column(
+        String(128), ForeignKey("submissions.id", ondelete="SET NULL"), unique=True, default=None
+    )

@@ -41,13 +41,12 @@ from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from evalq.scoring.kinds import KindRule
-from evalq.store import tallies
+from evalq.store import tallies, task_tallies
 from evalq.store.models import BoardFiguresRow, EvaluationRow, StandingRow, SubmissionRow
 from evalq.store.queries import EVALUATED, may_copy
 
 S, R = SubmissionRow, StandingRow
-SCALE = 10_000
-"""A ranking value is stored rounded to 4 decimals: whole ten-thousandths."""
+SCALE = task_tallies.SCALE
 CATEGORY_KEYS = ("efficiency_key", "speed_key", "cost_key", "correctness_key")
 _TABLE: Table = StandingRow.__table__  # type: ignore[assignment]
 
@@ -246,11 +245,7 @@ def order_of(rule: KindRule) -> tuple[list[Any], list[Any]]:
 
 def value_of(rule: KindRule) -> Any:
     """The column of the kind's ranking value (as rounded for ranking)."""
-    return {
-        "peerread": R.peerread_key,
-        "scylla": R.scylla_key,
-        "suite": R.suite_key,
-    }.get(rule.kind, R.arena_key)
+    return task_tallies.VALUES[rule.kind]
 
 
 @dataclass(frozen=True)
@@ -430,11 +425,62 @@ def leaders(session: Session, *, task_ids: Sequence[str]) -> dict[str, Leader]:
     return found
 
 
+def unfiltered(kept: Kept) -> bool:
+    """Whether ``kept`` is the task's whole board (its copies out, no filter): the one the
+    task's tallies count (`evalq.store.task_tallies`)."""
+    return not (kept.tool or kept.model or kept.variant or kept.status)
+
+
+def tallied_summary(session: Session, rule: KindRule, kept: Kept) -> Summary:
+    """`summary` of the unfiltered board (held runs out) from the task's tallies, kept at
+    merge: two index ranges, whatever the task's size."""
+    found = task_tallies.counts(session, task_id=kept.task_id)
+    scope = task_tallies.scope_of(kept.traced_only)
+    rows, held_n, collected_n = found["rows"], found["held"], found["collected"]
+    usage_n = (rows - collected_n) - (held_n - found["held collected"]) if kept.traced_only else 0
+
+    def figure(what: str) -> int:
+        return found[task_tallies.value_key(rule.kind, scope, what)]
+
+    values, total, squared = figure("values"), figure("sum"), figure("squares")
+    recommendations: dict[str, int] = {}
+    if rule.kind == "peerread":
+        prefix = f"recommendation {scope} "
+        recommendations = {
+            key.removeprefix(prefix): n
+            for key, n in found.items()
+            if key.startswith(prefix) and n > 0
+        }
+    return Summary(
+        ranked=rows - held_n - usage_n,
+        held=held_n,
+        unranked=usage_n,
+        self_reported=rows - collected_n,
+        own_trace=found["own trace"],
+        values=values,
+        mean=None if not values else (total / SCALE) / values,
+        squares=0.0 if not values else (values * squared - total**2) / (values * SCALE * SCALE),
+        agents=tallies.counted_runs(session, task_id=kept.task_id),
+        recommendations=recommendations,
+        unjudged=found[f"unjudged {scope}"] if rule.kind == "peerread" else 0,
+    )
+
+
 def summary(
     session: Session, rule: KindRule, kept: Kept, *, include_held: bool, copies: frozenset[str]
 ) -> Summary:
     """Counts and moments of the board, the agents the baseline counts, and PeerRead's
-    recommendations (one aggregate statement each)."""
+    recommendations: the task's tallies for the unfiltered board (`tallied_summary`), else
+    one aggregate statement each."""
+    if unfiltered(kept) and not include_held:
+        return tallied_summary(session, rule, kept)
+    return aggregated_summary(session, rule, kept, include_held=include_held)
+
+
+def aggregated_summary(
+    session: Session, rule: KindRule, kept: Kept, *, include_held: bool
+) -> Summary:
+    """`summary` counted over the kept rows (a filtered board's; the tallies' definition)."""
     joined = select().select_from(R).join(S, S.id == R.submission_id)
     where = kept.where()
     ranked_where = kept.ranked(include_held=include_held)
@@ -751,19 +797,9 @@ def repeated_runs(session: Session, *, task_id: str) -> list[str]:
 
 
 def choices(session: Session, *, task_id: str) -> dict[str, list[str]]:
-    """The tools, models and variants of the task's evaluated runs (a board's filter values)."""
-    found: dict[str, list[str]] = {}
-    for name in ("tool", "model", "variant"):
-        column = getattr(S, name)
-        found[name] = list(
-            session.scalars(
-                select(column)
-                .where(_evaluated(task_id), column.is_not(None))
-                .distinct()
-                .order_by(column)
-            )
-        )
-    return found
+    """The tools, models and variants of the task's runs with a standing (a board's filter
+    values), from its tallies: an index range, not a grouping of the task."""
+    return task_tallies.choices(task_tallies.counts(session, task_id=task_id))
 
 
 def bins(
@@ -776,7 +812,30 @@ def bins(
     n: int,
 ) -> list[int]:
     """How many ranked rows' values fall in each of ``n`` equal bins of ``scale`` (the last
-    bin closed), counted in one aggregate."""
+    bin closed): read from the task's tallies for the unfiltered board on the kind's own
+    bins, else counted in one aggregate."""
+    if (
+        unfiltered(kept)
+        and not include_held
+        and (tuple(scale), n) == (tuple(rule.scale), task_tallies.BINS)
+    ):
+        found = task_tallies.counts(session, task_id=kept.task_id)
+        scope = task_tallies.scope_of(kept.traced_only)
+        return [found[task_tallies.value_key(rule.kind, scope, f"bin {i}")] for i in range(n)]
+    return aggregated_bins(session, rule, kept, include_held=include_held, scale=scale, n=n)
+
+
+def aggregated_bins(
+    session: Session,
+    rule: KindRule,
+    kept: Kept,
+    *,
+    include_held: bool,
+    scale: tuple[float, float],
+    n: int,
+) -> list[int]:
+    """`bins` counted over the kept rows in one aggregate (a filtered board's; the tallies'
+    definition)."""
     value = value_of(rule)
     lo, hi = scale
     step = (hi - lo) / n

@@ -1,6 +1,7 @@
 """The agent-weighted Arena baseline (``arena.baseline = "agents"``) on the bundled examples: what
-it changes on the unmodified boards, and how far one agent's flood of runs and a crowd of
-throwaway names move the baseline and the real runs' places, against spec 000's median of runs.
+it changes on the unmodified boards (and the robust default), and how far one agent's flood of
+runs and a crowd of throwaway names move the baseline and the real runs' places, against spec
+000's median of runs (selected with ``arena.baseline = "runs"``).
 
 The figures asserted here are the ones docs/scoring.md reports.
 """
@@ -31,16 +32,21 @@ ARENA = ("arena-data-sales-summary", FLOODED, "arena-frontend-dark-mode")
 DEFAULT = Path(__file__).parents[3] / "src" / "evalq" / "core" / "default_profile.toml"
 
 
-def weigh_agents(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The default profile with ``arena.baseline = "agents"`` for the store at ``url``, and every
+def weigh(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    """The default profile with ``arena.baseline = mode`` for the store at ``url``, and every
     Arena task's baseline refreshed under it."""
     text = DEFAULT.read_text()
-    assert text.count('baseline = "runs"') == 1
-    path = tmp_path / "agents.toml"
-    path.write_text(text.replace('baseline = "runs"', 'baseline = "agents"'))
+    assert text.count('baseline = "robust"') == 1
+    path = tmp_path / f"{mode}.toml"
+    path.write_text(text.replace('baseline = "robust"', f'baseline = "{mode}"'))
     configure(monkeypatch, database_url=url, profile_path=str(path))
     for task_id in ARENA:
         refresh_baseline(task_id)
+
+
+def weigh_agents(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`weigh` with ``arena.baseline = "agents"``."""
+    weigh(url, tmp_path, monkeypatch, "agents")
 
 
 def figures(url: str) -> dict[str, Any]:
@@ -104,16 +110,20 @@ def one_agent_flood() -> list[Submission]:
 def test_weighing_agents_on_the_unmodified_demo(
     store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    spec = figures(store)
-    url = copy_of(store, tmp_path)
+    robust = figures(store)  # the default
+    spec_url = copy_in(store, tmp_path / "spec")
+    weigh(spec_url, tmp_path, monkeypatch, "runs")
+    spec = figures(spec_url)
+    url = copy_in(store, tmp_path / "agents")
     weigh_agents(url, tmp_path, monkeypatch)
     agents = figures(url)
-    changes = {t: moved(spec[t], agents[t]) for t in ARENA}
-    print("rank changes, runs -> agents:", changes, spec["compare"], "->", agents["compare"])
+    changes = {t: (moved(spec[t], agents[t]), moved(spec[t], robust[t])) for t in ARENA}
+    print("rank changes, runs -> agents, robust:", changes, spec["compare"], agents["compare"])
     # every demo Arena agent sends one counted run per task (claude-code / claude-opus-4.5's
-    # second frontend run, arena-fe-09, is held for review): nothing moves
-    assert changes == {task_id: 0 for task_id in ARENA}
-    assert agents["compare"] == spec["compare"]
+    # second frontend run, arena-fe-09, is held for review), all within 5x of its task's
+    # median: nothing moves
+    assert changes == {task_id: (0, 0) for task_id in ARENA}
+    assert agents["compare"] == spec["compare"] == robust["compare"]
     terminal = CliRunner().invoke(app, ["leaderboard", ARENA[2]], env={"EVALQ_DATABASE_URL": url})
     assert terminal.exit_code == 0, terminal.output
 
@@ -123,12 +133,13 @@ def test_a_flood_moves_the_agent_baseline_by_one_agents_place(
     store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, attack: str
 ) -> None:
     runs = one_agent_flood() if attack.startswith("one") else flood()
-    spec_clean = baseline_of(store, FLOODED)
     spec_url = copy_in(store, tmp_path / "spec")
+    weigh(spec_url, tmp_path, monkeypatch, "runs")
+    spec_clean, spec_places = baseline_of(spec_url, FLOODED), figures(spec_url)[FLOODED]
     add_runs(spec_url, runs, monkeypatch)
     spec = baseline_of(spec_url, FLOODED)
     spec_after = figures(spec_url)
-    spec_moved = moved(figures(store)[FLOODED], spec_after[FLOODED])
+    spec_moved = moved(spec_places, spec_after[FLOODED])
 
     clean_url = copy_in(store, tmp_path / "clean")
     weigh_agents(clean_url, tmp_path, monkeypatch)

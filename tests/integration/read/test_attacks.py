@@ -35,6 +35,7 @@ from evalq.scoring.review import COPIED_OUTPUT, USAGE_BELOW_TRACE
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.keys import create_key
+from evalq.tasks.merge import refresh_baseline
 
 
 def nudged(run: Submission, i: int, **changes: Any) -> Submission:
@@ -346,9 +347,9 @@ def test_a_flood_of_new_agent_names_is_said_and_withholds_the_verdicts(
 ) -> None:
     url = copy_of(store, tmp_path)
     add_runs(url, flood(), monkeypatch)
-    before, after = places(store), places(url)
-    moved = sum(before[sid] != after[sid] for sid in before)
-    assert moved > 0  # the ranges moved the scores: said, not undone
+    # under the robust default the crowd moves no real run's place among the real runs
+    # (test_robust_baseline_demo.py); it stretches the runs' own ranges, which the note reads
+    assert set(places(url)) == set(places(store))
     with session_scope(url) as session:
         board = leaderboard(session, task_id=FLOODED)
         compared = compare(session, tasks="arena-*", by="model", values=["claude-sonnet-4", "o3"])
@@ -486,10 +487,10 @@ def test_no_bundled_run_is_newly_held_as_implausibly_fast(store: str) -> None:
             assert all(len(flags) >= 3 for flags in fast.values()), fast
 
 
-def traced_profile(tmp_path: Path) -> Settings:
+def traced_profile(tmp_path: Path, baseline: str = "robust") -> Settings:
     """Settings whose default profile ranks only runs whose usage comes from a trace."""
     path = tmp_path / "traced.toml"
-    path.write_text('[arena]\nusage = "traced"\n')
+    path.write_text(f'[arena]\nusage = "traced"\nbaseline = "{baseline}"\n')
     return Settings(profile_path=path)
 
 
@@ -586,7 +587,7 @@ def test_a_profile_that_ranks_only_traced_usage_lists_self_reported_runs_unranke
             e.unranked == SELF_REPORTED for e in apart if e.usage_source != "collected-trace"
         )
         # the attack's runs, whose usage was not collected, are not ranked under this profile
-        # (they still count in the task's baseline, as every run not held does: docs/scoring.md)
+        # (nor counted in its baseline when it is refreshed under it: the test below)
         assert {e.submission_id for e in ranked} == {
             e.submission_id for e in unattacked.entries if e.rank is not None
         }
@@ -718,3 +719,35 @@ def test_an_implausibly_fast_time_is_held_even_with_a_trace_that_agrees(
     assert entry.held and entry.rank is None and IMPLAUSIBLY_FAST in entry.flags
     assert USAGE_BELOW_TRACE not in entry.flags
     assert entry.usage_source == "own-trace"
+
+
+@pytest.mark.parametrize("baseline", ["runs", "robust"])
+def test_runs_whose_usage_was_not_collected_move_no_ranked_runs_score_under_traced(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, baseline: str
+) -> None:
+    # before: under arena.usage = "traced" the halved runs were listed unranked but still
+    # counted in their tasks' baselines, so under spec 000's ranges the ranked runs' scores moved
+    # with them (two ranked runs swapped places); now the baseline counts only the runs it ranks
+    # (the robust default's band and medians already kept these halvings from moving a range)
+    settings = traced_profile(tmp_path, baseline)
+    urls = {}
+    for name in ("attacked", "unattacked"):
+        urls[name] = collected_copy(store, tmp_path / name)
+        configure(monkeypatch, database_url=urls[name], profile_path=str(settings.profile_path))
+        for task_id in ("arena-frontend-dark-mode", FLOODED, "arena-data-sales-summary"):
+            refresh_baseline(task_id)
+    original = next(s for s in examples("arena.jsonl") if s.id == "arena-fe-10")
+    attack = [*under_reported(), with_trace_agreeing(original, 0.5, "halved-traced")]
+    add_runs(urls["attacked"], attack, monkeypatch)  # refreshed under the traced profile
+    for task_id in {run.task_id for run in attack}:
+        ranked = {}
+        for name, url in urls.items():
+            with session_scope(url) as session:
+                board = leaderboard(session, task_id=task_id, settings=settings)
+            ranked[name] = {
+                e.submission_id: (e.rank, e.overall, e.speed, e.cost, e.efficiency)
+                for e in board.entries
+                if e.rank is not None
+            }
+        assert not any(sid.endswith(("-halved", "-halved-traced")) for sid in ranked["attacked"])
+        assert ranked["attacked"] == ranked["unattacked"], task_id

@@ -194,9 +194,13 @@ def test_runs_of_one_agent_that_set_the_baseline_are_said_on_the_board(
     """30 more runs of one agent with the output of a poor Arena run and usage 6% apart (not
     near-copies: `test_attacks.py` has those) are not held; the board says that one agent now
     sets the baseline, in JSON and the terminal (the report prints the same note under its
-    Arena verdict)."""
+    Arena verdict). Said under spec 000's baseline, over runs; the robust default weighs each
+    agent once, so one agent's volume does not set it (`test_robust_baseline_demo.py`)."""
     task_id = "arena-frontend-dark-mode"
     url = copy_of(store, tmp_path)
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[arena]\nbaseline = "runs"\n')
+    configure(monkeypatch, profile_path=str(spec))
     with session_scope(url) as session:
         assert leaderboard(session, task_id=task_id).baseline_note is None
     poor = next(s for s in examples("arena.jsonl") if s.id == "arena-fe-10")

@@ -283,3 +283,68 @@ def test_a_counted_page_holds_whatever_the_number_of_copies(store: str) -> None:
         assert (
             table.ranked_page(session, rule, many, include_held=False, limit=50, offset=0) == plain
         )
+
+
+LIVE_SIZES = (200, 2_000)
+"""Two sizes of one Arena task for a live read, ten times apart."""
+
+
+@pytest.fixture(scope="module")
+def live_sized(store: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[int, str]]:
+    """A copy of the examples' store with one Arena task cloned at each of `LIVE_SIZES`."""
+    copy = tmp_path_factory.mktemp("live") / "evalq.db"
+    source, target = sqlite3.connect(store.removeprefix("sqlite:///")), sqlite3.connect(copy)
+    source.backup(target)
+    source.close()
+    target.close()
+    url = f"sqlite:///{copy}"
+    tasks = {
+        size: cloned_task(url, template=ARENA, task_id=f"live-{size}", size=size, seed=size)
+        for size in LIVE_SIZES
+    }
+    return url, tasks
+
+
+def live_page_work(url: str, task_id: str) -> Work:
+    """The UI's board page read right after a merge (its page, the verdict's summary, the
+    histogram, the filter values, the copies), measured."""
+    work = Work()
+    with session_scope(url) as session:
+        work.count(session, lambda: board_page(session, BoardQuery(task_id=task_id, limit=50)))
+    return work
+
+
+COUNTED = (
+    "FROM submissions JOIN evaluations",
+    "count(*) AS count_1 FROM standings AS standings_1",
+)
+"""Statements of a live read whose work follows the task's size by design or for now: the
+freshness check's counts of the task's runs (`evalq.store.standings.is_current`, not bounded
+yet), and the page's ranks, each a count of the keys above a listed row on an index
+(`evalq.store.standings.ranked_page`, `category_ranks`): in proportion to the rank counted."""
+
+
+def test_a_live_boards_summary_histogram_and_copies_are_read_from_the_tallies(
+    live_sized: tuple[str, dict[int, str]],
+) -> None:
+    """Right after a merge (before the refresh), the UI's board page reads its summary, its
+    histogram, its filter values and the task's copies from what the projector kept at merge:
+    the same statements at 200 and 2,000 runs, each doing about the same work at both sizes
+    (but the counts of `COUNTED`), none aggregating the task's standings, and no write."""
+    url, tasks = live_sized
+    for size in LIVE_SIZES:  # a new run merged: the stored figures no longer hold for the task
+        merge_work(url, tasks[size], 3 * size + 11, held=False)
+    small, big = (live_page_work(url, tasks[size]) for size in LIVE_SIZES)
+    texts = [[" ".join(s.split()) for s, _ in work.statements] for work in (small, big)]
+    assert texts[0] == texts[1]
+    assert not [t for t in texts[1] if t.lower().startswith(WRITES)]
+    grown = [
+        f"{a} -> {b} ticks: {text[:300]}"
+        for text, (_, a), (_, b) in zip(texts[1], small.statements, big.statements, strict=True)
+        if b > 2 * a + 30 and not any(counted in text for counted in COUNTED)
+    ]
+    assert not grown, "\n".join(grown)
+    read = " ".join(texts[1]).lower()
+    assert "from task_tallies" in read
+    aggregates = [t for t in texts[1] if "sum(case" in t.lower() and "from standings" in t.lower()]
+    assert not aggregates, aggregates

@@ -1,5 +1,7 @@
-"""The agent-weighted baseline (``arena.baseline = "agents"``) computed in the database equals the
-pure `compute_baseline` on random tasks of many agents, on SQLite and PostgreSQL."""
+"""The agent-weighted baselines (``arena.baseline = "agents"``, and ``"robust"``, the default)
+computed in the database equal the pure `compute_baseline` on random tasks of many agents, under
+either usage rule (``arena.usage``: any run, or only runs whose usage was collected), on SQLite
+and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -54,6 +56,7 @@ def store_runs(url: str, task_id: str, rng: random.Random, size: int, agents: in
                     "cost_usd": rng.choice([None, 0.0, rng.uniform(1e-4, 3.0)]),
                     "review": rng.choice([None, None, None, "flagged", "accepted"]),
                     "copy_of": rng.choice([None] * 9 + [f"{task_id}-0"]),
+                    "trace_provenance": rng.choice([None, "submitted", "collected", "collected"]),
                 }
             )
         if rows:
@@ -73,12 +76,18 @@ def pure_baseline(url: str, task_id: str, profile: ArenaProfile) -> dict[str, ob
             and r.review != "flagged"
             and r.copy_of is None
         ]
-        elsewhere: set[Agent] = {
-            (r.tool, r.model) for r in rows if r.task_id != task_id and r.status in EVALUATED
-        }
+        tasks_of: dict[Agent, set[str]] = {}
+        for r in rows:
+            if r.status in EVALUATED:
+                tasks_of.setdefault((r.tool, r.model), set()).add(r.task_id)
+    if profile.usage == "traced":  # as compute_baseline leaves them out: the agents that count
+        counted = [run for run in counted if run.usage_collected]
     agents = {(run.tool, run.model) for run in counted}
-    new = agents - elsewhere if len(agents) > 1 else set()
-    found = compute_baseline(counted, profile, last_updated="t", new_agents=new)
+    standings = {agent: len(tasks_of[agent]) for agent in agents}
+    new = {a for a, n in standings.items() if n == 1} if len(agents) > 1 else set()
+    found = compute_baseline(
+        counted, profile, last_updated="t", new_agents=new, standings=standings
+    )
     return found.model_dump()
 
 
@@ -89,12 +98,16 @@ def database_baseline(url: str, task_id: str, profile: ArenaProfile) -> dict[str
         ).model_dump()
 
 
-@pytest.mark.parametrize("min_submissions", [1, 5])
+@pytest.mark.parametrize(
+    ("baseline", "usage", "min_submissions"),
+    [("agents", "any", 1), ("agents", "any", 5), ("robust", "any", 1), ("robust", "any", 5),
+     ("robust", "traced", 1), ("runs", "traced", 5)],
+)  # fmt: skip
 def test_the_agent_baseline_in_sql_equals_the_pure_function_on_random_tasks(
-    db_url: str, min_submissions: int
+    db_url: str, baseline: str, usage: str, min_submissions: int
 ) -> None:
     profile = profile_named("default").arena.model_copy(
-        update={"min_submissions": min_submissions, "baseline": "agents"}
+        update={"min_submissions": min_submissions, "baseline": baseline, "usage": usage}
     )
     rng = random.Random(min_submissions)
     cases = [(0, 1), (1, 1), (3, 2), (6, 3), (9, 2), (17, 5), (40, 8), (120, 12), (400, 30)]
@@ -105,10 +118,10 @@ def test_the_agent_baseline_in_sql_equals_the_pure_function_on_random_tasks(
         assert database_baseline(db_url, f"t{index}", profile) == expected, (size, agents)
 
 
-def test_the_spec_baseline_is_unchanged_when_the_option_is_unset(db_url: str) -> None:
-    """The default profile still reads every run (spec 000), with many agents on the task."""
-    profile = profile_named("default").arena
-    assert profile.baseline == "runs"
+def test_the_spec_baseline_reads_every_run(db_url: str) -> None:
+    """A profile that selects spec 000's baseline reads every run, with many agents on the task."""
+    profile = profile_named("default").arena.model_copy(update={"baseline": "runs"})
+    assert profile_named("default").arena.baseline == "robust"
     store_runs(db_url, "spec", random.Random(11), 200, 9)
     with session_scope(db_url) as session:
         rows = session.scalars(select(SubmissionRow)).all()

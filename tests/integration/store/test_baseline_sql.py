@@ -73,7 +73,10 @@ def database_baseline(url: str, task_id: str, profile: ArenaProfile) -> dict[str
 def test_sql_baseline_equals_the_pure_function_on_random_tasks(
     db_url: str, min_submissions: int
 ) -> None:
-    profile = profile_named("default").arena.model_copy(update={"min_submissions": min_submissions})
+    # spec 000's order statistics (the robust default: store/test_agent_baseline.py)
+    profile = profile_named("default").arena.model_copy(
+        update={"min_submissions": min_submissions, "baseline": "runs"}
+    )
     rng = random.Random(min_submissions)
     sizes = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 16, 57, 400]
     for case, size in enumerate(sizes):
@@ -84,8 +87,13 @@ def test_sql_baseline_equals_the_pure_function_on_random_tasks(
             assert database_baseline(db_url, task_id, profile) == expected, (size, timed)
 
 
-def test_sql_baseline_reads_only_the_task_and_its_evaluated_runs(db_url: str) -> None:
-    profile = profile_named("default").arena.model_copy(update={"min_submissions": 1})
+@pytest.mark.parametrize("baseline", ["runs", "robust"])
+def test_sql_baseline_reads_only_the_task_and_its_evaluated_runs(
+    db_url: str, baseline: str
+) -> None:
+    profile = profile_named("default").arena.model_copy(
+        update={"min_submissions": 1, "baseline": baseline}
+    )
     rng = random.Random(7)
     store_runs(db_url, "a", rng, 40, timed=1.0)
     store_runs(db_url, "b", rng, 40, timed=1.0)

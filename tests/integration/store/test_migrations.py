@@ -222,3 +222,142 @@ def test_0028_reads_every_stored_timed_trace_as_the_submitters_own(db_url: str) 
         command.upgrade(config, "head")
         rows = connection.execute(text("SELECT id, trace_provenance FROM submissions"))
         assert {sid: provenance for sid, provenance in rows} == {"timed": "submitted", "bare": None}
+
+
+def test_0029_copies_each_stored_runs_plan_into_its_column(db_url: str) -> None:
+    """A run stored before 0029 keeps its run plan: ``planned_runs`` is read out of its payload
+    (SQLite's json_extract, PostgreSQL's ->>), and a run that declares none has none."""
+    from sqlalchemy import text
+
+    engine = engine_for(db_url)
+    with engine.begin() as connection:
+        config = migrations_config()
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0028_trace_provenance")
+        connection.execute(
+            text(
+                "INSERT INTO tasks (id, definition, content_hash, updated_at, "
+                "refresh_scheduled) VALUES ('t', '{}', 'h', CURRENT_TIMESTAMP, false)"
+            )
+        )
+        for sid, payload in (
+            ("planned", '{"variant": "T1", "planned_runs": 7}'),
+            ("unplanned", '{"variant": "T1"}'),
+            ("null", '{"planned_runs": null}'),
+        ):
+            connection.execute(
+                text(
+                    "INSERT INTO submissions (id, task_id, content_hash, payload, status,"
+                    " enqueue_count, created_at, updated_at, tool, model, total_tokens,"
+                    " tool_calls, iterations) VALUES"
+                    " (:sid, 't', 'h', :payload, 'done', 1, CURRENT_TIMESTAMP,"
+                    " CURRENT_TIMESTAMP, 'a', 'm', 1, 0, 1)"
+                ),
+                {"sid": sid, "payload": payload},
+            )
+        command.upgrade(config, "head")
+        rows = connection.execute(text("SELECT id, planned_runs FROM submissions"))
+        assert {sid: planned for sid, planned in rows} == {
+            "planned": 7,
+            "unplanned": None,
+            "null": None,
+        }
+
+
+def test_0029_counts_a_stores_board_tallies_as_the_refresh_does(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store migrated to 0029 holds the board's counts the refresh's recount gives, and its
+    standings carry the refresh's copy marks."""
+    from sqlalchemy import delete, select, update
+    from tests.support.settings import configure
+    from tests.support.small_board import TASK_ID, evaluate_small_board
+
+    from evalq.store import task_tallies
+    from evalq.store.db import upgrade
+    from evalq.store.models import StandingRow, SubmissionRow, TaskTallyRow
+
+    monkeypatch.delenv("EVALQ_BROKER_URL", raising=False)
+    configure(monkeypatch, database_url=db_url)
+    evaluate_small_board(db_url)
+    with session_scope(db_url) as session:  # one run marked a copy by the last refresh
+        first, second = session.scalars(
+            select(SubmissionRow.id)
+            .where(SubmissionRow.task_id == TASK_ID)
+            .order_by(SubmissionRow.id)
+            .limit(2)
+        )
+        session.execute(
+            update(SubmissionRow).where(SubmissionRow.id == second).values(copy_of=first)
+        )
+        session.execute(
+            update(StandingRow).where(StandingRow.submission_id == second).values(copy_of=first)
+        )
+        session.execute(delete(TaskTallyRow))
+        task_tallies.recount(session, task_id=TASK_ID)
+        recounted = dict(task_tallies.counts(session, task_id=TASK_ID))
+    assert recounted["rows"] and any(key.startswith("arena any bin ") for key in recounted)
+    with engine_for(db_url).begin() as connection:
+        config = migrations_config()
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0028_trace_provenance")
+    upgrade(db_url)
+    with session_scope(db_url) as session:
+        assert dict(task_tallies.counts(session, task_id=TASK_ID)) == recounted
+        marks = set(
+            session.execute(
+                select(StandingRow.submission_id, StandingRow.copy_of).where(
+                    StandingRow.copy_of.is_not(None)
+                )
+            ).all()
+        )
+        assert (second, first) in marks
+        assert marks == set(
+            session.execute(
+                select(SubmissionRow.id, SubmissionRow.copy_of).where(
+                    SubmissionRow.copy_of.is_not(None)
+                )
+            ).all()
+        )
+
+
+def test_0030_adds_the_run_tickets_each_used_once_and_removes_them(db_url: str) -> None:
+    """0030 adds an empty ``run_tickets`` table: a ticket is used by one run at most and a run
+    uses one ticket at most (``used_by`` unique), on both databases; downgraded, it is gone."""
+    from sqlalchemy import inspect, text
+    from sqlalchemy.exc import IntegrityError
+
+    engine = engine_for(db_url)
+    with engine.begin() as connection:
+        config = migrations_config()
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0029_planned_runs")
+        assert "run_tickets" not in inspect(connection).get_table_names()
+        command.upgrade(config, "head")
+        connection.execute(
+            text(
+                "INSERT INTO tasks (id, definition, content_hash, updated_at, "
+                "refresh_scheduled) VALUES ('t', '{}', 'h', CURRENT_TIMESTAMP, false)"
+            )
+        )
+        connection.execute(
+            text(
+                "INSERT INTO submissions (id, task_id, content_hash, payload, status,"
+                " enqueue_count, created_at, updated_at, tool, model, total_tokens,"
+                " tool_calls, iterations) VALUES ('r', 't', 'h', '{}', 'done', 1,"
+                " CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, 'a', 'm', 1, 0, 1)"
+            )
+        )
+        insert = text(
+            "INSERT INTO run_tickets (id, plan_id, position, task_id, variant, issued_at,"
+            " deadline, used_by) VALUES (:id, 'p', 0, 't', 'T1', CURRENT_TIMESTAMP,"
+            " CURRENT_TIMESTAMP, :used_by)"
+        )
+        connection.execute(insert, {"id": "a", "used_by": "r"})
+        connection.execute(insert, {"id": "b", "used_by": None})
+        connection.execute(insert, {"id": "c", "used_by": None})  # many unused
+        with pytest.raises(IntegrityError), connection.begin_nested():
+            connection.execute(insert, {"id": "d", "used_by": "r"})
+        command.downgrade(config, "0029_planned_runs")
+        assert "run_tickets" not in inspect(connection).get_table_names()
+        command.upgrade(config, "head")

@@ -20,7 +20,9 @@ from evalq.store.models import EvaluationRow, SubmissionRow
 
 pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
 
-PROFILE = profile_named("default").arena.model_copy(update={"min_submissions": 1})
+PROFILE = profile_named("default").arena.model_copy(
+    update={"min_submissions": 1, "baseline": "runs"}
+)  # spec 000's ranges: the held run's extremes would fall outside the robust default's band
 
 
 def run(

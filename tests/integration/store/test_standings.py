@@ -18,12 +18,12 @@ from evalq.core.schemas import Submission, Task, parse_submission
 from evalq.core.settings import Settings
 from evalq.producer.cli.demo import EXAMPLES
 from evalq.read import served, standings
-from evalq.read.leaderboard import board_of, leaderboard
+from evalq.read.leaderboard import board_of, copies_of, leaderboard
 from evalq.read.rank_uncertainty import SUITE_INTERVAL_MAX_ENTRIES
 from evalq.read.view import task_context, task_view
 from evalq.scoring.arena import compute_baseline
 from evalq.scoring.evaluation import evaluate_submission
-from evalq.store import queries
+from evalq.store import copies, queries, task_tallies
 from evalq.store.baseline_sql import refresh_task_baseline
 from evalq.store.db import session_scope
 from evalq.store.models import BoardFiguresRow, EvaluationRow, StandingRow, SubmissionRow
@@ -135,8 +135,11 @@ def store_task(
     with session_scope(url) as session:
         refresh_task_baseline(session, task_id=task_id)
     if project:
-        with session_scope(url) as session:  # what the merge's projector writes per run
+        with session_scope(url) as session:  # what the merge's projector keeps per run
             standings.sync(session, task_context(session, task_id=task_id))
+            copied, _ = copies_of(session, task_id=task_id)
+            copies.mark(session, copies.store_all(session, task_id=task_id, copies=copied))
+            task_tallies.recount(session, task_id=task_id)
 
 
 def paged(url: str, task_id: str, size: int, **filters: Any) -> list[Any]:

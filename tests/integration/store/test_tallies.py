@@ -1,10 +1,13 @@
 """The tallies the merge keeps in proportion to the change equal the refresh's recount of the
-task, after any sequence of merges of new runs (counted or held), runs held again, runs whose
-evaluation failed on a re-merge, and accepts (SQLite and PostgreSQL)."""
+task, after any sequence of merges of new runs (counted or held), copies of a stored run (sent
+after it, or stamped before it: the stored one becomes the copy), runs held again, runs whose
+evaluation failed on a re-merge, accepts and un-accepts (SQLite and PostgreSQL); and the copies
+the board reads are those the whole task's runs say."""
 
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -14,8 +17,9 @@ from tests.support.settings import configure
 from tests.support.small_board import evaluate_small_board
 
 from evalq.read.boards import projector
+from evalq.read.leaderboard import copies_of
 from evalq.read.view import task_context
-from evalq.store import queries, tallies
+from evalq.store import copies, queries, tallies, task_tallies
 from evalq.store.db import engine_for, session_scope
 from evalq.store.models import (
     AgentTallyRow,
@@ -28,6 +32,8 @@ pytestmark = pytest.mark.both_databases  # the upserts' SQL differs by dialect
 
 ARENA = "arena-frontend-dark-mode"
 STEPS = 12
+ACTIONS = ("new", "new held", "copy", "earlier copy", "held again", "failed")
+ACTIONS += ("accepted", "accepted", "unaccepted")
 
 
 def stored(session: Any, task_id: str) -> list[tuple[Any, ...]]:
@@ -50,6 +56,68 @@ def recounted(session: Any, task_id: str) -> list[tuple[Any, ...]]:
     found = stored(session, task_id)
     savepoint.rollback()
     return found
+
+
+def counts(session: Any, task_id: str) -> dict[str, int]:
+    """The task's counts as kept (those at zero left out)."""
+    return {k: n for k, n in task_tallies.counts(session, task_id=task_id).items() if n}
+
+
+def counted_again(session: Any, task_id: str) -> dict[str, int]:
+    """What the refresh's count of the task would store (in a savepoint, rolled back)."""
+    savepoint = session.begin_nested()
+    task_tallies.recount(session, task_id=task_id)
+    found = counts(session, task_id)
+    savepoint.rollback()
+    return found
+
+
+def copy_of_run(
+    url: str, task_id: str, template: Any, index: int, rng: random.Random, *, earlier: bool
+) -> dict[str, Any]:
+    """A new run with a stored evaluated run's content (a copy of it); ``earlier``: stamped
+    before it, so that the stored run becomes the copy."""
+    with engine_for(url).connect() as connection:
+        original = (
+            connection.execute(
+                select(SubmissionRow.__table__)
+                .where(SubmissionRow.task_id == task_id, SubmissionRow.status == "done")
+                .order_by(SubmissionRow.id)
+                .limit(1)
+                .offset(rng.randrange(10))
+            )
+            .one()
+            ._mapping
+        )
+    run, evaluation, tiers = clone(template, task_id, index, rng)
+    same = ("run_hash", "shape_hash", "output_hash", "tool", "model", "total_tokens")
+    run |= {name: original[name] for name in same}
+    run |= {name: original[name] for name in ("tool_calls", "iterations", "execution_time")}
+    run["cost_usd"] = original["cost_usd"]
+    if earlier:
+        run["created_at"] = original["created_at"] - timedelta(seconds=1)
+    with engine_for(url).begin() as connection:
+        connection.execute(SubmissionRow.__table__.insert(), [run])
+        connection.execute(EvaluationRow.__table__.insert(), [evaluation])
+        if tiers:
+            connection.execute(TierResultRow.__table__.insert(), tiers)
+    return run
+
+
+def decide(url: str, task_id: str, *, accept: bool) -> None:
+    """A person's accept (or un-accept) of one of the task's runs, projected as the client
+    does it (`projector.project_review`); no refresh after it."""
+    wanted = "flagged" if accept else "accepted"
+    with session_scope(url) as session:
+        sid = session.scalar(
+            select(SubmissionRow.id).where(
+                SubmissionRow.task_id == task_id, SubmissionRow.review == wanted
+            )
+        )
+        if sid is None:
+            return
+        change = queries.accept_review if accept else queries.unaccept_review
+        assert projector.project_review(session, sid, lambda: change(session, submission_id=sid))
 
 
 def project(url: str, task_id: str, sids: list[str], *, held: list[str]) -> None:
@@ -79,8 +147,18 @@ def test_tallies_kept_at_merge_equal_a_recount(examples: str, seed: int) -> None
             ids = list(
                 session.scalars(select(SubmissionRow.id).where(SubmissionRow.task_id == task_id))
             )
-        action = rng.choice(["new", "new held", "held again", "failed", "accepted"])
-        if action.startswith("new"):
+        action = rng.choice(ACTIONS)
+        if "copy" in action:
+            run = copy_of_run(
+                url,
+                task_id,
+                rng.choice(templates),
+                1000 + step,
+                rng,
+                earlier=action == "earlier copy",
+            )
+            project(url, task_id, [run["id"]], held=[])
+        elif action.startswith("new"):
             run, evaluation, tiers = clone(rng.choice(templates), task_id, 1000 + step, rng)
             with engine_for(url).begin() as connection:
                 connection.execute(SubmissionRow.__table__.insert(), [run])
@@ -103,16 +181,12 @@ def test_tallies_kept_at_merge_equal_a_recount(examples: str, seed: int) -> None
                     update(SubmissionRow).where(SubmissionRow.id == sid).values(status="failed")
                 )
             project(url, task_id, [sid], held=[])
-        else:  # a person's accept (the client refreshes the task after it: a recount)
-            with session_scope(url) as session:
-                flagged = session.scalar(
-                    select(SubmissionRow.id).where(
-                        SubmissionRow.task_id == task_id, SubmissionRow.review == "flagged"
-                    )
-                )
-            if flagged is not None:
-                with session_scope(url) as session:
-                    queries.accept_review(session, submission_id=flagged)
-                    tallies.recount(session, task_id=task_id)
+        else:  # a person's decision, before the refresh the client runs after it
+            decide(url, task_id, accept=action == "accepted")
         with session_scope(url) as session:
             assert stored(session, task_id) == recounted(session, task_id), (step, action)
+            assert copies.stored(session, task_id=task_id) == copies_of(session, task_id=task_id), (
+                step,
+                action,
+            )
+            assert counts(session, task_id) == counted_again(session, task_id), (step, action)

@@ -21,10 +21,27 @@ def test_bundled_toml_is_the_documented_defaults() -> None:
     assert bundled.arena.category_weights["debugging"]["speed"] == 0.35
 
 
-DEFAULT_HASH = "f62a05fa62f79721692ee0198bd6f546d7c45fce995e7944c73460948d8a0895"
-"""The bundled profile's hash since PeerRead reads copying, a floor and the judge's review rubrics
-(the scores changed, so the hash did; ``text.precision`` and ``judge.panel`` at their defaults
-still leave it as it was without them)."""
+DEFAULT_HASH = "7359dcffb536146523ae420cfb17ea07fd146c3ff9d7a21b6831a64d3b7b3d1a"
+"""The bundled profile's hash since its Arena baseline is robust by default (``text.precision``
+and ``judge.panel`` at their defaults still leave it as it was without them)."""
+SPEC_HASH = "f62a05fa62f79721692ee0198bd6f546d7c45fce995e7944c73460948d8a0895"
+"""The bundled profile's hash before that (since PeerRead reads copying, a floor and the judge's
+review rubrics): what a profile that selects spec 000's baseline still has."""
+
+
+def test_the_baseline_is_robust_by_default_and_the_spec_baseline_keeps_its_hash(
+    tmp_path: Path,
+) -> None:
+    assert load_profile().arena.baseline == "robust"
+    path = tmp_path / "p.toml"
+    path.write_text('[arena]\nbaseline = "runs"\n')
+    assert load_profile(path).hash == SPEC_HASH
+    path.write_text('[arena]\nbaseline = "agents"\n')
+    assert load_profile(path).hash not in (SPEC_HASH, DEFAULT_HASH)
+    path.write_text('[arena]\nbaseline = "median"\n')
+    with pytest.raises(InvalidInput) as refused:
+        load_profile(path)
+    assert "arena.baseline" in str(refused.value)
 
 
 def test_precision_is_fp32_by_default_and_bf16_changes_the_hash(tmp_path: Path) -> None:
@@ -133,13 +150,15 @@ def test_a_cascade_level_at_its_later_defaults_keeps_the_earlier_hash() -> None:
         "calibration": "x",
         "levels": [{"model": "openai:a", "threshold": 0.5}, {"model": "openai:b"}],
     }
-    earlier = profile_from_dict({"judge": {"cascade": section}})
+    earlier = profile_from_dict({"judge": {"cascade": section}, "arena": {"baseline": "runs"}})
     # The hash this cascade has with levels that do not name confidence, base_url or key (the
     # same as before levels had them, under the profile's other sections as they are now: the
     # PeerRead text settings moved every profile's hash once, and the default profile's pinned
-    # hash in tests/unit/core moved with it).
+    # hash in tests/unit/core moved with it; the spec's Arena baseline, the default then).
     assert earlier.hash == "e1d00e5f316c1225c1af5f1838693ce92afebe7ea34ba6c79588eebc96d6799d"
     for change in ({"confidence": "logprobs"}, {"base_url": "http://h/v1"}, {"key": "k"}):
         levels = [section["levels"][0] | change, section["levels"][1]]  # type: ignore[index]
-        changed = profile_from_dict({"judge": {"cascade": section | {"levels": levels}}})
+        changed = profile_from_dict(
+            {"judge": {"cascade": section | {"levels": levels}}, "arena": {"baseline": "runs"}}
+        )
         assert changed.hash != earlier.hash

@@ -1,15 +1,33 @@
-"""Run plans: the largest plan holds; runs not sent are failures at the worst cost."""
+"""Run plans: the largest plan holds; runs not sent are failures at the worst cost. A variant
+with run tickets counts its ticketed runs and its expired tickets; one without says "not
+pre-registered"."""
 
 from __future__ import annotations
 
+import itertools
 import math
+from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
 
 from evalq.core.profile import Profile, ScyllaProfile
 from evalq.core.results import ScyllaScores
-from evalq.read.plans import counts_of, padded, plans_of, shortfalls
+from evalq.read.plans import (
+    NOT_PRE_REGISTERED,
+    counted_rows,
+    counts_of,
+    padded,
+    planned_variant_runs,
+    plans_of,
+    shortfalls,
+    with_shortfalls,
+)
 from evalq.read.run_counts import RunCounts
+from evalq.read.variants import variants_analysis
+from evalq.scoring.worth import analyse_variants
+from evalq.store.tickets import VariantTickets
+
+IDS = itertools.count()
 
 
 def scores(variant: str, cost: float, passed: bool = True) -> ScyllaScores:
@@ -29,7 +47,7 @@ def scores(variant: str, cost: float, passed: bool = True) -> ScyllaScores:
 
 def row(variant: str, cost: float = 1.0, plan: int | None = None) -> Any:
     payload = {} if plan is None else {"planned_runs": plan}
-    submission = SimpleNamespace(variant=variant, payload=payload)
+    submission = SimpleNamespace(id=f"run-{next(IDS)}", variant=variant, payload=payload)
     return SimpleNamespace(
         submission=submission, scores=SimpleNamespace(scylla=scores(variant, cost)), held=False
     )
@@ -82,3 +100,61 @@ def test_a_profile_plan_is_part_of_the_profile_hash() -> None:
     # the figures it changes are kept with the profile they were drawn with
     changed = Profile.model_validate({"scylla": {"planned_runs": 10}})
     assert changed.hash != Profile().hash
+
+
+def ticketed(variant: str, sid: str, *, passed: bool = True, cost: float = 1.0) -> Any:
+    submission = SimpleNamespace(id=sid, variant=variant, payload={})
+    found = scores(variant, cost, passed)
+    return SimpleNamespace(submission=submission, scores=SimpleNamespace(scylla=found), held=False)
+
+
+def tickets(issued: int, used: list[str], *, waiting: int = 0, expired: int = 0) -> VariantTickets:
+    due = datetime(2026, 12, 1, tzinfo=UTC) if waiting else None
+    return VariantTickets(issued, frozenset(used), len(used), waiting, expired, due)
+
+
+def test_a_registered_variant_counts_ticketed_runs_and_expired_tickets_as_failures() -> None:
+    # T1 registered 6 runs, sent 3 with tickets (3 expired unused) and 2 without: 3 runs and
+    # 3 failures count for it, the 2 unticketed are said, not counted
+    rows = [row("T0", 2.0) for _ in range(6)]
+    rows += [ticketed("T1", f"t{i}") for i in range(3)]
+    rows += [ticketed("T1", f"extra{i}", cost=9.0) for i in range(2)]
+    book = {"T1": tickets(6, ["t0", "t1", "t2"], expired=3)}
+    assert [r.submission for r in counted_rows(rows, book)][6:] == [r.submission for r in rows[6:9]]
+    runs, short = planned_variant_runs(rows, ScyllaProfile(), tickets=book)
+    assert (short["T1"].sent, short["T1"].planned, short["T1"].aside) == (3, 6, 2)
+    assert not short["T1"].withheld
+    note = short["T1"].note()
+    assert "T1: 3 of 6 registered runs due" in note
+    assert "T1: 2 runs sent without a ticket are not counted" in note
+    assert len(runs["T1"]) == 6 and [s.passed for s in runs["T1"]].count(False) == 3
+    # the failures at the worst cost among every run (the set-aside ones too)
+    assert all(s.cost_usd == 9.0 for s in runs["T1"][3:])
+
+
+def test_pending_tickets_withhold_the_verdicts_until_they_are_used_or_expire() -> None:
+    rows = [row("T0") for _ in range(4)] + [ticketed("T1", f"t{i}") for i in range(2)]
+    short = shortfalls(rows, ScyllaProfile(), tickets={"T1": tickets(4, ["t0", "t1"], waiting=2)})
+    assert short["T1"].withheld and short["T1"].planned == 2
+    assert "T1: 2 of 4 tickets pending (due by 2026-12-01T00:00Z)" in short["T1"].note()
+
+
+def test_a_registered_variant_with_every_ticket_used_says_nothing() -> None:
+    rows = [ticketed(v, f"{v}-{i}") for v in ("T0", "T1") for i in range(3)]
+    book = {v: tickets(3, [f"{v}-{i}" for i in range(3)]) for v in ("T0", "T1")}
+    assert shortfalls(rows, ScyllaProfile(), tickets=book) == {}
+
+
+def test_a_step_from_or_to_a_variant_without_tickets_says_not_pre_registered() -> None:
+    rows = [ticketed(v, f"{v}-{i}") for v in ("T0", "T1", "T2") for i in range(5)]
+    book = {v: tickets(5, [f"{v}-{i}" for i in range(5)]) for v in ("T0", "T1")}
+    runs, short = planned_variant_runs(rows, ScyllaProfile(), tickets=book)
+    analysis = variants_analysis(analyse_variants(runs, ScyllaProfile(), level=0.95))
+    said = with_shortfalls(analysis, short, book)
+    by_pair = {(s.source, s.target): s.reason for s in said.over_baseline + said.transitions}
+    assert not by_pair[("T0", "T1")].startswith(NOT_PRE_REGISTERED)
+    assert by_pair[("T1", "T2")].startswith(f"{NOT_PRE_REGISTERED}: T2")
+    assert by_pair[("T0", "T2")].startswith(f"{NOT_PRE_REGISTERED}: T2")
+    assert any(n.startswith(f"{NOT_PRE_REGISTERED}: T2") for n in said.run_plans)
+    # a reader that does not read registrations (a comparison across tasks) says nothing
+    assert with_shortfalls(analysis, short) == analysis

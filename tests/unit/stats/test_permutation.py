@@ -2,8 +2,9 @@
 
 Checked against brute force (every sign flip or split re-run at each shift) and, as a property
 over random data, the rule the verdicts rest on: the interval excludes 0 exactly when the test
-rejects at the level it was drawn at, in `evalq.stats.permutation` and in every comparison
-`evalq.stats.contrast` makes (whatever the correction).
+rejects at the level it was drawn at, in `evalq.stats.permutation`, in the permutation test of
+Welch's t (`evalq.stats.studentised`) and in every comparison `evalq.stats.contrast` makes
+(whatever the correction).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from evalq.stats.comparison import correct
 from evalq.stats.contrast import Observation, contrast
 from evalq.stats.permutation import sign_flip_null, two_sample_null
+from evalq.stats.studentised import welch_null
 
 
 def _sign_flip_p(d: list[float]) -> float:
@@ -110,6 +112,7 @@ def test_interval_and_verdict_agree_for_any_data_and_level(
     for null in (
         sign_flip_null([x - y for x, y in zip(a[:n], b[:n], strict=True)], resamples=300, seed=1),
         two_sample_null(a, b, resamples=300, seed=1),
+        welch_null(a, b, resamples=300, seed=1),
     ):
         low, high = null.interval(threshold, bounds=(-1.0, 1.0))
         assert low <= null.estimate + 1e-12 and null.estimate - 1e-12 <= high

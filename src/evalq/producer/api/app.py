@@ -22,6 +22,7 @@ from evalq.core.redact import install_log_redaction
 from evalq.core.review_decisions import DecisionRequest
 from evalq.core.schemas import Submission, Task
 from evalq.core.settings import Settings, get_settings
+from evalq.core.tickets import PlanRequest
 from evalq.core.trace_rules import BackfillRequest
 from evalq.core.webhooks import WebhookRequest
 from evalq.producer.api import errors, metrics
@@ -60,6 +61,11 @@ PLAN_NEEDS_VARIANT = {
 }
 """What `Submission` checks across two fields, stated in the document: a run plan is a
 variant's (``planned_runs`` needs a ``variant``)."""
+TICKET_NEEDS_VARIANT = {
+    "if": {"required": ["ticket"], "properties": {"ticket": {"type": "string"}}},
+    "then": {"required": ["variant"], "properties": {"variant": {"type": "string"}}},
+}
+"""As `PLAN_NEEDS_VARIANT`: a run ticket is a variant's (``ticket`` needs a ``variant``)."""
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -191,6 +197,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
                 (BackfillRequest, "validation"),
                 (LabelBatch, "validation"),
                 (DecisionRequest, "validation"),
+                (PlanRequest, "validation"),
             ],
             ref_template="#/components/schemas/{model}",
         )
@@ -201,7 +208,9 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         profile = schemas["Task"]["properties"]["profile"]
         profile["enum"] = profile_names(app.state.settings)  # what put_task accepts, no more
         schemas["TaskBody"] = _task_body(schemas["Task"])
-        schemas["Submission"].setdefault("allOf", []).append(PLAN_NEEDS_VARIANT)
+        schemas["Submission"].setdefault("allOf", []).extend(
+            [PLAN_NEEDS_VARIANT, TICKET_NEEDS_VARIANT]
+        )
         app.openapi_schema = document
     return app.openapi_schema
 

@@ -162,6 +162,10 @@ def _variants(analysis: VariantsAnalysis) -> None:
     others = [t for t in analysis.pairs if (t.source, t.target) not in shown]
     if others:
         console.print(_steps_table("every other pair", others, analysis))
+    # the run plans (short of a plan, tickets pending, not pre-registered): what the verdicts
+    # above stand on, said as the report and the board say it
+    for note in analysis.run_plans:
+        console.print(f"run plans: {escape(note)}", highlight=False)
 
 
 def print_comparison(comparison: CompareReport) -> None:

@@ -27,6 +27,7 @@ from evalq.core.power import PowerPlan
 from evalq.core.review_decisions import ReviewDecided
 from evalq.core.schemas import Submission, Task
 from evalq.core.sessions import SessionBoard, SessionResult
+from evalq.core.tickets import PlanList, PlanRequest, RegisteredPlan
 from evalq.core.trace_rules import Backfilled, TraceRule, TraceRuleOf
 from evalq.core.webhooks import (
     DeliveryInfo,
@@ -266,6 +267,18 @@ class HttpClient:
     def plan(self, task_id: str, *, detect: float | None = None) -> PowerPlan:
         """Runs per variant or agent needed to detect ``detect`` (GET /v1/tasks/{id}/plan)."""
         return PowerPlan.model_validate(self._send(wire.plan_call(task_id, detect=detect)))
+
+    def register_plan(self, task_id: str, plan: PlanRequest | Mapping[str, Any]) -> RegisteredPlan:
+        """Register a variant's runs before they happen (POST /v1/tasks/{id}/plans): the plan
+        with one ticket per run. Errors as `Client.register_plan`; a bad plan is refused here,
+        before it is sent."""
+        answer = self._send(wire.register_plan_call(task_id, plan))
+        return RegisteredPlan.model_validate(answer)
+
+    def registered_plans(self, task_id: str, *, with_tickets: bool = False) -> PlanList:
+        """The task's registered plans, the newest first (GET /v1/tasks/{id}/plans)."""
+        answer = self._send(wire.plans_call(task_id, with_tickets=with_tickets))
+        return PlanList.model_validate(answer)
 
     def judge_history(self, task_id: str, *, detect: float | None = None) -> JudgeHistory:
         """The task's judge series, breaks and bridges (GET /v1/tasks/{id}/judges)."""

@@ -32,6 +32,7 @@ from evalq.core.metadata import filter_problems
 from evalq.core.monitors import MonitorRequest, parse_monitor
 from evalq.core.review_decisions import ReviewAction, checked_reason
 from evalq.core.schemas import Submission, Task, parse_submission, parse_submissions, parse_task
+from evalq.core.tickets import PlanRequest, new_plan_id, parse_plan_request
 from evalq.core.trace_rules import TraceRule, parse_backfill, parse_trace_rule
 from evalq.core.webhooks import parse_webhook_request
 from evalq.service.submitted import Submitted
@@ -258,6 +259,22 @@ def put_monitor_call(name: str, monitor: MonitorRequest | Mapping[str, Any]) -> 
     request = parse_monitor(name, monitor)
     body = request.model_dump(mode="json", exclude_none=True)
     return Call("PUT", f"/v1/monitors/{_segment(name)}", json=body)
+
+
+def register_plan_call(task_id: str, plan: PlanRequest | Mapping[str, Any]) -> Call:
+    """POST /v1/tasks/{id}/plans of a plan validated here (its deadline's time zone too; the
+    server checks it against its own clock)."""
+    found = parse_plan_request(plan)
+    if found.id is None:  # one id for every retry of this call: one plan, however many
+        found = found.model_copy(update={"id": new_plan_id()})
+    body = found.model_dump(mode="json", exclude_none=True)
+    return Call("POST", f"/v1/tasks/{_segment(task_id)}/plans", json=body)
+
+
+def plans_call(task_id: str, *, with_tickets: bool = False) -> Call:
+    """GET /v1/tasks/{id}/plans."""
+    params = httpx.QueryParams({"tickets": "true"} if with_tickets else {})
+    return Call("GET", f"/v1/tasks/{_segment(task_id)}/plans", params=params)
 
 
 def monitor_call(name: str, method: str = "GET") -> Call:

@@ -82,7 +82,7 @@ def run_counts(session: Session, *, task_id: str, copies: Collection[str] = ()) 
             S.variant,
             func.count(),
             func.sum(case((held, 0), else_=1)),
-            func.max(S.payload["planned_runs"].as_integer()),
+            func.max(S.planned_runs),
             func.max(E.scores[("scylla", "cost_usd")].as_float()),
             func.max(E.scores[("scylla", "duration_seconds")].as_float()),
         )

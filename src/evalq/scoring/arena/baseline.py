@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from evalq.core.errors import InvalidInput
 from evalq.core.profile import ArenaProfile
+from evalq.scoring.arena.robust import crowd_of, fenced_range
 from evalq.scoring.arena.run import ArenaRun
 
 
@@ -80,6 +81,18 @@ class Baseline(BaseModel):
 Agent = tuple[str, str]
 """An agent: (tool, model)."""
 
+FIGURES: dict[str, Callable[[ArenaRun], float | None]] = {
+    "tokens": lambda run: run.total_tokens,
+    "calls": lambda run: run.tool_calls,
+    "iterations": lambda run: run.iterations,
+    "times": lambda run: run.measured_time,
+    "costs": lambda run: run.measured_cost,
+}
+"""Each figure of a baseline (`baseline_from_values`'s names) as a run measures it (None: not
+measured; a time or cost of 0 is not measured, as in the spec)."""
+RANGED = ("tokens", "calls", "times", "costs")
+"""The figures a baseline has a range of."""
+
 AGENT_CROWD = 3
 """Agents seen on no other task count together as one agent in an agent-weighted baseline when
 they are at least this many (and some agent is not new): the crowd the board names
@@ -92,6 +105,7 @@ def compute_baseline(
     *,
     last_updated: str | None = None,
     new_agents: AbstractSet[Agent] = frozenset(),
+    standings: Mapping[Agent, int] | None = None,
 ) -> Baseline:
     """Baseline of one task from its runs.
 
@@ -105,42 +119,66 @@ def compute_baseline(
     runs: every agent (tool, model) that measured it contributes one value, the median of its
     runs' values (`agent_values`), so medians, quartiles and ranges weigh each agent once.
 
+    With ``profile.baseline == "robust"`` (the default) each figure is read over the agents
+    too, with the agents that ran fewer tasks than the task's typical agent counted together as
+    one (`robust_values`); each range is the runs' lowest and highest values within
+    `evalq.scoring.arena.robust.RANGE_FACTOR` of that median
+    (`evalq.scoring.arena.robust.fenced_range`), so a few values far outside the rest cannot
+    stretch it.
+
+    With ``profile.usage == "traced"`` only the runs whose usage the OTLP intake collected
+    (``usage_collected``) count: the others are not ranked, so they do not scale the ranked
+    runs' scores either.
+
     Args:
         runs: the task's runs (all with the same ``task_id``).
         profile: the Arena profile section.
         last_updated: timestamp to record (ISO 8601); the caller supplies it, keeping this pure.
         new_agents: the agents seen on no other task (read only in the agent-weighted baseline).
+        standings: the number of tasks on which each agent has evaluated runs, this one
+            included (read only in the robust baseline; an agent not in it counts 1).
 
     Raises:
         InvalidInput: the runs belong to more than one task.
     """
     if len({run.task_id for run in runs}) > 1:
         raise InvalidInput([("runs", "a baseline is computed from the runs of one task")])
+    if profile.usage == "traced":
+        runs = [run for run in runs if run.usage_collected]
     count = len(runs)
     if count < profile.min_submissions:
         return baseline_from_values(count, [], [], [], [], [], profile, last_updated)
+    robust = profile.baseline == "robust"
+    agents = {(run.tool, run.model) for run in runs}
+    crowd = crowd_of({a: (standings or {}).get(a, 1) for a in agents}) if robust else set()
+    measured = {name: _measured(runs, figure) for name, figure in FIGURES.items()}
 
-    def values(figure: Callable[[ArenaRun], float | None]) -> list[float]:
-        measured = [(run, figure(run)) for run in runs]
-        found = [(run, float(v)) for run, v in measured if v is not None]
+    def values(found: list[tuple[Agent, float]]) -> list[float]:
         if profile.baseline == "runs":
             return [v for _, v in found]
         by_agent: dict[Agent, list[float]] = {}
-        for run, value in found:
-            by_agent.setdefault((run.tool, run.model), []).append(value)
+        for agent, value in found:
+            by_agent.setdefault(agent, []).append(value)
         medians = {agent: float(statistics.median(v)) for agent, v in by_agent.items()}
-        return agent_values(medians, new_agents)
+        return robust_values(medians, crowd) if robust else agent_values(medians, new_agents)
 
+    read = {name: values(found) for name, found in measured.items()}
+    ranges = {
+        name: fenced_range([v for _, v in measured[name]], read[name])
+        for name in RANGED
+        if robust and read[name]
+    }
     return baseline_from_values(
-        count,
-        values(lambda run: run.total_tokens),
-        values(lambda run: run.tool_calls),
-        values(lambda run: run.iterations),
-        values(lambda run: run.measured_time),
-        values(lambda run: run.measured_cost),
-        profile,
-        last_updated,
+        count, **read, profile=profile, last_updated=last_updated, ranges=ranges
     )
+
+
+def _measured(
+    runs: Sequence[ArenaRun], figure: Callable[[ArenaRun], float | None]
+) -> list[tuple[Agent, float]]:
+    """Each run's agent and value of ``figure``, for the runs that measured it."""
+    found = ((run, figure(run)) for run in runs)
+    return [((run.tool, run.model), float(v)) for run, v in found if v is not None]
 
 
 def agent_values(medians: Mapping[Agent, float], new_agents: AbstractSet[Agent]) -> list[float]:
@@ -157,6 +195,16 @@ def agent_values(medians: Mapping[Agent, float], new_agents: AbstractSet[Agent])
     return list(medians.values())
 
 
+def robust_values(medians: Mapping[Agent, float], crowd: AbstractSet[Agent]) -> list[float]:
+    """The values a robust baseline reads for one figure: each agent's median once, except the
+    agents in ``crowd`` (`evalq.scoring.arena.robust.crowd_of`: those that ran fewer tasks than
+    the task's typical agent), which count together as one agent at the median of their
+    medians, however many they are."""
+    members = [value for agent, value in medians.items() if agent in crowd]
+    others = [value for agent, value in medians.items() if agent not in crowd]
+    return [*others, float(statistics.median(members))] if members else others
+
+
 def baseline_from_values(
     count: int,
     tokens: Sequence[float],
@@ -166,29 +214,46 @@ def baseline_from_values(
     costs: Sequence[float],
     profile: ArenaProfile,
     last_updated: str | None,
+    *,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
 ) -> Baseline:
     """The baseline of ``count`` runs from the values each figure is read over (runs' values, or
-    agents' medians); with fewer than ``profile.min_submissions`` runs, the defaults."""
+    agents' medians); with fewer than ``profile.min_submissions`` runs, the defaults. Each range
+    is the values' lowest and highest, or, for a figure named in ``ranges`` (`RANGED` names),
+    the one given there (the robust baseline's `fenced_range`)."""
     defaults = profile.default_baseline
     if count < profile.min_submissions:
         tokens, calls, iterations, times, costs = [], [], [], [], []
+        ranges = None
     q25, q75 = _quartiles(tokens)
+
+    def ranged(name: str, values: Sequence[float], low: float, high: float) -> tuple[float, float]:
+        if ranges is not None and name in ranges:
+            return ranges[name]
+        return float(min(values, default=low)), float(max(values, default=high))
+
+    min_tokens, max_tokens = ranged("tokens", tokens, defaults.min_tokens, defaults.max_tokens)
+    min_calls, max_calls = ranged("calls", calls, defaults.min_tool_calls, defaults.max_tool_calls)
+    min_time, max_time = ranged(
+        "times", times, defaults.min_execution_time, defaults.max_execution_time
+    )
+    min_cost, max_cost = ranged("costs", costs, defaults.min_cost, defaults.max_cost)
     return Baseline(
         submission_count=count,
         median_tokens=_median(tokens, defaults.median_tokens),
-        min_tokens=float(min(tokens, default=defaults.min_tokens)),
-        max_tokens=float(max(tokens, default=defaults.max_tokens)),
+        min_tokens=min_tokens,
+        max_tokens=max_tokens,
         q25_tokens=q25,
         q75_tokens=q75,
         median_tool_calls=_median(calls, defaults.median_tool_calls),
-        min_tool_calls=float(min(calls, default=defaults.min_tool_calls)),
-        max_tool_calls=float(max(calls, default=defaults.max_tool_calls)),
+        min_tool_calls=min_calls,
+        max_tool_calls=max_calls,
         median_execution_time=_median(times, defaults.median_execution_time),
-        min_execution_time=float(min(times, default=defaults.min_execution_time)),
-        max_execution_time=float(max(times, default=defaults.max_execution_time)),
+        min_execution_time=min_time,
+        max_execution_time=max_time,
         median_cost=_median(costs, defaults.median_cost),
-        min_cost=float(min(costs, default=defaults.min_cost)),
-        max_cost=float(max(costs, default=defaults.max_cost)),
+        min_cost=min_cost,
+        max_cost=max_cost,
         median_iterations=_median(iterations, defaults.median_iterations),
         is_default=not tokens,
         time_is_default=not times,

@@ -30,6 +30,9 @@ class ArenaRun:
         tool: the AI tool that ran.
         model: the model behind it.
         evaluated_at: when it was evaluated, if known (the spec's ranking tie-break field).
+        usage_collected: its usage comes from a trace evalq's OTLP intake collected under a key
+            its task trusts (``submissions.trace_provenance`` ``collected``); under
+            ``arena.usage = "traced"`` only such runs count in the baseline.
     """
 
     submission_id: str
@@ -42,6 +45,7 @@ class ArenaRun:
     tool: str = ""
     model: str = ""
     evaluated_at: datetime | None = None
+    usage_collected: bool = False
 
     def __post_init__(self) -> None:
         problems: list[tuple[str, str]] = []

@@ -7,7 +7,7 @@ from __future__ import annotations
 from evalq.core.profile import ArenaProfile, Profile
 from evalq.scoring.arena import ArenaRun, compute_baseline
 
-RUNS = ArenaProfile()
+RUNS = ArenaProfile(baseline="runs")
 AGENTS = ArenaProfile(baseline="agents")
 
 
@@ -71,6 +71,8 @@ def test_an_agent_median_is_the_median_of_its_runs() -> None:
     assert baseline.submission_count == 14
 
 
-def test_the_option_at_its_default_leaves_the_profile_hash_as_it_was() -> None:
-    assert Profile().hash == Profile(arena=ArenaProfile(baseline="runs")).hash
-    assert Profile().hash != Profile(arena=AGENTS).hash
+def test_each_baseline_has_a_profile_hash_of_its_own() -> None:
+    hashes = {Profile(arena=ArenaProfile(baseline=b)).hash for b in ("runs", "agents", "robust")}
+    assert (
+        len(hashes) == 3 and Profile().hash == Profile(arena=ArenaProfile(baseline="robust")).hash
+    )

@@ -44,10 +44,10 @@ def test_four_runs_use_the_profile_defaults(
     assert baseline.q25_tokens is None and baseline.q75_tokens is None
 
 
-def test_five_runs_leave_the_defaults(
-    make_run: Callable[..., ArenaRun], arena: ArenaProfile
-) -> None:
-    baseline = compute_baseline(five_runs(make_run), arena, last_updated="2026-01-01T00:00:00Z")
+def test_five_runs_leave_the_defaults(make_run: Callable[..., ArenaRun]) -> None:
+    # spec 000's baseline over runs (the robust default reads the quartiles over agents: one here)
+    spec = ArenaProfile(baseline="runs")
+    baseline = compute_baseline(five_runs(make_run), spec, last_updated="2026-01-01T00:00:00Z")
     assert not baseline.is_default
     assert baseline.submission_count == 5
     # tokens 100..500: median 300; exclusive quartiles at positions 6 * 0.25 = 1.5 -> 150 and

@@ -15,8 +15,16 @@ from evalq.core.errors import InvalidInput, NotFound
 from evalq.core.judge_series import JudgeHistory
 from evalq.core.power import PowerPlan
 from evalq.core.schemas import TASK_ID_PATTERN, parse_task
+from evalq.core.tickets import PlanList, RegisteredPlan
 from evalq.producer.api.auth import require
-from evalq.producer.api.deps import JsonBody, ReadSessionDep, SessionDep, SettingsDep, known
+from evalq.producer.api.deps import (
+    ClientDep,
+    JsonBody,
+    ReadSessionDep,
+    SessionDep,
+    SettingsDep,
+    known,
+)
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message, TaskStored
 from evalq.read import served
@@ -34,10 +42,12 @@ from evalq.read.reports import (
     variant_report,
 )
 from evalq.store import queries
+from evalq.store.keys import ApiKey
 from evalq.store.models import TaskRow
 
 router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
 READ = [Depends(require("read"))]
+Writer = Annotated[ApiKey, Depends(require("write"))]
 NOT_FOUND = {404: {"model": Message, "description": "No such task."}, **ERROR_RESPONSES}
 Filter = Annotated[str | None, Query(max_length=200)]
 NewTaskId = Annotated[
@@ -199,6 +209,55 @@ def get_plan(
     """Runs per variant or agent the task's observed noise needs for the paired test to detect
     ``detect`` with 80% power at the task's alpha (docs/power.md)."""
     return task_plan(session, task_id=known("task", task_id), detect=detect, settings=settings)
+
+
+@router.post(
+    "/{task_id}/plans",
+    status_code=201,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/PlanRequest"}}
+            },
+        }
+    },
+    responses={
+        **NOT_FOUND,
+        200: {"model": RegisteredPlan, "description": "The plan of this id, registered earlier."},
+        409: {"model": Message, "description": "The plan's id names another plan."},
+        413: {"model": Message, "description": "Body larger than EVALQ_API_MAX_BODY_BYTES."},
+        415: {"model": Message, "description": "Content-Type is not application/json."},
+    },
+)
+def post_plan(
+    task_id: str, data: JsonBody, client: ClientDep, key: Writer, response: Response
+) -> RegisteredPlan:
+    """Register a variant's runs before they happen: one ticket per run (each with its seed,
+    when ``seeds`` are given), due by ``deadline``. Send each run with its ``ticket``: once a
+    variant has tickets only its ticketed runs count for it, a ticket with no run by the
+    deadline counts as a failure at the task's worst cost, and the verdicts wait while tickets
+    are pending; a variant without tickets has its verdicts say "not pre-registered"
+    (docs/scoring.md). A bad body is a 422 naming the field and its rule; nothing is stored.
+    ``id`` is an idempotency key: sent again with the same plan, the plan registered first
+    comes back (200, ``created: false``); with another plan, 409."""
+    found = client.register_plan(known("task", task_id), data, issued_by=key.name)
+    if not found.created:
+        response.status_code = 200
+    return found
+
+
+@router.get("/{task_id}/plans", dependencies=READ, responses=NOT_FOUND)
+def get_plans(
+    task_id: str,
+    client: ClientDep,
+    tickets: Annotated[
+        bool, Query(description="List each plan's tickets (ids, seeds, the runs that used them).")
+    ] = False,
+) -> PlanList:
+    """The task's registered plans, the newest first, each with its tickets used, unused
+    (pending: before the deadline) and expired (each a failure)."""
+    return client.registered_plans(known("task", task_id), with_tickets=tickets)
 
 
 @router.get("/{task_id}/judges", dependencies=READ, responses=NOT_FOUND)
