@@ -111,40 +111,6 @@ class CopyRecord(Record):
     )
 
 
-class InjectionMark(Record):
-    """One sentence of a run's output that instructs its evaluator (`evalq.scoring.injection`).
-
-    A tier that reads the output (similarity, the judge) reads it without the marked sentences,
-    and the judge keeps the lower of its two judgments (docs/scoring.md, 'Injection').
-    """
-
-    sentence: str = Field(description="The sentence as written, cut to 200 characters.")
-    kind: str = Field(
-        description="What it does: a pattern's name, or 'addresses its evaluator' when its "
-        "meaning is read as an instruction to the evaluator."
-    )
-    probability: float | None = Field(
-        default=None,
-        description="For a meaning mark, the classifier's probability that the sentence "
-        "instructs its evaluator (marked from 0.8); null for a pattern mark.",
-    )
-
-    def note(self) -> str:
-        """The mark in words, as every door shows it."""
-        why = "" if self.probability is None else f" (probability {self.probability:.2f})"
-        return f'{self.kind}: "{self.sentence}"{why}'
-
-
-InjectionMarks = Annotated[
-    tuple[InjectionMark, ...],
-    Field(
-        description="The sentences of the output marked as instructions to the evaluator, "
-        "which this tier read the output without; absent when none.",
-        exclude_if=lambda marks: not marks,
-    ),
-]
-
-
 class TextResult(Record):
     """Tier 1 (spec 001): similarities of the output to the task's references."""
 
@@ -181,7 +147,6 @@ class TextResult(Record):
     copy_note: str | None = Field(
         default=None, description="Set when the output copies rather than reviews."
     )
-    injection: InjectionMarks = ()
 
 
 class GraphResult(Record):
@@ -423,8 +388,6 @@ class JudgeResult(Record):
         panel: each member's own results when a panel of two or more models judged; absent
             from the stored JSON for a single judge.
         agreement: the panel's agreement; absent from the stored JSON for a single judge.
-        injection: the sentences marked as instructions to the evaluator; the scores are then
-            each rubric's lower of the judgments with and without them (`lower_judgment`).
     """
 
     model: str = ""
@@ -445,7 +408,6 @@ class JudgeResult(Record):
         "recorded).",
         exclude_if=lambda value: value is None,
     )
-    injection: InjectionMarks = ()
 
     @model_validator(mode="before")
     @classmethod

@@ -391,12 +391,6 @@ def _cache_key(text: str, precision: Precision) -> str:
     return f"{precision}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
 
 
-def local_model(model_path: str) -> tuple[Any, Any]:
-    """The process's tokenizer and model of a local directory, loaded once per path (the
-    injection scan's sentence reader shares the text tier's weights)."""
-    return _load(model_path)
-
-
 @lru_cache(maxsize=2)
 def _load(model_path: str) -> tuple[Any, Any]:
     """Tokenizer and model from a local directory, in eval mode, without progress output.

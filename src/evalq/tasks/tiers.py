@@ -10,7 +10,6 @@ from evalq.core.profile import profile_named
 from evalq.core.results import ErrorRecord, JudgeResult, TierOutcome
 from evalq.core.schemas import Submission, Task
 from evalq.core.settings import Settings, get_settings
-from evalq.scoring.injection import Scan
 from evalq.store.queries import Job
 from evalq.tasks.resources import judge_for, score_batcher
 from evalq.tasks.runner import run_tier
@@ -18,39 +17,26 @@ from evalq.workers.app import celery_config
 from evalq.workers.names import TIER_TASKS
 
 
-def injection_scan(output: str) -> Scan:
-    """The output's sentences that instruct its evaluator, by pattern and by meaning (the
-    bundled sentence model, loaded once per process), and the output without them."""
-    from evalq.metrics.instructions import instruction_reader
-    from evalq.scoring.injection import scan
-
-    return scan(output, instruction_reader())
-
-
 def compute_text(job: Job) -> TierOutcome:
     """Tier 1: similarity of the output to the task's references (spec 001).
 
     The model's work goes through the process's batcher: tier-1 tasks running at once in a
     worker's threads are scored in one batch, each batch in one of the CPU slots
-    (`evalq.tasks.resources.score_batcher`). The output is read without the sentences that
-    instruct its evaluator (`injection_scan`), which the result names.
+    (`evalq.tasks.resources.score_batcher`).
     """
     from evalq.metrics.text import text_result
 
     task, profile = job.task, job.profile
     if not task.reference_outputs:
         return TierOutcome(tier="text", status="skipped", reason=NO_REFERENCES)
-    found = injection_scan(job.submission.output)
     result = text_result(
-        found.clean,
+        job.submission.output,
         task.reference_outputs,
         job.submission.usage.execution_time,
         profile=profile.text,
         semantic=score_batcher(profile, get_settings()),
         context=task.context,
     )
-    if found.marks:
-        result = result.model_copy(update={"injection": found.marks})
     return TierOutcome(tier="text", status="ok", result=result)
 
 
@@ -90,26 +76,12 @@ def judge_transcript(transcript: Submission, task: Task) -> JudgeResult | None:
 
 
 def compute_judge(job: Job) -> TierOutcome:
-    """Tier 2: the LLM judge's rubrics (spec 001), or skipped when no judge is configured.
-
-    A run whose output instructs its evaluator (`injection_scan`) is judged with and without
-    the marked sentences, each rubric keeping the lower score (`evalq.judge.marked`).
-    """
-    from evalq.judge.marked import judge_marked
-
+    """Tier 2: the LLM judge's rubrics (spec 001), or skipped when no judge is configured."""
     settings = get_settings()
     judge = judge_for(job.profile, settings)
     if judge is None:
         return TierOutcome(tier="judge", status="skipped", reason=NO_JUDGE)
-    found = injection_scan(job.submission.output)
-    result = judge_marked(
-        judge,
-        job.submission,
-        job.task,
-        marks=found.marks,
-        clean=found.clean,
-        deadline_s=judge_deadline_s(settings),
-    )
+    result = judge.evaluate(job.submission, job.task, deadline_s=judge_deadline_s(settings))
     if result.failed:
         first = result.errors[0] if result.errors else ErrorRecord(type="JudgeFailed", message="")
         error = first.model_copy(update={"errors": result.errors, "tier": "judge"})
