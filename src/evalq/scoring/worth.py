@@ -21,7 +21,11 @@ analysis the way a reader needs it to decide:
   at the analysis's level (`evalq.stats.bootstrap`). The median's uplift can hold 0 while the
   mean difference's test rejects, or the reverse (a median of bimodal pass/fail runs jumps
   between the modes): the verdict is the test's; the cost's interval is named in the reason,
-  never folded into the verdict.
+  never folded into the verdict;
+- **the note a rejection carries** where the test cannot vouch for it: too few runs a side to
+  see whether the two sides share a shape, or sides that differ in shape
+  (`evalq.stats.exchangeable.shape_note`, the note `evalq compare` shows beside the same test),
+  appended to the reason of a "worth it" or "not worth it".
 
 Every pair is served (`VariantAnalysis.pairs`): over the baseline (spec 003's uplift) and
 between neighbours (T0 -> T1, T1 -> T2, ...) are views of it.
@@ -40,6 +44,7 @@ from evalq.scoring.variants import VariantReport, VariantStats, compare_variants
 from evalq.stats.bootstrap import RESAMPLES, SEED, Statistic, UpliftInterval, bootstrap_uplift
 from evalq.stats.comparison import Corrected, Correction, PairedDifference, correct
 from evalq.stats.contrast import INTERVAL, MIN_PAIRS
+from evalq.stats.exchangeable import shape_note
 from evalq.stats.studentised import UnpairedNull, welch_null
 
 Metric = Literal["composite", "pass_rate", "impl_rate", "cost_usd"]
@@ -238,6 +243,11 @@ def judge_pairs(
             null.estimate, low, high, 1 - decided.threshold, resamples, seed, 0, INTERVAL
         )
         decided_as, reason = verdict(difference, rejected, uplift, adjusted)
+        note = shape_note(
+            composites[source.variant], composites[target.variant], paired=False, rejected=rejected
+        )
+        if note is not None:
+            reason = f"{reason}; {note}"
         found.append(
             Transition(
                 source.variant,

@@ -230,3 +230,21 @@ def test_best_value_comes_with_the_share_of_resamples_in_which_it_holds() -> Non
     assert analysis.report.best_value == "T1"
     assert analysis.best_value_share is not None and 0.3 < analysis.best_value_share < 0.7
     assert analyse_variants(close, PROFILE, resamples=2000, seed=4) == analysis
+
+
+def test_a_verdict_from_few_runs_or_unlike_shapes_carries_the_note_compare_shows() -> None:
+    # 6 runs a side, every T1 run above every T0 run: the test rejects, but 6 values cannot show
+    # whether the two sides share a shape (the test's assumption), so the ladder says so, as
+    # `evalq compare` does beside the same test
+    few = {"T0": scored(spread(0.5, 6)), "T1": scored(spread(0.8, 6))}
+    (step,) = analyse_variants(few, PROFILE, resamples=500).transitions
+    assert step.verdict == "worth it"
+    assert "this verdict cannot be trusted on its own" in step.reason
+    assert "6 values on the smaller side cannot show" in step.reason
+    # 20 a side of one shape, shifted: the same verdict, no note
+    many = {"T0": scored(spread(0.5, 20)), "T1": scored(spread(0.8, 20))}
+    (step,) = analyse_variants(many, PROFILE, resamples=500).transitions
+    assert step.verdict == "worth it" and "cannot be trusted" not in step.reason
+    # an inconclusive step has nothing to vouch for
+    (step,) = analyse_variants({**few, "T1": scored(spread(0.5, 6))}, PROFILE).transitions
+    assert step.verdict == "inconclusive" and "cannot be trusted" not in step.reason
