@@ -170,6 +170,16 @@ def waiting(page: Page) -> int:
     return int(found.group(1))
 
 
+def keys_ready(page: Page) -> None:
+    """Wait for the page's script to take the queue's keys: it marks the first rubric when it has.
+
+    The form and its run id are in the document before the deferred script runs, so a key
+    pressed as soon as they show can reach a page that does not listen yet (on a loaded machine
+    CI stored a label without its scores: the score keys went nowhere, `p` and Enter did not).
+    """
+    expect(page.locator("#queue-run fieldset.score.current")).to_have_count(1)
+
+
 def test_the_labelling_queue_scores_by_keys_and_moves_to_the_next_run(
     server: Server, browser: Browser
 ) -> None:
@@ -180,6 +190,7 @@ def test_the_labelling_queue_scores_by_keys_and_moves_to_the_next_run(
     first, left = queue_run(page), waiting(page)
     shoot(page, "labels")
     assert first.startswith("arena-") and left >= 3
+    keys_ready(page)
     page.keyboard.press("4")  # the first rubric, then the next
     page.keyboard.press("2")
     page.keyboard.press("p")
@@ -191,6 +202,7 @@ def test_the_labelling_queue_scores_by_keys_and_moves_to_the_next_run(
     assert stored["scores"] == {"technical_accuracy": 4, "constructiveness": 2}
     assert stored["passed"] is True
 
+    keys_ready(page)
     page.keyboard.press("s")  # skip: the next run, nothing stored
     expect(page.locator("#queue-run")).not_to_have_attribute("data-run", second)
     third = queue_run(page)
