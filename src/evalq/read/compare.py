@@ -54,6 +54,7 @@ from evalq.scoring.worth import analyse_variants
 from evalq.stats.comparison import RESAMPLES, SEED, Correction
 from evalq.stats.contrast import Family, GroupComparison, Observation, UnitValues, contrast
 from evalq.store import queries
+from evalq.store.chunks import chunks
 from evalq.store.models import EvaluationRow, SubmissionRow, TaskRow
 from evalq.store.tickets import tickets_of
 
@@ -72,8 +73,6 @@ BY_PATTERN = (
 """`BY_RULE` and the metadata key rule as one pattern, for the OpenAPI document."""
 TASKS_PATTERN = r"^[^,]*[^,\s][^,]*(,[^,]*[^,\s][^,]*)*$"
 """What `resolve_tasks` can match: comma-separated names, none of them empty or blank."""
-CHUNK = 500
-"""Task ids asked for in one IN (...) (SQLite's limit on bound parameters)."""
 
 
 class LeftOut(Reply):
@@ -223,8 +222,7 @@ def _plan(session: Session, named: Sequence[str], settings: Settings) -> _Plan:
     """
     counts: dict[str, tuple[int, int, int]] = {}
     definitions: dict[str, Task] = {}
-    for start in range(0, len(named), CHUNK):
-        chunk = list(named[start : start + CHUNK])
+    for chunk in chunks(named):
         query = (
             select(
                 SubmissionRow.task_id,
@@ -265,14 +263,14 @@ def _plan(session: Session, named: Sequence[str], settings: Settings) -> _Plan:
 def _variants_present(session: Session, tasks: Sequence[str]) -> int:
     """How many variants the evaluated submissions of ``tasks`` name (no evaluation loaded)."""
     names: set[str | None] = set()
-    for start in range(0, len(tasks), CHUNK):
+    for chunk in chunks(tasks):
         names.update(
             session.scalars(
                 select(SubmissionRow.variant)
                 .distinct()
                 .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
                 .where(
-                    SubmissionRow.task_id.in_(tasks[start : start + CHUNK]),
+                    SubmissionRow.task_id.in_(chunk),
                     SubmissionRow.status.in_(queries.EVALUATED),
                 )
             )

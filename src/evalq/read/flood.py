@@ -83,7 +83,7 @@ def range_note(session: Session, *, task_id: str) -> str | None:
 def range_notes(session: Session, *, task_ids: Sequence[str]) -> dict[str, str | None]:
     """`stretched` of each task over the runs its baseline counts (evaluated, not held, not a
     copy), from its agents' tallies (`evalq.store.tallies`, kept at merge): one index range per
-    `tallies.CHUNK` tasks and per crowd of agents, never a read of the runs."""
+    `evalq.store.chunks.CHUNK` tasks and per crowd of agents, never a read of the runs."""
     agents = tallies.agent_figures(session, task_ids=task_ids)
     crowded = {t: found for t, found in agents.items() if len(found) > FLOOD_MIN_AGENTS}
     tasks_of = tallies.tasks_of(session, {a for found in crowded.values() for a in found})

@@ -26,11 +26,10 @@ from evalq.core.results import CascadeRecord, JudgeResult
 from evalq.core.settings import Settings
 from evalq.read.reply import Reply
 from evalq.store import queries, tallies
+from evalq.store.chunks import chunks
 from evalq.store.labels import list_labels
 from evalq.store.models import SubmissionRow, TierResultRow
 
-CHUNK = 500
-"""Runs asked for in one IN (...) (SQLite's bound on parameters)."""
 AnyReply = TypeVar("AnyReply", bound=Reply)
 Reference = Literal["human", "top judge"]
 
@@ -153,12 +152,10 @@ def judged_runs(
     """Every judge model's rubric scores of the tasks' runs (ok or failed judge tiers); of
     ``submission_ids`` only, when given."""
     found: list[Any] = []
-    chunks = (
-        [None]
-        if submission_ids is None
-        else [list(submission_ids[i : i + CHUNK]) for i in range(0, len(submission_ids), CHUNK)]
+    pieces: list[list[str]] | list[None] = (
+        [None] if submission_ids is None else list(chunks(submission_ids))
     )
-    for chunk in chunks:
+    for chunk in pieces:
         query = (
             select(SubmissionRow.id, SubmissionRow.task_id, TierResultRow.metrics)
             .join(TierResultRow, TierResultRow.submission_id == SubmissionRow.id)

@@ -35,15 +35,13 @@ from evalq.scoring.arena.baseline import (
 )
 from evalq.scoring.arena.robust import band, centre_of, crowd_of
 from evalq.store import queries, task_kinds
+from evalq.store.chunks import chunks
 from evalq.store.models import SubmissionRow
 from evalq.store.queries import EVALUATED
 from evalq.store.ranks import Ranks
 from evalq.store.review_sql import settle_reviews
 
 _Column = InstrumentedAttribute[Any]
-
-CHUNK = 500
-"""Agents asked for in one IN (...) (SQLite's limit on bound parameters)."""
 
 
 def sql_baseline(
@@ -216,17 +214,17 @@ def new_agents(session: Session, *, agents: set[Agent]) -> set[Agent]:
 
 def agent_standings(session: Session, *, agents: set[Agent]) -> dict[Agent, int]:
     """How many tasks each of ``agents`` has evaluated runs on (the task whose baseline is
-    computed included: its counted runs are evaluated), asked `CHUNK` agents at a time."""
+    computed included: its counted runs are evaluated), asked in `evalq.store.chunks`."""
     s, wanted = SubmissionRow, sorted(agents)
     found: dict[Agent, int] = {}
-    for start in range(0, len(wanted), CHUNK):
+    for chunk in chunks(wanted):
         found.update(
             ((tool, model), int(tasks))
             for tool, model, tasks in session.execute(
                 select(s.tool, s.model, func.count(distinct(s.task_id)))
                 .where(
                     s.status.in_(EVALUATED),
-                    tuple_(s.tool, s.model).in_(wanted[start : start + CHUNK]),
+                    tuple_(s.tool, s.model).in_(chunk),
                 )
                 .group_by(s.tool, s.model)
             )

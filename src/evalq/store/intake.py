@@ -29,11 +29,10 @@ from evalq.core.schemas import (
     shape_digest,
     trace_bounds,
 )
+from evalq.store.chunks import chunks
 from evalq.store.models import SubmissionRow, TaskRow, TierResultRow, utcnow
 from evalq.store.queries import final_tier_values, unknown_task_rule
 
-CHUNK = 1000
-"""Ids per ``IN (...)``: within SQLite's and PostgreSQL's bound-parameter limits."""
 # The tables, not the ORM classes: a Core INSERT of many rows skips the ORM's per-row work.
 SUBMISSIONS = cast(Table, SubmissionRow.__table__)
 TIER_RESULTS = cast(Table, TierResultRow.__table__)
@@ -68,13 +67,11 @@ class NewSubmission:
 
 
 def _chunks(values: Collection[str]) -> Iterator[list[str]]:
-    ordered = sorted(set(values))
-    for start in range(0, len(ordered), CHUNK):
-        yield ordered[start : start + CHUNK]
+    yield from chunks(sorted(set(values)))
 
 
 def tasks_named(session: Session, *, task_ids: Collection[str]) -> dict[str, Task]:
-    """The stored tasks among ``task_ids``, by id (one query per `CHUNK` ids)."""
+    """The stored tasks among ``task_ids``, by id (one query per `evalq.store.chunks` chunk)."""
     tasks: dict[str, Task] = {}
     for chunk in _chunks(task_ids):
         for row in session.scalars(select(TaskRow).where(TaskRow.id.in_(chunk))):
@@ -83,7 +80,7 @@ def tasks_named(session: Session, *, task_ids: Collection[str]) -> dict[str, Tas
 
 
 def known_submissions(session: Session, *, ids: Collection[str]) -> dict[str, Known]:
-    """The stored submissions among ``ids``, by id (one query per `CHUNK` ids)."""
+    """The stored submissions among ``ids``, by id (one query per `evalq.store.chunks` chunk)."""
     known: dict[str, Known] = {}
     for chunk in _chunks(ids):
         rows = session.execute(
@@ -151,7 +148,7 @@ def claim_unsent(session: Session, *, ids: Collection[str]) -> list[str]:
 
     A submit whose publish failed (the broker was down) leaves its submissions ``queued`` with
     ``enqueue_count == 0``; re-sending them claims that enqueue here and publishes attempt 1
-    again, with the same chord ids. One conditional UPDATE per `CHUNK` ids: of two concurrent
+    again, with the same chord ids. One conditional UPDATE per chunk of ids: of two concurrent
     re-sends, each id is claimed by one.
     """
     claimed: list[str] = []

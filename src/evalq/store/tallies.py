@@ -40,6 +40,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from evalq.core.results import JudgeResult
+from evalq.store.chunks import chunks
 from evalq.store.models import (
     AgentTallyRow,
     JudgeTallyRow,
@@ -50,8 +51,6 @@ from evalq.store.models import (
 
 S, R, A = SubmissionRow, StandingRow, AgentTallyRow
 Agent = tuple[str, str]
-CHUNK = 500
-"""Ids (or tasks, or agents) in one IN (...) (SQLite's bound on parameters)."""
 FIGURES = {
     "time": S.execution_time,
     "cost": S.cost_usd,
@@ -117,10 +116,10 @@ Snapshot = dict[str, Tally]
 
 
 def snapshot(session: Session, submission_ids: Sequence[str]) -> Snapshot:
-    """What each of the runs adds to the tallies now (one statement per `CHUNK` runs)."""
+    """What each of the runs adds to the tallies now (one statement per
+    `evalq.store.chunks.CHUNK` runs)."""
     found: Snapshot = {}
-    for start in range(0, len(submission_ids), CHUNK):
-        chunk = list(submission_ids[start : start + CHUNK])
+    for chunk in chunks(submission_ids):
         rows = session.execute(
             select(
                 S.id,
@@ -336,10 +335,10 @@ def judge_pairs(metrics: Mapping[str, Any] | None) -> list[tuple[str, str]]:
 def judged_of(session: Session, submission_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
     """The (model, rubric) pairs each run's judge tier scored (runs without one absent)."""
     found: dict[str, list[tuple[str, str]]] = {}
-    for start in range(0, len(submission_ids), CHUNK):
+    for chunk in chunks(submission_ids):
         rows = session.execute(
             select(TierResultRow.submission_id, TierResultRow.metrics).where(
-                TierResultRow.submission_id.in_(list(submission_ids[start : start + CHUNK])),
+                TierResultRow.submission_id.in_(chunk),
                 TierResultRow.tier == "judge",
                 TierResultRow.status.in_(("ok", "failed")),
             )
@@ -389,10 +388,8 @@ def agent_figures(
 ) -> dict[str, dict[Agent, AgentFigures]]:
     """Each task's agents with counted runs, and their ranges (one index range per task)."""
     found: dict[str, dict[Agent, AgentFigures]] = {t: {} for t in task_ids}
-    for start in range(0, len(task_ids), CHUNK):
-        rows = session.scalars(
-            select(A).where(A.task_id.in_(list(task_ids[start : start + CHUNK])), A.counted > 0)
-        )
+    for chunk in chunks(task_ids):
+        rows = session.scalars(select(A).where(A.task_id.in_(chunk), A.counted > 0))
         for row in rows:
             ranges = {}
             for name in FIGURES:
@@ -415,11 +412,9 @@ def tasks_of(session: Session, agents: Iterable[Agent]) -> dict[Agent, set[str]]
     wanted = sorted(set(agents))
     found: dict[Agent, set[str]] = {}
     tallied = A.done + A.degraded > 0
-    for start in range(0, len(wanted), CHUNK):
+    for chunk in chunks(wanted):
         rows = session.execute(
-            select(A.task_id, A.tool, A.model).where(
-                tuple_(A.tool, A.model).in_(wanted[start : start + CHUNK]), tallied
-            )
+            select(A.task_id, A.tool, A.model).where(tuple_(A.tool, A.model).in_(chunk), tallied)
         )
         for task_id, tool, model in rows:
             found.setdefault((tool, model), set()).add(task_id)
@@ -429,10 +424,10 @@ def tasks_of(session: Session, agents: Iterable[Agent]) -> dict[Agent, set[str]]
 def judged_pairs(session: Session, *, task_ids: Sequence[str]) -> dict[str, set[tuple[str, str]]]:
     """Each task's (rubric, model) pairs some judge scored at least one of its runs on."""
     found: dict[str, set[tuple[str, str]]] = {}
-    for start in range(0, len(task_ids), CHUNK):
+    for chunk in chunks(task_ids):
         rows = session.execute(
             select(JudgeTallyRow.task_id, JudgeTallyRow.rubric, JudgeTallyRow.model).where(
-                JudgeTallyRow.task_id.in_(list(task_ids[start : start + CHUNK])),
+                JudgeTallyRow.task_id.in_(chunk),
                 JudgeTallyRow.runs > 0,
             )
         )

@@ -35,6 +35,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from evalq.scoring.kinds import KINDS
+from evalq.store.chunks import chunks
 from evalq.store.models import StandingRow, SubmissionRow, TaskTallyRow
 
 S, R, T = SubmissionRow, StandingRow, TaskTallyRow
@@ -42,8 +43,6 @@ SCALE = 10_000
 """A ranking value is stored rounded to 4 decimals: whole ten-thousandths."""
 BINS = 10
 """Bins of a board's histogram of its ranking values."""
-CHUNK = 500
-"""Ids in one IN (...) (SQLite's bound on parameters)."""
 VALUES = {
     "arena": R.arena_key,
     "peerread": R.peerread_key,
@@ -131,9 +130,10 @@ Snapshot = dict[str, Standing]
 
 
 def snapshot(session: Session, submission_ids: Sequence[str]) -> Snapshot:
-    """What each of the runs adds to its task's counts now (one statement per `CHUNK` runs)."""
+    """What each of the runs adds to its task's counts now (one statement per
+    `evalq.store.chunks.CHUNK` runs)."""
     found: Snapshot = {}
-    for start in range(0, len(submission_ids), CHUNK):
+    for chunk in chunks(submission_ids):
         rows = session.execute(
             select(
                 R.submission_id,
@@ -147,7 +147,7 @@ def snapshot(session: Session, submission_ids: Sequence[str]) -> Snapshot:
                 *VALUES.values(),
             )
             .join(S, S.id == R.submission_id)
-            .where(R.submission_id.in_(list(submission_ids[start : start + CHUNK])))
+            .where(R.submission_id.in_(chunk))
         )
         for sid, task_id, copy_of, review, provenance, label, unjudged, *rest in rows:
             choices, values = rest[: len(CHOICES)], rest[len(CHOICES) :]

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from evalq.read.run_counts import RunCounts
 from evalq.read.view import TaskContext, TaskView, view_from
+from evalq.store.chunks import chunks
 from evalq.store.models import EvaluationRow, SubmissionRow
 from evalq.store.models import EvaluationRow as E
 from evalq.store.models import SubmissionRow as S
@@ -35,8 +36,6 @@ SAMPLED_RUNS = 500
 a permutation test of two mean composites already separates means about 0.04 apart (composites
 spread by ~0.2); more runs cost time in proportion (reading and decoding them, then every
 resample) and tell little more. The sample makes intervals wider, never narrower."""
-CHUNK = 500
-"""Sampled runs read per statement (SQLite's limit on bound parameters)."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +148,7 @@ def sampled_view(session: Session, context: TaskContext, sample: Sample) -> Task
     """The task's view over the sampled runs only (each read and scored as `view_of` does),
     carrying the whole task's counts."""
     loaded: dict[str, tuple[SubmissionRow, EvaluationRow]] = {}
-    for start in range(0, len(sample.ids), CHUNK):
-        loaded |= evaluations_of(session, submission_ids=sample.ids[start : start + CHUNK])
+    for chunk in chunks(sample.ids):
+        loaded |= evaluations_of(session, submission_ids=chunk)
     view = view_from(context, [loaded[sid] for sid in sample.ids if sid in loaded])
     return dataclasses.replace(view, counts=sample.counts)

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from evalq.core.redact import redact_data
 from evalq.core.results import EvaluationScores, MissingTier
 from evalq.core.status import EvaluationStatus
+from evalq.store.chunks import chunks
 from evalq.store.models import (
     EvaluationRow,
     SubmissionRow,
@@ -131,22 +132,18 @@ def task_evaluations(
     return [(row[0], row[1]) for row in rows]
 
 
-CHUNK = 500
-"""Task ids asked for in one ``IN (...)``: SQLite's bound-parameter limit is 999 on old builds."""
-
-
 def tasks_evaluations(
     session: Session, *, task_ids: Sequence[str]
 ) -> dict[str, list[tuple[SubmissionRow, EvaluationRow]]]:
     """`task_evaluations` of many tasks, ``{task id: its rows}`` (every id named is a key), in
     one statement per 500 tasks instead of one per task."""
     found: dict[str, list[tuple[SubmissionRow, EvaluationRow]]] = {t: [] for t in task_ids}
-    for start in range(0, len(task_ids), CHUNK):
+    for chunk in chunks(task_ids):
         rows = session.execute(
             select(SubmissionRow, EvaluationRow)
             .join(EvaluationRow, EvaluationRow.submission_id == SubmissionRow.id)
             .where(
-                SubmissionRow.task_id.in_(task_ids[start : start + CHUNK]),
+                SubmissionRow.task_id.in_(chunk),
                 SubmissionRow.status.in_(EVALUATED),
             )
             .order_by(SubmissionRow.task_id, SubmissionRow.id)

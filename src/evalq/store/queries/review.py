@@ -16,8 +16,8 @@ from evalq.core.errors import InvalidInput
 from evalq.core.review_decisions import ReviewAction, ReviewDecision
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.review import RunFacts
+from evalq.store.chunks import chunks
 from evalq.store.models import EvaluationRow, ReviewDecisionRow, SubmissionRow, utcnow
-from evalq.store.queries.evaluations import CHUNK
 from evalq.store.queries.submissions import get_submission_row
 
 
@@ -217,8 +217,7 @@ def fact_rows(session: Session, *, submission_ids: Sequence[str]) -> list[Any]:
     """The rows of `FACT_COLUMNS` (what `run_facts` reads) and ``copy_of`` of
     ``submission_ids``, in one statement per 500 ids."""
     found: list[Any] = []
-    for start in range(0, len(submission_ids), CHUNK):
-        chunk = list(submission_ids[start : start + CHUNK])
+    for chunk in chunks(submission_ids):
         found += session.execute(
             select(*FACT_COLUMNS, SubmissionRow.copy_of).where(SubmissionRow.id.in_(chunk))
         )
