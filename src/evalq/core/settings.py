@@ -74,6 +74,12 @@ class Settings(BaseSettings):
     monitor_every_s: float = Field(
         default=60, gt=0, description="Period of the beat entry that checks every monitor."
     )
+    ticket_sweep_every_s: float = Field(
+        default=60,
+        gt=0,
+        description="Period of the beat entry that refreshes the tasks whose run tickets "
+        "lapsed (a deadline passed without a run) since their board was drawn.",
+    )
     worker_heartbeat_s: float = Field(
         default=10,
         gt=0,

@@ -1317,7 +1317,7 @@ def _variant_board(
                 rank_interval=_interval(spread.interval),
                 rank_interval_note=spread.note,
                 not_separable_from=[names[j] for j in spread.not_separable_from],
-                models=sorted(models[stats.variant]),
+                models=sorted(models.get(stats.variant, ())),  # one with only lapsed tickets: none
                 costed_runs=sum(r.cost_usd is not None for r in runs[stats.variant]),
                 run_plan=short[stats.variant].note() if stats.variant in short else None,
                 sampled_from=_whole_runs(stats.variant, stats.runs, short, counts),

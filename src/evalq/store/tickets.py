@@ -31,7 +31,8 @@ from evalq.core.tickets import (
     Ticket,
     new_plan_id,
 )
-from evalq.store.models import RunTicketRow, SubmissionRow, utcnow
+from evalq.store.chunks import chunks
+from evalq.store.models import BoardFiguresRow, RunTicketRow, SubmissionRow, utcnow
 
 TICKETS = cast(Table, RunTicketRow.__table__)
 
@@ -303,3 +304,31 @@ def tickets_of(
         )
         for variant, n in issued.items()
     }
+
+
+def lapsed_since_drawn(session: Session, *, now: datetime | None = None) -> list[str]:
+    """The tasks whose stored board figures were drawn before one of their unused tickets'
+    deadline passed, as at ``now``: each such ticket has become a failure at the worst cost
+    (`evalq.read.plans`) and the stored board does not say so yet, so the task's refresh is due
+    (`evalq.tasks.tickets`). One query over the plans with unused tickets (a plan's tickets
+    share their deadline), one over those tasks' figures; a task whose board was never drawn
+    has nothing stored to bring up to date."""
+    now = _utc(now or utcnow())
+    lapsed: dict[str, datetime] = {}
+    for task_id, deadline in session.execute(
+        select(RunTicketRow.task_id, RunTicketRow.deadline)
+        .where(RunTicketRow.used_by.is_(None))
+        .group_by(RunTicketRow.task_id, RunTicketRow.deadline)
+    ):
+        deadline = _utc(deadline)
+        if deadline <= now and deadline > lapsed.get(task_id, datetime.min.replace(tzinfo=UTC)):
+            lapsed[task_id] = deadline
+    if not lapsed:
+        return []
+    due: list[str] = []
+    for chunk in chunks(sorted(lapsed)):
+        figures = select(BoardFiguresRow.task_id, BoardFiguresRow.computed_at)
+        for task_id, drawn_at in session.execute(figures.where(BoardFiguresRow.task_id.in_(chunk))):
+            if _utc(drawn_at) < lapsed[task_id]:
+                due.append(task_id)
+    return due

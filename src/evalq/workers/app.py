@@ -28,6 +28,7 @@ from evalq.workers.names import (
     QUEUES,
     RECOVER_TASK,
     ROUTES,
+    TICKET_SWEEP_TASK,
     WEBHOOK_TASK,
 )
 from evalq.workers.policy import (
@@ -228,6 +229,10 @@ def celery_config(settings: Settings, *, producer: bool = False) -> dict[str, An
             },
             "evalq-monitors": {"task": MONITOR_TASK, "schedule": settings.monitor_every_s},
             "evalq-events": {"task": EVENT_SWEEP_TASK, "schedule": settings.event_sweep_every_s},
+            "evalq-tickets": {
+                "task": TICKET_SWEEP_TASK,
+                "schedule": settings.ticket_sweep_every_s,
+            },
         },
         # A delivery ends at its own deadline on every pool (`evalq.tasks.bounded_post`); where
         # the pool can enforce a time limit (prefork), this one backs it up.

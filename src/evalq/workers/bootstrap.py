@@ -24,6 +24,7 @@ TASK_MODULES = (
     "evalq.tasks.recover",
     "evalq.tasks.webhooks",
     "evalq.tasks.monitors",
+    "evalq.tasks.tickets",
     "evalq.tasks.traces",
 )
 

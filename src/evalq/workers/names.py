@@ -21,6 +21,7 @@ FINALISE_TRACES_TASK = "evalq.traces.finalise"
 MONITOR_TASK = "evalq.monitors.check"
 EVENT_TASK = "evalq.webhook.deliver_event"
 EVENT_SWEEP_TASK = "evalq.webhook.resend"
+TICKET_SWEEP_TASK = "evalq.tickets.sweep"
 
 ROUTES = {
     TIER_TASKS["text"]: {"queue": TEXT_QUEUE},
@@ -34,4 +35,5 @@ ROUTES = {
     MONITOR_TASK: {"queue": MERGE_QUEUE},
     EVENT_TASK: {"queue": WEBHOOK_QUEUE},
     EVENT_SWEEP_TASK: {"queue": MERGE_QUEUE},
+    TICKET_SWEEP_TASK: {"queue": MERGE_QUEUE},
 }

@@ -20,6 +20,7 @@ from sqlalchemy import bindparam, text, update
 from tests.integration.read.test_attacks import passing_t1, steps_of
 from tests.integration.read.test_copies import SCYLLA, add_runs, examples
 from tests.integration.read.test_held_runs import copy_of
+from tests.support.processes import wait_until
 from tests.support.settings import configure
 from tests.support.ui import sign_in
 from typer.testing import CliRunner
@@ -29,12 +30,19 @@ from evalq.core.settings import Settings
 from evalq.producer.api.app import create_app
 from evalq.producer.cli import app
 from evalq.read.compare import UNTICKETED, compare
+from evalq.read.leaderboard import current_figures
 from evalq.read.plans import NOT_PRE_REGISTERED
+from evalq.read.view import task_context
 from evalq.service.client import Client
 from evalq.store.db import session_scope
 from evalq.store.keys import create_key
-from evalq.store.models import RunTicketRow
+from evalq.store.models import BoardFiguresRow, RunTicketRow
+from evalq.store.tickets import lapsed_since_drawn
 from evalq.tasks.merge import refresh_baseline
+from evalq.tasks.tickets import refresh_lapsed
+from evalq.workers.bootstrap import worker_app
+from evalq.workers.embedded import embedded_worker
+from evalq.workers.names import MERGE_QUEUE, TICKET_SWEEP_TASK
 
 
 def rerun(run: Submission, i: int) -> Submission:
@@ -141,3 +149,39 @@ def test_registered_runs_count_the_tickets_never_used_as_failures(
     assert [(x.group, x.count) for x in left_out if x.reason == UNTICKETED] == [("T1", 1)]
     assert "registered runs due" in after["page"]
     assert "registered runs due" in doors(url)["cli"]
+
+
+def test_a_deadline_passing_brings_the_stored_board_up_to_date_through_the_ticket_sweep(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing is written when a deadline passes: the beat's ticket sweep finds the task whose
+    stored figures predate it and schedules its refresh once; then the board is current again."""
+    url = copy_of(store, tmp_path)
+    monkeypatch.delenv("EVALQ_BROKER_URL", raising=False)
+    configure(monkeypatch, database_url=url)
+    due = datetime.now(UTC) + timedelta(days=1)
+    Client().register_plan(SCYLLA, {"variant": "T2", "runs": 3, "deadline": due})
+    refresh_baseline(SCYLLA)  # the figures drawn with 3 tickets pending
+
+    def lapsed() -> list[str]:
+        with session_scope(url) as session:
+            return lapsed_since_drawn(session)
+
+    def current() -> bool:
+        with session_scope(url) as session:
+            return current_figures(session, task_context(session, task_id=SCYLLA)) is not None
+
+    assert lapsed() == [] and current()
+    now = datetime.now(UTC)
+    with session_scope(url) as session:  # drawn an hour ago, the deadline passed a minute ago
+        session.execute(update(BoardFiguresRow).values(computed_at=now - timedelta(hours=1)))
+        session.execute(update(RunTicketRow).values(deadline=now - timedelta(minutes=1)))
+    assert lapsed() == [SCYLLA] and not current()
+
+    client = Client(app=worker_app())
+    with embedded_worker(client.app, queues=(MERGE_QUEUE,)):
+        client.app.send_task(TICKET_SWEEP_TASK, queue=MERGE_QUEUE)  # as the beat sends it
+        wait_until(lambda: not lapsed(), timeout=120, what="the swept task's refresh")
+    client.app.close()
+    assert current()
+    assert refresh_lapsed() == []  # the next sweep has nothing to do
