@@ -65,3 +65,19 @@ def test_the_beat_runs_the_event_sweep_at_its_setting_on_a_queue_a_worker_takes(
         assert EVENT_SWEEP_TASK in worker.tasks
     finally:
         worker.close()
+
+
+def test_the_beat_runs_the_ticket_sweep_at_its_setting_on_a_queue_a_worker_takes() -> None:
+    from evalq.workers.app import make_app
+    from evalq.workers.bootstrap import worker_app
+    from evalq.workers.names import MERGE_QUEUE, ROUTES, TICKET_SWEEP_TASK
+
+    app = make_app(Settings(broker_url="memory://", ticket_sweep_every_s=9))
+    entry = app.conf.beat_schedule["evalq-tickets"]
+    assert (entry["task"], entry["schedule"]) == (TICKET_SWEEP_TASK, 9)
+    assert ROUTES[TICKET_SWEEP_TASK] == {"queue": MERGE_QUEUE}
+    worker = worker_app(Settings(broker_url="memory://"))
+    try:
+        assert TICKET_SWEEP_TASK in worker.tasks
+    finally:
+        worker.close()
