@@ -314,6 +314,7 @@ def test_board_marks_held_and_partial_rows_filters_and_pages(
     model = "claude-sonnet-4"
     page.get_by_label("model").select_option(model)
     page.get_by_role("button", name="Filter").click()
+    page.wait_for_load_state()  # the filtered board whole, not the part parsed so far
     models = page.locator("#board tbody tr td:nth-child(3) .sub").all_inner_texts()
     assert models and set(models) == {model}
     assert len(models) == sum(e["model"] == model for e in board["entries"])
@@ -323,9 +324,10 @@ def test_board_marks_held_and_partial_rows_filters_and_pages(
     pages = -(-len(board["entries"]) // 5)
     expect(page.locator("nav.pages")).to_contain_text(f"page 1 of {pages}")
     page.get_by_role("link", name="next ›").click()
+    expect(page.locator("nav.pages")).to_contain_text(f"page 2 of {pages}")  # by the cursor
+    page.wait_for_load_state()
     second = page.locator("#board tbody tr").evaluate_all("rows => rows.map(r => r.dataset.run)")
     assert second == [e["submission_id"] for e in board["entries"][5:10]]
-    expect(page.locator("nav.pages")).to_contain_text(f"page 2 of {pages}")  # by the cursor
     expect(page.locator("#board-moved")).to_have_count(0)  # nothing merged in between
 
     page.goto(f"/ui/tasks/{ARENA}?metadata=nokey")
@@ -427,6 +429,7 @@ def test_compare_page_shows_the_statistics_the_api_serves(server: Server, browse
     page.get_by_role("button", name="Show the difference").click()
     rows = page.locator("#diff tbody tr")
     expect(page.locator("#diff-h")).to_have_text("arena-fe-01 vs hostile-1")
+    page.wait_for_load_state()
     hostile_lines = hostile_run({})["output"].splitlines()
     right = rows.locator("td:last-child").all_inner_texts()
     assert [line for line in right if line] == hostile_lines  # the payload, as text
@@ -549,7 +552,12 @@ def test_server_sent_events_say_when_a_board_changes(server: Server, browser: Br
         opened = next(lines).removeprefix("data: ")
         with HttpClient(server.url, api_key=server.keys["rw"]) as writer:
             writer.submit(run)
-        assert next(line for line in lines if line.startswith("event:")) == "event: changed"
+            assert next(line for line in lines if line.startswith("event:")) == "event: changed"
+            # the run evaluated before the next test, whose pages must not move under it
+            assert set(writer.wait(["live-2"], timeout=600 * PATIENCE).values()) <= {
+                "done",
+                "degraded",
+            }
     with httpx.Client(base_url=server.url, cookies=cookies, timeout=HTTP_TIMEOUT) as client:
         version = client.get(f"/ui/tasks/{ARENA}").headers["etag"]
     assert opened not in version  # the board's version moved

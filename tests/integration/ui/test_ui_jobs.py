@@ -161,6 +161,7 @@ def test_job_b_the_top_run_shows_why_it_got_its_score(server: Server, browser: B
     board_value = top.locator("td").nth(5).inner_text()
     top.get_by_role("link", name=run_id, exact=True).click()
     expect(page.get_by_role("heading", name=f"Run {run_id}")).to_be_visible()
+    page.wait_for_load_state()  # the reads below do not wait: the whole page parsed first
 
     # what the page says, read before the API is asked
     score = page.locator('td[data-score="arena-overall"]').inner_text()
@@ -263,6 +264,7 @@ def test_job_e_how_far_the_judge_agrees_with_people_on_the_board_and_on_real_dat
     expect(
         page.get_by_role("heading", name="Judge-human agreement on a published set")
     ).to_be_visible()
+    page.wait_for_load_state()
     shown = [
         " ".join(item.split())
         for item in page.locator("#agreement .judge-validation li").all_inner_texts()
@@ -345,6 +347,7 @@ def test_job_f_two_models_compared_across_the_arena_tasks(server: Server, browse
     page.get_by_label("group 2").fill(other)
     page.get_by_role("button", name="Compare", exact=True).click()
     expect(page.get_by_role("heading", name=f"{reference} vs {other} by model")).to_be_visible()
+    page.wait_for_load_state()
     rows = [cells(r) for r in page.locator("#comparisons tbody tr").all()]
     units = [cells(r) for r in page.locator("#units tbody tr").all()]
     figures = page.locator("main figure svg.signed-bars")
@@ -367,6 +370,7 @@ def test_job_f_two_models_compared_across_the_arena_tasks(server: Server, browse
     page.get_by_label("group 3").fill(third)
     page.get_by_role("button", name="Compare", exact=True).click()
     expect(figures).to_have_count(2)
+    page.wait_for_load_state()
     three = api_get(
         server, "/v1/compare", tasks="arena-*", by="model", values=[reference, other, third]
     )
