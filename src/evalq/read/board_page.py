@@ -55,6 +55,11 @@ class Verdict(Reply):
     range_note: str | None = Field(
         default=None, description="A crowd of new agent names stretched the ranges: withheld."
     )
+    crowd_note: str | None = Field(
+        default=None,
+        description="Thin names' runs beyond the ranges the robust baseline reads without "
+        "them: said, nothing withheld.",
+    )
     recommendations: dict[str, int] | None = Field(
         description="PeerRead: ranked rows per recommendation; null for the Arena."
     )
@@ -151,6 +156,7 @@ def board_page(
             ranked=summary.ranked,
             baseline_note=top.baseline_note,
             range_note=board.range_note,
+            crowd_note=board.crowd_note,
             recommendations=_recommendations(summary.recommendations)
             if rule.kind == "peerread"
             else None,

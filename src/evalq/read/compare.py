@@ -32,7 +32,7 @@ from evalq.core.results import ScyllaScores
 from evalq.core.schemas import STORED, Task, TaskKind
 from evalq.core.settings import Settings, get_settings
 from evalq.read.baseline import current_baselines
-from evalq.read.flood import range_notes
+from evalq.read.flood import flood_notes
 from evalq.read.plans import (
     Shortfall,
     Tickets,
@@ -455,20 +455,21 @@ def compare(
 def with_range_notes(
     session: Session, found: CompareReport, views: Sequence[TaskView]
 ) -> CompareReport:
-    """``found`` with the range notes of its Arena tasks (`evalq.read.flood.range_note`) and,
-    when there are any, every conclusion withheld."""
+    """``found`` with the range and crowd notes of its Arena tasks
+    (`evalq.read.flood.flood_notes`) and, when there are range notes, every conclusion
+    withheld (a crowd note withholds nothing: those runs moved no other run's scores)."""
     arena = [view.task.id for view in views if view.rule.kind == "arena"]
-    found_notes = range_notes(session, task_ids=arena) if arena else {}
-    notes = [f"{task_id}: {note}" for task_id, note in found_notes.items() if note]
-    if not notes:
+    robust = {v.task.id for v in views if v.profile.arena.baseline == "robust"}
+    found_notes = flood_notes(session, task_ids=arena, robust=robust) if arena else {}
+    stretched = [f"{t}: {ranges}" for t, (ranges, _) in found_notes.items() if ranges]
+    beyond = [f"{t}: {crowd}" for t, (_, crowd) in found_notes.items() if crowd]
+    if not stretched and not beyond:
         return found
-    withheld = f"withheld: {'; '.join(notes)}"
-    return found.model_copy(
-        update={
-            "notes": notes,
-            "comparisons": [replace(c, conclusion=withheld) for c in found.comparisons],
-        }
-    )
+    update: dict[str, object] = {"notes": [*found.notes, *stretched, *beyond]}
+    if stretched:
+        withheld = f"withheld: {'; '.join(stretched)}"
+        update["comparisons"] = [replace(c, conclusion=withheld) for c in found.comparisons]
+    return found.model_copy(update=update)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""A crowd of new agent names that stretches a task's range: said on the board.
+"""A crowd of agent names whose runs reach beyond a task's ranges: said on the board.
 
 Every Arena score is measured against the task's baseline, whose ranges (the fastest and the
 slowest time, the cheapest and the dearest cost, the fewest and the most tokens and tool calls)
@@ -7,14 +7,22 @@ names stretches those ranges and moves every other run's scores (12 runs from 6 
 demo task moved 8 of its 11 real runs). Names cannot be checked, so the runs are not held; what
 is said (`range_note`) is that agents seen on no other task, at least `FLOOD_MIN_AGENTS` of them,
 widen one of the ranges by more than `FLOOD_STRETCH` of its width without them.
+
+Under the robust baseline (``arena.baseline = "robust"``, the default) the crowd is every name
+with fewer tasks than the task's typical agent (`evalq.scoring.arena.robust.crowd_of`), whatever
+their number, and the ranges are read without their runs (`evalq.scoring.arena.baseline.
+ranged_runs`): they cannot move another run's scores, so nothing is withheld, and the board says
+when their runs reach beyond the other agents' ranges (`beyond`: the crowd note).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 from sqlalchemy.orm import Session
 
+from evalq.scoring.arena.robust import crowd_of
 from evalq.store import tallies
 from evalq.store.tallies import Agent, AgentFigures
 
@@ -64,6 +72,44 @@ def stretched(agents: Mapping[Agent, AgentFigures], new: set[Agent]) -> str | No
     )
 
 
+def beyond(agents: Mapping[Agent, AgentFigures], crowd: set[Agent]) -> str | None:
+    """What the board says when runs of the ``crowd`` (the names the robust baseline counts as
+    one) reach beyond the other agents' range of some figure, else None: the names that do,
+    their runs, and each range they pass with their own span."""
+    others = [a for a in agents if a not in crowd]
+    if not others:
+        return None
+    ours = {figure: _span([agents[a].ranges[figure] for a in others]) for figure in NAMES}
+
+    def passes(agent: Agent, figure: str) -> bool:
+        theirs, span = agents[agent].ranges[figure], ours[figure]
+        return (
+            theirs is not None
+            and span is not None
+            and not span[0] <= theirs[0] <= theirs[1] <= span[1]
+        )
+
+    named = [a for a in agents if a in crowd and any(passes(a, f) for f in NAMES)]
+    reached = []
+    for figure in NAMES:
+        theirs = _span([agents[a].ranges[figure] for a in named if passes(a, figure)])
+        span = ours[figure]
+        if theirs is not None and span is not None:
+            reached.append(
+                f"{NAMES[figure]} ({_shown(span[0])}-{_shown(span[1])}; theirs "
+                f"{_shown(theirs[0])}-{_shown(theirs[1])})"
+            )
+    if not reached:
+        return None
+    runs = sum(agents[a].runs for a in named)
+    return (
+        f"{len(named)} agent name(s) with fewer tasks than this task's typical agent "
+        f"({runs} runs) reach beyond the other agents' range of {'; '.join(reached)}: the "
+        "baseline reads its ranges without them, so their runs score at the ranges' ends and "
+        "move no other run's scores"
+    )
+
+
 def _shown(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.4g}"
 
@@ -75,21 +121,30 @@ def _span(ranges: list[Range | None]) -> Range | None:
     return min(r[0] for r in found), max(r[1] for r in found)
 
 
-def range_note(session: Session, *, task_id: str) -> str | None:
-    """`range_notes` of one task."""
-    return range_notes(session, task_ids=[task_id])[task_id]
+def flood_note(session: Session, *, task_id: str, robust: bool) -> tuple[str | None, str | None]:
+    """`flood_notes` of one task (``robust``: its profile's baseline is the robust one)."""
+    return flood_notes(session, task_ids=[task_id], robust={task_id} if robust else set())[task_id]
 
 
-def range_notes(session: Session, *, task_ids: Sequence[str]) -> dict[str, str | None]:
-    """`stretched` of each task over the runs its baseline counts (evaluated, not held, not a
-    copy), from its agents' tallies (`evalq.store.tallies`, kept at merge): one index range per
-    `evalq.store.chunks.CHUNK` tasks and per crowd of agents, never a read of the runs."""
+def flood_notes(
+    session: Session, *, task_ids: Sequence[str], robust: AbstractSet[str]
+) -> dict[str, tuple[str | None, str | None]]:
+    """Each task's (range note, crowd note) from its agents' tallies (`evalq.store.tallies`,
+    kept at merge): one index range per `evalq.store.chunks.CHUNK` tasks and per crowd of
+    agents, never a read of the runs. For the tasks in ``robust`` (their profile's baseline is
+    the robust one, the default) the range note is None and the
+    crowd note says what `beyond` finds; under the others, the crowd note is None and the range
+    note is `stretched`'s (which withholds the verdicts)."""
     agents = tallies.agent_figures(session, task_ids=task_ids)
-    crowded = {t: found for t, found in agents.items() if len(found) > FLOOD_MIN_AGENTS}
-    tasks_of = tallies.tasks_of(session, {a for found in crowded.values() for a in found})
-    return {
-        task_id: stretched(found, {a for a in found if tasks_of.get(a, set()) <= {task_id}})
-        if task_id in crowded
-        else None
-        for task_id, found in agents.items()
-    }
+    tasks_of = tallies.tasks_of(session, {a for found in agents.values() for a in found})
+    found: dict[str, tuple[str | None, str | None]] = {}
+    for task_id, figures in agents.items():
+        if task_id in robust:
+            crowd = crowd_of({a: len(tasks_of.get(a, set()) | {task_id}) for a in figures})
+            found[task_id] = (None, beyond(figures, crowd))
+        elif len(figures) > FLOOD_MIN_AGENTS:
+            new = {a for a in figures if tasks_of.get(a, set()) <= {task_id}}
+            found[task_id] = (stretched(figures, new), None)
+        else:
+            found[task_id] = (None, None)
+    return found

@@ -44,7 +44,7 @@ from evalq.core.settings import Settings
 from evalq.read import standings
 from evalq.read.boards.sample import sample_of, sampled_view
 from evalq.read.compare import CompareReport, compare_task
-from evalq.read.flood import range_note
+from evalq.read.flood import flood_note
 from evalq.read.plans import (
     Shortfall,
     Tickets,
@@ -335,7 +335,16 @@ class LeaderboardReport(Reply):
         default=None,
         description="An Arena board whose ranges (time, cost, tokens, tool calls) are "
         "stretched by a crowd of agent names seen on no other task: every score is measured "
-        "against those ranges, so its verdict is withheld. Null otherwise.",
+        "against those ranges, so its verdict is withheld. Null otherwise, and under the "
+        'robust baseline (arena.baseline "robust", the default), which reads its ranges '
+        "without such names (crowd_note).",
+    )
+    crowd_note: str | None = Field(
+        default=None,
+        description="Under the robust baseline: the runs of agent names with fewer tasks than "
+        "the task's typical agent reach beyond the other agents' ranges. The baseline reads "
+        "its ranges without them, so they score at the ranges' ends and move no other run's "
+        "scores: said, nothing withheld. Null otherwise.",
     )
     self_reported: int = Field(
         default=0,
@@ -421,13 +430,14 @@ def leaderboard(
 ) -> LeaderboardReport:
     """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3) by the score
     its kind is about (`_leaderboard`), with what an Arena board must say of a crowd of new
-    agent names that stretches its ranges (`evalq.read.flood.range_note`).
+    agent names that stretches its ranges, or of thin names beyond them
+    (`evalq.read.flood.flood_note`).
 
     Raises:
         NotFound: no such task.
         InvalidInput: as `_leaderboard`.
     """
-    board = _leaderboard(
+    board, profile = _leaderboard(
         session,
         task_id=task_id,
         tool=tool,
@@ -441,7 +451,7 @@ def leaderboard(
         limit=limit,
         offset=offset,
     )
-    return with_imported_scores(session, with_range_note(session, board))
+    return with_imported_scores(session, with_range_note(session, board, profile))
 
 
 def with_imported_scores(session: Session, board: LeaderboardReport) -> LeaderboardReport:
@@ -464,11 +474,16 @@ def with_imported_scores(session: Session, board: LeaderboardReport) -> Leaderbo
     return board.model_copy(update={"entries": entries})
 
 
-def with_range_note(session: Session, board: LeaderboardReport) -> LeaderboardReport:
-    """``board`` with its range note (`evalq.read.flood.range_note`) when it is an Arena board."""
+def with_range_note(
+    session: Session, board: LeaderboardReport, profile: Profile
+) -> LeaderboardReport:
+    """``board`` with its range note or its crowd note (`evalq.read.flood.flood_note`, by the
+    task's ``profile``) when it is an Arena board."""
     if board.kind != "arena":
         return board
-    return board.model_copy(update={"range_note": range_note(session, task_id=board.task_id)})
+    robust = profile.arena.baseline == "robust"
+    ranges, crowd = flood_note(session, task_id=board.task_id, robust=robust)
+    return board.model_copy(update={"range_note": ranges, "crowd_note": crowd})
 
 
 def _leaderboard(
@@ -485,9 +500,9 @@ def _leaderboard(
     status: str | None = None,
     limit: int | None = None,
     offset: int = 0,
-) -> LeaderboardReport:
+) -> tuple[LeaderboardReport, Profile]:
     """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3) by the score
-    its kind is about.
+    its kind is about; with the profile it was ranked by.
 
     Filters keep only the matching submissions; ranks and percentiles are computed among the
     rows kept. ``metadata`` keeps the rows whose metadata holds every ``key: value`` given,
@@ -531,19 +546,21 @@ def _leaderboard(
             # the task has not moved since the refresh: its standings are current (the refresh
             # synced them, and any change since would have moved the version), and its pages
             # are read in the order it stored
-            return current.page(session, context, kept, limit, offset)
+            return current.page(session, context, kept, limit, offset), context.profile
         # standings the projector has not scored on the task's current basis yet (a merge
         # that raced the refresh, a redefinition, a store older than the table) are not
         # ranked: the whole task is, from its runs, until the refresh; a read never writes
         rule = rule_of(session, context)
         fresh = standings.current(session, context)
         if fresh and rule.kind in ("arena", "peerread"):
-            return paged(session, context, rule, kept, include_held, limit, offset)[0]
+            return paged(session, context, rule, kept, include_held, limit, offset)[
+                0
+            ], context.profile
         if fresh and rank_intervals and unfiltered:
             # the whole-task figures (variant board, rank intervals) as stored at this version
             figures = board_figures(session, context)
             page, _ = paged(session, context, rule, kept, False, limit, offset)
-            return figures.applied(page)
+            return figures.applied(page), context.profile
     view = task_view(session, task_id=task_id, settings=settings)
     board = board_of(
         view,
@@ -556,11 +573,11 @@ def _leaderboard(
         status=status,
     )
     if limit is None and offset == 0:
-        return board
+        return board, view.profile
     end = None if limit is None else offset + limit
     return board.model_copy(
         update={"entries": board.entries[offset:end], "offset": offset, "limit": limit}
-    )
+    ), view.profile
 
 
 def board_of(

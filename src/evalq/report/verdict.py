@@ -231,6 +231,7 @@ def arena_verdict(data: ReportData) -> str:
         board.baseline_note,
         board.range_note,
         arena_answer(ranked[:BOARD_ROWS], runs),
+        crowd_note=board.crowd_note,
     )
 
 
@@ -255,10 +256,13 @@ def board_verdict(
     range_note: str | None = None,
     answer: ArenaAnswer | None = None,
     task_id: str | None = None,
+    *,
+    crowd_note: str | None = None,
 ) -> str:
     """`arena_verdict` from the answer, the board's first ranked rows and how many it ranks;
     withheld (the rows are in the leaderboard below) when a crowd of new agent names stretched
-    the ranges."""
+    the ranges; with the crowd note (thin names beyond the ranges, which the robust baseline
+    reads without them) said beside it, nothing withheld."""
     if range_note:
         return f'<p class="note withheld">Verdict withheld: {esc(range_note)}.</p>'
 
@@ -273,6 +277,8 @@ def board_verdict(
     note = f'<p class="note">{more} more in the leaderboard below.</p>' if more > 0 else ""
     if baseline_note:
         note += f'<p class="note caveats">Read with care: {esc(baseline_note)}.</p>'
+    if crowd_note:
+        note += f'<p class="note caveats" id="crowd-note">{esc(crowd_note)}.</p>'
     heads = ("rank", "submission", "tool", "model", "overall", "percentile", "status")
     return answer_block(answer, task_id) + _table("arena-board", heads, rows) + note
 
@@ -318,6 +324,7 @@ def standings_verdict(kind: str, verdict: Verdict, task_id: str | None = None) -
             verdict.range_note,
             verdict.answer,
             task_id,
+            crowd_note=verdict.crowd_note,
         )
     return (
         f'<section id="verdict" data-kind="{esc(kind)}"><h2>{esc(title)}</h2>'

@@ -18,6 +18,7 @@ of those indexes (0004, 0008), so the reads stay index-only.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, distinct, func, or_, select, tuple_
@@ -150,12 +151,27 @@ def _agent_baseline(
         )
     crowd = crowd_of(agent_standings(session, agents=agents))
     values = {name: robust_values(found, crowd) for name, found in medians.items()}
-    ranges = {
-        name: fenced_range(session, *figures[name], values[name]) for name in RANGED if values[name]
-    }
+    ranges = {}
+    for name in RANGED:
+        if values[name]:
+            column, where = figures[name]
+            ranged = _ranged_runs(where, medians[name], crowd)
+            ranges[name] = fenced_range(session, column, ranged, values[name])
     return baseline_from_values(
         count, **values, profile=profile, last_updated=last_updated, ranges=ranges
     )
+
+
+def _ranged_runs(
+    where: ColumnElement[bool], measured: Mapping[Agent, float], crowd: set[Agent]
+) -> ColumnElement[bool]:
+    """`evalq.scoring.arena.baseline.ranged_runs` as a condition: ``where`` and not the
+    ``crowd``'s runs, when an agent outside it measured the figure (one NOT IN per
+    `evalq.store.chunks.CHUNK` agents)."""
+    if not crowd or all(agent in crowd for agent in measured):
+        return where
+    s = SubmissionRow
+    return and_(where, *(tuple_(s.tool, s.model).not_in(chunk) for chunk in chunks(sorted(crowd))))
 
 
 def fenced_range(

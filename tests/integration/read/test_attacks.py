@@ -8,9 +8,11 @@ every usage figure nudged by under 2% count once, like exact copies (docs/scorin
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import Any
 
+import markupsafe
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import bindparam, text
@@ -337,34 +339,54 @@ def places(url: str) -> dict[str, int | None]:
 def test_the_unmodified_demo_boards_say_nothing_of_a_flood(store: str) -> None:
     with session_scope(store) as session:
         for task_id in ("arena-frontend-dark-mode", FLOODED, "arena-data-sales-summary"):
-            assert leaderboard(session, task_id=task_id).range_note is None, task_id
+            board = leaderboard(session, task_id=task_id)
+            assert (board.range_note, board.crowd_note) == (None, None), task_id
         compared = compare(session, tasks="arena-*", by="model", values=["claude-sonnet-4", "o3"])
     assert compared.notes == []
 
 
-def test_a_flood_of_new_agent_names_is_said_and_withholds_the_verdicts(
+def test_a_flood_of_new_agent_names_is_said_at_every_door_and_withholds_nothing(
     store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url = copy_of(store, tmp_path)
     add_runs(url, flood(), monkeypatch)
-    # under the robust default the crowd moves no real run's place among the real runs
-    # (test_robust_baseline_demo.py); it stretches the runs' own ranges, which the note reads
+    # under the robust default the crowd's runs are left out of the ranges, so they move no
+    # real run's place among the real runs (test_robust_baseline_demo.py): the board says they
+    # reach beyond the ranges, and no verdict waits for it
     assert set(places(url)) == set(places(store))
     with session_scope(url) as session:
         board = leaderboard(session, task_id=FLOODED)
         compared = compare(session, tasks="arena-*", by="model", values=["claude-sonnet-4", "o3"])
         page = render_html(report_data(session, task_id=FLOODED))
-        other = leaderboard(session, task_id="arena-data-sales-summary").range_note
-    note = board.range_note
-    assert note is not None and note.startswith("6 agent names seen on no other task (12 runs)")
-    assert "execution time (s)" in note and "cost (USD)" in note
-    assert other is None  # the other tasks' ranges are their own
+        other = leaderboard(session, task_id="arena-data-sales-summary")
+    note = board.crowd_note
+    assert board.range_note is None
+    assert note is not None and note.startswith(
+        "6 agent name(s) with fewer tasks than this task's typical agent (12 runs) reach beyond"
+    )
+    assert "execution time (s) (74-520; theirs 5,000-6,500)" in note and "cost (USD)" in note
+    assert "move no other run's scores" in note
+    assert (other.range_note, other.crowd_note) == (None, None)  # the others' ranges are theirs
     assert compared.notes == [f"{FLOODED}: {note}"]
-    assert all(c.conclusion.startswith("withheld") for c in compared.comparisons)
-    assert "Verdict withheld" in page
+    assert not any(c.conclusion.startswith("withheld") for c in compared.comparisons)
+    assert "Verdict withheld" not in page and html.escape(note) in page
     terminal = CliRunner().invoke(app, ["leaderboard", FLOODED], env={"EVALQ_DATABASE_URL": url})
     assert terminal.exit_code == 0, terminal.output
-    assert "6 agent names seen on no other task" in " ".join(terminal.output.split())
+    assert f"Note: {note}." in " ".join(terminal.output.split())
+    with session_scope(url) as session:
+        key = create_key(session, name="crowd", scopes=["read"])
+    with TestClient(
+        create_app(Settings(database_url=url, auth_required=True)), base_url="https://testserver"
+    ) as browser:
+        assert sign_in(browser, key).status_code == 303
+        ui = browser.get(f"/ui/tasks/{FLOODED}").text
+        asked = {"tasks": "arena-*", "by": "model", "values": ["claude-sonnet-4", "o3"]}
+        compared_ui = browser.get("/ui/compare", params=asked).text
+    assert f"<li>{markupsafe.escape(f'{FLOODED}: {note}')}</li>" in compared_ui  # (Jinja's)
+    assert "withheld" not in compared_ui
+    verdict = ui[ui.index('<section id="verdict"') :].split("</section>", 1)[0]
+    assert "Verdict withheld" not in verdict and "<table" in verdict  # the board's top rows
+    assert f'<p class="note caveats" id="crowd-note">{html.escape(note)}.</p>' in verdict
 
 
 def test_new_agent_names_inside_the_range_are_not_a_flood(
@@ -385,7 +407,8 @@ def test_new_agent_names_inside_the_range_are_not_a_flood(
     ]
     add_runs(url, newcomers, monkeypatch)
     with session_scope(url) as session:
-        assert leaderboard(session, task_id=FLOODED).range_note is None
+        board = leaderboard(session, task_id=FLOODED)
+    assert (board.range_note, board.crowd_note) == (None, None)
 
 
 UNDER = "o3"

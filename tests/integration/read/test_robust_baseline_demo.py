@@ -1,7 +1,8 @@
 """The robust Arena baseline (``arena.baseline = "robust"``, the default) on the bundled examples:
 each flood class, replayed on a copy of the demo store, moves no real run's place among the real
-runs on any Arena task (the flood's own runs take the places their scores earn), and the board
-still names a crowd of new names that stretches the raw range.
+runs on any Arena task (the flood's own runs take the places their scores earn), no range moves
+(the crowd's runs are left out of them), and the board names the thin names whose runs reach
+beyond the ranges (the crowd note), withholding nothing.
 
 Under spec 000's baseline (``"runs"``, the default before) the same floods re-ranked 7-9 of the
 flooded task's 11 real runs (docs/scoring.md, "Robust baselines by default"), so every test here
@@ -63,6 +64,7 @@ def board_facts(url: str, task_id: str) -> dict[str, Any]:
         "ranges": {f: (data[f"min_{f}"], data[f"max_{f}"]) for f in RANGES},
         "medians": {f: data[f"median_{f}"] for f in RANGES},
         "range_note": board.range_note,
+        "crowd_note": board.crowd_note,
     }
 
 
@@ -121,6 +123,36 @@ def fast_cheap() -> list[Submission]:
     return runs + elsewhere(names_of(runs), ELSEWHERE, "quick")
 
 
+def fast_cheap_inside_the_band() -> list[Submission]:
+    """6 fast, cheap runs from 2 new names (3 each, each its own output): under every real run
+    of the flooded task (14,000 tokens against 19,800 and more, 3 tool calls against 6, $0.05
+    against $0.07) yet within `RANGE_FACTOR` of its agents' medians, with one outlier indicator
+    at most and no copy of another's output, most of them not held: neither the band nor a hold
+    keeps them out of the ranges (before the crowd's runs were left out of them, they stretched
+    the tokens, tool calls and cost ranges, unsaid)."""
+    real = [s for s in examples("arena.jsonl") if s.task_id == FLOODED]
+    return [
+        real[3 * name + i].model_copy(
+            update={
+                "id": f"brisk-{name}-{i}",
+                "tool": f"brisk-{name}",
+                "model": f"model-{name}",
+                "output": f"{real[3 * name + i].output}\n(brisk attempt {i} by agent {name})",
+                "usage": Usage(
+                    input_tokens=13_000 + 300 * name + 100 * i,
+                    output_tokens=1_000,
+                    tool_calls=3,
+                    iterations=1,
+                    execution_time=80.0 + name + i,
+                    cost_usd=0.05 + 0.001 * i,
+                ),
+            }
+        )
+        for name in range(2)
+        for i in range(3)
+    ]
+
+
 def attack(name: str) -> list[Submission]:
     runs = flood()  # 6 throwaway names, 2 slow costly runs each (5,000-6,500 s, $25-35)
     if name == "2 new names":
@@ -131,8 +163,19 @@ def attack(name: str) -> list[Submission]:
         return runs + elsewhere(names_of(runs), ELSEWHERE, "history")
     if name == "one agent, 30 runs":
         return one_agent_flood()
+    if name == "2 fast cheap new names inside the band":
+        return fast_cheap_inside_the_band()
     assert name == "6 fast cheap names, each with one run elsewhere"
     return fast_cheap()
+
+
+NAMED = {
+    "2 new names",
+    "6 new names",
+    "6 names, each with one run elsewhere",
+    "2 fast cheap new names inside the band",
+}
+"""The floods whose thin names' counted runs reach beyond the ranges: the crowd note names them."""
 
 
 @pytest.mark.parametrize(
@@ -143,6 +186,7 @@ def attack(name: str) -> list[Submission]:
         "6 names, each with one run elsewhere",
         "one agent, 30 runs",
         "6 fast cheap names, each with one run elsewhere",
+        "2 fast cheap new names inside the band",
     ],
 )
 def test_a_flood_moves_no_real_runs_place(
@@ -156,14 +200,24 @@ def test_a_flood_moves_no_real_runs_place(
     assert moved == {task_id: 0 for task_id in ARENA}
     clean, flooded = board_facts(store, FLOODED), board_facts(url, FLOODED)
     assert flooded["ranges"] == clean["ranges"]  # no range moved
-    # the board still names a crowd of 3 or more new names that stretches the raw range
-    assert (flooded["range_note"] is not None) == (name == "6 new names")
-    if name == "6 new names":
+    if name == "2 fast cheap new names inside the band":  # the crowd rule alone kept them out
+        with session_scope(url) as session:
+            entries = leaderboard(session, task_id=FLOODED).entries
+        brisk = [e for e in entries if e.submission_id.startswith("brisk-")]
+        assert len(brisk) == 6 and sum(not e.held for e in brisk) >= 4  # most ranked, counted
+    # the board names the thin names whose counted runs reach beyond the ranges, withholding
+    # nothing; one agent's 30 runs are one agent's (it has the typical history), and the fast
+    # cheap names past the band are held for review, listed apart
+    assert flooded["range_note"] is None
+    assert (flooded["crowd_note"] is not None) == (name in NAMED), flooded["crowd_note"]
+    if name in NAMED:
         with session_scope(url) as session:
             compared = compare(
                 session, tasks="arena-*", by="model", values=["claude-sonnet-4", "o3"]
             )
-        assert compared.notes == [f"{FLOODED}: {flooded['range_note']}"]
+        # (and of the names' other task, where their one run each lies beyond the ranges too)
+        assert f"{FLOODED}: {flooded['crowd_note']}" in compared.notes
+        assert not any(c.conclusion.startswith("withheld") for c in compared.comparisons)
 
 
 def test_names_with_the_typical_history_are_agents_and_stretch_no_further_than_the_band(

@@ -422,6 +422,13 @@ def test_compare_page_shows_the_statistics_the_api_serves(server: Server, browse
         assert row.get_attribute("data-group") == comparison["other"]
         expect(row).to_contain_text(comparison["design"])
         expect(row).to_contain_text(comparison["conclusion"])
+        for note in comparison["notes"]:  # the demo's variants registered no runs: said
+            expect(row).to_contain_text(note)
+    first = api["comparisons"][0]
+    assert any(n.startswith(f"not pre-registered: {first['reference']}") for n in first["notes"])
+    notes = page.locator("#compare-notes li")  # the report's own notes, as the API serves them
+    expect(notes).to_have_count(len(api["notes"]))
+    assert notes.all_inner_texts() == api["notes"]
     shoot(page, "compare")
 
     page.get_by_label("run A").fill("arena-fe-01")

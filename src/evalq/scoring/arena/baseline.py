@@ -121,10 +121,11 @@ def compute_baseline(
 
     With ``profile.baseline == "robust"`` (the default) each figure is read over the agents
     too, with the agents that ran fewer tasks than the task's typical agent counted together as
-    one (`robust_values`); each range is the runs' lowest and highest values within
+    one (`robust_values`); each range is the lowest and highest values within
     `evalq.scoring.arena.robust.RANGE_FACTOR` of that median
-    (`evalq.scoring.arena.robust.fenced_range`), so a few values far outside the rest cannot
-    stretch it.
+    (`evalq.scoring.arena.robust.fenced_range`) of the runs of the agents outside that crowd
+    (`ranged_runs`), so neither a few values far outside the rest nor any number of thin names
+    can stretch it.
 
     With ``profile.usage == "traced"`` only the runs whose usage the OTLP intake collected
     (``usage_collected``) count: the others are not ranked, so they do not scale the ranked
@@ -164,13 +165,24 @@ def compute_baseline(
 
     read = {name: values(found) for name, found in measured.items()}
     ranges = {
-        name: fenced_range([v for _, v in measured[name]], read[name])
+        name: fenced_range([v for _, v in ranged_runs(measured[name], crowd)], read[name])
         for name in RANGED
         if robust and read[name]
     }
     return baseline_from_values(
         count, **read, profile=profile, last_updated=last_updated, ranges=ranges
     )
+
+
+def ranged_runs(
+    found: Sequence[tuple[Agent, float]], crowd: AbstractSet[Agent]
+) -> Sequence[tuple[Agent, float]]:
+    """The runs whose values a robust range's ends are read from: those of the agents outside
+    the ``crowd``, when any of them measured the figure; else every run. So the crowd's runs,
+    however many and wherever within the band, never move a range: they score against it (at
+    its end when beyond it), and only a name with the typical history is counted in it."""
+    settled = [(agent, value) for agent, value in found if agent not in crowd]
+    return settled or found
 
 
 def _measured(

@@ -1,4 +1,4 @@
-"""The robust Arena baseline's two rules (``arena.baseline = "robust"``, docs/scoring.md).
+"""The robust Arena baseline's rules (``arena.baseline = "robust"``, docs/scoring.md).
 
 Spec 000 scales every Arena score by its task's ranges: the lowest and highest time, cost,
 tokens and tool calls of the task's runs. So a few runs far outside the rest (a flood of slow,
@@ -13,7 +13,9 @@ few of them can do, by construction rather than by a detector:
   its ends are the lowest and highest runs' values within [median / 5, median x 5]. The median
   moves by one agent's place per agent added, so values beyond that band cannot stretch the
   range unless they are half the agents; a run outside it still scores, at the range's end
-  (0 or 100).
+  (0 or 100);
+- *the crowd's runs are not in the ranges* (`evalq.scoring.arena.baseline.ranged_runs`): a
+  range's ends are read from the other agents' runs, so a crowd of any size moves none.
 """
 
 from __future__ import annotations

@@ -132,10 +132,20 @@ def test_a_flood_of_fast_cheap_runs_moves_no_range() -> None:
     assert compute_baseline(REAL + quick, SPEC).min_execution_time == 5.0
 
 
-def test_values_inside_the_band_still_stretch_a_range_as_one_agent_would() -> None:
-    # the limit of the rule: slow runs within 5x the median are read as a slow agent's
+def test_thin_names_inside_the_band_stretch_no_range() -> None:
+    # within 5x the median the band lets values in; the crowd's runs are not read for the ends
     inside = [run(f"i{n}", 2_500.0, f"late-{n}") for n in range(2)]
+    clean = compute_baseline(REAL, ROBUST, standings=STANDINGS)
     after = compute_baseline(REAL + inside, ROBUST, standings=with_standing(inside, 1))
+    assert after.max_execution_time == clean.max_execution_time < 2_500.0
+
+
+def test_names_with_the_typical_history_inside_the_band_stretch_a_range_as_agents_do() -> None:
+    # the limit of the rule: the same slow runs from names that ran as many tasks as the others
+    # are agents' runs, and a range reaches them
+    typical = max(STANDINGS.values())
+    inside = [run(f"i{n}", 2_500.0, f"late-{n}") for n in range(2)]
+    after = compute_baseline(REAL + inside, ROBUST, standings=with_standing(inside, typical))
     assert after.max_execution_time == 2_500.0
 
 
