@@ -137,9 +137,12 @@ class CompareReport(Reply):
     )
     notes: list[str] = Field(
         default_factory=list,
-        description="Arena tasks whose ranges a crowd of agent names seen on no other task "
-        "stretched (evalq.read.flood): every score compared is measured against them, so each "
-        "comparison's conclusion is withheld. Empty when none.",
+        description="What the Arena tasks' boards say of a crowd of agent names "
+        "(evalq.read.flood): a range note (under the runs or agents baseline, a crowd of names "
+        "seen on no other task stretched the ranges every score compared is measured against, "
+        "so each comparison's conclusion is withheld) or a crowd note (under the robust "
+        "baseline, thin names' runs lie beyond ranges read without them: said, nothing "
+        "withheld). Empty when none.",
     )
     judge_validation: JudgeValidation | None = Field(
         default=None,
@@ -459,7 +462,7 @@ def with_range_notes(
     (`evalq.read.flood.flood_notes`) and, when there are range notes, every conclusion
     withheld (a crowd note withholds nothing: those runs moved no other run's scores)."""
     arena = [view.task.id for view in views if view.rule.kind == "arena"]
-    robust = {v.task.id for v in views if v.profile.arena.baseline == "robust"}
+    robust = {v.task.id: v.current.baseline for v in views if v.profile.arena.baseline == "robust"}
     found_notes = flood_notes(session, task_ids=arena, robust=robust) if arena else {}
     stretched = [f"{t}: {ranges}" for t, (ranges, _) in found_notes.items() if ranges]
     beyond = [f"{t}: {crowd}" for t, (_, crowd) in found_notes.items() if crowd]

@@ -4,24 +4,26 @@ Every Arena score is measured against the task's baseline, whose ranges (the fas
 slowest time, the cheapest and the dearest cost, the fewest and the most tokens and tool calls)
 scale speed, cost and efficiency. A submitter who sends slow, costly runs under throwaway agent
 names stretches those ranges and moves every other run's scores (12 runs from 6 names on one
-demo task moved 8 of its 11 real runs). Names cannot be checked, so the runs are not held; what
-is said (`range_note`) is that agents seen on no other task, at least `FLOOD_MIN_AGENTS` of them,
-widen one of the ranges by more than `FLOOD_STRETCH` of its width without them.
+demo task moved 8 of its 11 real runs). Names cannot be checked, so the runs are not held. Under
+the "runs" and "agents" baselines what is said (the range note of `flood_notes`, which withholds
+the verdicts) is that agents seen on no other task, at least `FLOOD_MIN_AGENTS` of them, widen
+one of the ranges by more than `FLOOD_STRETCH` of its width without them.
 
 Under the robust baseline (``arena.baseline = "robust"``, the default) the crowd is every name
 with fewer tasks than the task's typical agent (`evalq.scoring.arena.robust.crowd_of`), whatever
 their number, and the ranges are read without their runs (`evalq.scoring.arena.baseline.
 ranged_runs`): they cannot move another run's scores, so nothing is withheld, and the board says
-when their runs reach beyond the other agents' ranges (`beyond`: the crowd note).
+when their runs lie beyond the baseline's ranges, scoring at their ends (`beyond`: the crowd
+note).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from collections.abc import Set as AbstractSet
 
 from sqlalchemy.orm import Session
 
+from evalq.scoring.arena.baseline import Baseline
 from evalq.scoring.arena.robust import crowd_of
 from evalq.store import tallies
 from evalq.store.tallies import Agent, AgentFigures
@@ -72,31 +74,45 @@ def stretched(agents: Mapping[Agent, AgentFigures], new: set[Agent]) -> str | No
     )
 
 
-def beyond(agents: Mapping[Agent, AgentFigures], crowd: set[Agent]) -> str | None:
+BASELINE_FIELDS = {
+    "time": "execution_time",
+    "cost": "cost",
+    "tokens": "tokens",
+    "calls": "tool_calls",
+}
+"""Each ranged figure's name in a `Baseline` (``min_...``, ``max_...``)."""
+
+
+def beyond(
+    agents: Mapping[Agent, AgentFigures], crowd: set[Agent], baseline: Baseline
+) -> str | None:
     """What the board says when runs of the ``crowd`` (the names the robust baseline counts as
-    one) reach beyond the other agents' range of some figure, else None: the names that do,
-    their runs, and each range they pass with their own span."""
-    others = [a for a in agents if a not in crowd]
-    if not others:
+    one) lie beyond the ``baseline``'s range of some figure (so they score at its end), else
+    None: the names that do, their runs, and each range they pass with their own span."""
+    if baseline.is_default:
         return None
-    ours = {figure: _span([agents[a].ranges[figure] for a in others]) for figure in NAMES}
+    defaults = {"time": baseline.time_is_default, "cost": baseline.cost_is_default}
+    ranges: dict[str, tuple[float, float]] = {
+        figure: (float(getattr(baseline, f"min_{name}")), float(getattr(baseline, f"max_{name}")))
+        for figure, name in BASELINE_FIELDS.items()
+        if not defaults.get(figure, False)  # no run measured it: the defaults, not a range
+    }
 
     def passes(agent: Agent, figure: str) -> bool:
-        theirs, span = agents[agent].ranges[figure], ours[figure]
-        return (
-            theirs is not None
-            and span is not None
-            and not span[0] <= theirs[0] <= theirs[1] <= span[1]
-        )
+        theirs = agents[agent].ranges[figure]
+        if theirs is None or figure not in ranges:
+            return False
+        low, high = ranges[figure]
+        return theirs[0] < low or theirs[1] > high
 
     named = [a for a in agents if a in crowd and any(passes(a, f) for f in NAMES)]
     reached = []
     for figure in NAMES:
         theirs = _span([agents[a].ranges[figure] for a in named if passes(a, figure)])
-        span = ours[figure]
-        if theirs is not None and span is not None:
+        if theirs is not None:
+            low, high = ranges[figure]
             reached.append(
-                f"{NAMES[figure]} ({_shown(span[0])}-{_shown(span[1])}; theirs "
+                f"{NAMES[figure]} ({_shown(low)}-{_shown(high)}; theirs "
                 f"{_shown(theirs[0])}-{_shown(theirs[1])})"
             )
     if not reached:
@@ -104,7 +120,7 @@ def beyond(agents: Mapping[Agent, AgentFigures], crowd: set[Agent]) -> str | Non
     runs = sum(agents[a].runs for a in named)
     return (
         f"{len(named)} agent name(s) with fewer tasks than this task's typical agent "
-        f"({runs} runs) reach beyond the other agents' range of {'; '.join(reached)}: the "
+        f"({runs} runs) reach beyond its baseline's range of {'; '.join(reached)}: the "
         "baseline reads its ranges without them, so their runs score at the ranges' ends and "
         "move no other run's scores"
     )
@@ -121,18 +137,22 @@ def _span(ranges: list[Range | None]) -> Range | None:
     return min(r[0] for r in found), max(r[1] for r in found)
 
 
-def flood_note(session: Session, *, task_id: str, robust: bool) -> tuple[str | None, str | None]:
-    """`flood_notes` of one task (``robust``: its profile's baseline is the robust one)."""
-    return flood_notes(session, task_ids=[task_id], robust={task_id} if robust else set())[task_id]
+def flood_note(
+    session: Session, *, task_id: str, robust: Baseline | None
+) -> tuple[str | None, str | None]:
+    """`flood_notes` of one task (``robust``: its baseline when its profile's is the robust
+    one, else None)."""
+    found = flood_notes(session, task_ids=[task_id], robust={task_id: robust} if robust else {})
+    return found[task_id]
 
 
 def flood_notes(
-    session: Session, *, task_ids: Sequence[str], robust: AbstractSet[str]
+    session: Session, *, task_ids: Sequence[str], robust: Mapping[str, Baseline]
 ) -> dict[str, tuple[str | None, str | None]]:
     """Each task's (range note, crowd note) from its agents' tallies (`evalq.store.tallies`,
     kept at merge): one index range per `evalq.store.chunks.CHUNK` tasks and per crowd of
     agents, never a read of the runs. For the tasks in ``robust`` (their profile's baseline is
-    the robust one, the default) the range note is None and the
+    the robust one, the default; each with its current baseline) the range note is None and the
     crowd note says what `beyond` finds; under the others, the crowd note is None and the range
     note is `stretched`'s (which withholds the verdicts)."""
     agents = tallies.agent_figures(session, task_ids=task_ids)
@@ -141,7 +161,7 @@ def flood_notes(
     for task_id, figures in agents.items():
         if task_id in robust:
             crowd = crowd_of({a: len(tasks_of.get(a, set()) | {task_id}) for a in figures})
-            found[task_id] = (None, beyond(figures, crowd))
+            found[task_id] = (None, beyond(figures, crowd, robust[task_id]))
         elif len(figures) > FLOOD_MIN_AGENTS:
             new = {a for a in figures if tasks_of.get(a, set()) <= {task_id}}
             found[task_id] = (stretched(figures, new), None)

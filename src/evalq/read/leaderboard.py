@@ -437,7 +437,7 @@ def leaderboard(
         NotFound: no such task.
         InvalidInput: as `_leaderboard`.
     """
-    board, profile = _leaderboard(
+    board, context = _leaderboard(
         session,
         task_id=task_id,
         tool=tool,
@@ -451,7 +451,7 @@ def leaderboard(
         limit=limit,
         offset=offset,
     )
-    return with_imported_scores(session, with_range_note(session, board, profile))
+    return with_imported_scores(session, with_range_note(session, board, context))
 
 
 def with_imported_scores(session: Session, board: LeaderboardReport) -> LeaderboardReport:
@@ -475,13 +475,13 @@ def with_imported_scores(session: Session, board: LeaderboardReport) -> Leaderbo
 
 
 def with_range_note(
-    session: Session, board: LeaderboardReport, profile: Profile
+    session: Session, board: LeaderboardReport, context: TaskContext
 ) -> LeaderboardReport:
     """``board`` with its range note or its crowd note (`evalq.read.flood.flood_note`, by the
-    task's ``profile``) when it is an Arena board."""
+    task's profile and current baseline, as ``context`` read them) when it is an Arena board."""
     if board.kind != "arena":
         return board
-    robust = profile.arena.baseline == "robust"
+    robust = context.current.baseline if context.profile.arena.baseline == "robust" else None
     ranges, crowd = flood_note(session, task_id=board.task_id, robust=robust)
     return board.model_copy(update={"range_note": ranges, "crowd_note": crowd})
 
@@ -500,9 +500,9 @@ def _leaderboard(
     status: str | None = None,
     limit: int | None = None,
     offset: int = 0,
-) -> tuple[LeaderboardReport, Profile]:
+) -> tuple[LeaderboardReport, TaskContext]:
     """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3) by the score
-    its kind is about; with the profile it was ranked by.
+    its kind is about; with the task's context it was ranked from (its profile and baseline).
 
     Filters keep only the matching submissions; ranks and percentiles are computed among the
     rows kept. ``metadata`` keeps the rows whose metadata holds every ``key: value`` given,
@@ -546,21 +546,20 @@ def _leaderboard(
             # the task has not moved since the refresh: its standings are current (the refresh
             # synced them, and any change since would have moved the version), and its pages
             # are read in the order it stored
-            return current.page(session, context, kept, limit, offset), context.profile
+            return current.page(session, context, kept, limit, offset), context
         # standings the projector has not scored on the task's current basis yet (a merge
         # that raced the refresh, a redefinition, a store older than the table) are not
         # ranked: the whole task is, from its runs, until the refresh; a read never writes
         rule = rule_of(session, context)
         fresh = standings.current(session, context)
         if fresh and rule.kind in ("arena", "peerread"):
-            return paged(session, context, rule, kept, include_held, limit, offset)[
-                0
-            ], context.profile
+            page, _ = paged(session, context, rule, kept, include_held, limit, offset)
+            return page, context
         if fresh and rank_intervals and unfiltered:
             # the whole-task figures (variant board, rank intervals) as stored at this version
             figures = board_figures(session, context)
             page, _ = paged(session, context, rule, kept, False, limit, offset)
-            return figures.applied(page), context.profile
+            return figures.applied(page), context
     view = task_view(session, task_id=task_id, settings=settings)
     board = board_of(
         view,
@@ -573,11 +572,11 @@ def _leaderboard(
         status=status,
     )
     if limit is None and offset == 0:
-        return board, view.profile
+        return board, view
     end = None if limit is None else offset + limit
     return board.model_copy(
         update={"entries": board.entries[offset:end], "offset": offset, "limit": limit}
-    ), view.profile
+    ), view
 
 
 def board_of(

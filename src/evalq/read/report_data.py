@@ -219,7 +219,7 @@ def report_data(
     variant analysis and the comparison, unless ``include_held``.
     """
     view = task_view(session, task_id=task_id, settings=settings)
-    board = with_range_note(session, board_of(view, include_held=include_held), view.profile)
+    board = with_range_note(session, board_of(view, include_held=include_held), view)
     runs = {
         r.submission.id: Run(
             submission_id=r.submission.id,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -33,7 +34,7 @@ from evalq.scoring.injection import injection_attempts
 from evalq.scoring.kinds import KindRule, RankedValues, kind_of
 from evalq.scoring.review import duplicates, near_copies
 from evalq.store import queries
-from evalq.store.models import EvaluationRow, SubmissionRow
+from evalq.store.models import EvaluationRow, SubmissionRow, utcnow
 from evalq.store.tickets import VariantTickets, tickets_of
 
 
@@ -76,6 +77,9 @@ class TaskContext:
     current: CurrentBaseline
     tickets: Mapping[str, VariantTickets] = field(default_factory=dict, kw_only=True)
     """The variants that registered their runs (`evalq.store.tickets`), as at the read."""
+    read_at: datetime = field(default_factory=utcnow, kw_only=True)
+    """When the tickets were read: what the figures drawn from this context hold as at
+    (`evalq.store.tickets.lapsed_since_drawn` compares deadlines with it)."""
 
     def arena(self, submission: Submission, cost_usd: float | None) -> ArenaScores:
         """A submission's Arena scores against the task's *current* baseline, from its stored
@@ -155,7 +159,9 @@ def task_context(
     task = queries.get_task(session, task_id=task_id)
     profile = profile_named(task.profile, settings)
     current = current_baseline(session, task_id=task_id, profile=profile)
-    return TaskContext(task, profile, current, tickets=tickets_of(session, task_id=task_id))
+    now = utcnow()
+    tickets = tickets_of(session, task_id=task_id, now=now)
+    return TaskContext(task, profile, current, tickets=tickets, read_at=now)
 
 
 def task_view(session: Session, *, task_id: str, settings: Settings | None = None) -> TaskView:
@@ -197,4 +203,5 @@ def view_from(
         copied,
         near_copies(facts, copied),
         tickets=context.tickets,
+        read_at=context.read_at,
     )

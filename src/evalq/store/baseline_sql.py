@@ -18,7 +18,6 @@ of those indexes (0004, 0008), so the reads stay index-only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, distinct, func, or_, select, tuple_
@@ -155,23 +154,41 @@ def _agent_baseline(
     for name in RANGED:
         if values[name]:
             column, where = figures[name]
-            ranged = _ranged_runs(where, medians[name], crowd)
-            ranges[name] = fenced_range(session, column, ranged, values[name])
+            if crowd and any(agent not in crowd for agent in medians[name]):
+                ranges[name] = _fenced_without(session, column, where, values[name], crowd)
+            else:
+                ranges[name] = fenced_range(session, column, where, values[name])
     return baseline_from_values(
         count, **values, profile=profile, last_updated=last_updated, ranges=ranges
     )
 
 
-def _ranged_runs(
-    where: ColumnElement[bool], measured: Mapping[Agent, float], crowd: set[Agent]
-) -> ColumnElement[bool]:
-    """`evalq.scoring.arena.baseline.ranged_runs` as a condition: ``where`` and not the
-    ``crowd``'s runs, when an agent outside it measured the figure (one NOT IN per
-    `evalq.store.chunks.CHUNK` agents)."""
-    if not crowd or all(agent in crowd for agent in measured):
-        return where
+def _fenced_without(
+    session: Session,
+    column: _Column,
+    where: ColumnElement[bool],
+    values: list[float],
+    crowd: set[Agent],
+) -> tuple[float, float]:
+    """`fenced_range` over the runs of the agents outside ``crowd``
+    (`evalq.scoring.arena.baseline.ranged_runs`): each agent's lowest and highest value within
+    the band (one grouped statement, its parameters the band's two ends however large the
+    crowd), the crowd's left out here."""
+    centre = centre_of(values)
+    low, high = band(centre)
     s = SubmissionRow
-    return and_(where, *(tuple_(s.tool, s.model).not_in(chunk) for chunk in chunks(sorted(crowd))))
+    ends = [
+        (float(lowest), float(highest))
+        for tool, model, lowest, highest in session.execute(
+            select(s.tool, s.model, func.min(column), func.max(column))
+            .where(where, column >= low, column <= high)
+            .group_by(s.tool, s.model)
+        )
+        if (tool, model) not in crowd
+    ]
+    if not ends:
+        return centre, centre
+    return min(e[0] for e in ends), max(e[1] for e in ends)
 
 
 def fenced_range(

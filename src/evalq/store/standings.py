@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from itertools import product
 from typing import Any
 
@@ -863,14 +864,20 @@ def stored_figures(session: Session, *, task_id: str) -> BoardFiguresRow | None:
     return session.get(BoardFiguresRow, task_id)
 
 
-def store_figures(session: Session, *, task_id: str, version: str, data: dict[str, Any]) -> None:
-    """Keep the task's board figures, computed at ``version`` (replacing older ones)."""
+def store_figures(
+    session: Session, *, task_id: str, version: str, data: dict[str, Any], drawn_at: datetime
+) -> None:
+    """Keep the task's board figures, computed at ``version`` from what was read at
+    ``drawn_at`` (replacing older ones): a ticket whose deadline passed after that moment is
+    one the figures do not count yet, however long the drawing took."""
     dialect = session.get_bind().dialect.name
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = insert(BoardFiguresRow).values(task_id=task_id, version=version, data=data)
+    statement = insert(BoardFiguresRow).values(
+        task_id=task_id, version=version, data=data, computed_at=drawn_at
+    )
     session.execute(
         statement.on_conflict_do_update(
             index_elements=["task_id"],
-            set_={"version": version, "data": data, "computed_at": func.now()},
+            set_={"version": version, "data": data, "computed_at": drawn_at},
         )
     )

@@ -362,7 +362,8 @@ def test_a_flood_of_new_agent_names_is_said_at_every_door_and_withholds_nothing(
     note = board.crowd_note
     assert board.range_note is None
     assert note is not None and note.startswith(
-        "6 agent name(s) with fewer tasks than this task's typical agent (12 runs) reach beyond"
+        "6 agent name(s) with fewer tasks than this task's typical agent (12 runs) reach beyond "
+        "its baseline's range of"
     )
     assert "execution time (s) (74-520; theirs 5,000-6,500)" in note and "cost (USD)" in note
     assert "move no other run's scores" in note
@@ -373,6 +374,13 @@ def test_a_flood_of_new_agent_names_is_said_at_every_door_and_withholds_nothing(
     terminal = CliRunner().invoke(app, ["leaderboard", FLOODED], env={"EVALQ_DATABASE_URL": url})
     assert terminal.exit_code == 0, terminal.output
     assert f"Note: {note}." in " ".join(terminal.output.split())
+    compared_cli = CliRunner().invoke(
+        app,
+        ["compare", "arena-*", "--by", "model", "claude-sonnet-4", "o3"],
+        env={"EVALQ_DATABASE_URL": url},
+    )
+    assert compared_cli.exit_code == 0, compared_cli.output
+    assert f"note: {FLOODED}: {note}" in " ".join(compared_cli.output.split())
     with session_scope(url) as session:
         key = create_key(session, name="crowd", scopes=["read"])
     with TestClient(

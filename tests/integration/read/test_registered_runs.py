@@ -29,6 +29,7 @@ from evalq.core.schemas import Submission, Usage
 from evalq.core.settings import Settings
 from evalq.producer.api.app import create_app
 from evalq.producer.cli import app
+from evalq.read.boards import projector
 from evalq.read.compare import UNTICKETED, compare
 from evalq.read.leaderboard import current_figures
 from evalq.read.plans import NOT_PRE_REGISTERED
@@ -185,3 +186,24 @@ def test_a_deadline_passing_brings_the_stored_board_up_to_date_through_the_ticke
     client.app.close()
     assert current()
     assert refresh_lapsed() == []  # the next sweep has nothing to do
+
+
+def test_a_deadline_that_passes_while_the_board_is_drawn_is_swept_after(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The figures hold the tickets as read when the drawing began: a deadline that passes
+    before they are stored is one they do not count, so the sweep still finds the task."""
+    url = copy_of(store, tmp_path)
+    monkeypatch.delenv("EVALQ_BROKER_URL", raising=False)
+    configure(monkeypatch, database_url=url)
+    due = datetime.now(UTC) + timedelta(days=1)
+    Client().register_plan(SCYLLA, {"variant": "T2", "runs": 2, "deadline": due})
+    with session_scope(url) as session:
+        context = task_context(session, task_id=SCYLLA)  # the tickets read: both pending
+        passes = context.read_at + timedelta(milliseconds=1)  # while the figures are drawn
+        session.execute(update(RunTicketRow).values(deadline=passes))
+        projector.project_task(session, context)
+    with session_scope(url) as session:
+        drawn = session.get(BoardFiguresRow, SCYLLA).computed_at  # type: ignore[union-attr]
+        assert (drawn.replace(tzinfo=UTC) if drawn.tzinfo is None else drawn) < passes
+        assert lapsed_since_drawn(session) == [SCYLLA]

@@ -314,6 +314,7 @@ def test_board_marks_held_and_partial_rows_filters_and_pages(
     model = "claude-sonnet-4"
     page.get_by_label("model").select_option(model)
     page.get_by_role("button", name="Filter").click()
+    expect(page).to_have_url(re.compile(rf"[?&]model={re.escape(model)}(&|$)"))  # the new page
     page.wait_for_load_state()  # the filtered board whole, not the part parsed so far
     models = page.locator("#board tbody tr td:nth-child(3) .sub").all_inner_texts()
     assert models and set(models) == {model}

@@ -194,6 +194,9 @@ def print_comparison(comparison: CompareReport) -> None:
     said = {c.conclusion for c in result.comparisons}
     for note in dict.fromkeys(n for c in result.comparisons for n in c.notes if n not in said):
         console.print(f"note: {escape(note)}", highlight=False)
+    for note in result.notes:  # a range note is in every withheld conclusion already
+        if not any(note in conclusion for conclusion in said):
+            console.print(f"note: {escape(note)}", highlight=False)
     for left in comparison.left_out:
         console.print(
             f"left out: {left.count} of {escape(left.group)} ({left.reason})",

@@ -108,4 +108,5 @@ def project_task(session: Session, context: TaskContext) -> None:
         task_id=task_id,
         version=figures_version(session, context),
         data=figures.model_dump(mode="json"),
+        drawn_at=context.read_at,
     )
