@@ -30,6 +30,7 @@ from evalq.store.models import (
     WebhookRow,
 )
 from tests.integration.conftest import REDIS_TEST_DB, configure
+from tests.support.at_rest import wait_at_rest
 from tests.support.databases import fresh_database, private_redis
 from tests.support.processes import PATIENCE, free_port, process_env, start, stop, wait_for_http
 from tests.support.settings import pipeline_settings
@@ -77,7 +78,9 @@ def example_task(task_id: str) -> dict[str, Any]:
 
 def evaluate_examples(server: Server, runs: list[dict[str, Any]]) -> dict[str, str]:
     """Put every bundled task and submit ``runs`` through the HTTP client (40 a batch: the
-    fixture's EVALQ_API_MAX_BATCH is 50), then wait for them; each run's final status."""
+    fixture's EVALQ_API_MAX_BATCH is 50), then wait for them and for the refreshes their
+    merges scheduled (`wait_at_rest`: a board read before then may rank runs scored against
+    an older baseline); each run's final status."""
     from evalq.producer.http import HttpClient
 
     with HttpClient(server.url, api_key=server.keys["rw"], timeout=60 * PATIENCE) as client:
@@ -85,7 +88,9 @@ def evaluate_examples(server: Server, runs: list[dict[str, Any]]) -> dict[str, s
             client.put_task(task)
         for start in range(0, len(runs), 40):
             client.submit_many(runs[start : start + 40])
-        return client.wait([r["id"] for r in runs], timeout=600 * PATIENCE)
+        statuses = client.wait([r["id"] for r in runs], timeout=600 * PATIENCE)
+    wait_at_rest(server.db_url)
+    return statuses
 
 
 @dataclass

@@ -28,6 +28,7 @@ from evalq.producer.http import HttpClient
 from evalq.ui.security import CSP
 from tests.integration.api.conftest import Server, example_task, examples, serve_api
 from tests.support.another_run import another_run
+from tests.support.at_rest import wait_at_rest
 from tests.support.openai_stub import OpenAIStub
 from tests.support.processes import HTTP_TIMEOUT, PATIENCE
 from tests.support.tools import required_program
@@ -100,6 +101,7 @@ def server(
                 statuses = client.wait([r["id"] for r in runs], timeout=600 * PATIENCE)
             assert set(statuses.values()) <= {"done", "degraded"}, statuses
             assert statuses["peer-judge-fails"] == "degraded"
+            wait_at_rest(api.db_url)  # the refreshes the merges scheduled have run
             yield api
 
 
@@ -566,6 +568,7 @@ def test_server_sent_events_say_when_a_board_changes(server: Server, browser: Br
                 "done",
                 "degraded",
             }
+    wait_at_rest(server.db_url)  # and the refresh its merge scheduled has run
     with httpx.Client(base_url=server.url, cookies=cookies, timeout=HTTP_TIMEOUT) as client:
         version = client.get(f"/ui/tasks/{ARENA}").headers["etag"]
     assert opened not in version  # the board's version moved

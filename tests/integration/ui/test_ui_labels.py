@@ -27,6 +27,7 @@ from evalq.producer.cli import EXAMPLES
 from evalq.producer.http import HttpClient
 from tests.integration.api.conftest import Server, examples, serve_api
 from tests.integration.ui.test_ui_browser import shoot
+from tests.support.at_rest import wait_at_rest
 from tests.support.openai_stub import OpenAIStub
 from tests.support.processes import HTTP_TIMEOUT, PATIENCE
 from tests.support.tools import required_program
@@ -61,6 +62,7 @@ def server(
                     client.submit_many(runs[start : start + 40])
                 statuses = client.wait([r["id"] for r in runs], timeout=600 * PATIENCE)
             assert set(statuses.values()) <= {"done", "degraded"}, statuses
+            wait_at_rest(api.db_url)  # the refreshes the merges scheduled have run
             yield api
 
 

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from evalq.producer.cli import app
 from evalq.producer.http import HttpClient
 from tests.integration.api.conftest import Server, example_task, examples, serve_api
+from tests.support.at_rest import wait_at_rest
 from tests.support.processes import PATIENCE
 from tests.support.tools import required_program
 
@@ -39,6 +40,7 @@ def server(
             client.submit_many(runs)
             statuses = client.wait([r["id"] for r in runs], timeout=600 * PATIENCE)
         assert set(statuses.values()) == {"done"}, statuses
+        wait_at_rest(api.db_url)  # the refresh the merges scheduled has run
         yield api
 
 
