@@ -29,7 +29,7 @@ def kill_mid_tier(
     broker_url: str,
     *,
     whole_worker: bool,
-    timeout: float = 120,
+    timeout: float = 120 * PATIENCE,
 ) -> harness.ActiveTier:
     """SIGKILL a child of ``worker`` (or the whole worker) while it runs a slow tier 1.
 

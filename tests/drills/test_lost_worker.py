@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -18,7 +19,7 @@ from evalq.core.settings import Settings
 from evalq.store.db import session_scope
 from evalq.store.models import SubmissionRow, TierResultRow, utcnow
 from evalq.workers.names import MERGE_QUEUE
-from tests.drills import harness
+from tests.drills import harness, hold
 from tests.drills.batch import ids, submit_batch
 from tests.support.processes import PATIENCE
 
@@ -27,18 +28,20 @@ VISIBILITY_S = DEFAULTS["visibility_timeout_s"].default
 STUCK_S = DEFAULTS["stuck_after_s"].default
 LOST_AFTER_S = DEFAULTS["lost_after_s"].default
 RECOVER_EVERY_S = 10
-HELD_BY_B = ["hold-b-0", "hold-b-1"]  # tests.drills.hold: tier 1 runs 150 s on attempt 1
+HELD_BY_B = ["hold-b-0", "hold-b-1"]  # tests.drills.hold: tier 1 held on attempt 1
 HELD_BY_A = ["hold-a-0", "hold-a-1"]
 BACKLOG = ids(40, "w")
 SWEEP_DONE = re.compile(r"Task evalq\.recover\[[^\]]+\] succeeded")
 
 
 @pytest.fixture
-def env(store_url: str, broker_url: str) -> dict[str, str]:
-    """The shipped settings (no drill overrides) with a short beat interval."""
+def env(store_url: str, broker_url: str, tmp_path: Path) -> dict[str, str]:
+    """The shipped settings (no drill overrides) with a short beat interval; held tier 1s
+    end when the drill creates the release file (`tests.drills.hold`)."""
     drill = harness.drill_env(store_url, broker_url, recover_every_s=str(RECOVER_EVERY_S))
     shortened = {f"EVALQ_{name.upper()}" for name in harness.DRILL_SETTINGS}
-    return {k: v for k, v in drill.items() if k not in shortened}
+    kept = {k: v for k, v in drill.items() if k not in shortened}
+    return kept | {hold.RELEASE: str(tmp_path / "release-holds")}
 
 
 def text_rows(url: str, sids: list[str]) -> list[TierResultRow]:
@@ -87,13 +90,13 @@ def test_a_lost_worker_is_recovered_in_minutes_and_waiting_work_is_never_re_enqu
     env: dict[str, str], store_url: str, broker_url: str, pool: harness.Workers
 ) -> None:
     assert (VISIBILITY_S, STUCK_S) == (3600, 1800)  # the shipped ones, not the drills'
-    hold = ("tests.drills.hold",)
-    b = pool.start("b", include=hold)
+    held = ("tests.drills.hold",)
+    b = pool.start("b", include=held)
     submit_batch(env, HELD_BY_B)
     harness.wait_for(
         lambda: running_on(store_url, HELD_BY_B, b), timeout=120 * PATIENCE, what="b holds"
     )
-    a = pool.start("a", include=hold)
+    a = pool.start("a", include=held)
     merge = pool.start("m", queues=MERGE_QUEUE, concurrency=1)
     everyone = HELD_BY_B + HELD_BY_A + BACKLOG
     with harness.beat(env, pool.logs):
@@ -107,7 +110,7 @@ def test_a_lost_worker_is_recovered_in_minutes_and_waiting_work_is_never_re_enqu
         assert running_on(store_url, HELD_BY_B, b), "b was killed after its tier 1s ended"
         recovered_s = harness.wait_for(
             lambda: all(enqueue_counts(store_url)[sid] == 2 for sid in HELD_BY_B),
-            timeout=LOST_AFTER_S + 120,
+            timeout=(LOST_AFTER_S + 120) * PATIENCE,
             what="the dead worker's submissions re-enqueued",
         )
 
@@ -120,11 +123,14 @@ def test_a_lost_worker_is_recovered_in_minutes_and_waiting_work_is_never_re_enqu
         )
         swept = sweeps(merge)
         harness.wait_for(
-            lambda: sweeps(merge) >= swept + 2, timeout=4 * RECOVER_EVERY_S, what="two sweeps"
+            lambda: sweeps(merge) >= swept + 2,
+            timeout=4 * RECOVER_EVERY_S * PATIENCE,
+            what="two sweeps",
         )
         assert running_on(store_url, HELD_BY_A, a)
         waiting = [sid for sid in BACKLOG if not final(store_url, [sid])]
         assert waiting, "a's backlog was not waiting during the sweeps"
+        Path(env[hold.RELEASE]).touch()  # a's tier 1s end now
 
         harness.wait_for(
             lambda: final(store_url, HELD_BY_B),
@@ -149,7 +155,7 @@ def test_a_lost_worker_is_recovered_in_minutes_and_waiting_work_is_never_re_enqu
         f"lost after {LOST_AFTER_S} s, sweep every {RECOVER_EVERY_S} s; worker b killed "
         f"mid tier 1 with {len(waiting)} of a's {len(BACKLOG)} backlog submissions waiting; "
         f"b's submissions re-enqueued {recovered_s:.0f} s after the kill, final after "
-        f"{lost_final_s:.0f} s (behind a's own 150 s tier 1s); all "
+        f"{lost_final_s:.0f} s (behind a's own held tier 1s); all "
         f"{len(everyone)} final {all_final_s:.0f} s after the kill; "
         f"{sweeps(merge)} sweeps; enqueue counts {sorted(set(attempts.values()))}; "
         f"tier deliveries {c.deliveries}; statuses {c.statuses}"

@@ -23,7 +23,7 @@ from evalq.core.sessions import SessionBoard, SessionResult
 from evalq.producer.http import AsyncHttpClient, HttpClient
 from tests.integration.api.conftest import Server, serve_api
 from tests.support.openai_stub import OpenAIStub
-from tests.support.processes import HTTP_TIMEOUT, wait_until
+from tests.support.processes import HTTP_TIMEOUT, PATIENCE, wait_until
 from tests.support.reviews import review_task
 from tests.support.ui import sign_in
 
@@ -68,6 +68,7 @@ def send_turn(server: Server, conversation: str, *, ok: bool, tools: int = 1) ->
             OTLPSpanExporter(
                 endpoint=f"{server.url}/v1/traces",
                 headers={"Authorization": f"Bearer {server.keys['write']}"},
+                timeout=10 * PATIENCE,  # the exporter's 10 s, retries included, on a busy API
             )
         )
     )

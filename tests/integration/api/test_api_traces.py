@@ -213,7 +213,8 @@ def test_concurrent_sweeps_make_one_submission_per_trace(traced: Server, worker:
     for sweep in sweeps:
         sweep.start()
     for sweep in sweeps:
-        sweep.join(60)
+        sweep.join(60 * PATIENCE)
+        assert not sweep.is_alive(), "a sweep still running: its submissions are not counted yet"
     ids = sorted(
         sid
         for one in made

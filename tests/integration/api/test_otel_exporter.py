@@ -48,6 +48,7 @@ class Counted(SpanExporter):
         self.real = OTLPSpanExporter(
             endpoint=f"{server.url}/v1/traces",
             headers={"Authorization": f"Bearer {server.keys['write']}"},
+            timeout=10 * PATIENCE,  # the exporter's 10 s, retries included, on a busy API
         )
         self.exports: list[tuple[int, SpanExportResult]] = []
 

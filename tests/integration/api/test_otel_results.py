@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from tests.integration.api.conftest import Server, serve_api
 from tests.support.otlp_receiver import LogsReceiver, otlp_logs_receiver
-from tests.support.processes import wait_until
+from tests.support.processes import PATIENCE, wait_until
 from tests.support.reviews import review_task
 
 pytestmark = pytest.mark.integration
@@ -53,6 +53,7 @@ def send_run(server: Server, *, output: str) -> tuple[str, str]:
             OTLPSpanExporter(
                 endpoint=f"{server.url}/v1/traces",
                 headers={"Authorization": f"Bearer {server.keys['write']}"},
+                timeout=10 * PATIENCE,  # the exporter's 10 s, retries included, on a busy API
             )
         )
     )

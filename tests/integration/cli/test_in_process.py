@@ -105,7 +105,7 @@ def test_submit_and_recover_evaluate_here(tmp_path: Path) -> None:
     # Sending such a run again (an interrupted `evalq submit` run a second time) finishes it too.
     Client(Settings(database_url=store)).submit(run("r4"))
     (tmp_path / "again.jsonl").write_text(json.dumps(run("r4")) + "\n")
-    again = no_broker(tmp_path, ["submit", "again.jsonl", "--timeout", "120"])
+    again = no_broker(tmp_path, ["submit", "again.jsonl", "--timeout", str(120 * PATIENCE)])
     assert again.returncode == 0, again.stderr
     assert "submitted 1 (0 new, 1 existing)" in again.stdout
     assert statuses(tmp_path)["r4"] == "done"

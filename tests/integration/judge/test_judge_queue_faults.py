@@ -158,7 +158,9 @@ def test_judge_faults_on_30_percent_of_calls_degrade_exactly_the_exhausted(
         judge_base_url=stub.base_url,
         judge_max_attempts=str(MAX_ATTEMPTS),
         judge_output_retries=str(OUTPUT_RETRIES),
-        judge_request_timeout_s="2",  # the stub holds a slow answer until the client hangs up
+        # the stub holds a slow answer until the client hangs up; a clean one under load may
+        # take seconds (as in test_judge_faults_http)
+        judge_request_timeout_s=str(2 * PATIENCE),
         judge_backoff_base_s="0.05",
         judge_backoff_cap_s="0.2",
     )

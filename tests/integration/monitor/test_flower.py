@@ -33,7 +33,7 @@ class Monitored:
 
 
 def get(url: str, path: str, *, auth: tuple[str, str] | None = (USER, PASSWORD)) -> httpx.Response:
-    return httpx.get(url + path, auth=auth, timeout=10)
+    return httpx.get(url + path, auth=auth, timeout=10 * PATIENCE)
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,16 @@ def test_flower_shows_workers_and_evaluation_tasks_with_their_queues(
         monitored.client.submit(submission(sid))
     assert monitored.client.wait(ids, timeout=120 * PATIENCE) == dict.fromkeys(ids, "done")
 
-    workers = get(monitored.url, "/api/workers?refresh=1").json()
+    # Flower asks the worker with its own 1 s inspect timeout: a busy worker's late reply leaves
+    # a field out of that answer, so ask again until the worker has answered every question
+    answers: list[dict[str, Any]] = []
+
+    def answered() -> bool:
+        answers.append(get(monitored.url, "/api/workers?refresh=1").json())
+        return all({"active_queues", "registered"} <= set(w) for w in answers[-1].values())
+
+    wait_until(answered, timeout=60, what="the worker to answer Flower's inspect calls")
+    workers = answers[-1]
     assert len(workers) == 1
     (info,) = workers.values()
     assert {q["name"] for q in info["active_queues"]} == set(QUEUES)

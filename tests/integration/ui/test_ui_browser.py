@@ -29,6 +29,7 @@ from evalq.ui.security import CSP
 from tests.integration.api.conftest import Server, example_task, examples, serve_api
 from tests.support.another_run import another_run
 from tests.support.at_rest import wait_at_rest
+from tests.support.browser import patient
 from tests.support.openai_stub import OpenAIStub
 from tests.support.processes import HTTP_TIMEOUT, PATIENCE
 from tests.support.tools import required_program
@@ -142,7 +143,9 @@ class Watched:
 
 def signed_in(browser: Browser, server: Server, key: str = "rw", width: int = 1400) -> Watched:
     """A fresh browser context signed in with the named key through the form."""
-    context = browser.new_context(viewport={"width": width, "height": 900}, base_url=server.url)
+    context = patient(
+        browser.new_context(viewport={"width": width, "height": 900}, base_url=server.url)
+    )
     watched = Watched(context)
     page = watched.page
     page.goto("/")
@@ -168,7 +171,7 @@ def session_cookies(context: BrowserContext) -> list[Any]:
 def test_sign_in_sets_a_strict_session_cookie_and_sign_out_ends_it(
     browser: Browser, server: Server
 ) -> None:
-    context = browser.new_context(base_url=server.url)
+    context = patient(browser.new_context(base_url=server.url))
     watched = Watched(context)
     page = watched.page
     page.goto("/ui/login")

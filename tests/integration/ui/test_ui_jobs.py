@@ -330,6 +330,7 @@ def test_job_f_two_models_compared_across_the_arena_tasks(server: Server, browse
     page = watched.page
     page.get_by_role("link", name="Compare", exact=True).click()
     expect(page.get_by_role("heading", name="Compare", exact=True)).to_be_visible()
+    page.wait_for_load_state()  # the reads below do not wait: the whole page parsed first
     # the pick-lists: the tasks that exist, and (by model, the default) the models runs carry
     tasks = page.locator("#c-tasks-list option").evaluate_all("os => os.map(o => o.value)")
     arena = sorted(t for t in tasks if t.startswith("arena-"))

@@ -28,6 +28,7 @@ from evalq.producer.http import HttpClient
 from tests.integration.api.conftest import Server, examples, serve_api
 from tests.integration.ui.test_ui_browser import shoot
 from tests.support.at_rest import wait_at_rest
+from tests.support.browser import patient
 from tests.support.openai_stub import OpenAIStub
 from tests.support.processes import HTTP_TIMEOUT, PATIENCE
 from tests.support.tools import required_program
@@ -77,8 +78,10 @@ def browser() -> Iterator[Browser]:
 
 def signed_in(browser: Browser, server: Server, key: str = "rw", *, script: bool = True) -> Page:
     """A fresh browser context signed in with the named key through the form."""
-    context = browser.new_context(
-        viewport={"width": 1400, "height": 900}, base_url=server.url, java_script_enabled=script
+    context = patient(
+        browser.new_context(
+            viewport={"width": 1400, "height": 900}, base_url=server.url, java_script_enabled=script
+        )
     )
     page = context.new_page()
     page.goto("/")

@@ -16,6 +16,7 @@ from playwright.sync_api import Route, expect, sync_playwright
 
 from evalq.ui.security import CACHE_CONTROL
 from tests.integration.api.conftest import Server, serve_api
+from tests.support.browser import patient
 from tests.support.processes import HTTP_TIMEOUT
 from tests.support.tools import required_program
 from tests.support.ui import form_token, sign_in
@@ -87,7 +88,7 @@ def test_a_page_of_another_origin_cannot_sign_chromium_in(server: Server) -> Non
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        context = browser.new_context()
+        context = patient(browser.new_context())
         page = context.new_page()
         page.goto(f"{server.url}/ui/login")  # the victim has the sign-in page open
         context.route(f"{ATTACKER}/**", attacker_page)

@@ -21,6 +21,7 @@ from evalq.producer.cli import app
 from evalq.producer.http import HttpClient
 from tests.integration.api.conftest import Server, example_task, examples, serve_api
 from tests.support.at_rest import wait_at_rest
+from tests.support.browser import patient
 from tests.support.processes import PATIENCE
 from tests.support.tools import required_program
 
@@ -63,7 +64,9 @@ def cli_comparison(server: Server, monkeypatch: pytest.MonkeyPatch) -> dict:
 def test_the_board_s_verdict_between_any_two_variants_is_the_cli_s(
     server: Server, browser: Browser, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    context = browser.new_context(viewport={"width": 1400, "height": 900}, base_url=server.url)
+    context = patient(
+        browser.new_context(viewport={"width": 1400, "height": 900}, base_url=server.url)
+    )
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
