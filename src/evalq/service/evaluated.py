@@ -34,7 +34,7 @@ from evalq.read.view import TaskContext
 from evalq.scoring.evaluation import evaluate_submission
 from evalq.scoring.evaluation_event import EvaluationEvent, evaluation_event
 from evalq.service.results_out import emit_results
-from evalq.store import queries, sessions, webhooks
+from evalq.store import queries, sessions, tallies, webhooks
 from evalq.store.queries import Job
 from evalq.workers.names import EVENT_TASK, REFRESH_TASK, ROUTES
 
@@ -59,6 +59,9 @@ class Recorded:
     result_event: EvaluationEvent | None = None
     """The evaluation as a ``gen_ai.evaluation.result`` event, sent once committed (results
     out, `evalq.service.results_out`), when EVALQ_OTEL_RESULTS_ENDPOINT is set."""
+    refresh_also: tuple[str, ...] = ()
+    """Other tasks whose refresh this merge claimed: the Arena tasks of the agents whose
+    standing it moved (their baselines read it); on the batch's first record only."""
 
 
 def record_evaluation(
@@ -138,7 +141,7 @@ def record_evaluations(
     contexts = {job.task.id: TaskContext(job.task, job.profile, c) for job, _, c in items}
     # Too good to be true: kept out of the task's baseline until a person accepts it.
     held = [sid for sid, result in zip(ids, results, strict=True) if result.scores.review.flags]
-    projector.project_runs(session, contexts, [stored[sid] for sid in ids], held=held)
+    moved = projector.project_runs(session, contexts, [stored[sid] for sid in ids], held=held)
     # Runs that are turns of a conversation open their session (again): docs/sessions.md.
     turns = [
         sessions.Turn(job.task.id, conversation, job.submission.id)
@@ -151,6 +154,18 @@ def record_evaluations(
         task_id: claim_refresh and queries.claim_refresh(session, task_id=task_id)
         for task_id in contexts
     }
+    # An agent's first evaluated run on a task (or its last one gone) changes how many tasks
+    # it ran, which the robust and agent-weighted baselines of its other Arena tasks read (the
+    # crowd, the new names): they are refreshed too, once each (a claim), and only then.
+    also = (
+        [
+            task_id
+            for task_id in tallies.arena_tasks_of(session, moved, besides=contexts)
+            if queries.claim_refresh(session, task_id=task_id)
+        ]
+        if claim_refresh and moved
+        else []
+    )
     hooks = webhooks.webhooks_of(session, task_ids=list(contexts))
     events = webhooks.add_evaluation_events(
         session,
@@ -178,7 +193,15 @@ def record_evaluations(
                 metadata=job.submission.metadata,
             )
         recorded.append(
-            Recorded(job.submission.id, task_id, result.status, claimed[task_id], mine, out)
+            Recorded(
+                job.submission.id,
+                task_id,
+                result.status,
+                claimed[task_id],
+                mine,
+                out,
+                refresh_also=() if recorded else tuple(also),
+            )
         )
         claimed[task_id] = False  # announced once per task
     return recorded
@@ -244,7 +267,9 @@ def announce(app: Celery, recorded: Sequence[Recorded], settings: Settings) -> N
     does not take now waits in the store for the event sweep. A refresh that could not be
     sent gives its claim back, so the task's next merge schedules it.
     """
-    refreshes = sorted({r.task_id for r in recorded if r.refresh})
+    refreshes = sorted(
+        {r.task_id for r in recorded if r.refresh} | {t for r in recorded for t in r.refresh_also}
+    )
     emit_results([r.result_event for r in recorded if r.result_event is not None], settings)
     try:
         for r in recorded:

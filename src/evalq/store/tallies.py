@@ -46,6 +46,7 @@ from evalq.store.models import (
     JudgeTallyRow,
     StandingRow,
     SubmissionRow,
+    TaskRow,
     TierResultRow,
 )
 
@@ -154,10 +155,13 @@ def add(
     before: Snapshot,
     after: Snapshot,
     judged: Mapping[str, Sequence[tuple[str, str]]],
-) -> None:
+) -> set[Agent]:
     """Add to the tallies what changed between two snapshots of the same runs; ``judged``:
     the (model, rubric) pairs each run's judge scored, for the runs whose standing came or
-    went. One upsert per table, and one range read per agent whose counted run left."""
+    went. One upsert per table, and one range read per agent whose counted run left.
+
+    Returns the agents whose standing moved: their first evaluated run on a task came, or
+    their last one went, so the tasks they ran (`tasks_of`) changed."""
     deltas: dict[tuple[str, str, str], Counter[str]] = {}
     ranges: dict[tuple[str, str, str], dict[str, float | None]] = {}
     shrunk: set[tuple[str, str, str]] = set()
@@ -194,6 +198,16 @@ def add(
     _upsert_agents(session, rows)
     for key in sorted(shrunk):
         _reranged(session, *key)
+    evaluated = {
+        key: change["done"] + change["degraded"]
+        for key, change in deltas.items()
+        if change["done"] + change["degraded"]
+    }
+    moved = {
+        (tool, model)
+        for (task_id, tool, model), now in _evaluated_runs(session, list(evaluated)).items()
+        if (now > 0) != (now - evaluated[(task_id, tool, model)] > 0)
+    }
     _upsert_judged(
         session,
         [
@@ -202,6 +216,23 @@ def add(
             if runs
         ],
     )
+    return moved
+
+
+def _evaluated_runs(
+    session: Session, keys: Sequence[tuple[str, str, str]]
+) -> dict[tuple[str, str, str], int]:
+    """The evaluated runs (done or degraded) each (task, tool, model) now has in the tallies;
+    0 for one without a row."""
+    found = dict.fromkeys(keys, 0)
+    for chunk in chunks(sorted(keys)):
+        rows = session.execute(
+            select(A.task_id, A.tool, A.model, A.done + A.degraded).where(
+                tuple_(A.task_id, A.tool, A.model).in_(chunk)
+            )
+        )
+        found.update(((task_id, tool, model), int(n)) for task_id, tool, model, n in rows)
+    return found
 
 
 def _least(a: float | None, b: float | None) -> float | None:
@@ -419,6 +450,21 @@ def tasks_of(session: Session, agents: Iterable[Agent]) -> dict[Agent, set[str]]
         for task_id, tool, model in rows:
             found.setdefault((tool, model), set()).add(task_id)
     return found
+
+
+def arena_tasks_of(
+    session: Session, agents: Iterable[Agent], *, besides: Iterable[str]
+) -> list[str]:
+    """The Arena tasks, other than ``besides``, on which any of ``agents`` has an evaluated
+    run: those whose robust or agent-weighted baseline reads these agents' standings (how many
+    tasks each ran: `evalq.store.baseline_sql.agent_standings`, `new_agents`)."""
+    tasks = set().union(*tasks_of(session, agents).values()) - set(besides)
+    found: list[str] = []
+    for chunk in chunks(sorted(tasks)):
+        found += session.scalars(
+            select(TaskRow.id).where(TaskRow.id.in_(chunk), TaskRow.kind == "arena")
+        )
+    return sorted(found)
 
 
 def judged_pairs(session: Session, *, task_ids: Sequence[str]) -> dict[str, set[tuple[str, str]]]:

@@ -90,7 +90,7 @@ def test_take_waits_then_gives_up_at_the_deadline(judge_redis: tuple[redis.Redis
     due = bucket.try_take(1)
     assert 0 < due <= 5.0
     waited = asyncio.run(bucket.take_async(1, deadline=time.monotonic() + 60))
-    assert due - 0.5 < waited < due + 30  # the upper bound only catches a hang
+    assert waited > due - 0.5  # it waited for the token (a hang is pytest-timeout's to catch)
     # the bucket is empty again: a token is ~5 s away, far past a deadline 0.1 s ahead
     with pytest.raises(DeadlineReached):
         asyncio.run(bucket.take_async(1, deadline=time.monotonic() + 0.1))

@@ -53,11 +53,12 @@ def project_runs(
     runs: Sequence[tuple[SubmissionRow, EvaluationRow]],
     *,
     held: Sequence[str] = (),
-) -> None:
+) -> set[tallies.Agent]:
     """The merge's share, in the caller's transaction: the standings of ``runs`` (each in its
     task's context), their tasks' kinds, the runs of ``held`` flagged for review (those a
     person never decided on), the copies among the runs that repeat them decided again, and
-    the tallies moved by what changed."""
+    the tallies moved by what changed. Returns the agents whose standing (the tasks they ran)
+    the runs moved (`tallies.add`)."""
     ids = [sub_row.id for sub_row, _ in runs]
     before = tallies.snapshot(session, ids)
     counted = task_tallies.snapshot(session, ids)
@@ -68,11 +69,12 @@ def project_runs(
     came_or_went = [
         sid for sid in ids if (sid in before and before[sid].tallied) != after[sid].tallied
     ]
-    tallies.add(session, before, after, tallies.judged_of(session, came_or_went))
+    moved = tallies.add(session, before, after, tallies.judged_of(session, came_or_went))
     marks = copies.regroup(session, [sub_row for sub_row, _ in runs])
     counted |= task_tallies.snapshot(session, [sid for sid in marks if sid not in set(ids)])
     copies.mark(session, marks)
     task_tallies.add(session, counted, task_tallies.snapshot(session, [*ids, *marks]))
+    return moved
 
 
 def project_review(session: Session, submission_id: str, decide: Callable[[], bool]) -> bool:
