@@ -44,7 +44,7 @@ def test_the_judge_runs_a_rubric_on_a_local_llama_cpp_model() -> None:
     pytest.importorskip("xllamacpp", reason="the local-judge extra is not installed")
     before = rss_mib()
     started = time.monotonic()
-    with serve_local_model(context_tokens=4096) as server:
+    with serve_local_model(context_tokens=4096, threads=1) as server:
         startup_s = time.monotonic() - started
         assert server.base_url.startswith("http://127.0.0.1:") and server.base_url.endswith("/v1")
         settings = Settings(judge_model="openai:gemma-3-270m", judge_base_url=server.base_url)
