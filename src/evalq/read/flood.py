@@ -151,19 +151,20 @@ def flood_notes(
 ) -> dict[str, tuple[str | None, str | None]]:
     """Each task's (range note, crowd note) from its agents' tallies (`evalq.store.tallies`,
     kept at merge): one index range per `evalq.store.chunks.CHUNK` tasks and per crowd of
-    agents, never a read of the runs. For the tasks in ``robust`` (their profile's baseline is
-    the robust one, the default; each with its current baseline) the range note is None and the
-    crowd note says what `beyond` finds; under the others, the crowd note is None and the range
-    note is `stretched`'s (which withholds the verdicts)."""
+    agents (their standings, `evalq.store.tallies.standings_of`), never a read of the runs.
+    For the tasks in ``robust`` (their profile's baseline is the robust one, the default; each
+    with its current baseline) the range note is None and the crowd note says what `beyond`
+    finds; under the others, the crowd note is None and the range note is `stretched`'s (which
+    withholds the verdicts)."""
     agents = tallies.agent_figures(session, task_ids=task_ids)
-    tasks_of = tallies.tasks_of(session, {a for found in agents.values() for a in found})
+    standing = tallies.standings_of(session, {a for found in agents.values() for a in found})
     found: dict[str, tuple[str | None, str | None]] = {}
     for task_id, figures in agents.items():
         if task_id in robust:
-            crowd = crowd_of({a: len(tasks_of.get(a, set()) | {task_id}) for a in figures})
+            crowd = crowd_of({a: standing[a] for a in figures})
             found[task_id] = (None, beyond(figures, crowd, robust[task_id]))
         elif len(figures) > FLOOD_MIN_AGENTS:
-            new = {a for a in figures if tasks_of.get(a, set()) <= {task_id}}
+            new = {a for a in figures if standing[a] == 1}
             found[task_id] = (stretched(figures, new), None)
         else:
             found[task_id] = (None, None)

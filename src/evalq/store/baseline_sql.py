@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, distinct, func, or_, select, tuple_
+from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from evalq.core.profile import ArenaProfile, profile_named
@@ -34,8 +34,7 @@ from evalq.scoring.arena.baseline import (
     robust_values,
 )
 from evalq.scoring.arena.robust import band, centre_of, crowd_of
-from evalq.store import queries, task_kinds
-from evalq.store.chunks import chunks
+from evalq.store import queries, tallies, task_kinds
 from evalq.store.models import SubmissionRow
 from evalq.store.queries import EVALUATED
 from evalq.store.ranks import Ranks
@@ -129,8 +128,8 @@ def _agent_baseline(
 ) -> Baseline:
     """`compute_baseline` with ``profile.baseline`` "agents" or "robust": each figure's
     per-agent medians computed in the database (`agent_medians`, one row per agent), the agents
-    seen on no other task or the tasks each agent ran (`new_agents`, `agent_standings`), and the
-    baseline read over those values (`agent_values`; or `robust_values`, with each range the
+    seen on no other task or the tasks each agent ran (`new_agents`, `tallies.standings_of`),
+    and the baseline read over those values (`agent_values`; or `robust_values`, with each range the
     runs' extremes within its band, `fenced_range`)."""
     s = SubmissionRow
     figures = {
@@ -148,7 +147,7 @@ def _agent_baseline(
         return baseline_from_values(
             count, **values, profile=profile, last_updated=last_updated, ranges=None
         )
-    crowd = crowd_of(agent_standings(session, agents=agents))
+    crowd = crowd_of(tallies.standings_of(session, agents))
     values = {name: robust_values(found, crowd) for name, found in medians.items()}
     ranges = {}
     for name in RANGED:
@@ -241,28 +240,8 @@ def agent_medians(
 
 def new_agents(session: Session, *, agents: set[Agent]) -> set[Agent]:
     """The task's ``agents`` with no evaluated run on another task (as `evalq.read.flood` counts
-    them): those whose `agent_standings` is 1 (the task's own counted runs are evaluated)."""
-    return {agent for agent, tasks in agent_standings(session, agents=agents).items() if tasks == 1}
-
-
-def agent_standings(session: Session, *, agents: set[Agent]) -> dict[Agent, int]:
-    """How many tasks each of ``agents`` has evaluated runs on (the task whose baseline is
-    computed included: its counted runs are evaluated), asked in `evalq.store.chunks`."""
-    s, wanted = SubmissionRow, sorted(agents)
-    found: dict[Agent, int] = {}
-    for chunk in chunks(wanted):
-        found.update(
-            ((tool, model), int(tasks))
-            for tool, model, tasks in session.execute(
-                select(s.tool, s.model, func.count(distinct(s.task_id)))
-                .where(
-                    s.status.in_(EVALUATED),
-                    tuple_(s.tool, s.model).in_(chunk),
-                )
-                .group_by(s.tool, s.model)
-            )
-        )
-    return found
+    them): those whose standing (`evalq.store.tallies.standings_of`) is 1."""
+    return {agent for agent, tasks in tallies.standings_of(session, agents).items() if tasks == 1}
 
 
 def _measured(column: _Column) -> ColumnElement[bool]:

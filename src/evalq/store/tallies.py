@@ -438,6 +438,26 @@ def counted_runs(session: Session, *, task_id: str) -> dict[Agent, int]:
     return {(tool, model): int(n) for tool, model, n in rows}
 
 
+def standings_of(session: Session, agents: Iterable[Agent]) -> dict[Agent, int]:
+    """How many tasks each of ``agents`` (agents with evaluated runs on the task being read)
+    has evaluated runs on, that task included (its standing, at least 1: a task whose tallies
+    were never counted, as a store filled without merges before its first refresh, still
+    counts). One grouped index range of ``ix_agent_tallies_agent`` per
+    `evalq.store.chunks.CHUNK` agents, as many rows as the agents ran tasks, never a read of
+    their runs. The one reader of the fact: the robust and agent-weighted baselines
+    (`evalq.store.baseline_sql`) and the board's flood notes (`evalq.read.flood`)."""
+    wanted = sorted(set(agents))
+    found = dict.fromkeys(wanted, 1)
+    for chunk in chunks(wanted):
+        rows = session.execute(
+            select(A.tool, A.model, func.count())
+            .where(tuple_(A.tool, A.model).in_(chunk), A.done + A.degraded > 0)
+            .group_by(A.tool, A.model)
+        )
+        found.update(((tool, model), max(int(tasks), 1)) for tool, model, tasks in rows)
+    return found
+
+
 def tasks_of(session: Session, agents: Iterable[Agent]) -> dict[Agent, set[str]]:
     """The tasks on which each agent has a run with a standing (an index range per agent)."""
     wanted = sorted(set(agents))
@@ -457,7 +477,7 @@ def arena_tasks_of(
 ) -> list[str]:
     """The Arena tasks, other than ``besides``, on which any of ``agents`` has an evaluated
     run: those whose robust or agent-weighted baseline reads these agents' standings (how many
-    tasks each ran: `evalq.store.baseline_sql.agent_standings`, `new_agents`)."""
+    tasks each ran: `standings_of`)."""
     tasks = set().union(*tasks_of(session, agents).values()) - set(besides)
     found: list[str] = []
     for chunk in chunks(sorted(tasks)):

@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import delete, event, select, update
 from tests.support.cloned_task import clone, cloned_task, template_rows
 
+from evalq.core.profile import profile_named
 from evalq.read import served
 from evalq.read.board_page import board_page
 from evalq.read.boards import projector
@@ -24,6 +25,7 @@ from evalq.read.view import task_context, task_view
 from evalq.scoring.kinds import KINDS
 from evalq.store import queries
 from evalq.store import standings as table
+from evalq.store.baseline_sql import sql_baseline
 from evalq.store.db import engine_for, session_scope
 from evalq.store.models import (
     BoardFiguresRow,
@@ -259,6 +261,29 @@ def test_a_board_read_right_after_a_merge_ranks_by_counts_not_over_the_task(
                     session, BoardQuery(task_id=tasks[size], limit=20, offset=offset)
                 )
                 assert placed(page.entries) == placed(whole.entries[offset : offset + 20])
+
+
+def baseline_work(url: str) -> Work:
+    """The example Arena task's baseline computed in the database (as its refresh computes it),
+    measured."""
+    work = Work()
+    with session_scope(url) as session:
+        profile = profile_named(queries.get_task(session, task_id=ARENA).profile).arena
+        work.count(session, lambda: sql_baseline(session, task_id=ARENA, profile=profile))
+    return work
+
+
+def test_an_arena_baseline_reads_its_agents_standings_not_their_runs(
+    store: str, sized: tuple[str, dict[int, str]]
+) -> None:
+    """The robust baseline reads how many tasks each of its agents ran (the crowd). In the
+    examples' store, and in a copy where the same agents ran 5,500 more runs on two other tasks,
+    it costs the same work: the standings are read from the agents' tallies (a range of the
+    tasks each ran), not counted from their runs across the store (a scan of every run)."""
+    url, _ = sized
+    small, big = baseline_work(store), baseline_work(url)
+    assert [s for s, _ in small.statements] == [s for s, _ in big.statements]
+    assert big.total <= 2 * small.total + 50, big.heaviest()
 
 
 def placed(entries: list[Any]) -> list[tuple[Any, ...]]:

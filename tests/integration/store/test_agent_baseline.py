@@ -15,10 +15,10 @@ from evalq.core.profile import ArenaProfile, profile_named
 from evalq.core.schemas import Task
 from evalq.scoring.arena import compute_baseline
 from evalq.scoring.arena.baseline import Agent
-from evalq.store import queries
+from evalq.store import queries, tallies
 from evalq.store.baseline_sql import sql_baseline
 from evalq.store.db import session_scope
-from evalq.store.models import SubmissionRow
+from evalq.store.models import StandingRow, SubmissionRow
 from evalq.store.queries import EVALUATED
 
 pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
@@ -61,6 +61,22 @@ def store_runs(url: str, task_id: str, rng: random.Random, size: int, agents: in
             )
         if rows:
             session.execute(insert(SubmissionRow), rows)
+            # what the projector keeps at merge: each evaluated run's standing (its ranking
+            # values are not read here) and the agents' tallies counted from them
+            standings = [
+                {
+                    "submission_id": row["id"],
+                    "task_id": task_id,
+                    "basis": "b",
+                    "task_hash": "0" * 64,
+                    "status": row["status"],
+                }
+                for row in rows
+                if row["status"] in EVALUATED
+            ]
+            if standings:
+                session.execute(insert(StandingRow), standings)
+        tallies.recount(session, task_id=task_id)
 
 
 def pure_baseline(url: str, task_id: str, profile: ArenaProfile) -> dict[str, object]:
