@@ -129,8 +129,8 @@ def _agent_baseline(
     """`compute_baseline` with ``profile.baseline`` "agents" or "robust": each figure's
     per-agent medians computed in the database (`agent_medians`, one row per agent), the agents
     seen on no other task or the tasks each agent ran (`new_agents`, `tallies.standings_of`),
-    and the baseline read over those values (`agent_values`; or `robust_values`, with each range the
-    runs' extremes within its band, `fenced_range`)."""
+    and the baseline read over those values (`agent_values`; or `robust_values`, with each
+    range the runs' extremes within its band, `fenced_range`)."""
     s = SubmissionRow
     figures = {
         "tokens": (s.total_tokens, evaluated),
