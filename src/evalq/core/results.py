@@ -111,6 +111,41 @@ class CopyRecord(Record):
     )
 
 
+class InjectionMark(Record):
+    """One sentence of a run's output that instructs its evaluator (`evalq.scoring.injection`).
+
+    Tier 1 reads the output without the marked sentences; the judge keeps the lower of its
+    judgments with and without the ones its patterns mark; a run judged with a sentence only
+    tier 1's meaning pass marked is held (docs/scoring.md, 'Instructions to the evaluator').
+    """
+
+    sentence: str = Field(description="The sentence as written, cut to 200 characters.")
+    kind: str = Field(
+        description="What it does: a pattern's name, or 'addresses its evaluator' when its "
+        "meaning is read as an instruction to the evaluator."
+    )
+    probability: float | None = Field(
+        default=None,
+        description="For a meaning mark, the classifier's probability that the sentence "
+        "instructs its evaluator (marked from 0.8); null for a pattern mark.",
+    )
+
+    def note(self) -> str:
+        """The mark in words, as every door shows it."""
+        why = "" if self.probability is None else f" (probability {self.probability:.2f})"
+        return f'{self.kind}: "{self.sentence}"{why}'
+
+
+InjectionMarks = Annotated[
+    tuple[InjectionMark, ...],
+    Field(
+        description="The sentences of the output marked as instructions to the evaluator, "
+        "each with why; absent when none.",
+        exclude_if=lambda marks: not marks,
+    ),
+]
+
+
 class TextResult(Record):
     """Tier 1 (spec 001): similarities of the output to the task's references."""
 
@@ -147,6 +182,7 @@ class TextResult(Record):
     copy_note: str | None = Field(
         default=None, description="Set when the output copies rather than reviews."
     )
+    injection: InjectionMarks = ()
 
 
 class GraphResult(Record):
@@ -388,6 +424,8 @@ class JudgeResult(Record):
         panel: each member's own results when a panel of two or more models judged; absent
             from the stored JSON for a single judge.
         agreement: the panel's agreement; absent from the stored JSON for a single judge.
+        injection: the sentences marked as instructions to the evaluator; the scores are then
+            each rubric's lower of the judgments with and without them (`lower_judgment`).
     """
 
     model: str = ""
@@ -408,6 +446,7 @@ class JudgeResult(Record):
         "recorded).",
         exclude_if=lambda value: value is None,
     )
+    injection: InjectionMarks = ()
 
     @model_validator(mode="before")
     @classmethod
@@ -513,13 +552,19 @@ RESULT_TYPES: dict[Tier, type[TextResult] | type[JudgeResult] | type[GraphResult
 
 class TierOutcome(Record):
     """What one tier ended with: ``ok`` with its result, ``skipped`` with a reason, ``failed``
-    with an error (a failed judge also keeps its partial result for inspection)."""
+    with an error (a failed judge also keeps its partial result for inspection).
+
+    ``injection`` is what a skipped text tier still found: the output's sentences that instruct
+    its evaluator (a task without references has no similarity to score, but its run is read
+    for instructions all the same); an ok tier keeps its marks in its result.
+    """
 
     tier: Tier
     status: FinalTierStatus
     result: TextResult | JudgeResult | GraphResult | None = None
     reason: str | None = None
     error: ErrorRecord | None = None
+    injection: InjectionMarks = ()
 
     def stored(self) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """The ``metrics`` and ``error`` columns of the tier row."""
@@ -528,6 +573,8 @@ class TierOutcome(Record):
             metrics = self.result.model_dump(mode="json")
         elif self.reason is not None:
             metrics = {"reason": self.reason}
+            if self.injection:
+                metrics["injection"] = [m.model_dump(mode="json") for m in self.injection]
         error = None if self.error is None else self.error.model_dump(mode="json")
         return metrics, error
 
@@ -542,12 +589,23 @@ class TierOutcome(Record):
         """Read a tier row's columns back (the inverse of `stored`)."""
         result: TierResult | None = None
         reason: str | None = None
+        marks: tuple[InjectionMark, ...] = ()
         if status == "skipped":
             reason = (metrics or {}).get("reason")
+            found = (metrics or {}).get("injection") or ()
+            marks = tuple(InjectionMark.model_validate(m) for m in found)
         elif metrics:
             result = RESULT_TYPES[tier].model_validate(metrics)
         parsed = None if error is None else ErrorRecord.model_validate(error)
-        return cls(tier=tier, status=status, result=result, reason=reason, error=parsed)
+        return cls(
+            tier=tier, status=status, result=result, reason=reason, error=parsed, injection=marks
+        )
+
+    def marks(self) -> tuple[InjectionMark, ...]:
+        """The sentences this tier marked as instructions to the evaluator (its result's, or a
+        skipped text tier's own)."""
+        found = getattr(self.result, "injection", ())
+        return tuple(found) or self.injection
 
     @property
     def text(self) -> TextResult | None:
@@ -763,6 +821,8 @@ class EvaluationScores(Record):
     scores always (as merged: the read side re-scores them against the current baseline).
     ``cost`` is the run's cost in dollars and where its price came from (None: not reported
     and not priced); the judge's own is ``tiers.judge.cost_usd`` and ``tiers.judge.priced_by``.
+    ``injection`` is every sentence of the output a tier marked as an instruction to the
+    evaluator (`evalq.scoring.injection.merged_marks`): what every door shows.
     """
 
     @model_validator(mode="before")
@@ -783,3 +843,4 @@ class EvaluationScores(Record):
     suite: SuiteScores | None = None
     review: ReviewScores = Field(default_factory=ReviewScores)
     cost: RunCost | None = None
+    injection: InjectionMarks = ()

@@ -10,6 +10,10 @@ No window is waited: a call takes a compute slot (``capacity``) at once when one
 every call waiting at that moment (up to ``max_items``), and runs them; calls that arrive while
 the slots are busy gather until one frees. Idle, a call runs alone as soon as it comes; loaded,
 the batches grow by themselves.
+
+The injection scan's sentences (`evalq.metrics.instructions`) go through the same batcher
+(`read`): one output's sentences are one call, batched with other outputs' sentences, in the
+same slots, on the same model; a batch holds calls of one kind.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from evalq.core.profile import Precision
 
@@ -33,12 +37,22 @@ class BatchScorer(Protocol):
         """Each item's `SemanticScorer.score`, in order."""
         ...
 
+    def read_many(self, groups: Sequence[Sequence[str]]) -> list[list[float]]:
+        """Each group's `SemanticScorer.read_many`, in order."""
+        ...
+
+
+Kind = Literal["score", "read"]
+"""What a call asks: similarity scores, or the instruction reader's probabilities."""
+
 
 @dataclass(eq=False)
 class _Call:
     text: str
     references: tuple[str, ...]
     precision: Precision
+    kind: Kind = "score"
+    sentences: tuple[str, ...] = ()
     done: threading.Event = field(default_factory=threading.Event)
     taken: bool = False
     scores: list[float] | None = None
@@ -73,7 +87,16 @@ class ScoreBatcher:
         self, text: str, references: Sequence[str], *, precision: Precision = "fp32"
     ) -> list[float]:
         """BERTScore F1 of ``text`` against each reference, as `SemanticScorer.score` gives it."""
-        call = _Call(text, tuple(references), precision)
+        return self._wait(_Call(text, tuple(references), precision))
+
+    def read(self, sentences: Sequence[str]) -> list[float]:
+        """For each sentence, the probability that it instructs its evaluator, as
+        `SemanticScorer.read_many` gives it; no model pass for none."""
+        if not sentences:
+            return []
+        return self._wait(_Call("", (), "fp32", kind="read", sentences=tuple(sentences)))
+
+    def _wait(self, call: _Call) -> list[float]:
         with self._lock:
             self._waiting.append(call)
         while not call.done.is_set():
@@ -89,7 +112,7 @@ class ScoreBatcher:
         return call.scores
 
     def _take(self, call: _Call) -> list[_Call]:
-        """``call`` and the calls waiting with its precision, up to ``max_items``; none when
+        """``call`` and the calls waiting of its kind and precision, up to ``max_items``; none when
         ``call`` was already taken by another thread."""
         with self._lock:
             if call.taken:
@@ -98,7 +121,11 @@ class ScoreBatcher:
             for other in self._waiting:
                 if len(batch) >= self.max_items:
                     break
-                if other is not call and other.precision == call.precision:
+                if (
+                    other is not call
+                    and other.precision == call.precision
+                    and other.kind == call.kind
+                ):
                     batch.append(other)
             for taken in batch:
                 taken.taken = True
@@ -107,8 +134,11 @@ class ScoreBatcher:
 
     def _run(self, batch: list[_Call]) -> None:
         try:
-            items = [(call.text, call.references) for call in batch]
-            results = self.scorer.score_many(items, precision=batch[0].precision)
+            if batch[0].kind == "read":
+                results = self.scorer.read_many([call.sentences for call in batch])
+            else:
+                items = [(call.text, call.references) for call in batch]
+                results = self.scorer.score_many(items, precision=batch[0].precision)
         except BaseException as error:  # each waiting task gets the failure (and retries)
             for call in batch:
                 call.error = error

@@ -247,6 +247,35 @@ class SemanticScorer:
         self.encodings += len(texts)
         return embeddings
 
+    def read_many(self, groups: Sequence[Sequence[str]]) -> list[list[float]]:
+        """For each group of sentences (one output's, in normal form), the probability that
+        each instructs its evaluator (`evalq.metrics.instructions`), read with this scorer's
+        model in one pass for all groups.
+
+        Raises:
+            InvalidInput: when this scorer's model is not the bundled one the direction was
+                trained on.
+        """
+        from evalq.metrics.instructions import probabilities
+
+        flat = [sentence for group in groups for sentence in group]
+        if not flat:
+            return [[] for _ in groups]
+        found = iter(probabilities(*self.sentence_model(), flat, device=self.device))
+        return [[next(found) for _ in group] for group in groups]
+
+    def sentence_model(self) -> tuple[Any, Any]:
+        """The tokenizer and fp32 model the sentence reader runs on (`read_many`).
+
+        Raises:
+            InvalidInput: when this scorer's model is not the bundled one.
+        """
+        if Path(self.model_path).resolve() != Path(default_model_path()).resolve():
+            raise InvalidInput(
+                [("text.model_path", "the instruction reader needs the bundled MiniLM model")]
+            )
+        return self._tokenizer, self._models["fp32"]
+
     def reference(self, text: str, *, precision: Precision = "fp32") -> Embedding:
         """`embed`, through the reference cache (LRU keyed by precision and the text's SHA-256).
 

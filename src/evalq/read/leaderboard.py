@@ -161,9 +161,9 @@ class LeaderboardEntry(Reply):
     warnings: list[str] = Field(description="Validation warnings (shown, never held against).")
     injection: list[str] = Field(
         default_factory=list,
-        description="How the run's output tries to instruct its evaluator (docs/judge.md, "
-        "'Injection attempts'): a mark for a person to read the output, never scored; empty "
-        "when it does not.",
+        description="Each sentence of the run's output that instructs its evaluator, what it "
+        "does and why it was marked (docs/scoring.md, 'Instructions to the evaluator'): the "
+        "tiers read the output without them; empty when none.",
     )
     overall: float = Field(description="Arena overall before the difficulty factor (0-100).")
     overall_adjusted: float = Field(description="Arena overall after the difficulty factor.")

@@ -32,7 +32,7 @@ from evalq.read.criteria import CriteriaCheck, check_criteria
 from evalq.read.reply import Reply
 from evalq.read.usage import UsageSource, usage_source
 from evalq.read.view import task_context
-from evalq.scoring.injection import injection_attempts
+from evalq.scoring.injection import injection_notes, stored_marks
 from evalq.store import queries, traces
 from evalq.store.models import Review
 
@@ -114,8 +114,9 @@ class SubmissionResult(Reply):
     )
     injection: list[str] = Field(
         default_factory=list,
-        description="How the output tries to instruct its evaluator (docs/judge.md, 'Injection "
-        "attempts'): a mark, never scored; empty when it does not.",
+        description="Each sentence of the output that instructs its evaluator, what it does "
+        "and why it was marked (docs/scoring.md, 'Instructions to the evaluator'): the tiers "
+        "read the output without them; empty when none.",
     )
     judge_validation: JudgeValidation | None = Field(
         default=None,
@@ -185,7 +186,9 @@ def submission_result(
     scores["arena"] = arena.model_dump(mode="json")
     result |= {
         "scores": scores,
-        "injection": injection_attempts(submission.output),
+        "injection": injection_notes(
+            submission.output, stored_marks(EvaluationScores.model_validate(scores))
+        ),
         "missing_tiers": evaluation.missing_tiers,
         "baseline_version": current.version,
         "profile_hash": evaluation.profile_hash,

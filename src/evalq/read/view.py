@@ -30,7 +30,7 @@ from evalq.read.run_counts import RunCounts
 from evalq.scoring.arena import score_arena_run
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.validation import validate_evaluation
-from evalq.scoring.injection import injection_attempts
+from evalq.scoring.injection import injection_notes, stored_marks
 from evalq.scoring.kinds import KindRule, RankedValues, kind_of
 from evalq.scoring.review import duplicates, near_copies
 from evalq.store import queries
@@ -59,8 +59,9 @@ class ScoredRow:
     """The validation rules' messages on the Arena scores above (the board's, not the ones
     the merge saw against an older baseline)."""
     injection: list[str] = field(default_factory=list)
-    """The kinds of attempt its output makes to instruct its evaluator
-    (`evalq.scoring.injection`): shown as a mark, never scored."""
+    """Each sentence of its output that instructs its evaluator, and why, in words
+    (`evalq.scoring.injection.injection_notes`): shown as a mark; the tiers read the output
+    without those sentences."""
 
     @property
     def held(self) -> bool:
@@ -117,7 +118,7 @@ class TaskContext:
             values,
             submission.scenarios,
             validate_evaluation(arena, run),
-            injection_attempts(submission.output),
+            injection_notes(submission.output, stored_marks(scores)),
         )
 
 

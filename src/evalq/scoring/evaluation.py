@@ -42,6 +42,7 @@ from evalq.scoring.arena import Baseline, score_arena_run
 from evalq.scoring.arena.outliers import run_flags
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.arena.validation import validate_evaluation
+from evalq.scoring.injection import INSTRUCTIONS_JUDGED_AS_WRITTEN, judged_as_written, merged_marks
 from evalq.scoring.kinds import kind_of
 from evalq.scoring.peerread import peerread_composite
 from evalq.scoring.scylla import score_scylla_run
@@ -56,6 +57,9 @@ class EvaluationResult:
     scores: EvaluationScores
     missing: dict[str, MissingTier]
     error: ErrorRecord | None = None  # why a ``failed`` evaluation failed
+    judged_as_written: int = 0
+    """Sentences tier 1 marked that the judge scored without leaving out (the run is then
+    held: `evalq.scoring.injection.judged_as_written`); stored on the submission's row."""
 
 
 def judge_scores(judge: TierOutcome | None) -> dict[str, float | None]:
@@ -317,6 +321,16 @@ def evaluate_submission(
     if rule.suite:
         suite_scores = evaluate_suite(submission.scenarios, task.required_scenarios, profile.suite)
     ok = {name: t.result for name, t in tiers.items() if t.status == "ok"}
+    text_marks = tiers["text"].marks() if "text" in tiers else ()
+    judge_marks = tiers["judge"].marks() if "judge" in tiers else ()
+    review = review_of(run, arena, baseline, profile)
+    unjudged = judged_as_written(
+        text_marks, judge_marks, judged=any(s is not None for s in judged.values())
+    )
+    if unjudged:
+        review = review.model_copy(
+            update={"flags": (*review.flags, INSTRUCTIONS_JUDGED_AS_WRITTEN)}
+        )
     scores = EvaluationScores(
         kind=rule.kind,
         peerread=peer_scores,
@@ -325,8 +339,9 @@ def evaluate_submission(
         tiers=TierResults.model_validate(ok),
         scylla=scylla_scores,
         suite=suite_scores,
-        review=review_of(run, arena, baseline, profile),
+        review=review,
         cost=run_cost(submission, profile, cost_usd, priced_by),
+        injection=merged_marks(text_marks, judge_marks),
     )
     for name, gap in missing.items():
         if gap.error is not None and gap.error.type == WORKER_LOST:
@@ -337,5 +352,6 @@ def evaluate_submission(
                 kind="worker_lost",
                 tier=name,
             )
-            return EvaluationResult("failed", scores, missing, error)
-    return EvaluationResult("degraded" if partial else "done", scores, missing)
+            return EvaluationResult("failed", scores, missing, error, len(unjudged))
+    status: EvaluationStatus = "degraded" if partial else "done"
+    return EvaluationResult(status, scores, missing, judged_as_written=len(unjudged))

@@ -21,6 +21,10 @@ evaluated runs, so the answer does not depend on the order in which their merges
   a run's tokens are checked only where its usage comes from its spans (OTLP).
 - **Implausibly fast**: a measured time under what the task's other agents make plausible
   (`evalq.scoring.plausible`): held for review with the flag `IMPLAUSIBLY_FAST`.
+- **Instructions judged as written**: tier 1 marked a sentence of the output as an instruction
+  to the evaluator by its meaning, and the judge scored the output without leaving it out
+  (`evalq.scoring.injection.judged_as_written`): held for review with the flag
+  `INSTRUCTIONS_JUDGED_AS_WRITTEN` until a person accepts it.
 - A **copied output**: the same output text as an earlier run of another agent (tool or model),
   sent with other usage. Held for review whatever its indicators. Repeated runs of one agent
   may well end with the same text (the bundled Scylla runs do, 10 per variant), so the same
@@ -37,6 +41,7 @@ from datetime import datetime
 from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena.outliers import run_flags
 from evalq.scoring.arena.run import ArenaRun
+from evalq.scoring.injection import INSTRUCTIONS_JUDGED_AS_WRITTEN
 from evalq.scoring.near_copy import NEAR_CONTAINMENT, Sketch, near
 from evalq.scoring.plausible import IMPLAUSIBLY_FAST, implausibly_fast
 
@@ -84,6 +89,7 @@ class RunFacts:
     trace_seconds: float | None = None
     trace_steps: int | None = None
     integrity_hits: int | None = None
+    judged_as_written: int | None = None
     sketch: Sketch | None = None
 
     @property
@@ -235,6 +241,8 @@ def review_flags(runs: Sequence[RunFacts], profile: ArenaProfile) -> dict[str, t
             held = (*held, USAGE_BELOW_TRACE)
         if facts.integrity_hits:
             held = (*held, INTEGRITY)
+        if facts.judged_as_written:
+            held = (*held, INSTRUCTIONS_JUDGED_AS_WRITTEN)
         if implausibly_fast(facts.run.measured_time, (facts.run.tool, facts.run.model), times):
             held = (*held, IMPLAUSIBLY_FAST)
         if facts.run.submission_id in copied:

@@ -135,6 +135,13 @@ def record_evaluations(
             )
     for status, ids in plain.items():
         queries.set_statuses(session, status=status, ids=ids)
+    queries.set_judged_as_written(
+        session,
+        counts={
+            job.submission.id: result.judged_as_written
+            for (job, _, _), result in zip(items, results, strict=True)
+        },
+    )
     # The board's read model, in the same transaction as the evaluations it is read from.
     ids = [job.submission.id for job, _, _ in items]
     stored = queries.evaluations_of(session, submission_ids=ids)

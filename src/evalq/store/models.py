@@ -107,6 +107,9 @@ class SubmissionRow(Base):
     # trajectory integrity (metrics/graph/integrity.py): hits counted at intake, with evidence
     integrity_hits: Mapped[int | None] = mapped_column(Integer, default=None)
     integrity: Mapped[list[Any] | None] = mapped_column(JSON, default=None)
+    # sentences tier 1 marked as instructions to the evaluator that the judge scored without
+    # leaving out (scoring/injection.py `judged_as_written`), counted at merge (migration 0031)
+    judged_as_written: Mapped[int | None] = mapped_column(Integer, default=None)
     trace_steps: Mapped[int | None] = mapped_column(Integer, default=None)
     # Manual review (migration 0004): a flagged run is left out of the baseline (baseline_sql).
     review: Mapped[Review | None] = mapped_column(String(16), default=None)

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from evalq.core.profile import ArenaProfile
 from evalq.core.results import EvaluationScores
+from evalq.scoring.injection import INSTRUCTIONS_JUDGED_AS_WRITTEN
 from evalq.scoring.near_copy import sketch
 from evalq.scoring.plausible import IMPLAUSIBLY_FAST, implausibly_fast, speed_floor
 from evalq.scoring.review import (
@@ -137,7 +138,7 @@ def _decide(
             SubmissionRow.tool_calls < SubmissionRow.trace_steps,
         ),
     )
-    broke = SubmissionRow.integrity_hits > 0
+    broke = or_(SubmissionRow.integrity_hits > 0, SubmissionRow.judged_as_written > 0)
     # each agent's median measured time (one row per agent); a run under the highest floor
     # any agent gets is read, and the pure rule decides among them
     from evalq.store.baseline_sql import agent_medians  # it imports this module
@@ -166,6 +167,8 @@ def _decide(
             held = (*held, USAGE_BELOW_TRACE)
         if facts.integrity_hits:
             held = (*held, INTEGRITY)
+        if facts.judged_as_written:
+            held = (*held, INSTRUCTIONS_JUDGED_AS_WRITTEN)
         if implausibly_fast(facts.run.measured_time, (facts.run.tool, facts.run.model), times):
             held = (*held, IMPLAUSIBLY_FAST)
         if held:

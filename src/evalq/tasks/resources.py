@@ -59,15 +59,28 @@ def score_batcher(profile: Profile, settings: Settings) -> ScoreBatcher:
     In the in-process worker (`evalq.workers.embedded`) the batches run in its helper processes
     (`evalq.workers.text_helpers`) instead, out of the interpreter its merges and refreshes run
     in; the slots and the batching are the same."""
+    return _batcher_of(profile.text.model_path, profile.text.max_chunk_tokens, settings)
+
+
+def reading_batcher(profile: Profile, settings: Settings) -> ScoreBatcher:
+    """The tier-1 batcher whose model reads the injection scan's sentences
+    (`evalq.metrics.instructions`, trained on the bundled MiniLM): `score_batcher`'s own when
+    the profile scores with the bundled model (the default: one model, one batcher), else one
+    over the bundled model beside it, in the same slots."""
+    if not profile.text.model_path:
+        return score_batcher(profile, settings)
+    return _batcher_of("", profile.text.max_chunk_tokens, settings)
+
+
+def _batcher_of(model_path: str, max_chunk_tokens: int, settings: Settings) -> ScoreBatcher:
     helpers = text_helpers.current()
     scorer: BatchScorer
     if helpers is not None:
-        key = text_helpers.ModelKey(
-            profile.text.model_path, profile.text.max_chunk_tokens, settings.text_device
-        )
+        key = text_helpers.ModelKey(model_path, max_chunk_tokens, settings.text_device)
         scorer = helpers.scorer(key)
     else:
-        scorer = semantic_scorer(profile, settings)
+        with _lock:  # threads of one worker share one model
+            scorer = _scorer(model_path, max_chunk_tokens, settings.text_device)
     with _lock:
         return _batcher(scorer, settings.text_batch_max)
 

@@ -11,7 +11,7 @@ from evalq.core.results import ErrorRecord, JudgeResult, TierOutcome
 from evalq.core.schemas import Submission, Task
 from evalq.core.settings import Settings, get_settings
 from evalq.store.queries import Job
-from evalq.tasks.resources import judge_for, score_batcher
+from evalq.tasks.resources import judge_for, reading_batcher, score_batcher
 from evalq.tasks.runner import run_tier
 from evalq.workers.app import celery_config
 from evalq.workers.names import TIER_TASKS
@@ -22,21 +22,33 @@ def compute_text(job: Job) -> TierOutcome:
 
     The model's work goes through the process's batcher: tier-1 tasks running at once in a
     worker's threads are scored in one batch, each batch in one of the CPU slots
-    (`evalq.tasks.resources.score_batcher`).
+    (`evalq.tasks.resources.score_batcher`). First the output is read for instructions to
+    its evaluator, by pattern and by meaning (`evalq.scoring.injection.scan`: the sentences go
+    through the same batcher, on the bundled model), once per run; the similarity reads the
+    output without the marked sentences, and the marks are stored, also when the task has no
+    references (the tier is then skipped with them).
     """
+    from evalq.metrics.instructions import InstructionReader
     from evalq.metrics.text import text_result
+    from evalq.scoring.injection import scan
 
     task, profile = job.task, job.profile
+    settings = get_settings()
+    found = scan(job.submission.output, InstructionReader(reading_batcher(profile, settings).read))
     if not task.reference_outputs:
-        return TierOutcome(tier="text", status="skipped", reason=NO_REFERENCES)
+        return TierOutcome(
+            tier="text", status="skipped", reason=NO_REFERENCES, injection=found.marks
+        )
     result = text_result(
-        job.submission.output,
+        found.clean,
         task.reference_outputs,
         job.submission.usage.execution_time,
         profile=profile.text,
-        semantic=score_batcher(profile, get_settings()),
+        semantic=score_batcher(profile, settings),
         context=task.context,
     )
+    if found.marks:
+        result = result.model_copy(update={"injection": found.marks})
     return TierOutcome(tier="text", status="ok", result=result)
 
 
@@ -76,12 +88,30 @@ def judge_transcript(transcript: Submission, task: Task) -> JudgeResult | None:
 
 
 def compute_judge(job: Job) -> TierOutcome:
-    """Tier 2: the LLM judge's rubrics (spec 001), or skipped when no judge is configured."""
+    """Tier 2: the LLM judge's rubrics (spec 001), or skipped when no judge is configured.
+
+    The output is read by the injection patterns only (`evalq.scoring.injection.scan` without
+    a reader: no model in a judge worker); a run they mark is judged with and without the
+    marked sentences, each rubric keeping the lower score (`evalq.judge.marked`). What only
+    tier 1's meaning pass marks holds the run at merge (`evalq.scoring.injection.
+    judged_as_written`).
+    """
+    from evalq.judge.marked import judge_marked
+    from evalq.scoring.injection import scan
+
     settings = get_settings()
     judge = judge_for(job.profile, settings)
     if judge is None:
         return TierOutcome(tier="judge", status="skipped", reason=NO_JUDGE)
-    result = judge.evaluate(job.submission, job.task, deadline_s=judge_deadline_s(settings))
+    found = scan(job.submission.output)
+    result = judge_marked(
+        judge,
+        job.submission,
+        job.task,
+        marks=found.marks,
+        clean=found.clean,
+        deadline_s=judge_deadline_s(settings),
+    )
     if result.failed:
         first = result.errors[0] if result.errors else ErrorRecord(type="JudgeFailed", message="")
         error = first.model_copy(update={"errors": result.errors, "tier": "judge"})

@@ -5,8 +5,9 @@ baseline refreshes, intake and the judge's calls are Python holding the GIL, and
 work (tokenizing, building input rows, matching) waited on them, so a tier-1 call took 2-3.6x
 its wall in a distributed text worker's child. Here the worker's tier-1 batches
 (`evalq.metrics.score_batcher`) are handed to long-lived child processes, each of which loads
-the BERTScore model once and runs `SemanticScorer.score_many` on what it is sent: the same code,
-the same scores, in an interpreter of its own.
+the BERTScore model once and runs `SemanticScorer.score_many` (or, for the injection scan's
+sentences, `SemanticScorer.read_many`) on what it is sent: the same code, the same scores, in an
+interpreter of its own.
 
 - At most one helper per tier-1 slot of the worker (`bootstrap.pool_children`, one per CPU, or
   fewer by EVALQ_TEXT_HELPERS), each started when a batch finds every started one busy, as
@@ -92,12 +93,16 @@ def _serve(connection: Connection, key: ModelKey) -> None:
             return
         if message is None:
             return
-        items, precision, threads = message
+        kind, items, precision, threads = message
         if threads and torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
         cpu = time.thread_time()
         try:
-            reply: tuple[Any, ...] = ("ok", scorer.score_many(items, precision=precision))
+            if kind == "read":
+                answer = scorer.read_many(items)
+            else:
+                answer = scorer.score_many(items, precision=precision)
+            reply: tuple[Any, ...] = ("ok", answer)
         except Exception as error:
             reply = ("error", _portable(error))
         used = torch.get_num_threads()
@@ -155,11 +160,20 @@ class Helper:
         self, items: Sequence[tuple[str, Sequence[str]]], precision: Precision, threads: int
     ) -> tuple[list[list[float]], float]:
         """`SemanticScorer.score_many` in the helper: (scores, the helper's CPU seconds)."""
+        payload = [(text, tuple(references)) for text, references in items]
+        return self._ask(("score", payload, precision, threads))
+
+    def read_many(
+        self, groups: Sequence[Sequence[str]], threads: int
+    ) -> tuple[list[list[float]], float]:
+        """`SemanticScorer.read_many` in the helper: (probabilities, the helper's CPU seconds)."""
+        return self._ask(("read", [tuple(group) for group in groups], "fp32", threads))
+
+    def _ask(self, message: tuple[Any, ...]) -> tuple[list[list[float]], float]:
         self.start()
         assert self._connection is not None
-        payload = [(text, tuple(references)) for text, references in items]
         try:
-            self._connection.send((payload, precision, threads))
+            self._connection.send(message)
         except (OSError, ValueError) as error:
             self._lost(f"its pipe failed ({error})")
         answer = self._answer(None)
@@ -242,6 +256,18 @@ class HelperScorer:
             self._free.put(helper)
         _thread.helper_cpu_s = getattr(_thread, "helper_cpu_s", 0.0) + cpu
         return scores
+
+    def read_many(self, groups: Sequence[Sequence[str]]) -> list[list[float]]:
+        """The instruction reader's probabilities of each group's sentences, in a helper."""
+        import torch  # the worker thread's cap, set by the slot it holds
+
+        helper = self._free.get()
+        try:
+            found, cpu = helper.read_many(groups, torch.get_num_threads())
+        finally:
+            self._free.put(helper)
+        _thread.helper_cpu_s = getattr(_thread, "helper_cpu_s", 0.0) + cpu
+        return found
 
     def stop(self) -> None:
         for helper in self.helpers:

@@ -90,3 +90,33 @@ def test_a_failed_batch_raises_in_its_caller(scorer: SemanticScorer) -> None:
     batcher = ScoreBatcher(scorer, capacity=lambda: slot, max_items=32)
     with pytest.raises(Exception, match="precision"):
         batcher.score(OUTPUTS[0], REFERENCES, precision="fp64")  # type: ignore[arg-type]
+
+
+def test_sentences_to_read_are_batched_apart_from_scores(scorer: SemanticScorer) -> None:
+    """The injection scan's calls (`ScoreBatcher.read`) share the slots and the model, never a
+    batch with similarity calls; each gets `read_many`'s answer for its own sentences."""
+    slot = threading.Semaphore(1)
+    batcher = ScoreBatcher(scorer, capacity=lambda: slot, max_items=32)
+    sentences = [OUTPUTS[:2], OUTPUTS[2:3], OUTPUTS[3:]]
+    found: list[list[float]] = [[] for _ in sentences]
+    scored: list[list[float]] = []
+    assert slot.acquire(timeout=5)
+    threads = [
+        threading.Thread(target=lambda i=i: found.__setitem__(i, batcher.read(sentences[i])))
+        for i in range(len(sentences))
+    ]
+    threads.append(
+        threading.Thread(target=lambda: scored.append(batcher.score(OUTPUTS[0], REFERENCES)))
+    )
+    for thread in threads:
+        thread.start()
+    while len(batcher._waiting) < len(threads):
+        threading.Event().wait(0.01)
+    slot.release()
+    for thread in threads:
+        thread.join(120)
+    assert sorted(batcher.batches[-2:]) == [1, 3]  # the reads together, the score alone
+    for group, probabilities in zip(sentences, found, strict=True):
+        assert probabilities == pytest.approx(scorer.read_many([group])[0], abs=1e-5)
+    assert scored == [pytest.approx(scorer.score(OUTPUTS[0], REFERENCES), abs=1e-6)]
+    assert batcher.read([]) == []

@@ -92,7 +92,7 @@ def _notes(entry: LeaderboardEntry) -> str:
     """What a reader must know about a row, in a few words: '-' when nothing."""
     notes: list[str] = []
     if entry.injection:
-        notes.append("injection attempt")
+        notes.append("injection attempt: " + "; ".join(entry.injection))
     if entry.status != "done":
         notes.append(entry.status)
     if entry.partial:

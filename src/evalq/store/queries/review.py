@@ -153,6 +153,7 @@ FACT_COLUMNS = (
     SubmissionRow.trace_seconds,
     SubmissionRow.trace_steps,
     SubmissionRow.integrity_hits,
+    SubmissionRow.judged_as_written,
     SubmissionRow.total_tokens,
     SubmissionRow.tool_calls,
     SubmissionRow.iterations,
@@ -210,6 +211,7 @@ def run_facts(row: Any) -> RunFacts:
         trace_seconds=row.trace_seconds,
         trace_steps=row.trace_steps,
         integrity_hits=row.integrity_hits,
+        judged_as_written=row.judged_as_written,
     )
 
 

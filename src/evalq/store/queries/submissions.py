@@ -4,7 +4,7 @@ Every function takes the session as a keyword argument."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -216,6 +216,31 @@ def set_statuses(session: Session, *, status: Status, ids: Sequence[str]) -> Non
             update(SubmissionRow)
             .where(SubmissionRow.id.in_(list(ids[first : first + 500])))
             .values(status=status, error=None, updated_at=now)
+            .execution_options(synchronize_session=False)
+        )
+
+
+def set_judged_as_written(session: Session, *, counts: Mapping[str, int]) -> None:
+    """Store each run's count of sentences tier 1 marked that the judge scored without leaving
+    out (`evalq.scoring.injection.judged_as_written`; 0 stored as NULL), where it changed: one
+    UPDATE per run that has one, one per 500 runs that may have had one."""
+    for sid, count in counts.items():
+        if count:
+            session.execute(
+                update(SubmissionRow)
+                .where(SubmissionRow.id == sid)
+                .values(judged_as_written=count)
+                .execution_options(synchronize_session=False)
+            )
+    clear = [sid for sid, count in counts.items() if not count]
+    for first in range(0, len(clear), 500):
+        session.execute(
+            update(SubmissionRow)
+            .where(
+                SubmissionRow.id.in_(clear[first : first + 500]),
+                SubmissionRow.judged_as_written.is_not(None),
+            )
+            .values(judged_as_written=None)
             .execution_options(synchronize_session=False)
         )
 
