@@ -247,6 +247,13 @@ def inside(text: str, attempt: str) -> str:
     return f"{text[:cut]}{attempt} {text[cut:]}"
 
 
+def overlaps(sentence: str, attempt: str) -> bool:
+    """Whether a mark's quoted ``sentence`` is (part of) ``attempt``, or holds its start: an
+    attempt with no full stop of its own is read as one unit with the review's next sentence."""
+    marked, tried = text_form(sentence).removesuffix("..."), text_form(attempt)
+    return marked in tried or tried[:40] in marked
+
+
 def train(scorer: SemanticScorer, real: list[tuple[str, str]]) -> None:
     """Fit the direction on the training sets and write it to `DIRECTION`."""
     from sklearn.linear_model import LogisticRegression
@@ -319,7 +326,10 @@ def main() -> None:
     forms = [text_form(s) for s in ORDINARY]
     ordinary = sorted(zip(reader.probability(forms), ORDINARY, strict=True), reverse=True)
     figure("highest probability of an ORDINARY sentence", ordinary[0][0])
-    figure("ORDINARY sentences marked", sum(bool(scan(s, reader).marks) for s in ORDINARY))
+    ordinary_marks = [m.note() for s in ORDINARY for m in scan(s, reader).marks]
+    for note in ordinary_marks:
+        print(f"  ORDINARY MARKED {note}")
+    figure("ORDINARY sentences marked", len(ordinary_marks))
     figure("scan of one real review, median", statistics.median(costs), "ms")
     figure("scan of one real review, max", max(costs), "ms")
     host = max((t for stem, t in real if stem.endswith("heldout")), key=len, default=real[-1][1])
@@ -330,7 +340,7 @@ def main() -> None:
     for kind, attempt in NEIGHBOURS:
         alone = scan(attempt, reader).marks
         within = scan(inside(host, attempt), reader).marks
-        caught = [m for m in within if text_form(m.sentence) in text_form(attempt)]
+        caught = [m for m in within if overlaps(m.sentence, attempt)]
         print(
             f"  neighbour {kind}: alone {'/'.join(m.kind for m in alone) or 'NOT MARKED'}; "
             f"in a review {'/'.join(m.kind for m in caught) or 'NOT MARKED'}"
@@ -338,6 +348,11 @@ def main() -> None:
         )
     neighbours = sum(bool(scan(a, reader).marks) for _, a in NEIGHBOURS) / len(NEIGHBOURS)
     figure("neighbouring attacks marked, alone", neighbours)
+    hosted = sum(
+        any(overlaps(m.sentence, a) for m in scan(inside(host, a), reader).marks)
+        for _, a in NEIGHBOURS
+    )
+    figure("neighbouring attacks marked, inside a real review", hosted / len(NEIGHBOURS))
     ratio("held-out recall", held_out)
 
 

@@ -4,8 +4,9 @@ Data: bench/data/peerread_iclr2017_heldout.json by default, excerpts of real ICL
 from PeerRead's **dev** split (held out: none of its papers is in the train file the scoring was
 measured on; bench/data/README.md); ``--data train`` reads the train excerpts instead. One
 text-only PeerRead task per paper: its first two reviews are the references, its abstract the
-context. Each submission goes through evalq's own path (tier 1 `text_result` with the bundled
-all-MiniLM-L6-v2 BERTScore on CPU, then `evaluate_submission`; no trace, no judge) and reports
+context. Each submission goes through evalq's own path (tier 1: the injection scan by pattern and
+by meaning, `scan`, then `text_result` on the output without what it marks, with the bundled
+all-MiniLM-L6-v2 BERTScore on CPU; then `evaluate_submission`; no trace, no judge) and reports
 the same execution time (60 s), so time does not separate them.
 
 Submissions per task: the paper's third real review, the third review of another paper, the
@@ -111,11 +112,12 @@ def main() -> None:
     from evalq.core.profile import Profile
     from evalq.core.results import TierOutcome
     from evalq.core.schemas import Submission, Task
+    from evalq.metrics.instructions import InstructionReader
     from evalq.metrics.semantic import SemanticScorer, default_model_path, go_offline
     from evalq.metrics.text import text_result
     from evalq.scoring.arena import compute_baseline
     from evalq.scoring.evaluation import evaluate_submission
-    from evalq.scoring.injection import injection_attempts
+    from evalq.scoring.injection import scan
     from evalq.scoring.peerread import peerread_composite
 
     go_offline()
@@ -125,6 +127,7 @@ def main() -> None:
     profile = Profile()
     baseline = compute_baseline([], profile.arena)
     scorer = None if args.no_semantic else SemanticScorer(default_model_path())
+    reader = None if scorer is None else InstructionReader(lambda s: scorer.read_many([s])[0])
     skipped = {
         "graph": TierOutcome(tier="graph", status="skipped", reason=NO_TRACE),
         "judge": TierOutcome(tier="judge", status="skipped", reason=NO_JUDGE),
@@ -150,8 +153,9 @@ def main() -> None:
                 "output": output,
             }
         )
+        found = scan(output, reader)  # as tier 1 reads it: patterns and meaning
         text = text_result(
-            output, refs, SECONDS, profile=profile.text, semantic=scorer, context=task.context
+            found.clean, refs, SECONDS, profile=profile.text, semantic=scorer, context=task.context
         )
         tiers = {"text": TierOutcome(tier="text", status="ok", result=text), **skipped}
         new = evaluate_submission(sub, task, tiers, baseline, profile, cost_usd=None)
@@ -173,7 +177,7 @@ def main() -> None:
             "evalq": new.scores.peerread.composite,
             "evalq_label": new.scores.peerread.recommendation,
             "marked": new.scores.peerread.copied is not None,
-            "injection": injection_attempts(output),
+            "injection": [mark.note() for mark in found.marks],
             "raw": raw,
             "floor": text.unrelated_agreement,
             "ceiling": ceiling,

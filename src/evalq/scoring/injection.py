@@ -56,7 +56,9 @@ BY_MEANING = "addresses its evaluator"
 _ANGLES = "<>\uff1c\uff1e\ufe64\ufe65\u2039\u203a\u00ab\u00bb\u3008\u3009\u27e8\u27e9"
 _FLAGS = re.IGNORECASE | re.MULTILINE
 _SMALL = r"(?<![\d.,])([0-9]|10)"  # a score on a 0-10 scale, not the tail of a bigger number
-_OUT_OF = _SMALL + r"\s*(/|out of)\s*([0-9]|10)\b(?![.,]?\d)"  # 5/5, 4 out of 5; not 1/8.33
+_OUT_OF = (  # a grade on a scale of 3 to 10: 5/5, 4 out of 5; not 1/8.33, 1/2, "1/8 of the"
+    _SMALL + r"\s*(/|out of)\s*([3-9]|10)\b(?![.,]?\d)(?!\s+of\b)"
+)
 PATTERNS: dict[str, re.Pattern[str]] = {
     "orders the evaluator to ignore its instructions": re.compile(
         r"\b(ignore|disregard|forget|override)\b[^.\n]{0,40}\b(previous|prior|above|earlier|"

@@ -74,6 +74,7 @@ def test_real_reviews_that_discuss_scores_are_not_marked() -> None:
         "They set the learning rate to 0.5/10 of the default and report 3/4.5 of the cost.",
         "I changed my rating to 7 after the rebuttal; the final score: 7.5 is deserved.",
         'The config sets "num_layers": 12.5 and "hidden_size": 768.',
+        "The authors report 1/8 of the parameters of ResNet-50 and set the rate to 1/2.",
     ],
 )
 def test_ordinary_text_is_not_marked(text: str | None) -> None:
