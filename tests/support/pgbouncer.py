@@ -103,6 +103,8 @@ ignore_startup_parameters = extra_float_digits
         stderr=subprocess.STDOUT,
     )
 
+    _outlive_no_one(process.pid)
+
     def stop() -> None:
         process.terminate()
         process.wait(10)
@@ -118,3 +120,19 @@ ignore_startup_parameters = extra_float_digits
             raise RuntimeError(f"pgbouncer did not start on {port}: {said[-2000:]}")
         time.sleep(0.02)
     return port
+
+
+def _outlive_no_one(pid: int) -> None:
+    """Stop PgBouncer ``pid`` once this process is gone, however it ended: `atexit` does not
+    run for a test process killed by a signal or ended by ``os._exit``, and PgBouncer started
+    with ``-u postgres`` drops the parent-death signal with its user, so each test process's
+    PgBouncer would outlive it. A shell in a session of its own polls this process and
+    terminates PgBouncer after it."""
+    watch = f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; kill {pid} 2>/dev/null"
+    subprocess.Popen(
+        ["sh", "-c", watch],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
