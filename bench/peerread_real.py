@@ -257,6 +257,13 @@ def main() -> None:
             f"{'attack ' + repr(attack) + ' marked as copying':<44} {'-':>16} "
             f"{f'{marked}/{len(rows)}':>16} {'':>16}  all"
         )
+    for kind in KINDS:
+        marked = sum(r[kind]["marked"] for r in rows)
+        print(
+            f"{kind + ' marked as copying':<44} {'-':>16} "
+            f"{f'{marked}/{len(rows)}':>16} {'':>16}  "
+            + ("all (it is the context)" if kind == "abstract" else "none")
+        )
     for kind in (*KINDS, *ATTACKS, STUFFED):
         injected = sum(bool(r[kind]["injection"]) for r in rows)
         print(f"{kind + ' marked as an injection':<44} {'-':>16} {f'{injected}/{len(rows)}':>16}")
