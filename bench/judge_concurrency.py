@@ -5,7 +5,8 @@
 The OpenAI stub (`tests/support/openai_stub.py`) answers every request with a valid verdict
 after exactly 1 s (its ``slow`` fault with ``slow_s=1``). ONE real worker subprocess,
 ``evalq worker --queues evalq.judge --pool threads``, runs the judge tier; a second worker takes
-the other queues (tier 1 and 3 are skipped here, the merge is quick). Store: a throwaway SQLite
+the other queues (tier 3 is skipped here; tier 1, without references, only reads each output for
+instructions to the judge; the merge is quick). Store: a throwaway SQLite
 file; broker and result backend: Redis database 12 (flushed before and after).
 
 Each submission carries no references, no paper and no trace, so the judge applies exactly one

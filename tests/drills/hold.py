@@ -32,10 +32,17 @@ _compute_text = tiers.compute_text
 
 
 def _held_compute_text(job: Job) -> TierOutcome:
-    first_attempt = current_task is not None and str(current_task.request.id).endswith(":1")
-    if job.submission.id.startswith(HOLD_PREFIX) and first_attempt:
+    if job.submission.id.startswith(HOLD_PREFIX) and _first_attempt():
         _hold()
     return _compute_text(job)
+
+
+def _first_attempt() -> bool:
+    """Whether this is a tier task's first enqueue attempt; False outside a Celery task (a
+    test process that imported this module calls tier 1 directly: `current_task` is then a
+    proxy to nothing, which no ``is None`` test sees)."""
+    request = getattr(current_task, "request", None)
+    return request is not None and str(request.id).endswith(":1")
 
 
 def _hold() -> None:

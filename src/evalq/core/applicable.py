@@ -51,9 +51,14 @@ def skipped_tiers(
 
     ``judge_configured`` is whether ``EVALQ_JUDGE_MODEL`` is set where the submission is stored;
     every evalq process of a deployment shares its settings (docs/deploy.md).
+
+    Tier 1 is skipped without references only when no judge is configured: with a judge, it
+    still reads the output for instructions to the evaluator (`evalq.scoring.injection`, by
+    meaning on its model) and stores the marks with its skipped similarity, which the merge
+    reads to hold a run the judge scored with an instruction only that pass found.
     """
     reasons: dict[Tier, str] = {}
-    if not task.reference_outputs:
+    if not task.reference_outputs and not judge_configured:
         reasons["text"] = NO_REFERENCES
     if not judge_configured:
         reasons["judge"] = NO_JUDGE

@@ -150,14 +150,15 @@ def test_with_a_broker_a_prefork_worker_sends_the_event_of_the_merge_it_ran(
             "judge_api_key": "sk-test",
         }
         with serve_api("sqlite", directory, extra=settings) as api:
-            task = {"id": "review-1", "category": "debugging"}  # no references: no text tier
+            # no references: tier 1 only reads the output for instructions to the judge
+            task = {"id": "review-1", "category": "debugging"}
             assert api.client().put("/v1/tasks/review-1", json=task).status_code in (200, 201)
             assert api.command is not None
             _, env, _ = api.command
             worker = start(
                 [
                     "worker",
-                    "--queues=evalq.judge,evalq.graph,evalq.merge",
+                    "--queues=evalq.text,evalq.judge,evalq.graph,evalq.merge",
                     "--pool=prefork",
                     "--concurrency=1",
                 ],

@@ -168,5 +168,7 @@ def test_a_configured_judge_is_sent(client: Client, tmp_path: Path) -> None:
     judged.put_task({"id": "bare", "category": "debugging"})
     judged.submit(run("judged", "bare"))
 
-    assert set(tier_rows(client, "judged")) == {"text", "graph"}
+    # tier 1 goes too: without references it reads the output for instructions to the judge
+    assert set(tier_rows(client, "judged")) == {"graph"}
     assert waiting(client)["evalq.judge"] == 1
+    assert waiting(client)["evalq.text"] == 1

@@ -64,9 +64,11 @@ def test_wide_adds_every_arena_figure(store: str) -> None:
 
 
 def test_the_run_that_tries_to_instruct_its_evaluator_is_noted(store: str) -> None:
-    """As `make demo` shows it (no judge): the injection attempt keeps its rank, with a note."""
+    """As `make demo` shows it (no judge): the injection attempt is ranked on the output
+    without its marked sentences (4th; 2nd while they counted towards its similarity), with
+    a note."""
     text, ids = rendered(store, "peerread-salience-gating", width=200)
     lines = {i: next(line for line in text.splitlines() if f" {i} " in line) for i in ids}
     noted = [i for i, line in lines.items() if "injection attempt" in line]
     assert noted == ["peer-05-injection"]
-    assert ids.index("peer-05-injection") == 1  # 2nd, as README's board shows
+    assert ids.index("peer-05-injection") == 3  # 4th, as README's board shows

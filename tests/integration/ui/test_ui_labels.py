@@ -315,7 +315,8 @@ def test_a_run_that_tries_to_instruct_its_evaluator_is_marked(
         entries = client.leaderboard(PEERREAD)["entries"]
     marked = {e["submission_id"]: e["injection"] for e in entries if e["injection"]}
     assert list(marked) == [INJECTION]
-    assert "orders the evaluator to ignore its instructions" in marked[INJECTION]
+    kinds = [note.split(":", 1)[0] for note in marked[INJECTION]]  # each mark: kind: "sentence"
+    assert kinds == ["orders the evaluator to ignore its instructions", "awards itself a score"]
     page = signed_in(browser, server)
     page.goto(f"/ui/tasks/{PEERREAD}")
     expect(page.locator("#board .mark.injection")).to_have_count(1)

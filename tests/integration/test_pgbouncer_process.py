@@ -12,13 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
+
 from tests.support.pgbouncer import pgbouncer_binary
 from tests.support.processes import PATIENCE
 from tests.support.services import PG_HOST, PG_PORT, need, reachable
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 STARTS = (
     "import time\n"
     "from tests.support.pgbouncer import pgbouncer_port\n"
