@@ -103,11 +103,13 @@ ignore_startup_parameters = extra_float_digits
         stderr=subprocess.STDOUT,
     )
 
-    _outlive_no_one(process.pid)
+    watcher = _outlive_no_one(process.pid)
 
     def stop() -> None:
         process.terminate()
         process.wait(10)
+        watcher.kill()
+        watcher.wait(10)
         log.close()
         shutil.rmtree(directory, ignore_errors=True)
 
@@ -122,14 +124,14 @@ ignore_startup_parameters = extra_float_digits
     return port
 
 
-def _outlive_no_one(pid: int) -> None:
+def _outlive_no_one(pid: int) -> subprocess.Popen[bytes]:
     """Stop PgBouncer ``pid`` once this process is gone, however it ended: `atexit` does not
     run for a test process killed by a signal or ended by ``os._exit``, and PgBouncer started
     with ``-u postgres`` drops the parent-death signal with its user, so each test process's
     PgBouncer would outlive it. A shell in a session of its own polls this process and
-    terminates PgBouncer after it."""
+    terminates PgBouncer after it; the caller keeps the shell (and stops it on a clean exit)."""
     watch = f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; kill {pid} 2>/dev/null"
-    subprocess.Popen(
+    return subprocess.Popen(
         ["sh", "-c", watch],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

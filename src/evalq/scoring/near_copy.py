@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from evalq.core.text_form import text_form
@@ -66,9 +67,21 @@ def sketch(payload: dict[str, Any]) -> Sketch | None:
         return None
     from datasketch import MinHash
 
-    minhash = MinHash(num_perm=NUM_PERM, seed=SEED)
+    first = _first_minhash()  # its permutations, drawn once per process, not once per run
+    minhash = MinHash(
+        num_perm=NUM_PERM, seed=SEED, permutations=first.permutations, scheme=first.scheme
+    )
     minhash.update_batch([s.encode() for s in sorted(found)])
     return Sketch(minhash=minhash, size=len(found))
+
+
+@lru_cache(maxsize=1)
+def _first_minhash() -> MinHash:
+    """An empty MinHash of `NUM_PERM` permutations drawn from `SEED`: the permutations every
+    sketch shares (drawing them is most of what a short output's sketch costs)."""
+    from datasketch import MinHash
+
+    return MinHash(num_perm=NUM_PERM, seed=SEED)
 
 
 def containment(a: Sketch, b: Sketch) -> float:

@@ -34,15 +34,16 @@ evaluated runs, so the answer does not depend on the order in which their merges
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, Literal
 
 from evalq.core.profile import ArenaProfile
 from evalq.scoring.arena.outliers import run_flags
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.injection import INSTRUCTIONS_JUDGED_AS_WRITTEN
-from evalq.scoring.near_copy import NEAR_CONTAINMENT, Sketch, near
+from evalq.scoring.near_copy import NEAR_CONTAINMENT, Sketch
 from evalq.scoring.plausible import IMPLAUSIBLY_FAST, implausibly_fast
 
 DOMINANT_SHARE = 0.5
@@ -117,42 +118,181 @@ def duplicates(runs: Sequence[RunFacts]) -> dict[str, str]:
 
     A run is compared with the runs counted before it (a copy is never an original). Runs
     without a run hash (stored before evalq computed one) are never duplicates, runs without a
-    shape hash never near-copies by shape, and runs without a sketch never by similarity.
+    shape hash never near-copies by shape, and runs without a sketch never by similarity. The
+    earlier runs a near-copy may repeat are searched in windows of total tokens
+    (`_Originals`), so a task of 100,000 runs is not compared pair by pair.
     """
+    ordered = sorted((f for f in runs if f.run_hash is not None), key=lambda f: f.order)
+    shaped = [f for f in ordered if f.shape_hash is not None]
+    by_shape = _Originals(
+        shaped, groups=[(f.shape_hash, f.run.tool, f.run.model) for f in shaped], cost="always"
+    )
+    by_sketch = _Originals(
+        [f for f in ordered if f.sketch is not None], groups=None, cost="same agent"
+    )
     first: dict[str, str] = {}
-    shapes: dict[tuple[str, str, str], list[RunFacts]] = {}
-    sketched: list[RunFacts] = []
     found: dict[str, str] = {}
-    for facts in sorted(runs, key=lambda f: f.order):
-        if facts.run_hash is None:
-            continue
-        original = first.setdefault(facts.run_hash, facts.run.submission_id)
+    for facts in ordered:
+        original = first.setdefault(str(facts.run_hash), facts.run.submission_id)
         if original != facts.run.submission_id:
             found[facts.run.submission_id] = original
             continue
-        earlier = (
-            shapes.setdefault((facts.shape_hash, facts.run.tool, facts.run.model), [])
-            if facts.shape_hash is not None
-            else []
-        )
-        same = next((e for e in earlier if same_usage(e.run, facts.run)), None)
-        if same is None and facts.sketch is not None:
-            same = next(
-                (
-                    e
-                    for e in sketched
-                    if same_usage(e.run, facts.run, cost=same_agent(e.run, facts.run))
-                    and near(e.sketch, facts.sketch) is not None
-                ),
-                None,
-            )
+        same = by_shape.earliest_near(facts) or by_sketch.earliest_near(facts)
         if same is not None:
-            found[facts.run.submission_id] = same.run.submission_id
+            found[facts.run.submission_id] = same
             continue
-        earlier.append(facts)
-        if facts.sketch is not None:
-            sketched.append(facts)
+        by_shape.count(facts)
+        by_sketch.count(facts)
     return found
+
+
+class _Originals:
+    """The runs counted so far, searched for the earliest whose usage a run's is within
+    `NEAR_COPY_TOLERANCE` of (`same_usage`) and, by groups, of the run's group, or, without
+    groups, whose content its content is near (`evalq.scoring.near_copy.near`): what a scan of
+    every earlier run finds, read in numpy over the runs whose total tokens are in reach.
+
+    Args:
+        runs: every run that may be counted, in the order they are (earliest first).
+        groups: each run's group (the same shape from the same agent), or None to compare the
+            runs' sketches instead (each of ``runs`` has one then).
+        cost: whether the cost is compared ``"always"`` or only between runs of the ``"same
+            agent"`` (another model's name re-prices the same tokens).
+    """
+
+    def __init__(
+        self,
+        runs: Sequence[RunFacts],
+        *,
+        groups: Sequence[Hashable] | None,
+        cost: Literal["always", "same agent"],
+    ) -> None:
+        import numpy as np
+
+        self._np = np
+        self._ids = [f.run.submission_id for f in runs]
+        self._row = {sid: i for i, sid in enumerate(self._ids)}
+        self._tokens = np.array([f.run.total_tokens for f in runs], dtype=np.float64)
+        self._figures = np.array(
+            [[f.run.tool_calls, f.run.iterations, _nan(f.run.measured_time)] for f in runs],
+            dtype=np.float64,
+        ).reshape(len(runs), 3)
+        self._cost = np.array([_nan(f.run.measured_cost) for f in runs], dtype=np.float64)
+        agents: dict[tuple[str, str], int] = {}
+        self._agent = np.array(
+            [agents.setdefault((f.run.tool, f.run.model), len(agents)) for f in runs],
+            dtype=np.int64,
+        )
+        keys: dict[Hashable, int] = {}
+        self._group = np.array(
+            [keys.setdefault(g, len(keys)) for g in groups]
+            if groups is not None
+            else [0] * len(runs),
+            dtype=np.int64,
+        )
+        self._always_cost = cost == "always"
+        self._hashes = (
+            np.stack([_sketch_of(f).minhash.hashvalues for f in runs])
+            if groups is None and runs
+            else None
+        )
+        self._sizes = np.array(
+            [_sketch_of(f).size if groups is None else 0 for f in runs], dtype=np.float64
+        )
+        # by group, then by tokens: a run's candidates are one slice of its group's
+        self._by_tokens = np.lexsort((self._tokens, self._group))
+        self._sorted_groups = self._group[self._by_tokens]
+        self._sorted_tokens = self._tokens[self._by_tokens]
+        self._counted = np.full(len(runs), -1, dtype=np.int64)
+        self._counted_so_far = 0
+
+    def count(self, facts: RunFacts) -> None:
+        """``facts``' run is counted: a later run may repeat it."""
+        row = self._row.get(facts.run.submission_id)
+        if row is not None:
+            self._counted[row] = self._counted_so_far
+            self._counted_so_far += 1
+
+    def earliest_near(self, facts: RunFacts) -> str | None:
+        """The id of the earliest counted run ``facts``' run is a near-copy of, or None."""
+        np = self._np
+        row = self._row.get(facts.run.submission_id)
+        if row is None or not self._counted_so_far:
+            return None
+        tokens, group = self._tokens[row], self._group[row]
+        first = int(np.searchsorted(self._sorted_groups, group, side="left"))
+        last = int(np.searchsorted(self._sorted_groups, group, side="right"))
+        low, high = tokens * (1 - NEAR_COPY_TOLERANCE), tokens / (1 - NEAR_COPY_TOLERANCE)
+        tokens_of_group = self._sorted_tokens[first:last]
+        start = first + int(np.searchsorted(tokens_of_group, low * (1 - 1e-9), side="left"))
+        end = first + int(np.searchsorted(tokens_of_group, high * (1 + 1e-9), side="right"))
+        found = self._by_tokens[start:end]
+        found = found[self._counted[found] >= 0]
+        if not found.size:
+            return None
+        keep = _within(np, self._tokens[found], tokens)
+        for column in range(self._figures.shape[1]):
+            keep &= _within(np, self._figures[found, column], self._figures[row, column])
+        cost = _within(np, self._cost[found], self._cost[row])
+        keep &= cost if self._always_cost else cost | (self._agent[found] != self._agent[row])
+        found = found[keep]
+        if found.size and self._hashes is not None:  # no groups: near by content
+            j = (self._hashes[found] == self._hashes[row]).sum(axis=1) / self._hashes.shape[1]
+            sizes = self._sizes[found]
+            smaller = np.minimum(sizes, self._sizes[row])
+            contained = np.minimum(1.0, j * (sizes + self._sizes[row]) / ((1 + j) * smaller))
+            found = found[contained >= NEAR_CONTAINMENT]
+        if not found.size:
+            return None
+        return self._ids[int(found[np.argmin(self._counted[found])])]
+
+
+def near_in_usage(runs: Sequence[ArenaRun]) -> set[str]:
+    """The ids of the runs whose usage is within `NEAR_COPY_TOLERANCE` of another's, the cost
+    aside (`same_usage` with ``cost=False``): the only runs a near-copy by similarity can be
+    found among. Each run is compared, in numpy, with the runs whose total tokens are in reach
+    of its own."""
+    import numpy as np
+
+    ordered = sorted(runs, key=lambda run: run.total_tokens)
+    tokens = np.array([run.total_tokens for run in ordered], dtype=np.float64)
+    figures = np.array(
+        [[run.tool_calls, run.iterations, _nan(run.measured_time)] for run in ordered],
+        dtype=np.float64,
+    ).reshape(len(ordered), 3)
+    reach = np.searchsorted(tokens, tokens / (1 - NEAR_COPY_TOLERANCE) * (1 + 1e-9), "right")
+    wanted: set[int] = set()
+    for i in range(len(ordered)):
+        others = np.arange(i + 1, int(reach[i]))
+        if not others.size:
+            continue
+        keep = _within(np, tokens[others], tokens[i])
+        for column in range(figures.shape[1]):
+            keep &= _within(np, figures[others, column], figures[i, column])
+        if keep.any():
+            wanted.add(i)
+            wanted.update(int(j) for j in others[keep])
+    return {ordered[i].submission_id for i in wanted}
+
+
+def _nan(value: float | None) -> float:
+    return float("nan") if value is None else float(value)
+
+
+def _sketch_of(facts: RunFacts) -> Sketch:
+    assert facts.sketch is not None
+    return facts.sketch
+
+
+def _within(np: Any, values: Any, value: float) -> Any:
+    """Which of ``values`` are within `NEAR_COPY_TOLERANCE` of ``value`` as `same_usage`
+    compares two figures (NaN: not reported, the same only as another not reported)."""
+    if value != value:  # not reported
+        return np.isnan(values)
+    with np.errstate(invalid="ignore"):
+        return np.abs(values - value) <= NEAR_COPY_TOLERANCE * np.maximum(
+            np.abs(values), abs(value)
+        )
 
 
 def near_copies(runs: Sequence[RunFacts], found: Mapping[str, str]) -> dict[str, str]:

@@ -25,14 +25,13 @@ from evalq.scoring.plausible import IMPLAUSIBLY_FAST, implausibly_fast, speed_fl
 from evalq.scoring.review import (
     COPIED_OUTPUT,
     INTEGRITY,
-    NEAR_COPY_TOLERANCE,
     TRACE_TOLERANCE,
     USAGE_BELOW_TRACE,
     RunFacts,
     copied_outputs,
     duplicates,
     held_indicators,
-    same_usage,
+    near_in_usage,
     token_threshold,
 )
 from evalq.store.models import EvaluationRow, SubmissionRow
@@ -181,25 +180,16 @@ def _decide(
 def _sketched(session: Session, evaluated: ColumnElement[bool]) -> list[RunFacts]:
     """The runs whose every usage figure is within `NEAR_COPY_TOLERANCE` of another run's (the
     only ones a similarity near-copy can be found among), each with its content's sketch. The
-    usage columns of the task's runs are read in token order and swept; only the payloads of
-    the runs found are read."""
-    rows = sorted(
-        (
-            run_facts(row)
+    usage columns of the task's runs are read and compared in windows of total tokens
+    (`near_in_usage`); only the payloads of the runs found are read."""
+    wanted = near_in_usage(
+        [
+            run_facts(row).run
             for row in session.execute(
                 select(*FACT_COLUMNS).where(evaluated, SubmissionRow.run_hash.is_not(None))
             )
-        ),
-        key=lambda f: f.run.total_tokens,
+        ]
     )
-    wanted: set[str] = set()
-    for i, facts in enumerate(rows):
-        reach = facts.run.total_tokens / (1 - NEAR_COPY_TOLERANCE)
-        for other in rows[i + 1 :]:
-            if other.run.total_tokens > reach:
-                break
-            if same_usage(facts.run, other.run, cost=False):
-                wanted |= {facts.run.submission_id, other.run.submission_id}
     if not wanted:
         return []
     found = []

@@ -4,8 +4,11 @@ not merge."""
 from __future__ import annotations
 
 import json
+import random
 from datetime import UTC, datetime, timedelta
 from importlib import resources
+
+import pytest
 
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.near_copy import NEAR_CONTAINMENT, containment, sketch
@@ -73,3 +76,114 @@ def test_one_agents_runs_apart_in_cost_alone_are_its_own_runs_and_another_agents
     assert duplicates([first, again]) == {}
     relabelled = facts(run, "relabelled", 1, model="other", cost=10.4)
     assert duplicates([first, relabelled]) == {"relabelled": "first"}
+
+
+def scanned(runs: list[RunFacts]) -> dict[str, str]:
+    """`duplicates` as a scan of every earlier counted run, pair by pair (the rule as stated in
+    `evalq.scoring.review`): the reference the indexed search must equal."""
+    from evalq.scoring.near_copy import near
+    from evalq.scoring.review import same_agent, same_usage
+
+    first: dict[str, str] = {}
+    counted: list[RunFacts] = []
+    found: dict[str, str] = {}
+    for f in sorted((f for f in runs if f.run_hash is not None), key=lambda f: f.order):
+        original = first.setdefault(str(f.run_hash), f.run.submission_id)
+        if original != f.run.submission_id:
+            found[f.run.submission_id] = original
+            continue
+        same = next(
+            (
+                e
+                for e in counted
+                if e.shape_hash is not None
+                and (e.shape_hash, e.run.tool, e.run.model)
+                == (f.shape_hash, f.run.tool, f.run.model)
+                and same_usage(e.run, f.run)
+            ),
+            None,
+        )
+        if same is None and f.sketch is not None:
+            same = next(
+                (
+                    e
+                    for e in counted
+                    if e.sketch is not None
+                    and same_usage(e.run, f.run, cost=same_agent(e.run, f.run))
+                    and near(e.sketch, f.sketch) is not None
+                ),
+                None,
+            )
+        if same is not None:
+            found[f.run.submission_id] = same.run.submission_id
+            continue
+        counted.append(f)
+    return found
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_indexed_search_finds_what_a_scan_of_every_earlier_run_finds(seed: int) -> None:
+    rng = random.Random(seed)
+    texts = [r["output"] for r in RUNS if r.get("output")][:6]
+    texts += [f"{t} Checked twice." for t in texts[:3]]  # near by containment
+    runs = []
+    for i in range(rng.randint(40, 160)):
+        text = rng.choice(texts)
+        scale = rng.choice([1.0, 1.0, 1.02, 1.034, 1.036, 1.2, 0.97])
+        runs.append(
+            RunFacts(
+                run=ArenaRun(
+                    submission_id=f"r{i}",
+                    task_id="t",
+                    total_tokens=rng.choice([0, 1000, 1030, 1100])
+                    if rng.random() < 0.1
+                    else round(100_000 * scale),
+                    tool_calls=rng.choice([25, 25, 26, 0]),
+                    iterations=rng.choice([1, 1, 2]),
+                    execution_time=rng.choice([None, 400.0 * scale, 400.0 * scale * 1.05]),
+                    cost_usd=rng.choice([None, 0.5 * scale, 0.52 * scale]),
+                    tool=rng.choice(["a", "b"]),
+                    model=rng.choice(["m", "n"]),
+                ),
+                submitted_at=datetime(2026, 11, 28, tzinfo=UTC)
+                + timedelta(minutes=rng.randint(0, 30)),
+                run_hash=rng.choice([f"h{i}", f"h{i}", f"h{i % 7}"])
+                if rng.random() > 0.05
+                else None,
+                output_hash=None,
+                shape_hash=rng.choice([None, text[:20]]),
+                sketch=rng.choice([None, sketch({"output": text}), sketch({"output": text})]),
+            )
+        )
+    found = duplicates(runs)
+    assert found == scanned(runs)
+    assert found  # the data hold copies of every kind, not only none
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_runs_near_in_usage_are_those_a_pairwise_comparison_finds(seed: int) -> None:
+    from evalq.scoring.review import near_in_usage, same_usage
+
+    rng = random.Random(seed)
+    runs = [
+        ArenaRun(
+            submission_id=f"r{i}",
+            task_id="t",
+            total_tokens=rng.choice([0, 0, 1000, 1034, 1036, 1072, 5000, 5100]),
+            tool_calls=rng.choice([3, 3, 4]),
+            iterations=rng.choice([1, 1, 2]),
+            execution_time=rng.choice([None, 10.0, 10.3, 10.4, 0.0]),
+            cost_usd=rng.choice([None, 1.0, 9.0]),  # left out: it never decides
+        )
+        for i in range(rng.randint(20, 120))
+    ]
+    pairs = {
+        sid
+        for a in runs
+        for b in runs
+        if a is not b and same_usage(a, b, cost=False)
+        for sid in (a.submission_id, b.submission_id)
+    }
+    found = near_in_usage(runs)
+    assert found == pairs
+    assert found and len(found) < len(runs)
