@@ -220,6 +220,7 @@ def clone_run(
     of T0 in the second round is run 19 of T0).
     """
     from evalq.core.schemas import run_digests, shape_digest, trace_bounds
+    from evalq.scoring.near_copy import sketch, sketch_bytes
 
     sid = clone_run_id(task_id, index)
     # at least the template's usage: a clone below what its trace shows would be held for
@@ -245,6 +246,8 @@ def clone_run(
     # near-copy of its template or of another clone (`shape_hash` is its output's own shape)
     run["run_hash"], run["output_hash"] = run_digests(payload)
     run["shape_hash"] = shape_digest(payload)
+    found = sketch(payload)  # as the projector stores it at a real merge
+    run["sketch"] = None if found is None else sketch_bytes(found)
     run["trace_seconds"], run["trace_steps"] = trace_bounds(payload)
     run["content_hash"] = uuid.uuid4().hex * 2
     for key in ("total_tokens", "tool_calls", "iterations", "execution_time", "cost_usd"):

@@ -18,6 +18,7 @@ from sqlalchemy import select
 
 from evalq.core.schemas import Task
 from evalq.read import served
+from evalq.scoring.near_copy import sketch, sketch_bytes
 from evalq.store import queries, tallies
 from evalq.store.db import engine_for, session_scope
 from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow, utcnow
@@ -119,6 +120,8 @@ def clone(
     }
     if run["cost_usd"]:  # priced at submit from the scaled tokens
         new["cost_usd"] = round(run["cost_usd"] * factor, 6)
+    found = sketch(new["payload"])  # its own content's, as the projector stores it at merge
+    new["sketch"] = None if found is None else sketch_bytes(found)
     return (
         new,
         dict(evaluation) | {"submission_id": sid, "task_id": task_id},

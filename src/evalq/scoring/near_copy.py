@@ -18,6 +18,7 @@ bundled run with a sentence appended is at least 0.92 (the shortest, 8-word outp
 from __future__ import annotations
 
 import json
+import struct
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -73,6 +74,32 @@ def sketch(payload: dict[str, Any]) -> Sketch | None:
     )
     minhash.update_batch([s.encode() for s in sorted(found)])
     return Sketch(minhash=minhash, size=len(found))
+
+
+def sketch_bytes(found: Sketch) -> bytes | None:
+    """``found`` as stored (``submissions.sketch``): its shingle count, then its hash values,
+    little-endian unsigned 32-bit (datasketch's default scheme draws them below 2**32); None
+    for a sketch whose values do not fit (another scheme): it is then read from the payload."""
+    import numpy as np
+
+    values = np.asarray(found.minhash.hashvalues)
+    if values.size != NUM_PERM or int(values.max()) > 0xFFFFFFFF:
+        return None
+    return struct.pack("<I", found.size) + values.astype("<u4").tobytes()
+
+
+def stored_sketch(stored: bytes) -> Sketch:
+    """The sketch `sketch_bytes` stored: the same hash values, so the same containment."""
+    import numpy as np
+    from datasketch import MinHash
+
+    first = _first_minhash()
+    (size,) = struct.unpack_from("<I", stored)
+    values = np.frombuffer(stored, dtype="<u4", offset=4).astype(np.uint64)
+    minhash = MinHash(
+        seed=SEED, hashvalues=values, permutations=first.permutations, scheme=first.scheme
+    )
+    return Sketch(minhash=minhash, size=size)
 
 
 @lru_cache(maxsize=1)

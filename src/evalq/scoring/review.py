@@ -202,6 +202,7 @@ class _Originals:
         # by group, then by tokens: a run's candidates are one slice of its group's
         self._by_tokens = np.lexsort((self._tokens, self._group))
         self._sorted_groups = self._group[self._by_tokens]
+        self._group_size = np.bincount(self._group) if len(runs) else self._group
         self._sorted_tokens = self._tokens[self._by_tokens]
         self._counted = np.full(len(runs), -1, dtype=np.int64)
         self._counted_so_far = 0
@@ -220,6 +221,8 @@ class _Originals:
         if row is None or not self._counted_so_far:
             return None
         tokens, group = self._tokens[row], self._group[row]
+        if self._group_size[group] < 2:  # alone in its group: nothing to repeat
+            return None
         first = int(np.searchsorted(self._sorted_groups, group, side="left"))
         last = int(np.searchsorted(self._sorted_groups, group, side="right"))
         low, high = tokens * (1 - NEAR_COPY_TOLERANCE), tokens / (1 - NEAR_COPY_TOLERANCE)

@@ -110,6 +110,10 @@ class SubmissionRow(Base):
     # sentences tier 1 marked as instructions to the evaluator that the judge scored without
     # leaving out (scoring/injection.py `judged_as_written`), counted at merge (migration 0031)
     judged_as_written: Mapped[int | None] = mapped_column(Integer, default=None)
+    # The content's MinHash sketch (`evalq.scoring.near_copy.sketch_bytes`), written at merge by
+    # the projector (migration 0032) and read by the refresh's near-copy search instead of the
+    # payload (`evalq.store.review_sql`); None for a run merged before it: read from the payload.
+    sketch: Mapped[bytes | None] = mapped_column(LargeBinary, default=None, deferred=True)
     trace_steps: Mapped[int | None] = mapped_column(Integer, default=None)
     # Manual review (migration 0004): a flagged run is left out of the baseline (baseline_sql).
     review: Mapped[Review | None] = mapped_column(String(16), default=None)

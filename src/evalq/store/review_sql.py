@@ -11,16 +11,17 @@ checks the two agree.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, false, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, bindparam, case, false, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from evalq.core.profile import ArenaProfile
 from evalq.core.results import EvaluationScores
 from evalq.scoring.injection import INSTRUCTIONS_JUDGED_AS_WRITTEN
-from evalq.scoring.near_copy import sketch
+from evalq.scoring.near_copy import sketch, sketch_bytes, stored_sketch
 from evalq.scoring.plausible import IMPLAUSIBLY_FAST, implausibly_fast, speed_floor
 from evalq.scoring.review import (
     COPIED_OUTPUT,
@@ -181,7 +182,8 @@ def _sketched(session: Session, evaluated: ColumnElement[bool]) -> list[RunFacts
     """The runs whose every usage figure is within `NEAR_COPY_TOLERANCE` of another run's (the
     only ones a similarity near-copy can be found among), each with its content's sketch. The
     usage columns of the task's runs are read and compared in windows of total tokens
-    (`near_in_usage`); only the payloads of the runs found are read."""
+    (`near_in_usage`); only the sketches of the runs found are read, as the merge stored them
+    (`store_sketches`), and the payloads of those it did not (runs merged before it did)."""
     wanted = near_in_usage(
         [
             run_facts(row).run
@@ -190,15 +192,40 @@ def _sketched(session: Session, evaluated: ColumnElement[bool]) -> list[RunFacts
             )
         ]
     )
-    if not wanted:
-        return []
-    found = []
+    found: list[RunFacts] = []
+    missing: list[str] = []
     for ids in _chunks(sorted(wanted)):
+        for row in session.execute(
+            select(*FACT_COLUMNS, SubmissionRow.sketch).where(SubmissionRow.id.in_(ids))
+        ):
+            if row.sketch is None:
+                missing.append(row.id)
+            else:
+                found.append(replace(run_facts(row), sketch=stored_sketch(row.sketch)))
+    for ids in _chunks(missing):
         for row, payload in session.execute(
             select(SubmissionRow, SubmissionRow.payload).where(SubmissionRow.id.in_(ids))
         ):
             found.append(replace(run_facts(row), sketch=sketch(payload or {})))
     return found
+
+
+def store_sketches(session: Session, runs: Sequence[SubmissionRow]) -> None:
+    """Store each run's content sketch (`evalq.scoring.near_copy.sketch` of its payload,
+    `sketch_bytes`) for the refresh's near-copy search to read: one statement, whatever the
+    task's size; called by the projector at merge, the sketch's one writer."""
+    rows = [
+        {"sid": run.id, "stored": stored}
+        for run in runs
+        if (found := sketch(run.payload or {})) is not None
+        and (stored := sketch_bytes(found)) is not None
+    ]
+    if rows:
+        table: Any = SubmissionRow.__table__
+        session.execute(
+            update(table).where(table.c.id == bindparam("sid")).values(sketch=bindparam("stored")),
+            rows,
+        )
 
 
 def _facts(session: Session, where: ColumnElement[bool]) -> list[RunFacts]:

@@ -187,3 +187,18 @@ def test_runs_near_in_usage_are_those_a_pairwise_comparison_finds(seed: int) -> 
     found = near_in_usage(runs)
     assert found == pairs
     assert found and len(found) < len(runs)
+
+
+def test_a_stored_sketch_reads_back_as_the_sketch_it_was() -> None:
+    from evalq.scoring.near_copy import sketch_bytes, stored_sketch
+
+    run = RUNS[0]
+    found = sketch(run)
+    appended = sketch(dict(run, output=f"{run['output']} Checked twice."))
+    assert found is not None and appended is not None
+    stored = sketch_bytes(found)
+    assert stored is not None and len(stored) == 4 + 4 * 128
+    back = stored_sketch(stored)
+    assert list(back.minhash.hashvalues) == list(found.minhash.hashvalues)
+    assert back.size == found.size
+    assert containment(back, appended) == containment(found, appended) >= NEAR_CONTAINMENT

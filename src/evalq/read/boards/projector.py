@@ -11,7 +11,8 @@ What it writes, and when:
   copies among the runs that repeat them decided again (`evalq.store.copies.regroup`), and the
   board's counts moved by what these runs changed (its rows by review and trace, each kind's
   value moments and histogram bins, PeerRead's labels, the filter values:
-  `evalq.store.task_tallies.add`, one upsert);
+  `evalq.store.task_tallies.add`, one upsert), and each run's content sketch, which the
+  refresh's near-copy search reads (`evalq.store.review_sql.store_sketches`, one statement);
 - at a person's accept or un-accept (`project_review`), in its transaction: the tallies moved
   by the run's new review;
 - at the refresh that follows a batch of merges (`project_task`): every standing scored
@@ -42,7 +43,7 @@ from evalq.read.leaderboard import (
     traced_only,
 )
 from evalq.read.view import TaskContext
-from evalq.store import copies, queries, tallies, task_kinds, task_tallies
+from evalq.store import copies, queries, review_sql, tallies, task_kinds, task_tallies
 from evalq.store import standings as table
 from evalq.store.models import EvaluationRow, SubmissionRow
 
@@ -74,6 +75,7 @@ def project_runs(
     counted |= task_tallies.snapshot(session, [sid for sid in marks if sid not in set(ids)])
     copies.mark(session, marks)
     task_tallies.add(session, counted, task_tallies.snapshot(session, [*ids, *marks]))
+    review_sql.store_sketches(session, [sub_row for sub_row, _ in runs])
     return moved
 
 
