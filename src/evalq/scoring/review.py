@@ -169,7 +169,6 @@ class _Originals:
     ) -> None:
         import numpy as np
 
-        self._np = np
         self._ids = [f.run.submission_id for f in runs]
         self._row = {sid: i for i, sid in enumerate(self._ids)}
         self._tokens = np.array([f.run.total_tokens for f in runs], dtype=np.float64)
@@ -216,7 +215,8 @@ class _Originals:
 
     def earliest_near(self, facts: RunFacts) -> str | None:
         """The id of the earliest counted run ``facts``' run is a near-copy of, or None."""
-        np = self._np
+        import numpy as np
+
         row = self._row.get(facts.run.submission_id)
         if row is None or not self._counted_so_far:
             return None
@@ -233,10 +233,10 @@ class _Originals:
         found = found[self._counted[found] >= 0]
         if not found.size:
             return None
-        keep = _within(np, self._tokens[found], tokens)
+        keep = _within(self._tokens[found], tokens)
         for column in range(self._figures.shape[1]):
-            keep &= _within(np, self._figures[found, column], self._figures[row, column])
-        cost = _within(np, self._cost[found], self._cost[row])
+            keep &= _within(self._figures[found, column], self._figures[row, column])
+        cost = _within(self._cost[found], self._cost[row])
         keep &= cost if self._always_cost else cost | (self._agent[found] != self._agent[row])
         found = found[keep]
         if found.size and self._hashes is not None:  # no groups: near by content
@@ -269,9 +269,9 @@ def near_in_usage(runs: Sequence[ArenaRun]) -> set[str]:
         others = np.arange(i + 1, int(reach[i]))
         if not others.size:
             continue
-        keep = _within(np, tokens[others], tokens[i])
+        keep = _within(tokens[others], tokens[i])
         for column in range(figures.shape[1]):
-            keep &= _within(np, figures[others, column], figures[i, column])
+            keep &= _within(figures[others, column], figures[i, column])
         if keep.any():
             wanted.add(i)
             wanted.update(int(j) for j in others[keep])
@@ -287,9 +287,11 @@ def _sketch_of(facts: RunFacts) -> Sketch:
     return facts.sketch
 
 
-def _within(np: Any, values: Any, value: float) -> Any:
+def _within(values: Any, value: float) -> Any:
     """Which of ``values`` are within `NEAR_COPY_TOLERANCE` of ``value`` as `same_usage`
     compares two figures (NaN: not reported, the same only as another not reported)."""
+    import numpy as np
+
     if value != value:  # not reported
         return np.isnan(values)
     with np.errstate(invalid="ignore"):
