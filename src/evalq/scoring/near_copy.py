@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from evalq.core.text_form import text_form
 
 if TYPE_CHECKING:  # datasketch loads scipy and redis: paid by the refresh, not by every read
+    import numpy as np
     from datasketch import MinHash
 
 NUM_PERM = 128
@@ -40,10 +41,16 @@ NEAR_CONTAINMENT = 0.9
 
 @dataclass(frozen=True)
 class Sketch:
-    """A run's content as a MinHash of its shingles, and how many shingles there were."""
+    """A run's content as the hash values of a MinHash of its shingles (`NUM_PERM` of them,
+    from `SEED`), and how many shingles there were."""
 
-    minhash: MinHash
+    values: np.ndarray[Any, Any]
     size: int
+
+    def jaccard(self, other: Sketch) -> float:
+        """The estimated Jaccard similarity of the two shingle sets: the share of hash values
+        the sketches have in common (what datasketch's `MinHash.jaccard` returns)."""
+        return float((self.values == other.values).sum()) / len(self.values)
 
 
 def shingles(payload: dict[str, Any]) -> set[str]:
@@ -73,7 +80,7 @@ def sketch(payload: dict[str, Any]) -> Sketch | None:
         num_perm=NUM_PERM, seed=SEED, permutations=first.permutations, scheme=first.scheme
     )
     minhash.update_batch([s.encode() for s in sorted(found)])
-    return Sketch(minhash=minhash, size=len(found))
+    return Sketch(values=minhash.hashvalues, size=len(found))
 
 
 def sketch_bytes(found: Sketch) -> bytes | None:
@@ -82,7 +89,7 @@ def sketch_bytes(found: Sketch) -> bytes | None:
     for a sketch whose values do not fit (another scheme): it is then read from the payload."""
     import numpy as np
 
-    values = np.asarray(found.minhash.hashvalues)
+    values = np.asarray(found.values)
     if values.size != NUM_PERM or int(values.max()) > 0xFFFFFFFF:
         return None
     return struct.pack("<I", found.size) + values.astype("<u4").tobytes()
@@ -91,15 +98,9 @@ def sketch_bytes(found: Sketch) -> bytes | None:
 def stored_sketch(stored: bytes) -> Sketch:
     """The sketch `sketch_bytes` stored: the same hash values, so the same containment."""
     import numpy as np
-    from datasketch import MinHash
 
-    first = _first_minhash()
     (size,) = struct.unpack_from("<I", stored)
-    values = np.frombuffer(stored, dtype="<u4", offset=4).astype(np.uint64)
-    minhash = MinHash(
-        seed=SEED, hashvalues=values, permutations=first.permutations, scheme=first.scheme
-    )
-    return Sketch(minhash=minhash, size=size)
+    return Sketch(values=np.frombuffer(stored, dtype="<u4", offset=4).astype(np.uint64), size=size)
 
 
 @lru_cache(maxsize=1)
@@ -113,7 +114,7 @@ def _first_minhash() -> MinHash:
 
 def containment(a: Sketch, b: Sketch) -> float:
     """Estimated share of the smaller content's shingles found in the larger, in [0, 1]."""
-    j = float(a.minhash.jaccard(b.minhash))
+    j = a.jaccard(b)
     return min(1.0, j * (a.size + b.size) / ((1 + j) * min(a.size, b.size)))
 
 

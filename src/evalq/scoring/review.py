@@ -34,7 +34,7 @@ evaluated runs, so the answer does not depend on the order in which their merges
 from __future__ import annotations
 
 import statistics
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -119,163 +119,208 @@ def duplicates(runs: Sequence[RunFacts]) -> dict[str, str]:
     A run is compared with the runs counted before it (a copy is never an original). Runs
     without a run hash (stored before evalq computed one) are never duplicates, runs without a
     shape hash never near-copies by shape, and runs without a sketch never by similarity. The
-    earlier runs a near-copy may repeat are searched in windows of total tokens
-    (`_Originals`), so a task of 100,000 runs is not compared pair by pair.
+    pairs of runs a near-copy may be found among are searched once, whatever is counted, in
+    numpy and in windows of total tokens (`_near_pairs`), so a task of 100,000 runs is not
+    compared pair by pair in Python; then each run, in order, takes the earliest counted run it
+    is paired with.
     """
     ordered = sorted((f for f in runs if f.run_hash is not None), key=lambda f: f.order)
-    shaped = [f for f in ordered if f.shape_hash is not None]
-    by_shape = _Originals(
-        shaped, groups=[(f.shape_hash, f.run.tool, f.run.model) for f in shaped], cost="always"
+    shaped = [i for i, f in enumerate(ordered) if f.shape_hash is not None]
+    sketched = [i for i, f in enumerate(ordered) if f.sketch is not None]
+    by_shape = _Earlier(
+        shaped,
+        _near_pairs(
+            [ordered[i] for i in shaped],
+            groups=[
+                (ordered[i].shape_hash, ordered[i].run.tool, ordered[i].run.model) for i in shaped
+            ],
+            cost="always",
+        ),
     )
-    by_sketch = _Originals(
-        [f for f in ordered if f.sketch is not None], groups=None, cost="same agent"
+    by_sketch = _Earlier(
+        sketched, _near_pairs([ordered[i] for i in sketched], groups=None, cost="same agent")
     )
+    counted = [False] * len(ordered)
     first: dict[str, str] = {}
     found: dict[str, str] = {}
-    for facts in ordered:
+    for position, facts in enumerate(ordered):
         original = first.setdefault(str(facts.run_hash), facts.run.submission_id)
         if original != facts.run.submission_id:
             found[facts.run.submission_id] = original
             continue
-        same = by_shape.earliest_near(facts) or by_sketch.earliest_near(facts)
+        same = by_shape.earliest(position, counted)
+        same = by_sketch.earliest(position, counted) if same is None else same
         if same is not None:
-            found[facts.run.submission_id] = same
+            found[facts.run.submission_id] = ordered[same].run.submission_id
             continue
-        by_shape.count(facts)
-        by_sketch.count(facts)
+        counted[position] = True
     return found
 
 
-class _Originals:
-    """The runs counted so far, searched for the earliest whose usage a run's is within
-    `NEAR_COPY_TOLERANCE` of (`same_usage`) and, by groups, of the run's group, or, without
-    groups, whose content its content is near (`evalq.scoring.near_copy.near`): what a scan of
-    every earlier run finds, read in numpy over the runs whose total tokens are in reach.
+class _Earlier:
+    """The pairs of `_near_pairs` (indices into the runs at ``positions`` of the ordered runs)
+    kept by their later run: each run's earlier partners, earliest first."""
 
-    Args:
-        runs: every run that may be counted, in the order they are (earliest first).
-        groups: each run's group (the same shape from the same agent), or None to compare the
-            runs' sketches instead (each of ``runs`` has one then).
-        cost: whether the cost is compared ``"always"`` or only between runs of the ``"same
-            agent"`` (another model's name re-prices the same tokens).
-    """
-
-    def __init__(
-        self,
-        runs: Sequence[RunFacts],
-        *,
-        groups: Sequence[Hashable] | None,
-        cost: Literal["always", "same agent"],
-    ) -> None:
+    def __init__(self, positions: Sequence[int], pairs: tuple[Any, Any]) -> None:
         import numpy as np
 
-        self._ids = [f.run.submission_id for f in runs]
-        self._row = {sid: i for i, sid in enumerate(self._ids)}
-        self._tokens = np.array([f.run.total_tokens for f in runs], dtype=np.float64)
-        self._figures = np.array(
-            [[f.run.tool_calls, f.run.iterations, _nan(f.run.measured_time)] for f in runs],
-            dtype=np.float64,
-        ).reshape(len(runs), 3)
-        self._cost = np.array([_nan(f.run.measured_cost) for f in runs], dtype=np.float64)
-        agents: dict[tuple[str, str], int] = {}
-        self._agent = np.array(
-            [agents.setdefault((f.run.tool, f.run.model), len(agents)) for f in runs],
-            dtype=np.int64,
-        )
-        keys: dict[Hashable, int] = {}
-        self._group = np.array(
-            [keys.setdefault(g, len(keys)) for g in groups]
-            if groups is not None
-            else [0] * len(runs),
-            dtype=np.int64,
-        )
-        self._always_cost = cost == "always"
-        self._hashes = (
-            np.stack([_sketch_of(f).minhash.hashvalues for f in runs])
-            if groups is None and runs
-            else None
-        )
-        self._sizes = np.array(
-            [_sketch_of(f).size if groups is None else 0 for f in runs], dtype=np.float64
-        )
-        # by group, then by tokens: a run's candidates are one slice of its group's
-        self._by_tokens = np.lexsort((self._tokens, self._group))
-        self._sorted_groups = self._group[self._by_tokens]
-        self._group_size = np.bincount(self._group) if len(runs) else self._group
-        self._sorted_tokens = self._tokens[self._by_tokens]
-        self._counted = np.full(len(runs), -1, dtype=np.int64)
-        self._counted_so_far = 0
+        where = np.asarray(positions, dtype=np.int64)
+        a, b = where[pairs[0]], where[pairs[1]]
+        later, earlier = np.maximum(a, b), np.minimum(a, b)
+        by = np.lexsort((earlier, later))
+        self._later, self._earlier = later[by], earlier[by]
 
-    def count(self, facts: RunFacts) -> None:
-        """``facts``' run is counted: a later run may repeat it."""
-        row = self._row.get(facts.run.submission_id)
-        if row is not None:
-            self._counted[row] = self._counted_so_far
-            self._counted_so_far += 1
-
-    def earliest_near(self, facts: RunFacts) -> str | None:
-        """The id of the earliest counted run ``facts``' run is a near-copy of, or None."""
+    def earliest(self, position: int, counted: Sequence[bool]) -> int | None:
+        """The earliest counted run the run at ``position`` is paired with, or None."""
         import numpy as np
 
-        row = self._row.get(facts.run.submission_id)
-        if row is None or not self._counted_so_far:
+        if not self._later.size:
             return None
-        tokens, group = self._tokens[row], self._group[row]
-        if self._group_size[group] < 2:  # alone in its group: nothing to repeat
-            return None
-        first = int(np.searchsorted(self._sorted_groups, group, side="left"))
-        last = int(np.searchsorted(self._sorted_groups, group, side="right"))
-        low, high = tokens * (1 - NEAR_COPY_TOLERANCE), tokens / (1 - NEAR_COPY_TOLERANCE)
-        tokens_of_group = self._sorted_tokens[first:last]
-        start = first + int(np.searchsorted(tokens_of_group, low * (1 - 1e-9), side="left"))
-        end = first + int(np.searchsorted(tokens_of_group, high * (1 + 1e-9), side="right"))
-        found = self._by_tokens[start:end]
-        found = found[self._counted[found] >= 0]
-        if not found.size:
-            return None
-        keep = _within(self._tokens[found], tokens)
-        for column in range(self._figures.shape[1]):
-            keep &= _within(self._figures[found, column], self._figures[row, column])
-        cost = _within(self._cost[found], self._cost[row])
-        keep &= cost if self._always_cost else cost | (self._agent[found] != self._agent[row])
-        found = found[keep]
-        if found.size and self._hashes is not None:  # no groups: near by content
-            j = (self._hashes[found] == self._hashes[row]).sum(axis=1) / self._hashes.shape[1]
-            sizes = self._sizes[found]
-            smaller = np.minimum(sizes, self._sizes[row])
-            contained = np.minimum(1.0, j * (sizes + self._sizes[row]) / ((1 + j) * smaller))
-            found = found[contained >= NEAR_CONTAINMENT]
-        if not found.size:
-            return None
-        return self._ids[int(found[np.argmin(self._counted[found])])]
+        start = int(np.searchsorted(self._later, position, side="left"))
+        end = int(np.searchsorted(self._later, position, side="right"))
+        return next((e for e in self._earlier[start:end].tolist() if counted[e]), None)
+
+
+def _near_pairs(
+    runs: Sequence[RunFacts],
+    *,
+    groups: Sequence[Hashable] | None,
+    cost: Literal["always", "same agent"],
+) -> tuple[Any, Any]:
+    """Every pair of ``runs`` (two arrays of indices into them, each pair once) whose usage is
+    within `NEAR_COPY_TOLERANCE` (`same_usage`) and which are of one group (by groups: the same
+    shape from the same agent) or, with ``groups`` None, whose contents are near
+    (`evalq.scoring.near_copy.near`; each run has a sketch then). ``cost``: compared
+    ``"always"``, or only between runs of the ``"same agent"`` (another model's name re-prices
+    the same tokens)."""
+    import numpy as np
+
+    tokens, figures = _usage_arrays([f.run for f in runs])
+    figures = np.column_stack([figures, [_nan(f.run.measured_cost) for f in runs]])
+    keys: dict[Hashable, int] = {}
+    group = np.array(
+        [keys.setdefault(g, len(keys)) for g in groups] if groups is not None else [0] * len(runs),
+        dtype=np.int64,
+    )
+    agents: dict[tuple[str, str], int] = {}
+    agent = np.array(
+        [agents.setdefault((f.run.tool, f.run.model), len(agents)) for f in runs], dtype=np.int64
+    )
+    hashes = sizes = None
+    if groups is None and runs:
+        hashes = np.stack([_sketch_of(f).values for f in runs])
+        sizes = np.array([_sketch_of(f).size for f in runs], dtype=np.float64)
+
+    def kept(i: Any, j: Any) -> Any:
+        same_cost = _within(figures[i, 3], figures[j, 3])
+        keep = same_cost if cost == "always" else same_cost | (agent[i] != agent[j])
+        i, j = i[keep], j[keep]
+        if hashes is None or sizes is None:
+            return keep
+        near = np.zeros(i.size, dtype=bool)
+        for at in range(0, i.size, SKETCH_BLOCK):
+            a, b = i[at : at + SKETCH_BLOCK], j[at : at + SKETCH_BLOCK]
+            share = (hashes[a] == hashes[b]).sum(axis=1) / hashes.shape[1]
+            smaller = np.minimum(sizes[a], sizes[b])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                contained = np.minimum(1.0, share * (sizes[a] + sizes[b]) / ((1 + share) * smaller))
+            near[at : at + SKETCH_BLOCK] = contained >= NEAR_CONTAINMENT
+        keep[np.flatnonzero(keep)[~near]] = False
+        return keep
+
+    return _pairs_in_usage(tokens, figures[:, :3], group, kept)
 
 
 def near_in_usage(runs: Sequence[ArenaRun]) -> set[str]:
     """The ids of the runs whose usage is within `NEAR_COPY_TOLERANCE` of another's, the cost
     aside (`same_usage` with ``cost=False``): the only runs a near-copy by similarity can be
-    found among. Each run is compared, in numpy, with the runs whose total tokens are in reach
-    of its own."""
+    found among (`_pairs_in_usage`)."""
+    return near_in_usage_of(
+        [
+            (r.submission_id, r.total_tokens, r.tool_calls, r.iterations, r.measured_time)
+            for r in runs
+        ]
+    )
+
+
+def near_in_usage_of(rows: Sequence[tuple[str, int, int, int, float | None]]) -> set[str]:
+    """`near_in_usage` of the runs as stored: ``(id, total tokens, tool calls, iterations,
+    execution time)`` each (a time of 0 or None: not reported)."""
     import numpy as np
 
-    ordered = sorted(runs, key=lambda run: run.total_tokens)
-    tokens = np.array([run.total_tokens for run in ordered], dtype=np.float64)
+    tokens = np.array([row[1] for row in rows], dtype=np.float64)
     figures = np.array(
-        [[run.tool_calls, run.iterations, _nan(run.measured_time)] for run in ordered],
+        [(row[2], row[3], _nan(row[4] or None)) for row in rows], dtype=np.float64
+    ).reshape(len(rows), 3)
+    i, j = _pairs_in_usage(tokens, figures, np.zeros(len(rows), dtype=np.int64), None)
+    return {rows[k][0] for k in np.union1d(i, j).tolist()}
+
+
+PAIR_BLOCK = 1_000_000
+"""Pairs of runs `_pairs_in_usage` compares in one numpy step (a few arrays of this length)."""
+SKETCH_BLOCK = 20_000
+"""Pairs of sketches compared in one numpy step (a 128-column array of this many rows)."""
+
+
+def _usage_arrays(runs: Sequence[ArenaRun]) -> tuple[Any, Any]:
+    """The runs' total tokens, and their tool calls, iterations and time (NaN: not reported)."""
+    import numpy as np
+
+    tokens = np.array([run.total_tokens for run in runs], dtype=np.float64)
+    figures = np.array(
+        [[run.tool_calls, run.iterations, _nan(run.measured_time)] for run in runs],
         dtype=np.float64,
-    ).reshape(len(ordered), 3)
-    reach = np.searchsorted(tokens, tokens / (1 - NEAR_COPY_TOLERANCE) * (1 + 1e-9), "right")
-    wanted: set[int] = set()
-    for i in range(len(ordered)):
-        others = np.arange(i + 1, int(reach[i]))
-        if not others.size:
-            continue
-        keep = _within(tokens[others], tokens[i])
-        for column in range(figures.shape[1]):
-            keep &= _within(figures[others, column], figures[i, column])
-        if keep.any():
-            wanted.add(i)
-            wanted.update(int(j) for j in others[keep])
-    return {ordered[i].submission_id for i in wanted}
+    ).reshape(len(runs), 3)
+    return tokens, figures
+
+
+def _pairs_in_usage(
+    tokens: Any, figures: Any, group: Any, kept: Callable[[Any, Any], Any] | None
+) -> tuple[Any, Any]:
+    """The pairs ``(i, j)`` (two index arrays, each pair once) of one ``group`` whose tokens and
+    every column of ``figures`` are within `NEAR_COPY_TOLERANCE` (`same_usage`), and that
+    ``kept`` (a mask over arrays of ``i`` and ``j``) keeps.
+
+    Sorted by group and then tokens, a run's partners with at least its tokens lie in the slice
+    up to the most tokens it is within reach of; the slices' pairs are formed and compared in
+    numpy, `PAIR_BLOCK` at a time, so the work is the pairs in reach, not every pair."""
+    import numpy as np
+
+    n = len(tokens)
+    found_i: list[Any] = [np.zeros(0, dtype=np.int64)]
+    found_j: list[Any] = [np.zeros(0, dtype=np.int64)]
+    order = np.lexsort((tokens, group))
+    sorted_tokens, sorted_groups = tokens[order], group[order]
+    high = sorted_tokens / (1 - NEAR_COPY_TOLERANCE) * (1 + 1e-9)
+    reach = np.arange(1, n + 1, dtype=np.int64)  # alone in its group: no partner
+    edges = np.r_[0, np.flatnonzero(np.diff(sorted_groups)) + 1, n].astype(np.int64)
+    for first, last in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True):
+        if last - first > 1:
+            slice_ = sorted_tokens[first:last]
+            reach[first:last] = first + np.searchsorted(slice_, high[first:last], side="right")
+    counts = reach - np.arange(1, n + 1)
+    ends = np.cumsum(counts)
+    start = 0
+    while start < n:
+        before = int(ends[start - 1]) if start else 0
+        stop = max(start + 1, int(np.searchsorted(ends, before + PAIR_BLOCK, side="right")))
+        block = counts[start:stop]
+        total = int(block.sum())
+        if total:
+            p = np.repeat(np.arange(start, stop), block)
+            q = p + 1 + np.arange(total) - np.repeat(np.cumsum(block) - block, block)
+            keep = _within(sorted_tokens[p], sorted_tokens[q])
+            i, j = order[p], order[q]
+            for column in range(figures.shape[1]):
+                keep &= _within(figures[i, column], figures[j, column])
+            i, j = i[keep], j[keep]
+            if kept is not None and i.size:
+                keep = kept(i, j)
+                i, j = i[keep], j[keep]
+            found_i.append(i)
+            found_j.append(j)
+        start = stop
+    return np.concatenate(found_i), np.concatenate(found_j)
 
 
 def _nan(value: float | None) -> float:
@@ -287,17 +332,15 @@ def _sketch_of(facts: RunFacts) -> Sketch:
     return facts.sketch
 
 
-def _within(values: Any, value: float) -> Any:
-    """Which of ``values`` are within `NEAR_COPY_TOLERANCE` of ``value`` as `same_usage`
-    compares two figures (NaN: not reported, the same only as another not reported)."""
+def _within(a: Any, b: Any) -> Any:
+    """Which pairs of ``a`` and ``b`` are within `NEAR_COPY_TOLERANCE` of each other as
+    `same_usage` compares two figures (NaN: not reported, the same only as another not
+    reported)."""
     import numpy as np
 
-    if value != value:  # not reported
-        return np.isnan(values)
     with np.errstate(invalid="ignore"):
-        return np.abs(values - value) <= NEAR_COPY_TOLERANCE * np.maximum(
-            np.abs(values), abs(value)
-        )
+        close = np.abs(a - b) <= NEAR_COPY_TOLERANCE * np.maximum(np.abs(a), np.abs(b))
+    return close | (np.isnan(a) & np.isnan(b))
 
 
 def near_copies(runs: Sequence[RunFacts], found: Mapping[str, str]) -> dict[str, str]:

@@ -32,7 +32,7 @@ from evalq.scoring.review import (
     copied_outputs,
     duplicates,
     held_indicators,
-    near_in_usage,
+    near_in_usage_of,
     token_threshold,
 )
 from evalq.store.models import EvaluationRow, SubmissionRow
@@ -182,15 +182,13 @@ def _sketched(session: Session, evaluated: ColumnElement[bool]) -> list[RunFacts
     """The runs whose every usage figure is within `NEAR_COPY_TOLERANCE` of another run's (the
     only ones a similarity near-copy can be found among), each with its content's sketch. The
     usage columns of the task's runs are read and compared in windows of total tokens
-    (`near_in_usage`); only the sketches of the runs found are read, as the merge stored them
+    (`near_in_usage_of`); only the sketches of the runs found are read, as the merge stored them
     (`store_sketches`), and the payloads of those it did not (runs merged before it did)."""
-    wanted = near_in_usage(
-        [
-            run_facts(row).run
-            for row in session.execute(
-                select(*FACT_COLUMNS).where(evaluated, SubmissionRow.run_hash.is_not(None))
-            )
-        ]
+    s = SubmissionRow
+    usage = select(s.id, s.total_tokens, s.tool_calls, s.iterations, s.execution_time)
+    rows = session.execute(usage.where(evaluated, s.run_hash.is_not(None))).all()
+    wanted = near_in_usage_of(
+        [(r.id, r.total_tokens, r.tool_calls, r.iterations, r[4]) for r in rows]
     )
     found: list[RunFacts] = []
     missing: list[str] = []

@@ -10,6 +10,7 @@ from importlib import resources
 
 import pytest
 
+from evalq.scoring import review
 from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.near_copy import NEAR_CONTAINMENT, containment, sketch
 from evalq.scoring.review import RunFacts, duplicates
@@ -122,7 +123,12 @@ def scanned(runs: list[RunFacts]) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_the_indexed_search_finds_what_a_scan_of_every_earlier_run_finds(seed: int) -> None:
+def test_the_indexed_search_finds_what_a_scan_of_every_earlier_run_finds(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if seed % 2:  # blocks of a few pairs: the pairs cut between blocks are still found
+        monkeypatch.setattr(review, "PAIR_BLOCK", 7)
+        monkeypatch.setattr(review, "SKETCH_BLOCK", 3)
     rng = random.Random(seed)
     texts = [r["output"] for r in RUNS if r.get("output")][:6]
     texts += [f"{t} Checked twice." for t in texts[:3]]  # near by containment
@@ -161,8 +167,13 @@ def test_the_indexed_search_finds_what_a_scan_of_every_earlier_run_finds(seed: i
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_runs_near_in_usage_are_those_a_pairwise_comparison_finds(seed: int) -> None:
+def test_runs_near_in_usage_are_those_a_pairwise_comparison_finds(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from evalq.scoring.review import near_in_usage, same_usage
+
+    if seed % 2:
+        monkeypatch.setattr(review, "PAIR_BLOCK", 5)
 
     rng = random.Random(seed)
     runs = [
@@ -199,6 +210,26 @@ def test_a_stored_sketch_reads_back_as_the_sketch_it_was() -> None:
     stored = sketch_bytes(found)
     assert stored is not None and len(stored) == 4 + 4 * 128
     back = stored_sketch(stored)
-    assert list(back.minhash.hashvalues) == list(found.minhash.hashvalues)
+    assert list(back.values) == list(found.values)
     assert back.size == found.size
     assert containment(back, appended) == containment(found, appended) >= NEAR_CONTAINMENT
+
+
+def test_a_sketchs_jaccard_is_datasketchs_estimate() -> None:
+    from datasketch import MinHash
+
+    from evalq.scoring.near_copy import NUM_PERM, SEED, _first_minhash
+
+    scheme = _first_minhash().scheme
+
+    texts = [r["output"] for r in RUNS if r.get("output")][:4]
+    found = [sketch({"output": t}) for t in [*texts, f"{texts[0]} Checked twice."]]
+    for a in found:
+        for b in found:
+            assert a is not None and b is not None
+            ours = a.jaccard(b)
+            theirs = MinHash(
+                num_perm=NUM_PERM, seed=SEED, hashvalues=a.values, scheme=scheme
+            ).jaccard(MinHash(num_perm=NUM_PERM, seed=SEED, hashvalues=b.values, scheme=scheme))
+            assert ours == theirs
+    assert 0 < found[0].jaccard(found[-1]) < 1  # type: ignore[union-attr]
