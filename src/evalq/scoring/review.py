@@ -124,7 +124,25 @@ def duplicates(runs: Sequence[RunFacts]) -> dict[str, str]:
     compared pair by pair in Python; then each run, in order, takes the earliest counted run it
     is paired with.
     """
-    ordered = sorted((f for f in runs if f.run_hash is not None), key=lambda f: f.order)
+    return duplicates_after([], {}, runs)
+
+
+def duplicates_after(
+    earlier: Sequence[RunFacts], firsts: Mapping[str, str], later: Sequence[RunFacts]
+) -> dict[str, str]:
+    """`duplicates` of the runs ``later``, all of them ordered after runs already decided:
+    what `duplicates` of every run finds for them, given what it found before them.
+
+    Args:
+        earlier: the runs decided before that are counted (no copy) and that a run of
+            ``later`` may repeat (the others change nothing: a run is compared with counted
+            runs only, and by usage only with runs in reach of its own).
+        firsts: of each content (run hash) of ``later`` sent before, its earliest run's id.
+        later: the runs to decide; only the pairs with one of them are searched.
+    """
+    ordered = [*sorted(earlier, key=lambda f: f.order)]
+    ordered += sorted((f for f in later if f.run_hash is not None), key=lambda f: f.order)
+    new = [False] * len(earlier) + [True] * (len(ordered) - len(earlier))
     shaped = [i for i, f in enumerate(ordered) if f.shape_hash is not None]
     sketched = [i for i, f in enumerate(ordered) if f.sketch is not None]
     by_shape = _Earlier(
@@ -135,15 +153,23 @@ def duplicates(runs: Sequence[RunFacts]) -> dict[str, str]:
                 (ordered[i].shape_hash, ordered[i].run.tool, ordered[i].run.model) for i in shaped
             ],
             cost="always",
+            only=[new[i] for i in shaped] if earlier else None,
         ),
     )
     by_sketch = _Earlier(
-        sketched, _near_pairs([ordered[i] for i in sketched], groups=None, cost="same agent")
+        sketched,
+        _near_pairs(
+            [ordered[i] for i in sketched],
+            groups=None,
+            cost="same agent",
+            only=[new[i] for i in sketched] if earlier else None,
+        ),
     )
-    counted = [False] * len(ordered)
-    first: dict[str, str] = {}
+    counted = [not is_new for is_new in new]
+    first = dict(firsts)
     found: dict[str, str] = {}
-    for position, facts in enumerate(ordered):
+    for position in range(len(earlier), len(ordered)):
+        facts = ordered[position]
         original = first.setdefault(str(facts.run_hash), facts.run.submission_id)
         if original != facts.run.submission_id:
             found[facts.run.submission_id] = original
@@ -186,8 +212,10 @@ def _near_pairs(
     *,
     groups: Sequence[Hashable] | None,
     cost: Literal["always", "same agent"],
+    only: Sequence[bool] | None = None,
 ) -> tuple[Any, Any]:
-    """Every pair of ``runs`` (two arrays of indices into them, each pair once) whose usage is
+    """Every pair of ``runs`` (two arrays of indices into them, each pair once; with ``only``,
+    the pairs with at least one run it marks) whose usage is
     within `NEAR_COPY_TOLERANCE` (`same_usage`) and which are of one group (by groups: the same
     shape from the same agent) or, with ``groups`` None, whose contents are near
     (`evalq.scoring.near_copy.near`; each run has a sketch then). ``cost``: compared
@@ -228,7 +256,8 @@ def _near_pairs(
         keep[np.flatnonzero(keep)[~near]] = False
         return keep
 
-    return _pairs_in_usage(tokens, figures[:, :3], group, kept)
+    marked = None if only is None else np.asarray(only, dtype=bool)
+    return _pairs_in_usage(tokens, figures[:, :3], group, kept, only=marked)
 
 
 def near_in_usage(runs: Sequence[ArenaRun]) -> set[str]:
@@ -275,15 +304,22 @@ def _usage_arrays(runs: Sequence[ArenaRun]) -> tuple[Any, Any]:
 
 
 def _pairs_in_usage(
-    tokens: Any, figures: Any, group: Any, kept: Callable[[Any, Any], Any] | None
+    tokens: Any,
+    figures: Any,
+    group: Any,
+    kept: Callable[[Any, Any], Any] | None,
+    *,
+    only: Any = None,
 ) -> tuple[Any, Any]:
     """The pairs ``(i, j)`` (two index arrays, each pair once) of one ``group`` whose tokens and
     every column of ``figures`` are within `NEAR_COPY_TOLERANCE` (`same_usage`), and that
-    ``kept`` (a mask over arrays of ``i`` and ``j``) keeps.
+    ``kept`` (a mask over arrays of ``i`` and ``j``) keeps; with ``only`` (a mask over the
+    runs), only the pairs with at least one run it marks.
 
-    Sorted by group and then tokens, a run's partners with at least its tokens lie in the slice
-    up to the most tokens it is within reach of; the slices' pairs are formed and compared in
-    numpy, `PAIR_BLOCK` at a time, so the work is the pairs in reach, not every pair."""
+    Sorted by group and then tokens, a run's partners lie in the slice of its group between
+    the fewest and the most tokens it is within reach of (with every run searched, only the
+    part above it: each pair once); the slices' pairs are formed and compared in numpy,
+    `PAIR_BLOCK` at a time, so the work is the pairs in reach, not every pair."""
     import numpy as np
 
     n = len(tokens)
@@ -292,24 +328,37 @@ def _pairs_in_usage(
     order = np.lexsort((tokens, group))
     sorted_tokens, sorted_groups = tokens[order], group[order]
     high = sorted_tokens / (1 - NEAR_COPY_TOLERANCE) * (1 + 1e-9)
-    reach = np.arange(1, n + 1, dtype=np.int64)  # alone in its group: no partner
+    low = sorted_tokens * (1 - NEAR_COPY_TOLERANCE) * (1 - 1e-9)
+    position = np.arange(n, dtype=np.int64)
+    reach, floor = position + 1, position.copy()  # alone in its group: no partner
     edges = np.r_[0, np.flatnonzero(np.diff(sorted_groups)) + 1, n].astype(np.int64)
     for first, last in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True):
         if last - first > 1:
             slice_ = sorted_tokens[first:last]
             reach[first:last] = first + np.searchsorted(slice_, high[first:last], side="right")
-    counts = reach - np.arange(1, n + 1)
+            floor[first:last] = first + np.searchsorted(slice_, low[first:last], side="left")
+    searched = marked = None
+    if only is None:
+        rows, starts = position, position + 1
+    else:
+        marked = np.asarray(only, dtype=bool)[order]
+        searched = np.flatnonzero(marked)
+        rows, starts = searched, floor[searched]
+    counts = reach[rows] - starts
     ends = np.cumsum(counts)
     start = 0
-    while start < n:
+    while start < len(rows):
         before = int(ends[start - 1]) if start else 0
         stop = max(start + 1, int(np.searchsorted(ends, before + PAIR_BLOCK, side="right")))
         block = counts[start:stop]
         total = int(block.sum())
         if total:
-            p = np.repeat(np.arange(start, stop), block)
-            q = p + 1 + np.arange(total) - np.repeat(np.cumsum(block) - block, block)
+            p = np.repeat(rows[start:stop], block)
+            q = np.repeat(starts[start:stop], block)
+            q = q + np.arange(total) - np.repeat(np.cumsum(block) - block, block)
             keep = _within(sorted_tokens[p], sorted_tokens[q])
+            if marked is not None:  # itself, and a pair of two marked runs once
+                keep &= (q != p) & ~(marked[q] & (q < p))
             i, j = order[p], order[q]
             for column in range(figures.shape[1]):
                 keep &= _within(figures[i, column], figures[j, column])

@@ -48,6 +48,11 @@ class TaskRow(Base):
     # The task's kind as it names it or as its runs derive it (migration 0020_task_kind), kept
     # by `evalq.store.task_kinds`: the tasks page and the boards read it, never derive it.
     kind: Mapped[str] = mapped_column(String(16), default="arena", server_default="arena")
+    # How far the refresh has decided its runs' copy marks (migration 0033_copies_decided): the
+    # latest submission time of the runs it decided, and how many runs it decided
+    # (`evalq.store.review_sql`); None before its first refresh decided them all.
+    copies_through: Mapped[datetime | None] = mapped_column(default=None)
+    copies_decided: Mapped[int | None] = mapped_column(BigInteger, default=None)
 
 
 Review = Literal["flagged", "accepted"]

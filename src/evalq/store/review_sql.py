@@ -7,12 +7,20 @@ that can be decided (a run of a repeated content, a run with enough outlier indi
 an output sent by more than one agent), so the cost of a refresh grows with what is held, not
 with the size of the task (`bench/merge_scale.py`). `tests/integration/store/test_review_sql.py`
 checks the two agree.
+
+Copy marks are decided in proportion to what arrived: a run's mark depends only on the runs
+submitted before it, so a refresh decides the runs submitted since the last one decided
+(`_decide_since`, against the counted runs in reach of their usage), and the whole task only
+when a run it had not decided arrives with an earlier time (`_mark_copies`;
+`tests/integration/store/test_copies_since.py` checks both find what deciding the whole task
+finds).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, bindparam, case, false, func, or_, select, update
@@ -20,22 +28,25 @@ from sqlalchemy.orm import Session
 
 from evalq.core.profile import ArenaProfile
 from evalq.core.results import EvaluationScores
+from evalq.core.status import PENDING_STATUSES
 from evalq.scoring.injection import INSTRUCTIONS_JUDGED_AS_WRITTEN
 from evalq.scoring.near_copy import sketch, sketch_bytes, stored_sketch
 from evalq.scoring.plausible import IMPLAUSIBLY_FAST, implausibly_fast, speed_floor
 from evalq.scoring.review import (
     COPIED_OUTPUT,
     INTEGRITY,
+    NEAR_COPY_TOLERANCE,
     TRACE_TOLERANCE,
     USAGE_BELOW_TRACE,
     RunFacts,
     copied_outputs,
     duplicates,
+    duplicates_after,
     held_indicators,
     near_in_usage_of,
     token_threshold,
 )
-from evalq.store.models import EvaluationRow, SubmissionRow
+from evalq.store.models import EvaluationRow, SubmissionRow, TaskRow
 from evalq.store.queries import EVALUATED, FACT_COLUMNS, may_copy, run_facts
 from evalq.store.ranks import Ranks
 
@@ -50,7 +61,7 @@ def settle_reviews(session: Session, *, task_id: str, profile: ArenaProfile) -> 
     released (review back to None). Only the stored scores whose flags change are rewritten.
     """
     evaluated = and_(SubmissionRow.task_id == task_id, SubmissionRow.status.in_(EVALUATED))
-    copies = _mark_copies(session, evaluated)
+    copies = _mark_copies(session, task_id, evaluated)
     counted = and_(evaluated, SubmissionRow.copy_of.is_(None))
     decided = _decide(session, counted, profile)
     reviewed = dict(
@@ -80,30 +91,145 @@ def _chunks(ids: list[str], size: int = 2000) -> Iterator[list[str]]:
         yield ids[start : start + size]
 
 
-def _mark_copies(session: Session, evaluated: ColumnElement[bool]) -> dict[str, str]:
+def _mark_copies(session: Session, task_id: str, evaluated: ColumnElement[bool]) -> dict[str, str]:
     """Set ``copy_of`` on every copy or near-copy of an earlier run (and clear it where it no
-    longer holds); only the runs of a content, or of one agent's shape, sent more than once are
-    read, and the payloads (sketched for similarity) of the runs whose usage is near another's."""
-    facts = {f.run.submission_id: f for f in _facts(session, may_copy(evaluated))}
-    facts |= {f.run.submission_id: f for f in _sketched(session, evaluated)}
-    copies = duplicates(list(facts.values()))
-    marked = dict(
-        session.execute(
-            # A copy has a run hash: the condition lets the run-hash index answer alone.
-            select(SubmissionRow.id, SubmissionRow.copy_of).where(
-                evaluated, SubmissionRow.run_hash.is_not(None), SubmissionRow.copy_of.is_not(None)
-            )
-        ).all()
-    )
-    for sid in set(marked) - set(copies):
-        session.execute(update(SubmissionRow).where(SubmissionRow.id == sid).values(copy_of=None))
-    for sid, original in copies.items():
-        if marked.get(sid) != original:
-            session.execute(
-                update(SubmissionRow).where(SubmissionRow.id == sid).values(copy_of=original)
+    longer holds); returns the task's copies.
+
+    A run's mark depends only on the runs submitted before it (`duplicates`). So when every run
+    the last refresh decided is still there and no run it did not decide was submitted before
+    its latest (the task's ``copies_through`` and ``copies_decided``), only the runs submitted
+    since are decided (`_decide_since`), against the counted runs in reach of their usage: in
+    proportion to what arrived, not to the task. Otherwise (the first refresh, a late run) the
+    whole task is decided again (`_decide_whole`)."""
+    task = session.get(TaskRow, task_id)
+    hashed = and_(evaluated, SubmissionRow.run_hash.is_not(None))
+    since = task.copies_through if task is not None else None
+    if since is not None and task is not None and task.copies_decided is not None:
+        before = session.scalar(
+            select(func.count()).where(hashed, SubmissionRow.created_at <= since)
+        )
+        if before == task.copies_decided:
+            copies = _decide_since(session, hashed, since)
+        else:
+            copies = _decide_whole(session, evaluated)
+    else:
+        copies = _decide_whole(session, evaluated)
+    if task is not None:
+        through = _decided_through(session, task_id, hashed)
+        task.copies_through, task.copies_decided = through, None
+        if through is not None:
+            task.copies_decided = session.scalar(
+                select(func.count()).where(hashed, SubmissionRow.created_at <= through)
             )
     session.flush()
     return copies
+
+
+def _decided_through(
+    session: Session, task_id: str, hashed: ColumnElement[bool]
+) -> datetime | None:
+    """The latest submission time up to which every run of the task that will be evaluated
+    is: the newest evaluated run's, or, while runs submitted before it are still under way,
+    the latest before the earliest of those (the runs after it are decided again next time)."""
+    s = SubmissionRow
+    newest = session.scalar(select(func.max(s.created_at)).where(hashed))
+    waiting = session.scalar(
+        select(func.min(s.created_at)).where(s.task_id == task_id, s.status.in_(PENDING_STATUSES))
+    )
+    if newest is None or waiting is None or waiting > newest:
+        return newest
+    return session.scalar(select(func.max(s.created_at)).where(hashed, s.created_at < waiting))
+
+
+def _decide_whole(session: Session, evaluated: ColumnElement[bool]) -> dict[str, str]:
+    """Every run's copy mark decided from the task's runs: only the runs of a content, or of
+    one agent's shape, sent more than once are read, and the sketches of the runs whose usage
+    is near another's."""
+    facts = {f.run.submission_id: f for f in _facts(session, may_copy(evaluated))}
+    facts |= {f.run.submission_id: f for f in _sketched(session, evaluated)}
+    copies = duplicates(list(facts.values()))
+    marked = _marks(session, evaluated)
+    _write_marks(session, {sid: None for sid in set(marked) - set(copies)})
+    _write_marks(session, {sid: o for sid, o in copies.items() if marked.get(sid) != o})
+    return copies
+
+
+def _decide_since(session: Session, hashed: ColumnElement[bool], since: datetime) -> dict[str, str]:
+    """The copy marks of the runs submitted after ``since`` (`duplicates_after`), decided
+    against the counted runs before them whose total tokens are within reach of one of theirs
+    (an index range per stretch of tokens) and the earliest run of each of their contents; the
+    marks of the runs before stay as they are."""
+    s = SubmissionRow
+    later = _with_sketches(session, and_(hashed, s.created_at > since))
+    marked = _marks(session, hashed)
+    if not later:
+        return marked
+    stretches = _stretches(sorted(f.run.total_tokens for f in later))
+    earlier: list[RunFacts] = []
+    for part in range(0, len(stretches), STRETCHES_PER_STATEMENT):
+        near = or_(
+            *(
+                s.total_tokens.between(low, high)
+                for low, high in stretches[part : part + STRETCHES_PER_STATEMENT]
+            )
+        )
+        earlier += _with_sketches(
+            session, and_(hashed, s.created_at <= since, s.copy_of.is_(None), near)
+        )
+    hashes = sorted({str(f.run_hash) for f in later})
+    firsts: dict[str, tuple[datetime, str]] = {}
+    for ids in _chunks(hashes):
+        for run_hash, created_at, sid in session.execute(
+            select(s.run_hash, s.created_at, s.id).where(
+                hashed, s.created_at <= since, s.run_hash.in_(ids)
+            )
+        ):
+            key = str(run_hash)
+            if key not in firsts or (created_at, sid) < firsts[key]:
+                firsts[key] = (created_at, sid)
+    found = duplicates_after(earlier, {h: sid for h, (_, sid) in firsts.items()}, later)
+    mine = {f.run.submission_id for f in later}
+    _write_marks(session, {sid: None for sid in mine & set(marked) if sid not in found})
+    _write_marks(session, {sid: o for sid, o in found.items() if marked.get(sid) != o})
+    return {sid: o for sid, o in marked.items() if sid not in mine} | found
+
+
+STRETCHES_PER_STATEMENT = 200
+"""Ranges of total tokens one statement of `_decide_since` reads (each a BETWEEN)."""
+
+
+def _stretches(tokens: Sequence[int]) -> list[tuple[float, float]]:
+    """The ranges of total tokens within reach of the sorted ``tokens`` (`NEAR_COPY_TOLERANCE`
+    either way), those that overlap joined."""
+    found: list[tuple[float, float]] = []
+    for value in tokens:
+        low = value * (1 - NEAR_COPY_TOLERANCE) * (1 - 1e-9)
+        high = value / (1 - NEAR_COPY_TOLERANCE) * (1 + 1e-9)
+        if found and low <= found[-1][1]:
+            found[-1] = (found[-1][0], max(found[-1][1], high))
+        else:
+            found.append((low, high))
+    return found
+
+
+def _marks(session: Session, where: ColumnElement[bool]) -> dict[str, str]:
+    """The stored copy marks of the runs ``where`` selects (a copy has a run hash: the
+    condition lets the run-hash index answer alone)."""
+    return {
+        sid: str(original)
+        for sid, original in session.execute(
+            select(SubmissionRow.id, SubmissionRow.copy_of).where(
+                where, SubmissionRow.run_hash.is_not(None), SubmissionRow.copy_of.is_not(None)
+            )
+        )
+    }
+
+
+def _write_marks(session: Session, marks: dict[str, str | None]) -> None:
+    for sid, original in sorted(marks.items()):
+        session.execute(
+            update(SubmissionRow).where(SubmissionRow.id == sid).values(copy_of=original)
+        )
 
 
 def _decide(
@@ -182,24 +308,31 @@ def _sketched(session: Session, evaluated: ColumnElement[bool]) -> list[RunFacts
     """The runs whose every usage figure is within `NEAR_COPY_TOLERANCE` of another run's (the
     only ones a similarity near-copy can be found among), each with its content's sketch. The
     usage columns of the task's runs are read and compared in windows of total tokens
-    (`near_in_usage_of`); only the sketches of the runs found are read, as the merge stored them
-    (`store_sketches`), and the payloads of those it did not (runs merged before it did)."""
+    (`near_in_usage_of`); only the sketches of the runs found are read (`_with_sketches`)."""
     s = SubmissionRow
     usage = select(s.id, s.total_tokens, s.tool_calls, s.iterations, s.execution_time)
     rows = session.execute(usage.where(evaluated, s.run_hash.is_not(None))).all()
     wanted = near_in_usage_of(
         [(r.id, r.total_tokens, r.tool_calls, r.iterations, r[4]) for r in rows]
     )
+    return [
+        found
+        for ids in _chunks(sorted(wanted))
+        for found in _with_sketches(session, SubmissionRow.id.in_(ids))
+    ]
+
+
+def _with_sketches(session: Session, where: ColumnElement[bool]) -> list[RunFacts]:
+    """The facts of the runs ``where`` selects, each with its content's sketch as the merge
+    stored it (`store_sketches`), or sketched from its payload when it stored none (runs
+    merged before it did)."""
     found: list[RunFacts] = []
     missing: list[str] = []
-    for ids in _chunks(sorted(wanted)):
-        for row in session.execute(
-            select(*FACT_COLUMNS, SubmissionRow.sketch).where(SubmissionRow.id.in_(ids))
-        ):
-            if row.sketch is None:
-                missing.append(row.id)
-            else:
-                found.append(replace(run_facts(row), sketch=stored_sketch(row.sketch)))
+    for row in session.execute(select(*FACT_COLUMNS, SubmissionRow.sketch).where(where)):
+        if row.sketch is None:
+            missing.append(row.id)
+        else:
+            found.append(replace(run_facts(row), sketch=stored_sketch(row.sketch)))
     for ids in _chunks(missing):
         for row, payload in session.execute(
             select(SubmissionRow, SubmissionRow.payload).where(SubmissionRow.id.in_(ids))

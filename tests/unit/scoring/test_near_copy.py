@@ -122,14 +122,9 @@ def scanned(runs: list[RunFacts]) -> dict[str, str]:
     return found
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_the_indexed_search_finds_what_a_scan_of_every_earlier_run_finds(
-    seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if seed % 2:  # blocks of a few pairs: the pairs cut between blocks are still found
-        monkeypatch.setattr(review, "PAIR_BLOCK", 7)
-        monkeypatch.setattr(review, "SKETCH_BLOCK", 3)
-    rng = random.Random(seed)
+def random_runs(rng: random.Random) -> list[RunFacts]:
+    """40-160 runs, with copies of every kind among them (repeated contents, shapes, sketches,
+    usage a little or far apart)."""
     texts = [r["output"] for r in RUNS if r.get("output")][:6]
     texts += [f"{t} Checked twice." for t in texts[:3]]  # near by containment
     runs = []
@@ -161,6 +156,17 @@ def test_the_indexed_search_finds_what_a_scan_of_every_earlier_run_finds(
                 sketch=rng.choice([None, sketch({"output": text}), sketch({"output": text})]),
             )
         )
+    return runs
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_indexed_search_finds_what_a_scan_of_every_earlier_run_finds(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if seed % 2:  # blocks of a few pairs: the pairs cut between blocks are still found
+        monkeypatch.setattr(review, "PAIR_BLOCK", 7)
+        monkeypatch.setattr(review, "SKETCH_BLOCK", 3)
+    runs = random_runs(random.Random(seed))
     found = duplicates(runs)
     assert found == scanned(runs)
     assert found  # the data hold copies of every kind, not only none
@@ -233,3 +239,43 @@ def test_a_sketchs_jaccard_is_datasketchs_estimate() -> None:
             ).jaccard(MinHash(num_perm=NUM_PERM, seed=SEED, hashvalues=b.values, scheme=scheme))
             assert ours == theirs
     assert 0 < found[0].jaccard(found[-1]) < 1  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_runs_decided_after_earlier_ones_are_decided_as_the_whole_task_decides_them(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`duplicates_after` (what a refresh decides of the runs merged since the last one, given
+    the counted runs before them in reach of their usage) equals `duplicates` of every run."""
+    from evalq.scoring.review import NEAR_COPY_TOLERANCE, duplicates_after
+
+    if seed % 2:
+        monkeypatch.setattr(review, "PAIR_BLOCK", 7)
+    rng = random.Random(seed)
+    runs = sorted((f for f in random_runs(rng) if f.run_hash is not None), key=lambda f: f.order)
+    whole = duplicates(runs)
+    skipped = 0
+    for split in sorted({0, len(runs) // 3, rng.randrange(len(runs)), len(runs) - 1}):
+        before, later = runs[:split], runs[split:]
+        firsts: dict[str, str] = {}
+        for f in before:
+            firsts.setdefault(str(f.run_hash), f.run.submission_id)
+        in_reach = [
+            f
+            for f in before
+            if f.run.submission_id not in whole
+            and any(
+                abs(f.run.total_tokens - g.run.total_tokens)
+                <= NEAR_COPY_TOLERANCE * max(f.run.total_tokens, g.run.total_tokens)
+                for g in later
+            )
+        ]
+        wanted = {
+            f.run.submission_id: whole[f.run.submission_id]
+            for f in later
+            if f.run.submission_id in whole
+        }
+        assert duplicates_after(in_reach, firsts, later) == wanted
+        skipped += sum(f.run.submission_id not in whole for f in before) - len(in_reach)
+    assert whole
+    assert skipped  # some counted runs were out of reach, and left out of the search
