@@ -1,15 +1,20 @@
-"""The refresh of a Scylla and a suite task as the task grows, before and after a change.
+"""The refresh of an Arena, a Scylla and a suite task as the task grows, before and after a change.
 
-    python bench/refresh_scale.py [--sizes 1000 3000 10000] [--kinds scylla suite]
-                                  [--before REV] [--profile 25] [--quick]
+    python bench/refresh_scale.py [--sizes 1000 3000 10000] [--kinds arena scylla suite]
+                                  [--new 50] [--before REV] [--profile 25] [--quick]
 
 The bundled examples are merged once (`evalq demo`), then each size gets a SQLite store with
 one Scylla and one suite task of that many distinct runs (`_clone_store.add_clones`: fresh
 output, hashes and shape digest per clone; it prints how many of each task are copies or held,
 ~0 beyond the templates' own held runs). Each task's refresh (`evalq.read.served.refresh_task`:
-baseline, standings, places, and the whole-task figures a Scylla or suite board draws) is then
-timed in a fresh process on a copy of the store (wall and the process's CPU time: on a
-shared machine the CPU time moves less with the load), once with this tree's code and, with
+copies and holds, baseline, standings, places, and the whole-task figures a Scylla or suite
+board draws) is then timed in a fresh process on a copy of the store (wall and the process's
+CPU time: on a shared machine the CPU time moves less with the load), three times in a row:
+"whole", with the task's copies decided from all its runs (as its first refresh does, or one
+after a run arrives late: `tasks.copies_through` cleared first); "quiet", nothing changed
+since; "+N", after ``--new`` more clones submitted after every other run (what a refresh
+after a batch of merges sees: their standings built and every run scored against the moved
+baseline). Each once with this tree's code and, with
 ``--before REV``, once with the code of that revision (``git archive``: the same store, side
 by side, so the machine's load weighs on both alike). ``--profile N`` also prints the N
 entries of each refresh's cProfile with the most cumulative time (a second refresh, profiled:
@@ -29,41 +34,62 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from _clone_store import Example, add_clones, merged_examples, read_examples
 from _common import ROOT, apply_env, evalq_env, parse_args, ratio
 
-KINDS = ("scylla", "suite")
+KINDS = ("arena", "scylla", "suite")
 
 TIMED = r"""
-import cProfile, io, json, pstats, sys, time
+import cProfile, io, json, pstats, random, sys, time
+from sqlalchemy import func, select, update
+from _clone_store import read_examples, store_clones
 from evalq.read.served import refresh_task
 from evalq.store.db import session_scope
-task_id, top = sys.argv[1], int(sys.argv[2])
+from evalq.store.models import SubmissionRow, TaskRow
+task_id, top, examples_url, kind, new = sys.argv[1:6]
+top, new = int(top), int(new)
+from evalq.core.settings import get_settings
+url = get_settings().database_url
+def timed(profiler=None):
+    started, cpu = time.perf_counter(), time.process_time()
+    with session_scope() as session:
+        if profiler:
+            profiler.enable()
+        refresh_task(session, task_id=task_id)
+        if profiler:
+            profiler.disable()
+    return {"wall": time.perf_counter() - started, "cpu": time.process_time() - cpu}
+if hasattr(TaskRow, "copies_through"):  # an older revision decides the whole task anyway
+    with session_scope() as session:
+        session.execute(update(TaskRow).where(TaskRow.id == task_id).values(copies_through=None))
+found = {"whole": timed(), "quiet": timed()}
+if new:
+    example = next(e for e in read_examples(examples_url) if e.kind == kind)
+    with session_scope() as session:
+        count = session.scalar(select(func.count()).where(SubmissionRow.task_id == task_id))
+    store_clones(url, example, task_id, range(count, count + new), random.Random(count))
 profiler = cProfile.Profile() if top else None
-started, cpu = time.perf_counter(), time.process_time()
-with session_scope() as session:
-    if profiler:
-        profiler.enable()
-    refresh_task(session, task_id=task_id)
-    if profiler:
-        profiler.disable()
-wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+found[f"+{new}"] = timed(profiler)
 lines = []
 if profiler:
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(top)
     lines = [l for l in out.getvalue().splitlines() if l.strip()]
-print(json.dumps({"wall": wall, "cpu": cpu, "profile": lines}))
+print(json.dumps({"refreshes": found, "profile": lines}))
 """
 
 
-def timed_refresh(src: Path, url: str, task_id: str, top: int) -> dict[str, object]:
-    """One refresh of ``task_id`` in a fresh process running the code under ``src``."""
+def timed_refresh(
+    src: Path, url: str, task_id: str, top: int, examples_url: str, kind: str, new: int
+) -> dict[str, object]:
+    """The three refreshes of ``task_id`` (whole, quiet, after ``new`` runs) in a fresh process
+    running the code under ``src``."""
     env = evalq_env(database_url=url)
     env["PYTHONPATH"] = os.pathsep.join([str(src), str(ROOT / "bench")])
     done = subprocess.run(
-        [sys.executable, "-c", TIMED, task_id, str(top)],
+        [sys.executable, "-c", TIMED, task_id, str(top), examples_url, kind, str(new)],
         env=env,
         capture_output=True,
         text=True,
@@ -99,60 +125,76 @@ def store_of(workdir: Path, examples: list[Example], size: int) -> tuple[str, di
     return url, created
 
 
-def shown(result: dict[str, object]) -> str:
+def shown(result: dict[str, Any]) -> str:
     if "error" in result:
         return f"error: {result['error']}"[:60]
-    wall, cpu = float(str(result["wall"])), float(str(result["cpu"]))
-    return f"{wall:.2f} s ({cpu:.2f} s CPU)"
+    return " | ".join(
+        f"{float(r['wall']):.2f} s ({float(r['cpu']):.2f} s CPU)"
+        for r in result["refreshes"].values()
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 3_000, 10_000])
     parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
+    parser.add_argument("--new", type=int, default=50, help="runs added before the third")
     parser.add_argument("--before", help="a revision whose code is timed beside this tree's")
-    parser.add_argument("--profile", type=int, default=0, help="cProfile entries to print")
-    options = parse_args(parser, quick={"sizes": [60]})
+    parser.add_argument("--profile", type=int, default=0, help="cProfile entries of the third")
+    options = parse_args(parser, quick={"sizes": [60], "new": 5})
     trees: dict[str, Path] = {"after": ROOT / "src"}
-    rows: list[tuple[int, str, dict[str, dict[str, object]]]] = []
+    rows: list[tuple[int, str, str, dict[str, Any]]] = []
     with tempfile.TemporaryDirectory(prefix="evalq-bench-") as directory:
         workdir = Path(directory)
         if options.before:
             trees = {"before": source_of(options.before, workdir)} | trees
         started = time.perf_counter()
-        examples = [e for e in read_examples(merged_examples(workdir)) if e.kind in options.kinds]
+        examples_url = merged_examples(workdir)
+        examples: dict[str, Example] = {}
+        for example in read_examples(examples_url):  # the first task of each kind
+            if example.kind in options.kinds:
+                examples.setdefault(example.kind, example)
         print(f"# examples merged in {time.perf_counter() - started:.1f} s", flush=True)
         for size in options.sizes:
-            url, created = store_of(workdir, examples, size)
+            url, created = store_of(workdir, list(examples.values()), size)
             path = Path(url.removeprefix("sqlite:///"))
-            for example in examples:
+            for kind, example in examples.items():
                 task_id = created[example.task["id"]]
-                results: dict[str, dict[str, object]] = {}
                 for name, src in trees.items():
                     copy = workdir / f"copy_{name}.db"
                     shutil.copyfile(path, copy)
-                    results[name] = timed_refresh(src, f"sqlite:///{copy}", task_id, 0)
-                    print(f"# {example.kind} {size:,} {name}: {shown(results[name])}", flush=True)
-                    if options.profile and "error" not in results[name]:
-                        shutil.copyfile(path, copy)
-                        profiled = timed_refresh(src, f"sqlite:///{copy}", task_id, options.profile)
-                        print("\n".join(str(line) for line in profiled.get("profile", [])))
+                    found = timed_refresh(
+                        src,
+                        f"sqlite:///{copy}",
+                        task_id,
+                        options.profile,
+                        examples_url,
+                        kind,
+                        options.new,
+                    )
+                    print(f"# {kind} {size:,} {name}: {shown(found)}", flush=True)
+                    print("\n".join(str(line) for line in found.get("profile", [])))
                     copy.unlink()
-                rows.append((size, example.kind, results))
+                    rows.append((size, kind, name, found))
             path.unlink()
     load = " ".join(f"{value:.1f}" for value in os.getloadavg())
     print(f"\n# refresh wall (its process's CPU time), SQLite, load {load}")
-    print("| runs per task | kind | " + " | ".join(trees) + " |")
-    print("|---|---|" + "---|" * len(trees))
-    for size, kind, results in rows:
-        print(f"| {size:,} | {kind} | " + " | ".join(shown(results[n]) for n in trees) + " |")
+    print(f"| runs per task | kind | code | whole | quiet | +{options.new} runs |")
+    print("|---|---|---|---|---|---|")
+    for size, kind, name, found in rows:
+        print(f"| {size:,} | {kind} | {name} | {shown(found)} |")
     largest = max(options.sizes)
     walls = [
-        float(str(results["after"].get("wall", "inf")))
-        for size, _, results in rows
-        if size == largest
+        float(r["wall"])
+        for size, _, name, found in rows
+        if size == largest and name == "after" and "error" not in found
+        for label, r in found["refreshes"].items()
+        if label != "whole"
     ]
-    ratio(f"slowest refresh at {largest:,} runs per task (s)", max(walls))
+    ratio(
+        f"slowest refresh after merges at {largest:,} runs per task (s)",
+        max(walls, default=float("inf")),
+    )
 
 
 if __name__ == "__main__":

@@ -285,6 +285,9 @@ def near_in_usage_of(rows: Sequence[tuple[str, int, int, int, float | None]]) ->
     return {rows[k][0] for k in np.union1d(i, j).tolist()}
 
 
+EXACT_BELOW = (1 - NEAR_COPY_TOLERANCE) / NEAR_COPY_TOLERANCE
+"""Whole numbers below this are within `NEAR_COPY_TOLERANCE` of another only when equal (27
+and 28 differ by 3.6% of 28; 28 and 29 by 3.4% of 29)."""
 PAIR_BLOCK = 1_000_000
 """Pairs of runs `_pairs_in_usage` compares in one numpy step (a few arrays of this length)."""
 SKETCH_BLOCK = 20_000
@@ -325,6 +328,21 @@ def _pairs_in_usage(
     n = len(tokens)
     found_i: list[Any] = [np.zeros(0, dtype=np.int64)]
     found_j: list[Any] = [np.zeros(0, dtype=np.int64)]
+    # of a figure counted in whole numbers (tool calls, iterations), two under (1 - tolerance) /
+    # tolerance (27.6) are within it only when equal, and a figure not reported is only within
+    # another not reported: runs apart on either never pair, so they are searched apart (most
+    # of the pairs a window of tokens holds are apart on tool calls)
+    keys = [np.asarray(group, dtype=np.float64)]
+    for column in range(figures.shape[1]):
+        values = figures[:, column]
+        missing = np.isnan(values)
+        with np.errstate(invalid="ignore"):
+            whole = (values == np.floor(values)) & (values >= 0)
+        if bool(np.all(whole | missing)):
+            keys.append(np.where(whole & (values < EXACT_BELOW), values, -1.0))
+        keys.append(missing.astype(np.float64))
+    if n:
+        group = np.unique(np.column_stack(keys), axis=0, return_inverse=True)[1].reshape(n)
     order = np.lexsort((tokens, group))
     sorted_tokens, sorted_groups = tokens[order], group[order]
     high = sorted_tokens / (1 - NEAR_COPY_TOLERANCE) * (1 + 1e-9)

@@ -50,7 +50,8 @@ class TaskRow(Base):
     kind: Mapped[str] = mapped_column(String(16), default="arena", server_default="arena")
     # How far the refresh has decided its runs' copy marks (migration 0033_copies_decided): the
     # latest submission time of the runs it decided, and how many runs it decided
-    # (`evalq.store.review_sql`); None before its first refresh decided them all.
+    # (`evalq.store.review_sql`); None before its first refresh decided them all. A migration
+    # that changes what a run's mark is decided from (its digests, usage or sketch) clears it.
     copies_through: Mapped[datetime | None] = mapped_column(default=None)
     copies_decided: Mapped[int | None] = mapped_column(BigInteger, default=None)
 

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 from evalq.core.profile import ArenaProfile
 from evalq.core.results import EvaluationScores
 from evalq.core.status import PENDING_STATUSES
+from evalq.scoring.arena.run import ArenaRun
 from evalq.scoring.injection import INSTRUCTIONS_JUDGED_AS_WRITTEN
 from evalq.scoring.near_copy import sketch, sketch_bytes, stored_sketch
 from evalq.scoring.plausible import IMPLAUSIBLY_FAST, implausibly_fast, speed_floor
@@ -156,26 +157,26 @@ def _decide_whole(session: Session, evaluated: ColumnElement[bool]) -> dict[str,
 
 def _decide_since(session: Session, hashed: ColumnElement[bool], since: datetime) -> dict[str, str]:
     """The copy marks of the runs submitted after ``since`` (`duplicates_after`), decided
-    against the counted runs before them whose total tokens are within reach of one of theirs
-    (an index range per stretch of tokens) and the earliest run of each of their contents; the
-    marks of the runs before stay as they are."""
+    against the counted runs before them whose usage is within reach of one of theirs
+    (`_in_reach`) and the earliest run of each of their contents; the marks of the runs before
+    stay as they are."""
     s = SubmissionRow
     later = _with_sketches(session, and_(hashed, s.created_at > since))
     marked = _marks(session, hashed)
     if not later:
         return marked
-    stretches = _stretches(sorted(f.run.total_tokens for f in later))
-    earlier: list[RunFacts] = []
-    for part in range(0, len(stretches), STRETCHES_PER_STATEMENT):
-        near = or_(
-            *(
-                s.total_tokens.between(low, high)
-                for low, high in stretches[part : part + STRETCHES_PER_STATEMENT]
-            )
+    counted_before = and_(hashed, s.created_at <= since, s.copy_of.is_(None))
+    earlier = {
+        f.run.submission_id: f
+        for part in range(0, len(later), RUNS_PER_STATEMENT)
+        for f in _with_sketches(
+            session,
+            and_(
+                counted_before,
+                or_(*(_in_reach(f.run) for f in later[part : part + RUNS_PER_STATEMENT])),
+            ),
         )
-        earlier += _with_sketches(
-            session, and_(hashed, s.created_at <= since, s.copy_of.is_(None), near)
-        )
+    }
     hashes = sorted({str(f.run_hash) for f in later})
     firsts: dict[str, tuple[datetime, str]] = {}
     for ids in _chunks(hashes):
@@ -187,29 +188,42 @@ def _decide_since(session: Session, hashed: ColumnElement[bool], since: datetime
             key = str(run_hash)
             if key not in firsts or (created_at, sid) < firsts[key]:
                 firsts[key] = (created_at, sid)
-    found = duplicates_after(earlier, {h: sid for h, (_, sid) in firsts.items()}, later)
+    found = duplicates_after(
+        list(earlier.values()), {h: sid for h, (_, sid) in firsts.items()}, later
+    )
     mine = {f.run.submission_id for f in later}
     _write_marks(session, {sid: None for sid in mine & set(marked) if sid not in found})
     _write_marks(session, {sid: o for sid, o in found.items() if marked.get(sid) != o})
     return {sid: o for sid, o in marked.items() if sid not in mine} | found
 
 
-STRETCHES_PER_STATEMENT = 200
-"""Ranges of total tokens one statement of `_decide_since` reads (each a BETWEEN)."""
+RUNS_PER_STATEMENT = 100
+"""Runs whose reach one statement of `_decide_since` reads (`_in_reach` each)."""
 
 
-def _stretches(tokens: Sequence[int]) -> list[tuple[float, float]]:
-    """The ranges of total tokens within reach of the sorted ``tokens`` (`NEAR_COPY_TOLERANCE`
-    either way), those that overlap joined."""
-    found: list[tuple[float, float]] = []
-    for value in tokens:
+def _in_reach(run: ArenaRun) -> ColumnElement[bool]:
+    """The runs whose tokens, tool calls, iterations and time are each within
+    `NEAR_COPY_TOLERANCE` of ``run``'s (`same_usage` without the cost), a little wider: a
+    range of the task's rank index on total tokens, the rest checked on its rows."""
+    s = SubmissionRow
+
+    def near(column: Any, value: float) -> ColumnElement[bool]:
         low = value * (1 - NEAR_COPY_TOLERANCE) * (1 - 1e-9)
         high = value / (1 - NEAR_COPY_TOLERANCE) * (1 + 1e-9)
-        if found and low <= found[-1][1]:
-            found[-1] = (found[-1][0], max(found[-1][1], high))
-        else:
-            found.append((low, high))
-    return found
+        return and_(column >= low, column <= high)
+
+    time = s.execution_time
+    timed = (
+        or_(time.is_(None), time == 0)
+        if run.measured_time is None
+        else near(time, run.measured_time)
+    )
+    return and_(
+        near(s.total_tokens, run.total_tokens),
+        near(s.tool_calls, run.tool_calls),
+        near(s.iterations, run.iterations),
+        timed,
+    )
 
 
 def _marks(session: Session, where: ColumnElement[bool]) -> dict[str, str]:

@@ -187,9 +187,9 @@ def test_runs_near_in_usage_are_those_a_pairwise_comparison_finds(
             submission_id=f"r{i}",
             task_id="t",
             total_tokens=rng.choice([0, 0, 1000, 1034, 1036, 1072, 5000, 5100]),
-            tool_calls=rng.choice([3, 3, 4]),
+            tool_calls=rng.choice([3, 3, 4, 27, 28, 29]),  # 28 and 29 are within 3.5%
             iterations=rng.choice([1, 1, 2]),
-            execution_time=rng.choice([None, 10.0, 10.3, 10.4, 0.0]),
+            execution_time=rng.choice([None, 10.0, 10.3, 10.4, 0.0, 27.0, 28.0]),
             cost_usd=rng.choice([None, 1.0, 9.0]),  # left out: it never decides
         )
         for i in range(rng.randint(20, 120))
