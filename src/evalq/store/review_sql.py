@@ -105,14 +105,12 @@ def _mark_copies(session: Session, task_id: str, evaluated: ColumnElement[bool])
     task = session.get(TaskRow, task_id)
     hashed = and_(evaluated, SubmissionRow.run_hash.is_not(None))
     since = task.copies_through if task is not None else None
-    if since is not None and task is not None and task.copies_decided is not None:
-        before = session.scalar(
-            select(func.count()).where(hashed, SubmissionRow.created_at <= since)
-        )
-        if before == task.copies_decided:
-            copies = _decide_since(session, hashed, since)
-        else:
-            copies = _decide_whole(session, evaluated)
+    decided = task.copies_decided if task is not None else None
+    still = since is not None and decided == session.scalar(
+        select(func.count()).where(hashed, SubmissionRow.created_at <= since)
+    )
+    if since is not None and still:
+        copies = _decide_since(session, hashed, since)
     else:
         copies = _decide_whole(session, evaluated)
     if task is not None:
