@@ -72,7 +72,7 @@ from evalq.store import intake, queries, webhooks
 from evalq.store import labels as label_store
 from evalq.store import tickets as ticket_store
 from evalq.store import traces as trace_store
-from evalq.store.db import read_scope, session_scope
+from evalq.store.db import in_transaction, read_scope, session_scope
 from evalq.store.models import utcnow
 from evalq.store.queries import Job
 from evalq.workers.app import make_app
@@ -225,37 +225,49 @@ class Client:
         """
         parsed = parse_submissions(submissions)
         hashes = [submission.content_hash() for submission in parsed]
-        with session_scope(self.url) as session:
-            tasks = intake.tasks_named(session, task_ids={s.task_id for s in parsed})
-            known = intake.known_submissions(session, ids={s.id for s in parsed})
-            new = intake.new_in_batch(parsed, hashes, tasks=tasks, known=known)
-            fresh = [s for s, created in zip(parsed, new, strict=True) if created]
-            ticket_store.check_tickets(session, fresh)
-            runs, settled = self._new_runs(parsed, hashes, new, tasks, collected_by)
-            intake.insert_new(session, runs=runs)
-            ticket_store.use_tickets(session, fresh)
-            # Nothing to fan out: merged here, in this transaction, with no message at all.
-            recorded = evaluated.settle_at_intake(session, settled)
-            merged = {r.submission_id for r in recorded}
-            pending = {
-                run.submission.id: remaining_tiers([*run.skipped, *run.computed])
-                for run in runs
-                if run.submission.id not in merged
-            }
-            unsent = [sid for sid, row in known.items() if row.enqueue_count == 0]
-            claimed = intake.claim_unsent(session, ids=unsent) if unsent else []
-            attempts = dict.fromkeys([*pending, *claimed], FIRST_ATTEMPT)
-            if self.in_process:  # nothing outside this process can be evaluating them
-                attempts |= self._resend_unfinished(
-                    session, [i for i in known if i not in attempts]
-                )
-            resent = [sid for sid in attempts if sid not in pending]
-            if resent:
-                pending |= queries.pending_tiers(session, ids=resent)
+        new, recorded, pending, attempts = in_transaction(
+            lambda session: self._store_batch(session, parsed, hashes, collected_by), self.url
+        )
         if recorded:
             evaluated.announce(self.app, recorded, self.settings)
         self._publish(pending, attempts)
         return [Submitted(s.id, created) for s, created in zip(parsed, new, strict=True)]
+
+    def _store_batch(
+        self,
+        session: Session,
+        parsed: list[Submission],
+        hashes: list[str],
+        collected_by: str | None,
+    ) -> tuple[list[bool], list[evaluated.Recorded], dict[str, list[Tier]], dict[str, int]]:
+        """`submit_many`'s transaction: the new runs stored, those with nothing left to compute
+        merged, and what to publish (each run's remaining tiers and attempt); run again from
+        the start when PostgreSQL ends it for a concurrent merge or refresh (`in_transaction`)."""
+        tasks = intake.tasks_named(session, task_ids={s.task_id for s in parsed})
+        known = intake.known_submissions(session, ids={s.id for s in parsed})
+        new = intake.new_in_batch(parsed, hashes, tasks=tasks, known=known)
+        fresh = [s for s, created in zip(parsed, new, strict=True) if created]
+        ticket_store.check_tickets(session, fresh)
+        runs, settled = self._new_runs(parsed, hashes, new, tasks, collected_by)
+        intake.insert_new(session, runs=runs)
+        ticket_store.use_tickets(session, fresh)
+        # Nothing to fan out: merged here, in this transaction, with no message at all.
+        recorded = evaluated.settle_at_intake(session, settled)
+        merged = {r.submission_id for r in recorded}
+        pending = {
+            run.submission.id: remaining_tiers([*run.skipped, *run.computed])
+            for run in runs
+            if run.submission.id not in merged
+        }
+        unsent = [sid for sid, row in known.items() if row.enqueue_count == 0]
+        claimed = intake.claim_unsent(session, ids=unsent) if unsent else []
+        attempts = dict.fromkeys([*pending, *claimed], FIRST_ATTEMPT)
+        if self.in_process:  # nothing outside this process can be evaluating them
+            attempts |= self._resend_unfinished(session, [i for i in known if i not in attempts])
+        resent = [sid for sid in attempts if sid not in pending]
+        if resent:
+            pending |= queries.pending_tiers(session, ids=resent)
+        return new, recorded, pending, attempts
 
     def _new_runs(
         self,

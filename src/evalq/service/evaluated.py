@@ -157,22 +157,20 @@ def record_evaluations(
     ]
     if turns:
         sessions.note_turns(session, turns=turns)
-    claimed = {
-        task_id: claim_refresh and queries.claim_refresh(session, task_id=task_id)
-        for task_id in contexts
-    }
     # An agent's first evaluated run on a task (or its last one gone) changes how many tasks
     # it ran, which the robust and agent-weighted baselines of its other Arena tasks read (the
     # crowd, the new names): they are refreshed too, once each (a claim), and only then.
-    also = (
-        [
-            task_id
-            for task_id in tallies.arena_tasks_of(session, moved, besides=contexts)
-            if queries.claim_refresh(session, task_id=task_id)
-        ]
-        if claim_refresh and moved
-        else []
+    others = (
+        tallies.arena_tasks_of(session, moved, besides=contexts) if claim_refresh and moved else []
     )
+    # Every claim in the order of the tasks' ids: two merges claim the rows of the tasks they
+    # share in one order, never each one the other waits for.
+    claims = {
+        task_id: claim_refresh and queries.claim_refresh(session, task_id=task_id)
+        for task_id in sorted({*contexts, *others})
+    }
+    claimed = {task_id: claims[task_id] for task_id in contexts}
+    also = [task_id for task_id in others if claims[task_id]]
     hooks = webhooks.webhooks_of(session, task_ids=list(contexts))
     events = webhooks.add_evaluation_events(
         session,

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import ast
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from evalq.core.settings import Settings, get_settings
@@ -183,6 +184,35 @@ def session_scope(url: str | None = None) -> Iterator[Session]:
     factory = _factory(url or get_settings().database_url)
     with factory() as session, session.begin():
         yield session
+
+
+T = TypeVar("T")
+
+TRANSACTION_ATTEMPTS = 3
+"""How many times `in_transaction` runs its work when the database ends it to let another go on."""
+
+
+def in_transaction(work: Callable[[Session], T], url: str | None = None) -> T:
+    """``work`` in one transaction (`session_scope`), run again from the start when PostgreSQL
+    ended the transaction so that another could go on: a deadlock, or a serialization failure
+    (SQLSTATE class 40, `rolled_back_by_the_database`). Nothing of a transaction so ended is
+    kept, so the same work run again is what the caller asked for; PostgreSQL's manual advises
+    exactly this retry. Any other error, and the last attempt's, is raised as it was."""
+    for attempt in range(1, TRANSACTION_ATTEMPTS + 1):
+        try:
+            with session_scope(url) as session:
+                return work(session)
+        except DBAPIError as error:
+            if attempt == TRANSACTION_ATTEMPTS or not rolled_back_by_the_database(error):
+                raise
+    raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def rolled_back_by_the_database(error: DBAPIError) -> bool:
+    """Whether the database ended the transaction so that a concurrent one could go on
+    (SQLSTATE class 40: deadlock_detected, serialization_failure): the transaction run again
+    can succeed. SQLite reports no such class: its writers take turns on the whole store."""
+    return str(getattr(error.orig, "sqlstate", None) or "").startswith("40")
 
 
 REPLICA = "evalq_replica"

@@ -48,12 +48,6 @@ class TaskRow(Base):
     # The task's kind as it names it or as its runs derive it (migration 0020_task_kind), kept
     # by `evalq.store.task_kinds`: the tasks page and the boards read it, never derive it.
     kind: Mapped[str] = mapped_column(String(16), default="arena", server_default="arena")
-    # How far the refresh has decided its runs' copy marks (migration 0033_copies_decided): the
-    # latest submission time of the runs it decided, and how many runs it decided
-    # (`evalq.store.review_sql`); None before its first refresh decided them all. A migration
-    # that changes what a run's mark is decided from (its digests, usage or sketch) clears it.
-    copies_through: Mapped[datetime | None] = mapped_column(default=None)
-    copies_decided: Mapped[int | None] = mapped_column(BigInteger, default=None)
 
 
 Review = Literal["flagged", "accepted"]
@@ -353,6 +347,25 @@ class TaskTallyRow(Base):
     )
     key: Mapped[str] = mapped_column(String(240), primary_key=True)
     count: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class CopiesDecidedRow(Base):
+    """How far the refresh has decided a task's copy marks (migration 0033_copies_decided): the
+    latest submission time of the runs it decided and how many runs it decided
+    (`evalq.store.review_sql`); no row before its first refresh decided them all. A migration
+    that changes what a run's mark is decided from (its digests, usage or sketch) deletes the rows.
+
+    Only the refresh writes it, and not on the task's own row: a merge claims the refresh on that
+    row after it adds to the tallies, and a refresh holding the row while it counts the tallies
+    again would deadlock with it."""
+
+    __tablename__ = "copies_decided"
+
+    task_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True
+    )
+    through: Mapped[datetime]
+    runs: Mapped[int] = mapped_column(BigInteger)
 
 
 class JudgeTallyRow(Base):

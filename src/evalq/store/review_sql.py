@@ -47,7 +47,7 @@ from evalq.scoring.review import (
     near_in_usage_of,
     token_threshold,
 )
-from evalq.store.models import EvaluationRow, SubmissionRow, TaskRow
+from evalq.store.models import CopiesDecidedRow, EvaluationRow, SubmissionRow
 from evalq.store.queries import EVALUATED, FACT_COLUMNS, may_copy, run_facts
 from evalq.store.ranks import Ranks
 
@@ -98,28 +98,29 @@ def _mark_copies(session: Session, task_id: str, evaluated: ColumnElement[bool])
 
     A run's mark depends only on the runs submitted before it (`duplicates`). So when every run
     the last refresh decided is still there and no run it did not decide was submitted before
-    its latest (the task's ``copies_through`` and ``copies_decided``), only the runs submitted
-    since are decided (`_decide_since`), against the counted runs in reach of their usage: in
-    proportion to what arrived, not to the task. Otherwise (the first refresh, a late run) the
+    its latest (`CopiesDecidedRow`), only the runs submitted since are decided
+    (`_decide_since`), against the counted runs in reach of their usage: in proportion to what
+    arrived, not to the task. Otherwise (the first refresh, a late run) the
     whole task is decided again (`_decide_whole`)."""
-    task = session.get(TaskRow, task_id)
     hashed = and_(evaluated, SubmissionRow.run_hash.is_not(None))
-    since = task.copies_through if task is not None else None
-    decided = task.copies_decided if task is not None else None
-    still = since is not None and decided == session.scalar(
-        select(func.count()).where(hashed, SubmissionRow.created_at <= since)
-    )
-    if since is not None and still:
-        copies = _decide_since(session, hashed, since)
+    progress = session.get(CopiesDecidedRow, task_id)
+    if progress is not None and progress.runs == session.scalar(
+        select(func.count()).where(hashed, SubmissionRow.created_at <= progress.through)
+    ):
+        copies = _decide_since(session, hashed, progress.through)
     else:
         copies = _decide_whole(session, evaluated)
-    if task is not None:
-        through = _decided_through(session, task_id, hashed)
-        task.copies_through, task.copies_decided = through, None
-        if through is not None:
-            task.copies_decided = session.scalar(
-                select(func.count()).where(hashed, SubmissionRow.created_at <= through)
-            )
+    through = _decided_through(session, task_id, hashed)
+    if through is None:
+        if progress is not None:
+            session.delete(progress)
+    else:
+        before = SubmissionRow.created_at <= through
+        runs = session.scalar(select(func.count()).where(hashed, before)) or 0
+        if progress is None:
+            session.add(CopiesDecidedRow(task_id=task_id, through=through, runs=runs))
+        else:
+            progress.through, progress.runs = through, runs
     session.flush()
     return copies
 

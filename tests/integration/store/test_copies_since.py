@@ -18,7 +18,7 @@ from evalq.scoring.near_copy import sketch, sketch_bytes, stored_sketch
 from evalq.scoring.review import duplicates
 from evalq.store import queries, review_sql
 from evalq.store.db import session_scope
-from evalq.store.models import SubmissionRow, TaskRow
+from evalq.store.models import CopiesDecidedRow, SubmissionRow
 
 pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
 
@@ -93,10 +93,10 @@ def marks_and_whole(url: str, task_id: str) -> tuple[dict[str, str], dict[str, s
 
 def decided(url: str, task_id: str) -> tuple[datetime | None, int | None]:
     with session_scope(url) as session:
-        task = session.get(TaskRow, task_id)
-        assert task is not None
-        through = task.copies_through
-        return (None if through is None else through.replace(tzinfo=UTC)), task.copies_decided
+        progress = session.get(CopiesDecidedRow, task_id)
+        if progress is None:
+            return None, None
+        return progress.through.replace(tzinfo=UTC), progress.runs
 
 
 @pytest.mark.parametrize("seed", [1, 2])
