@@ -173,9 +173,11 @@ def store_clones(
     rng: random.Random,
     *,
     status: str | None = None,
+    after: datetime | None = None,
 ) -> list[str]:
     """Store the clones ``indexes`` of ``example``'s runs in task ``task_id``, evaluated (or
-    with ``status`` and without an evaluation: ready for a real merge); their ids."""
+    with ``status`` and without an evaluation: ready for a real merge); their ids. Submitted a
+    second apart up to now, or, ``after`` a time, a millisecond apart from it."""
     from evalq.store.db import engine_for
     from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow
 
@@ -185,7 +187,11 @@ def store_clones(
     for index in indexes:
         template = example.runs[index % count]
         run, factor = clone_run(template, task_id, index, count, rng)
-        run["updated_at"] = run["created_at"] = now - timedelta(seconds=indexes.stop - index)
+        run["updated_at"] = run["created_at"] = (
+            now - timedelta(seconds=indexes.stop - index)
+            if after is None
+            else after + timedelta(milliseconds=index - indexes.start + 1)
+        )
         if status:
             run["status"] = status
         runs.append(run)

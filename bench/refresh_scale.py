@@ -71,7 +71,9 @@ if new:
     example = next(e for e in read_examples(examples_url) if e.kind == kind)
     with session_scope() as session:
         count = session.scalar(select(func.count()).where(SubmissionRow.task_id == task_id))
-    store_clones(url, example, task_id, range(count, count + new), random.Random(count))
+        latest = session.scalar(select(func.max(SubmissionRow.created_at)))
+    runs = range(count, count + new)  # submitted after every other run, as merges arrive
+    store_clones(url, example, task_id, runs, random.Random(count), after=latest)
 profiler = cProfile.Profile() if top else None
 found[f"+{new}"] = timed(profiler)
 lines = []

@@ -24,19 +24,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
 from evalq.core.errors import InvalidInput
 from evalq.core.schemas import canonical_hash
-from evalq.core.weights import weighted_mean
 from evalq.read.view import TaskContext
-from evalq.scoring.arena.cost import cost_score
-from evalq.scoring.arena.efficiency import efficiency_score
+from evalq.scoring.arena.efficiency import (
+    ABOVE_MEDIAN_STEP,
+    FIRST_TRY,
+    WITHIN_MEDIAN_FLOOR,
+    WITHIN_MEDIAN_STEP,
+)
 from evalq.scoring.arena.overall import dimension_weights
-from evalq.scoring.arena.run import ArenaRun
-from evalq.scoring.arena.scale import clamp_score
-from evalq.scoring.arena.speed import speed_score
+from evalq.scoring.arena.scale import NOT_REPORTED_SCORE
 from evalq.store import standings as table
 from evalq.store import task_kinds
 from evalq.store.models import EvaluationRow, SubmissionRow
@@ -57,33 +59,104 @@ def basis_of(context: TaskContext) -> tuple[str, str]:
 
 
 class Scorer:
-    """The Arena dimensions of runs against a context's baseline, by the functions
-    `score_arena_run` uses (so a stored row equals the board's re-scored entry)."""
+    """The Arena dimensions of stored runs against a context's baseline, as `score_arena_run`
+    computes them one run at a time (`efficiency_score`, `speed_score`, `cost_score` and the
+    weighted mean of the four), so a rescored row equals the board's re-scored entry."""
 
     def __init__(self, context: TaskContext) -> None:
         self.context = context
         self.weights = dimension_weights(context.task, context.profile.arena)
 
-    def arena(self, run: ArenaRun, correctness: float) -> dict[str, Any]:
-        """The row's Arena columns: the unrounded correctness, the rounded category keys and
-        the overall before the difficulty factor, rounded as the board ranks it."""
+    def rescored(self, basis: str, rows: Sequence[Any]) -> list[dict[str, Any]]:
+        """The new Arena columns of the stored rows whose baseline moved
+        (`table.usage_to_rescore`), scored all at once over numpy columns of their usage (equal
+        to the functions run by run: a unit test holds them equal; each step is the same float
+        operation in the same order, and the power and the rounding are Python's own); only the
+        rows whose values changed, each with ``basis``. A baseline whose median alone moved
+        changes few rows' values (the ranges score tokens, calls, time and cost), and each row
+        written costs an update of every ranking index; the rest only change basis
+        (`table.rebase`), as does a row without a value."""
+        valued = [row for row in rows if row.problem is None]
+        if not valued:
+            return []
         baseline, profile = self.context.current.baseline, self.context.profile.arena
-        dims = (
-            efficiency_score(run, baseline, profile).score,
-            speed_score(run, baseline, profile).score,
-            cost_score(run, baseline, profile).score,
-            correctness,
+
+        def column(values: Iterable[float | None]) -> np.ndarray:
+            # None and 0 are "not reported" (ArenaRun.measured_time, measured_cost): NaN
+            return np.array([value or np.nan for value in values], dtype=np.float64)
+
+        tokens = np.array([row.total_tokens for row in valued], dtype=np.float64)
+        calls = np.array([row.tool_calls for row in valued], dtype=np.float64)
+        iterations = np.array([row.iterations for row in valued], dtype=np.float64)
+        time = column(row.execution_time for row in valued)
+        cost = column(row.cost_usd for row in valued)
+        efficiency = _clamped(
+            _mean(
+                {
+                    "tokens": 100.0 * _position(tokens, baseline.min_tokens, baseline.max_tokens),
+                    "tool_calls": 100.0
+                    * _position(calls, baseline.min_tool_calls, baseline.max_tool_calls),
+                    "iterations": _iteration_scores(iterations, baseline.median_iterations),
+                },
+                profile.efficiency_weights,
+                "profile.arena.efficiency_weights",
+            )
         )
-        mean = weighted_mean(dict(zip(CATEGORIES, dims, strict=True)), self.weights).value
-        assert mean is not None  # dimension_weights guarantees a positive weight
-        return {
-            "correctness": correctness,
-            "arena_key": round(clamp_score(mean), VALUE_DIGITS),
-            **{
-                f"{name}_key": round(value, CATEGORY_DIGITS)
-                for name, value in zip(CATEGORIES, dims, strict=True)
-            },
-        }
+        ratio = _position(time, baseline.min_execution_time, baseline.max_execution_time)
+        powered = [r**profile.speed_exponent for r in ratio.tolist()]  # Python's pow, as `arena`
+        speed = np.where(np.isnan(time), NOT_REPORTED_SCORE, _clamped(100.0 * np.array(powered)))
+        priced = _clamped(100.0 * _position(cost, baseline.min_cost, baseline.max_cost))
+        cost_scores = np.where(np.isnan(cost), NOT_REPORTED_SCORE, priced)
+        correctness = np.array([row.correctness for row in valued], dtype=np.float64)
+        dims = dict(zip(CATEGORIES, (efficiency, speed, cost_scores, correctness), strict=True))
+        overall = _clamped(_mean(dims, self.weights, "task.weights")).tolist()
+        keys = {name: values.tolist() for name, values in dims.items()}
+        changed = []
+        for index, row in enumerate(valued):
+            values = {
+                "arena_key": round(overall[index], VALUE_DIGITS),
+                **{
+                    f"{name}_key": round(keys[name][index], CATEGORY_DIGITS)
+                    for name in CATEGORIES
+                },
+            }
+            if any(getattr(row, key) != value for key, value in values.items()):
+                changed.append({"submission_id": row.id, "basis": basis, **values})
+        return changed
+
+
+def _position(values: np.ndarray, best: float, worst: float) -> np.ndarray:
+    """`range_position` of each value (NaN stays NaN)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inside = (worst - values) / (worst - best)
+    return np.where(values <= best, 1.0, np.where(values >= worst, 0.0, inside))
+
+
+def _clamped(values: np.ndarray) -> np.ndarray:
+    """`clamp_score` of each value (NaN stays NaN)."""
+    clamped: np.ndarray = np.minimum(100.0, np.maximum(0.0, values))
+    return clamped
+
+
+def _iteration_scores(iterations: np.ndarray, median: float) -> np.ndarray:
+    """`iteration_score` of each run's iterations."""
+    within = np.maximum(WITHIN_MEDIAN_FLOOR, FIRST_TRY - (iterations - 1) * WITHIN_MEDIAN_STEP)
+    above = np.maximum(0.0, WITHIN_MEDIAN_FLOOR - (iterations - median) * ABOVE_MEDIAN_STEP)
+    scores = np.where(iterations == 1, FIRST_TRY, np.where(iterations <= median, within, above))
+    return _clamped(scores)
+
+
+def _mean(values: Mapping[str, np.ndarray], weights: Mapping[str, float], field: str) -> np.ndarray:
+    """`weighted_mean` of columns with no value missing: the same sum in the same order."""
+    total: np.ndarray | float = 0.0
+    weight_sum = 0.0
+    for name, weight in weights.items():
+        if weight > 0 and name in values:
+            total = total + values[name] * weight
+            weight_sum += weight
+    if weight_sum <= 0:
+        raise InvalidInput([(field, f"needs a positive weight on one of {list(values)}")])
+    return np.asarray(total, dtype=np.float64) / weight_sum
 
 
 def _rounded(value: float | None) -> float | None:
@@ -217,40 +290,18 @@ def sync(session: Session, context: TaskContext) -> int:
     evaluated = set(table.evaluated_ids(session, task_id=task_id))
     table.remove(session, submission_ids=sorted(set(present) - evaluated))
     rebuild = sorted(sid for sid in evaluated if sid not in present or present[sid][1] != task_hash)
-    rescore = sorted(
-        sid
-        for sid in evaluated
-        if sid in present and present[sid][1] == task_hash and present[sid][0] != basis
-    )
     written = 0
     for chunk in _chunks(rebuild):
         loaded = table.evaluations_of(session, submission_ids=chunk)
         table.upsert(session, [standing_of(context, *loaded[sid]) for sid in chunk])
         written += len(chunk)
-    scorer = Scorer(context)
-    for chunk in _chunks(rescore):
-        table.rewrite(session, list(_rescored(scorer, basis, table.usage_of(session, chunk))))
-        written += len(chunk)
+    # the rest were stored for this definition on another basis: rescored set-wise, the rows
+    # whose values moved written, and every one marked as on this basis in one statement
+    moved = table.usage_to_rescore(session, task_id=task_id, basis=basis, task_hash=task_hash)
+    table.rewrite(session, Scorer(context).rescored(basis, moved))
+    table.rebase(session, task_id=task_id, basis=basis, task_hash=task_hash)
     session.flush()
-    return written
-
-
-def _rescored(scorer: Scorer, basis: str, rows: Iterable[Any]) -> Iterable[dict[str, Any]]:
-    """New Arena columns of rows whose baseline moved (a row without a value keeps none)."""
-    for row in rows:
-        if row.problem is not None:
-            yield {"submission_id": row.id, "basis": basis}
-            continue
-        run = ArenaRun(
-            submission_id=row.id,
-            task_id=row.task_id,
-            total_tokens=row.total_tokens,
-            tool_calls=row.tool_calls,
-            iterations=row.iterations,
-            execution_time=row.execution_time or None,
-            cost_usd=row.cost_usd,
-        )
-        yield {"submission_id": row.id, "basis": basis, **scorer.arena(run, row.correctness)}
+    return written + len(moved)
 
 
 def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[list[str]]:

@@ -142,13 +142,18 @@ def evaluations_of(
     return {sub_row.id: (sub_row, evaluation) for sub_row, evaluation in rows}
 
 
-def usage_of(session: Session, submission_ids: Sequence[str]) -> list[Any]:
-    """What a baseline move rescores from: usage columns, stored correctness and problem."""
+STORED_KEYS = (R.arena_key, R.efficiency_key, R.speed_key, R.cost_key, R.correctness_key)
+"""The Arena columns a baseline move can change (`usage_to_rescore` reads them too, so that only
+the rows whose values moved are written)."""
+
+
+def usage_to_rescore(session: Session, *, task_id: str, basis: str, task_hash: str) -> list[Any]:
+    """What a baseline move rescores from, for every row of the task stored for this definition
+    on another basis (one statement): usage columns, stored correctness, problem and keys."""
     return list(
         session.execute(
             select(
                 S.id,
-                S.task_id,
                 S.total_tokens,
                 S.tool_calls,
                 S.iterations,
@@ -156,10 +161,21 @@ def usage_of(session: Session, submission_ids: Sequence[str]) -> list[Any]:
                 S.cost_usd,
                 R.correctness,
                 R.problem,
+                *STORED_KEYS,
             )
             .join(R, R.submission_id == S.id)
-            .where(S.id.in_(list(submission_ids)))
+            .where(R.task_id == task_id, R.task_hash == task_hash, R.basis != basis)
         )
+    )
+
+
+def rebase(session: Session, *, task_id: str, basis: str, task_hash: str) -> None:
+    """Mark every row of the task stored for this definition as scored on ``basis`` (one
+    statement; the rows whose values moved are rewritten first)."""
+    session.execute(
+        update(R)
+        .where(R.task_id == task_id, R.task_hash == task_hash, R.basis != basis)
+        .values(basis=basis)
     )
 
 
