@@ -11,7 +11,7 @@ copies and holds, baseline, standings, places, and the whole-task figures a Scyl
 board draws) is then timed in a fresh process on a copy of the store (wall and the process's
 CPU time: on a shared machine the CPU time moves less with the load), three times in a row:
 "whole", with the task's copies decided from all its runs (as its first refresh does, or one
-after a run arrives late: the task's `copies_decided` row deleted first); "quiet", nothing changed
+after a run arrives late: the task's `task_refreshes` row deleted first); "quiet", nothing changed
 since; "+N", after ``--new`` more clones submitted after every other run (what a refresh
 after a batch of merges sees: their standings built and every run scored against the moved
 baseline). Each once with this tree's code and, with
@@ -62,10 +62,10 @@ def timed(profiler=None):
         if profiler:
             profiler.disable()
     return {"wall": time.perf_counter() - started, "cpu": time.process_time() - cpu}
-if hasattr(models, "CopiesDecidedRow"):  # an older revision decides the whole task anyway
+if hasattr(models, "TaskRefreshRow"):  # an older revision decides the whole task anyway
     with session_scope() as session:
-        decided = models.CopiesDecidedRow
-        session.execute(delete(decided).where(decided.task_id == task_id))
+        kept = models.TaskRefreshRow
+        session.execute(delete(kept).where(kept.task_id == task_id))
 found = {"whole": timed(), "quiet": timed()}
 if new:
     example = next(e for e in read_examples(examples_url) if e.kind == kind)

@@ -65,6 +65,13 @@ class Settings(BaseSettings):
     baseline_refresh_debounce_s: float = Field(
         default=2.0, ge=0, description="One baseline refresh per task per this many seconds."
     )
+    baseline_refresh_share: float = Field(
+        default=0.25,
+        gt=0,
+        le=1,
+        description="The most of the time a task's scheduled refreshes take: after one that "
+        "took d seconds the next a merge schedules starts d (1 / share - 1) after it ended.",
+    )
     unacked_restore_interval_s: int = Field(
         default=10, ge=1, description="How often workers look for unacked messages to restore."
     )

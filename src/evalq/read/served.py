@@ -9,6 +9,7 @@ attaching it here, and only here, is what keeps the doors from disagreeing about
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -37,7 +38,7 @@ from evalq.store import standings as standings_store
 from evalq.store import traces as trace_store
 from evalq.store.baseline_sql import refresh_task_baseline
 from evalq.store.db import replica_lag_s
-from evalq.store.models import Review, TaskRow
+from evalq.store.models import Review, TaskRow, utcnow
 from evalq.store.versions import task_version
 
 
@@ -234,16 +235,21 @@ def refresh_task(session: Session, *, task_id: str, settings: Settings | None = 
     """What follows a batch of merges and an accepted review alike: settle the task's reviews
     and store its baseline again (`refresh_task_baseline`), score every run's standing against
     it, and draw a Scylla or suite board's whole-task figures again, in one transaction, so no
-    board ranks against a baseline its rows were not scored on. Returns the baseline version.
+    board ranks against a baseline its rows were not scored on; how long it took is kept
+    (`queries.note_refresh`: the next scheduled one is spaced by it). Returns the baseline
+    version.
 
     Raises:
         sqlalchemy.exc.IntegrityError: a concurrent refresh stored this version first (the
             caller tries again in a new transaction).
     """
     settings = settings or get_settings()
+    started = time.perf_counter()
     version = refresh_task_baseline(session, task_id=task_id, settings=settings)
     context = task_context(session, task_id=task_id, settings=settings)
     projector.project_task(session, context)
+    cost = time.perf_counter() - started
+    queries.note_refresh(session, task_id=task_id, cost_s=cost, ended_at=utcnow())
     return version
 
 

@@ -115,10 +115,7 @@ class Scorer:
         for index, row in enumerate(valued):
             values = {
                 "arena_key": round(overall[index], VALUE_DIGITS),
-                **{
-                    f"{name}_key": round(keys[name][index], CATEGORY_DIGITS)
-                    for name in CATEGORIES
-                },
+                **{f"{name}_key": round(keys[name][index], CATEGORY_DIGITS) for name in CATEGORIES},
             }
             if any(getattr(row, key) != value for key, value in values.items()):
                 changed.append({"submission_id": row.id, "basis": basis, **values})

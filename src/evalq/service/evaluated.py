@@ -284,6 +284,7 @@ def announce(app: Celery, recorded: Sequence[Recorded], settings: Settings) -> N
             app.send_task(
                 REFRESH_TASK,
                 args=[task_id],
+                kwargs={"spaced": True},
                 countdown=settings.baseline_refresh_debounce_s,
                 queue=ROUTES[REFRESH_TASK]["queue"],
             )

@@ -349,23 +349,29 @@ class TaskTallyRow(Base):
     count: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
-class CopiesDecidedRow(Base):
-    """How far the refresh has decided a task's copy marks (migration 0033_copies_decided): the
-    latest submission time of the runs it decided and how many runs it decided
-    (`evalq.store.review_sql`); no row before its first refresh decided them all. A migration
-    that changes what a run's mark is decided from (its digests, usage or sketch) deletes the rows.
+class TaskRefreshRow(Base):
+    """What the refresh keeps of its own work on a task (migration 0033_task_refreshes).
+
+    How far it has decided the task's copy marks: the latest submission time of the runs it
+    decided and how many runs it decided (`evalq.store.review_sql`); None before a refresh
+    decided them all. A migration that changes what a run's mark is decided from (its digests,
+    usage or sketch) clears them. And how long its last refresh took and when it ended: a
+    refresh a merge scheduled waits so that the task's refreshes take at most
+    EVALQ_BASELINE_REFRESH_SHARE of the time (`evalq.tasks.merge.refresh_baseline`).
 
     Only the refresh writes it, and not on the task's own row: a merge claims the refresh on that
     row after it adds to the tallies, and a refresh holding the row while it counts the tallies
     again would deadlock with it."""
 
-    __tablename__ = "copies_decided"
+    __tablename__ = "task_refreshes"
 
     task_id: Mapped[str] = mapped_column(
         String(128), ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True
     )
-    through: Mapped[datetime]
-    runs: Mapped[int] = mapped_column(BigInteger)
+    copies_through: Mapped[datetime | None] = mapped_column(default=None)
+    copies_runs: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    cost_s: Mapped[float | None] = mapped_column(default=None)
+    ended_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class JudgeTallyRow(Base):

@@ -47,8 +47,8 @@ from evalq.scoring.review import (
     near_in_usage_of,
     token_threshold,
 )
-from evalq.store.models import CopiesDecidedRow, EvaluationRow, SubmissionRow
-from evalq.store.queries import EVALUATED, FACT_COLUMNS, may_copy, run_facts
+from evalq.store.models import EvaluationRow, SubmissionRow, TaskRefreshRow
+from evalq.store.queries import EVALUATED, FACT_COLUMNS, may_copy, refresh_row, run_facts
 from evalq.store.ranks import Ranks
 
 
@@ -98,29 +98,26 @@ def _mark_copies(session: Session, task_id: str, evaluated: ColumnElement[bool])
 
     A run's mark depends only on the runs submitted before it (`duplicates`). So when every run
     the last refresh decided is still there and no run it did not decide was submitted before
-    its latest (`CopiesDecidedRow`), only the runs submitted since are decided
+    its latest (`TaskRefreshRow`), only the runs submitted since are decided
     (`_decide_since`), against the counted runs in reach of their usage: in proportion to what
-    arrived, not to the task. Otherwise (the first refresh, a late run) the
-    whole task is decided again (`_decide_whole`)."""
+    arrived, not to the task. Otherwise (the first refresh, a late run) the whole task is
+    decided again (`_decide_whole`)."""
     hashed = and_(evaluated, SubmissionRow.run_hash.is_not(None))
-    progress = session.get(CopiesDecidedRow, task_id)
-    if progress is not None and progress.runs == session.scalar(
-        select(func.count()).where(hashed, SubmissionRow.created_at <= progress.through)
+    progress = session.get(TaskRefreshRow, task_id)
+    since, runs = (progress.copies_through, progress.copies_runs) if progress else (None, None)
+    if since is not None and runs == session.scalar(
+        select(func.count()).where(hashed, SubmissionRow.created_at <= since)
     ):
-        copies = _decide_since(session, hashed, progress.through)
+        copies = _decide_since(session, hashed, since)
     else:
         copies = _decide_whole(session, evaluated)
     through = _decided_through(session, task_id, hashed)
-    if through is None:
-        if progress is not None:
-            session.delete(progress)
-    else:
-        before = SubmissionRow.created_at <= through
-        runs = session.scalar(select(func.count()).where(hashed, before)) or 0
-        if progress is None:
-            session.add(CopiesDecidedRow(task_id=task_id, through=through, runs=runs))
-        else:
-            progress.through, progress.runs = through, runs
+    if through is not None or progress is not None:
+        progress = progress or refresh_row(session, task_id=task_id)
+        progress.copies_through, progress.copies_runs = through, None
+        if through is not None:
+            before = SubmissionRow.created_at <= through
+            progress.copies_runs = session.scalar(select(func.count()).where(hashed, before))
     session.flush()
     return copies
 

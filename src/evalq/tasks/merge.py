@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from celery import Task as CeleryTask
@@ -15,8 +16,9 @@ from evalq.read.baseline import current_baseline
 from evalq.service.evaluated import announce, record_evaluation
 from evalq.store import queries
 from evalq.store.db import session_scope
+from evalq.store.models import utcnow
 from evalq.tasks.monitors import check_monitors
-from evalq.workers.names import MERGE_TASK, REFRESH_TASK
+from evalq.workers.names import MERGE_TASK, REFRESH_TASK, ROUTES
 from evalq.workers.policy import (
     MERGE_MAX_WAITS,
     REFRESH_ATTEMPTS,
@@ -25,6 +27,8 @@ from evalq.workers.policy import (
     is_transient_db_error,
     merge_wait,
 )
+
+log = logging.getLogger(__name__)
 
 
 @shared_task(bind=True, name=MERGE_TASK, max_retries=MERGE_MAX_WAITS)
@@ -70,7 +74,7 @@ def _merge(self: CeleryTask, submission_id: str) -> dict[str, str]:
     retry_backoff=True,
     max_retries=REFRESH_MAX_RETRIES,
 )
-def refresh_baseline(task_id: str) -> int:
+def refresh_baseline(task_id: str, spaced: bool = False) -> int | None:
     """Recompute a task's Arena baseline from its evaluated submissions; store a new version.
 
     The baseline's figures are order statistics read in the database (`sql_baseline`), so a
@@ -83,7 +87,16 @@ def refresh_baseline(task_id: str) -> int:
     computes again from what it reads then, so the newest version is never older than either.
     The task's monitors are checked once the new version is stored (`check_monitors`): the
     debounce that spares the baseline a refresh per merge spares the monitors a check per merge.
+
+    ``spaced``: scheduled (by a merge, or the ticket sweep), not asked for. Such a refresh of a
+    task whose last refresh took d seconds starts no sooner than d (1 / share - 1) after it
+    ended (EVALQ_BASELINE_REFRESH_SHARE, 1/4: three times d): it sends itself again for then and
+    returns None, its claim kept, so the merges meanwhile schedule nothing more. The refreshes
+    of a large task that keeps receiving runs then take at most that share of a worker instead
+    of running back to back; a small task's (milliseconds) are spaced by the debounce alone.
     """
+    if spaced and _sent_for_later(task_id):
+        return None
     with session_scope() as session:
         queries.release_refresh(session, task_id=task_id)
     attempt = 1
@@ -99,6 +112,30 @@ def refresh_baseline(task_id: str) -> int:
             if attempt == REFRESH_ATTEMPTS:
                 raise
             attempt += 1
+
+
+def _sent_for_later(task_id: str) -> bool:
+    """Whether the task's refreshes have had their share of the time: this one is then sent
+    again for when they have not (False, and it runs now, when the broker does not take it)."""
+    settings = get_settings()
+    with session_scope() as session:
+        wait = queries.refresh_wait_s(
+            session, task_id=task_id, share=settings.baseline_refresh_share, now=utcnow()
+        )
+    if wait <= 0:
+        return False
+    try:
+        current_app.send_task(
+            REFRESH_TASK,
+            args=[task_id],
+            kwargs={"spaced": True},
+            countdown=wait,
+            queue=ROUTES[REFRESH_TASK]["queue"],
+        )
+    except Exception as error:  # the broker is down: run now rather than lose the refresh
+        log.warning("could not space the refresh of %s: %s", task_id, type(error).__name__)
+        return False
+    return True
 
 
 def _store_baseline(task_id: str) -> int:

@@ -36,7 +36,12 @@ def refresh_lapsed() -> list[str]:
         ]
     try:
         for task_id in claimed:
-            current_app.send_task(REFRESH_TASK, args=[task_id], queue=ROUTES[REFRESH_TASK]["queue"])
+            current_app.send_task(
+                REFRESH_TASK,
+                args=[task_id],
+                kwargs={"spaced": True},
+                queue=ROUTES[REFRESH_TASK]["queue"],
+            )
     except Exception as error:  # the broker is down: give the claims back, the next sweep sends
         log.warning("could not schedule %d refresh(es): %s", len(claimed), type(error).__name__)
         with session_scope() as session:

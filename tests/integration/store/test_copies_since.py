@@ -18,7 +18,7 @@ from evalq.scoring.near_copy import sketch, sketch_bytes, stored_sketch
 from evalq.scoring.review import duplicates
 from evalq.store import queries, review_sql
 from evalq.store.db import session_scope
-from evalq.store.models import CopiesDecidedRow, SubmissionRow
+from evalq.store.models import SubmissionRow, TaskRefreshRow
 
 pytestmark = pytest.mark.both_databases  # the database matters here (tests/conftest.py)
 
@@ -93,10 +93,10 @@ def marks_and_whole(url: str, task_id: str) -> tuple[dict[str, str], dict[str, s
 
 def decided(url: str, task_id: str) -> tuple[datetime | None, int | None]:
     with session_scope(url) as session:
-        progress = session.get(CopiesDecidedRow, task_id)
-        if progress is None:
+        progress = session.get(TaskRefreshRow, task_id)
+        if progress is None or progress.copies_through is None:
             return None, None
-        return progress.through.replace(tzinfo=UTC), progress.runs
+        return progress.copies_through.replace(tzinfo=UTC), progress.copies_runs
 
 
 @pytest.mark.parametrize("seed", [1, 2])

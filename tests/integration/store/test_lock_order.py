@@ -6,7 +6,7 @@ A merge adds its runs to the task's tallies and then claims the next refresh on 
 counted the tallies again (stop 62 kept how far it had decided the copies there) waited on the
 merge's tally rows while the merge waited on the task's row: PostgreSQL's deadlock detector then
 aborted one, and on a busy CI machine a submission through the API answered 503. The refresh
-now keeps that in a row of its own (`CopiesDecidedRow`), a merge claims its tasks in the order
+now keeps that in a row of its own (`TaskRefreshRow`), a merge claims its tasks in the order
 of their ids, and the intake's transaction, ended by the database for a concurrent one, runs
 again (`in_transaction`) instead of answering 503.
 

@@ -6,6 +6,9 @@ from evalq.store.queries.baselines import (
     claim_refresh,
     current_baseline,
     current_baselines,
+    note_refresh,
+    refresh_row,
+    refresh_wait_s,
     release_refresh,
 )
 from evalq.store.queries.evaluations import (
@@ -113,9 +116,12 @@ __all__ = [
     "may_copy",
     "metadata_of",
     "missing_tasks",
+    "note_refresh",
     "pending_tiers",
     "put_task",
     "record_decision",
+    "refresh_row",
+    "refresh_wait_s",
     "release_refresh",
     "release_unsent",
     "review_decisions",

@@ -1,10 +1,11 @@
-"""Baseline snapshots: the current one, a new version, the refresh claim.
+"""Baseline snapshots: the current one, a new version, the refresh claim and its spacing.
 
 Every function takes the session as a keyword argument."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -12,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from evalq.store.models import (
     BaselineRow,
+    TaskRefreshRow,
     TaskRow,
 )
 
@@ -77,3 +79,32 @@ def claim_refresh(session: Session, *, task_id: str) -> bool:
 def release_refresh(session: Session, *, task_id: str) -> None:
     """Allow the next refresh of the task to be scheduled (called as a refresh starts)."""
     session.execute(update(TaskRow).where(TaskRow.id == task_id).values(refresh_scheduled=False))
+
+
+def refresh_row(session: Session, *, task_id: str) -> TaskRefreshRow:
+    """The task's `TaskRefreshRow`, added empty when it has none (in the caller's transaction,
+    the refresh's: no other writes it)."""
+    row = session.get(TaskRefreshRow, task_id)
+    if row is None:
+        row = TaskRefreshRow(task_id=task_id)
+        session.add(row)
+    return row
+
+
+def note_refresh(session: Session, *, task_id: str, cost_s: float, ended_at: datetime) -> None:
+    """Keep how long the task's refresh took and when it ended (its own transaction's last
+    write)."""
+    row = refresh_row(session, task_id=task_id)
+    row.cost_s, row.ended_at = cost_s, ended_at
+
+
+def refresh_wait_s(session: Session, *, task_id: str, share: float, now: datetime) -> float:
+    """How long a scheduled refresh of the task waits so that its refreshes take at most
+    ``share`` of the time: after one that took d seconds the next starts d (1 / share - 1)
+    after it ended (0 when none is kept, or that time has passed)."""
+    row = session.get(TaskRefreshRow, task_id)
+    if row is None or row.cost_s is None or row.ended_at is None:
+        return 0.0
+    ended = row.ended_at if row.ended_at.tzinfo else row.ended_at.replace(tzinfo=now.tzinfo)
+    due = ended + timedelta(seconds=row.cost_s * (1 / share - 1))
+    return max(0.0, (due - now).total_seconds())
