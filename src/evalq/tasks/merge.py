@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from celery import Celery, current_app, shared_task
 from celery import Task as CeleryTask
-from celery import current_app, shared_task
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from evalq.core.schemas import TIERS
@@ -112,6 +112,23 @@ def refresh_baseline(task_id: str, spaced: bool = False) -> int | None:
             if attempt == REFRESH_ATTEMPTS:
                 raise
             attempt += 1
+
+
+def resend_refreshes(app: Celery) -> list[str]:
+    """In-process only, at start: send again the refresh of every task whose claim an earlier
+    process left set (with no broker, its message, waiting out the debounce or the spacing,
+    died with that process, and the claim would keep every later merge from scheduling one);
+    the tasks."""
+    with session_scope() as session:
+        claimed = queries.claimed_refreshes(session)
+    for task_id in claimed:
+        app.send_task(
+            REFRESH_TASK,
+            args=[task_id],
+            kwargs={"spaced": True},
+            queue=ROUTES[REFRESH_TASK]["queue"],
+        )
+    return claimed
 
 
 def _sent_for_later(task_id: str) -> bool:

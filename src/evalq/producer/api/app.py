@@ -161,22 +161,26 @@ class TraceSweep:
 
 
 def _start_in_process(client: Client) -> None:
-    """Start the in-process worker and send it the runs an earlier process left unfinished.
+    """Start the in-process worker and send it the runs, events and refreshes an earlier process
+    left unfinished.
 
     Nothing else can be evaluating them: with no broker their messages died with that process.
     """
+    from evalq.tasks.merge import resend_refreshes
     from evalq.tasks.recover import recover
     from evalq.tasks.webhooks import resend_events
 
     client.start()
     resent = recover(client.app, older_than=timedelta(0))
     events = resend_events(client.app, every_pending=True)
+    refreshes = resend_refreshes(client.app)
     log.warning(
         "no broker configured (EVALQ_BROKER_URL): submissions are evaluated in this process; "
-        "%d unfinished submission(s) and %d pending webhook event(s) from an earlier run sent "
-        "again",
+        "%d unfinished submission(s), %d pending webhook event(s) and %d scheduled refresh(es) "
+        "from an earlier run sent again",
         len(resent),
         len(events),
+        len(refreshes),
     )
 
 

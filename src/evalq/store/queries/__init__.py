@@ -4,6 +4,7 @@ as a keyword argument. Callers use ``queries.NAME``; the modules hold the code."
 from evalq.store.queries.baselines import (
     add_baseline,
     claim_refresh,
+    claimed_refreshes,
     current_baseline,
     current_baselines,
     note_refresh,
@@ -96,6 +97,7 @@ __all__ = [
     "begin_enqueue",
     "board_facts",
     "claim_refresh",
+    "claimed_refreshes",
     "count_flagged",
     "current_attempts",
     "current_baseline",

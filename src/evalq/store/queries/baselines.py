@@ -81,6 +81,13 @@ def release_refresh(session: Session, *, task_id: str) -> None:
     session.execute(update(TaskRow).where(TaskRow.id == task_id).values(refresh_scheduled=False))
 
 
+def claimed_refreshes(session: Session) -> list[str]:
+    """The tasks whose refresh is scheduled (claimed and not yet started), by id."""
+    return list(
+        session.scalars(select(TaskRow.id).where(TaskRow.refresh_scheduled).order_by(TaskRow.id))
+    )
+
+
 def refresh_row(session: Session, *, task_id: str) -> TaskRefreshRow:
     """The task's `TaskRefreshRow`, added empty when it has none (in the caller's transaction,
     the refresh's: no other writes it)."""
