@@ -36,7 +36,8 @@ from evalq.scoring.evaluation_event import EvaluationEvent, evaluation_event
 from evalq.service.results_out import emit_results
 from evalq.store import queries, sessions, tallies, webhooks
 from evalq.store.queries import Job
-from evalq.workers.names import EVENT_TASK, REFRESH_TASK, ROUTES
+from evalq.workers.chords import schedule_refresh
+from evalq.workers.names import EVENT_TASK, ROUTES
 
 log = logging.getLogger(__name__)
 
@@ -281,13 +282,7 @@ def announce(app: Celery, recorded: Sequence[Recorded], settings: Settings) -> N
             for delivery_id in r.events:
                 app.send_task(EVENT_TASK, args=[delivery_id], queue=ROUTES[EVENT_TASK]["queue"])
         for task_id in refreshes:
-            app.send_task(
-                REFRESH_TASK,
-                args=[task_id],
-                kwargs={"spaced": True},
-                countdown=settings.baseline_refresh_debounce_s,
-                queue=ROUTES[REFRESH_TASK]["queue"],
-            )
+            schedule_refresh(app, task_id, countdown=settings.baseline_refresh_debounce_s)
     except Exception as error:  # one line: the broker being down is not a bug of ours
         log.warning(
             "could not announce %d merged submission(s): %s", len(recorded), type(error).__name__

@@ -18,7 +18,8 @@ from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.models import utcnow
 from evalq.tasks.monitors import check_monitors
-from evalq.workers.names import MERGE_TASK, REFRESH_TASK, ROUTES
+from evalq.workers.chords import schedule_refresh
+from evalq.workers.names import MERGE_TASK, REFRESH_TASK
 from evalq.workers.policy import (
     MERGE_MAX_WAITS,
     REFRESH_ATTEMPTS,
@@ -122,12 +123,7 @@ def resend_refreshes(app: Celery) -> list[str]:
     with session_scope() as session:
         claimed = queries.claimed_refreshes(session)
     for task_id in claimed:
-        app.send_task(
-            REFRESH_TASK,
-            args=[task_id],
-            kwargs={"spaced": True},
-            queue=ROUTES[REFRESH_TASK]["queue"],
-        )
+        schedule_refresh(app, task_id)
     return claimed
 
 
@@ -142,13 +138,7 @@ def _sent_for_later(task_id: str) -> bool:
     if wait <= 0:
         return False
     try:
-        current_app.send_task(
-            REFRESH_TASK,
-            args=[task_id],
-            kwargs={"spaced": True},
-            countdown=wait,
-            queue=ROUTES[REFRESH_TASK]["queue"],
-        )
+        schedule_refresh(current_app, task_id, countdown=wait)
     except Exception as error:  # the broker is down: run now rather than lose the refresh
         log.warning("could not space the refresh of %s: %s", task_id, type(error).__name__)
         return False

@@ -18,7 +18,8 @@ from celery import current_app, shared_task
 from evalq.store import queries
 from evalq.store.db import session_scope
 from evalq.store.tickets import lapsed_since_drawn
-from evalq.workers.names import REFRESH_TASK, ROUTES, TICKET_SWEEP_TASK
+from evalq.workers.chords import schedule_refresh
+from evalq.workers.names import TICKET_SWEEP_TASK
 from evalq.workers.policy import TRANSIENT_DB_ERRORS
 
 log = logging.getLogger(__name__)
@@ -36,12 +37,7 @@ def refresh_lapsed() -> list[str]:
         ]
     try:
         for task_id in claimed:
-            current_app.send_task(
-                REFRESH_TASK,
-                args=[task_id],
-                kwargs={"spaced": True},
-                queue=ROUTES[REFRESH_TASK]["queue"],
-            )
+            schedule_refresh(current_app, task_id)
     except Exception as error:  # the broker is down: give the claims back, the next sweep sends
         log.warning("could not schedule %d refresh(es): %s", len(claimed), type(error).__name__)
         with session_scope() as session:

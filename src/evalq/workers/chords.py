@@ -14,10 +14,22 @@ from redis.exceptions import TimeoutError as RedisTimeout
 from evalq.core.errors import BrokerUnavailable
 from evalq.core.schemas import TIERS, Tier
 from evalq.workers.app import EvalqCelery, ProducerRedisBackend
-from evalq.workers.names import MERGE_TASK, ROUTES, TIER_TASKS
+from evalq.workers.names import MERGE_TASK, REFRESH_TASK, ROUTES, TIER_TASKS
 
 UNREACHABLE = (OperationalError, RedisConnectionError, RedisTimeout, ConnectionError, TimeoutError)
 """What publishing raises when the broker or the result store cannot be reached."""
+
+
+def schedule_refresh(app: Celery, task_id: str, *, countdown: float = 0.0) -> None:
+    """Send the scheduled refresh of a task that its claim stands for, by name
+    (`evalq.tasks.merge.refresh_baseline` with ``spaced``), ``countdown`` seconds from now."""
+    app.send_task(
+        REFRESH_TASK,
+        args=[task_id],
+        kwargs={"spaced": True},
+        countdown=countdown,
+        queue=ROUTES[REFRESH_TASK]["queue"],
+    )
 
 
 def chord_ids(submission_id: str, attempt: int) -> dict[str, str]:
