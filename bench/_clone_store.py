@@ -179,7 +179,8 @@ def store_clones(
     with ``status`` and without an evaluation: ready for a real merge); their ids. Submitted a
     second apart up to now, or, ``after`` a time, a millisecond apart from it."""
     from evalq.store.db import engine_for
-    from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow
+    from evalq.store.models import EvaluationRow, RunMetadataRow, SubmissionRow, TierResultRow
+    from evalq.store.run_metadata import entries
 
     runs, tiers, evaluations = [], [], []
     now = datetime.now(UTC)
@@ -214,6 +215,10 @@ def store_clones(
             connection.execute(TierResultRow.__table__.insert(), tiers)
         if evaluations:
             connection.execute(EvaluationRow.__table__.insert(), evaluations)
+        # the metadata entries a board filters on, as the merge's projector stores them
+        found = [e for run in runs for e in entries(run["id"], run["payload"].get("metadata"))]
+        if found:
+            connection.execute(RunMetadataRow.__table__.insert(), found)
     return [r["id"] for r in runs]
 
 

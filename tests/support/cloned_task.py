@@ -21,9 +21,18 @@ from evalq.read import served
 from evalq.scoring.near_copy import sketch, sketch_bytes
 from evalq.store import queries, tallies
 from evalq.store.db import engine_for, session_scope
-from evalq.store.models import EvaluationRow, SubmissionRow, TierResultRow, utcnow
+from evalq.store.models import (
+    EvaluationRow,
+    RunMetadataRow,
+    SubmissionRow,
+    TierResultRow,
+    utcnow,
+)
+from evalq.store.run_metadata import entries
 
 CHUNK = 2_000
+ATTEMPTS: tuple[Any, ...] = (1, 2, "2", 2.5, True, None)
+"""A clone's ``attempt`` metadata, by its index: a filter ``attempt=2`` keeps 2 and "2"."""
 
 
 def template_rows(url: str, task_id: str) -> list[tuple[dict[str, Any], dict[str, Any], list[Any]]]:
@@ -96,11 +105,16 @@ def clone(
     sid = f"{task_id}.{index:07d}"
     factor = rng.uniform(1.0, 1.5)
     usage = scaled_usage(run["payload"].get("usage") or {}, factor)
+    # what a board filters on: values of every JSON type a filter compares as text
+    metadata = dict(run["payload"].get("metadata") or {}) | {
+        "attempt": ATTEMPTS[index % len(ATTEMPTS)],
+        "shard": f"s{index % 3}",
+    }
     new = dict(run) | {
         "id": sid,
         "task_id": task_id,
         "payload": dict(run["payload"])
-        | {"id": sid, "task_id": task_id, "usage": usage}
+        | {"id": sid, "task_id": task_id, "usage": usage, "metadata": metadata}
         | own_output(run, index),
         "copy_of": None,
         "review": None,
@@ -149,6 +163,10 @@ def cloned_task(url: str, *, template: str, task_id: str, size: int, seed: int =
             connection.execute(EvaluationRow.__table__.insert(), evaluations)
             if tiers:
                 connection.execute(TierResultRow.__table__.insert(), tiers)
+            # the metadata entries the merge's projector stores (`run_metadata.store`)
+            found = [e for run in runs for e in entries(run["id"], run["payload"]["metadata"])]
+            if found:
+                connection.execute(RunMetadataRow.__table__.insert(), found)
     with session_scope(url) as session:
         served.refresh_task(session, task_id=task_id)
         # its runs were not merged here: their judged runs are counted once, as the migration

@@ -106,8 +106,7 @@ def board_page(
     if current is not None and current.kind is not None and placed:
         rule = KINDS[current.kind]
     else:
-        # never written here (reads never write): the verdict's counts hold on rows behind the
-        # task's basis; the page itself is the whole task's then (`leaderboard`)
+        # the task moved since its refresh: the kind as the standings are ranked by
         rule = rule_of(session, context)
     board = served.board(session, query, settings=settings)
     tool, model, variant, status = query.tool, query.model, query.variant, query.status

@@ -42,7 +42,7 @@ from evalq.core.results import CostOfPass, EvaluationStatus, ScyllaScores
 from evalq.core.schemas import TaskKind
 from evalq.core.settings import Settings
 from evalq.read import standings
-from evalq.read.boards.sample import sample_of, sampled_view
+from evalq.read.boards.sample import SAMPLED_RUNS, Sample, run_counts, sample_of, sampled_view
 from evalq.read.compare import CompareReport, compare_task
 from evalq.read.flood import flood_note
 from evalq.read.plans import (
@@ -76,7 +76,7 @@ from evalq.read.view import (
     TaskView,
     is_held,
     task_context,
-    task_view,
+    view_from,
     view_of,
 )
 from evalq.scoring.kinds import KINDS, KindRule, ranking_value, sort_key
@@ -98,6 +98,7 @@ from evalq.stats.ranking import competition_ranks
 from evalq.store import copies as copy_marks
 from evalq.store import queries, task_kinds
 from evalq.store import standings as table
+from evalq.store.chunks import chunks
 from evalq.store.models import EvaluationRow, Review, SubmissionRow
 from evalq.store.task_tallies import BINS
 from evalq.store.versions import task_version
@@ -380,6 +381,14 @@ class LeaderboardReport(Reply):
         "how many runs each scored, and each break's bridge (docs/judge.md); absent otherwise.",
         exclude_if=lambda value: value is None,
     )
+    rescoring_note: str | None = Field(
+        default=None,
+        description="When some of the task's runs are not yet scored against the baseline, "
+        "profile and definition this read scores against (a run merged while the refresh ran, "
+        "a redefinition, a profile this server reads differently): how many, placed by their "
+        "stored scores until the refresh that follows scores them again. Absent otherwise.",
+        exclude_if=lambda value: value is None,
+    )
     total: int | None = Field(
         default=None,
         description="How many entries the board has (ranked and held) with the filters given; "
@@ -422,16 +431,17 @@ def leaderboard(
     variant: str | None = None,
     metadata: Mapping[str, str] | None = None,
     settings: Settings | None = None,
-    rank_intervals: bool = True,
     include_held: bool = False,
     status: str | None = None,
     limit: int | None = None,
     offset: int = 0,
+    known: Mapping[str, tuple[SubmissionRow, EvaluationRow]] | None = None,
 ) -> LeaderboardReport:
     """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3) by the score
     its kind is about (`_leaderboard`), with what an Arena board must say of a crowd of new
     agent names that stretches its ranges, or of thin names beyond them
-    (`evalq.read.flood.flood_note`).
+    (`evalq.read.flood.flood_note`). ``known``: runs the caller already read (by id), not
+    read again for the entries.
 
     Raises:
         NotFound: no such task.
@@ -445,11 +455,11 @@ def leaderboard(
         variant=variant,
         metadata=metadata,
         settings=settings,
-        rank_intervals=rank_intervals,
         include_held=include_held,
         status=status,
         limit=limit,
         offset=offset,
+        known=known,
     )
     return with_imported_scores(session, with_range_note(session, board, context))
 
@@ -495,11 +505,11 @@ def _leaderboard(
     variant: str | None = None,
     metadata: Mapping[str, str] | None = None,
     settings: Settings | None = None,
-    rank_intervals: bool = True,
     include_held: bool = False,
     status: str | None = None,
     limit: int | None = None,
     offset: int = 0,
+    known: Mapping[str, tuple[SubmissionRow, EvaluationRow]] | None = None,
 ) -> tuple[LeaderboardReport, TaskContext]:
     """Rank a task's evaluated submissions (standard competition ranking, 1, 1, 3) by the score
     its kind is about; with the task's context it was ranked from (its profile and baseline).
@@ -507,19 +517,22 @@ def _leaderboard(
     Filters keep only the matching submissions; ranks and percentiles are computed among the
     rows kept. ``metadata`` keeps the rows whose metadata holds every ``key: value`` given,
     values compared as strings (`evalq.core.metadata.matches`); it selects rows and never
-    changes what they are ranked by. ``rank_intervals=False`` leaves out the suite entries'
-    rank intervals (the costly part) for readers that only want the scores.
+    changes what they are ranked by.
 
     Runs held for review are listed after the ranked rows, unranked and out of every figure
     computed over the board; ``include_held=True`` ranks them among the others. ``status``
     keeps the ``done`` or the ``degraded`` evaluations only.
 
     ``limit`` lists at most that many entries from ``offset`` (in the board's order; ranks,
-    percentiles and the interval are still the whole board's): an Arena or PeerRead board then
-    ranks every run from its narrow row (`queries.board_facts`: its figures, evidence and kind
-    scores, no trace or output) and scores in full only the runs listed, so a page costs a
-    fraction of the whole board. A Scylla or suite board (whose per-variant board and rank
-    intervals need every run's scores) is computed whole and cut.
+    percentiles and the interval are still the whole board's); None lists every entry from
+    ``offset``. Every read is ranked in the database from the task's standings (`paged`):
+    a quiet unfiltered board in the places its refresh stored, any other by counts of the
+    kept rows above the page; only the runs listed are read and scored in full. A Scylla or
+    suite board's whole-board figures (the variant board, rank intervals) are the ones its
+    refresh stored for the unfiltered board, or drawn for this read over the kept runs only
+    when filtered (`kept_figures`). Standings scored on an earlier baseline, profile or
+    definition than this read's (a merge that raced the refresh, a redefinition) are ranked
+    as stored, and the board says how many (`LeaderboardReport.rescoring_note`).
 
     Raises:
         NotFound: no such task.
@@ -537,46 +550,62 @@ def _leaderboard(
         problems.append(("status", f"one of {', '.join(queries.EVALUATED)} (a board's runs)"))
     if problems:
         raise InvalidInput(problems)
-    if limit is not None and not wanted:
-        context = task_context(session, task_id=task_id, settings=settings)
-        kept = table.Kept(task_id, tool, model, variant, status)
-        unfiltered = not (tool or model or variant or status or include_held)
-        current = current_figures(session, context) if unfiltered else None
-        if current is not None and current.placed(rank_intervals):
-            # the task has not moved since the refresh: its standings are current (the refresh
-            # synced them, and any change since would have moved the version), and its pages
-            # are read in the order it stored
-            return current.page(session, context, kept, limit, offset), context
-        # standings the projector has not scored on the task's current basis yet (a merge
-        # that raced the refresh, a redefinition, a store older than the table) are not
-        # ranked: the whole task is, from its runs, until the refresh; a read never writes
-        rule = rule_of(session, context)
-        fresh = standings.current(session, context)
-        if fresh and rule.kind in ("arena", "peerread"):
-            page, _ = paged(session, context, rule, kept, include_held, limit, offset)
-            return page, context
-        if fresh and rank_intervals and unfiltered:
-            # the whole-task figures (variant board, rank intervals) as stored at this version
-            figures = board_figures(session, context)
-            page, _ = paged(session, context, rule, kept, False, limit, offset)
-            return figures.applied(page), context
-    view = task_view(session, task_id=task_id, settings=settings)
-    board = board_of(
-        view,
-        tool=tool,
-        model=model,
-        variant=variant,
-        metadata=wanted,
-        rank_intervals=rank_intervals,
-        include_held=include_held,
-        status=status,
+    context = task_context(session, task_id=task_id, settings=settings)
+    kept = table.Kept(
+        task_id,
+        tool,
+        model,
+        variant,
+        status,
+        traced_only=traced_only(context),
+        metadata=tuple(sorted(wanted.items())),
     )
-    if limit is None and offset == 0:
-        return board, view
-    end = None if limit is None else offset + limit
-    return board.model_copy(
-        update={"entries": board.entries[offset:end], "offset": offset, "limit": limit}
-    ), view
+    unfiltered = not (tool or model or variant or status or wanted or include_held)
+    current = current_figures(session, context) if unfiltered else None
+    if current is not None and current.placed():
+        # the task has not moved since the refresh: its standings are current (the refresh
+        # synced them, and any change since would have moved the version), and its pages
+        # are read in the order it stored
+        return current.page(session, context, kept, limit, offset, known), context
+    rule = rule_of(session, context)
+    copied = copy_marks.stored(session, task_id=task_id)
+    kept = replace(kept, copies=frozenset(copied[0]))
+    page, _ = paged(
+        session, context, rule, kept, include_held, limit, offset, copied=copied, known=known
+    )
+    if rule.kind in ("scylla", "suite"):
+        figures = (
+            board_figures(session, context)
+            if unfiltered
+            else kept_figures(session, context, rule, kept, include_held=include_held)
+        )
+        page = figures.applied(page)
+    return with_rescoring_note(session, context, page), context
+
+
+def with_rescoring_note(
+    session: Session, context: TaskContext, board: LeaderboardReport
+) -> LeaderboardReport:
+    """``board`` with its rescoring note when some of the task's standings are not on the
+    basis this read scores against (`rescoring_note`); unchanged when all are."""
+    basis, task_hash = standings.basis_of(context)
+    found = table.currency(session, task_id=context.task.id, basis=basis, task_hash=task_hash)
+    behind, missing = found.total - found.current, max(0, found.evaluated - found.total)
+    if not behind and not missing:
+        return board
+    said = []
+    if behind:
+        said.append(
+            f"{behind:,} placed by their scores against an earlier baseline, profile or "
+            "definition of the task"
+        )
+    if missing:
+        said.append(f"{missing:,} not listed yet")
+    note = (
+        f"Of the task's {found.evaluated:,} evaluated runs, {' and '.join(said)}: the refresh "
+        "after the change scores them again (each listed run shows its score as of now)."
+    )
+    return board.model_copy(update={"rescoring_note": note})
 
 
 def board_of(
@@ -586,12 +615,14 @@ def board_of(
     model: str | None = None,
     variant: str | None = None,
     metadata: Mapping[str, str] | None = None,
-    rank_intervals: bool = True,
     include_held: bool = False,
     status: str | None = None,
 ) -> LeaderboardReport:
-    """The leaderboard of a task already loaded (`task_view`); the arguments as `leaderboard`'s
-    (``metadata`` already checked)."""
+    """The leaderboard of a task already loaded whole (`task_view`), ranked in Python; the
+    arguments as `leaderboard`'s (``metadata`` already checked). No door's read ranks a board
+    this way (`leaderboard` ranks in the database): it draws a Scylla or suite board's
+    whole-board figures over the runs loaded (`draw_figures`, `kept_figures`), and the tests
+    hold the database's boards equal to it."""
     wanted = dict(metadata or {})
     rule, every, profile, current = view.rule, view.rows, view.profile, view.current
     kept = [
@@ -614,8 +645,8 @@ def board_of(
     }
     level = profile.arena.confidence_level
     uncertainty = None
-    too_many = rule.kind == "suite" and rank_intervals and len(rows) > SUITE_INTERVAL_MAX_ENTRIES
-    if rule.kind == "suite" and rank_intervals and not too_many:
+    too_many = rule.kind == "suite" and len(rows) > SUITE_INTERVAL_MAX_ENTRIES
+    if rule.kind == "suite" and not too_many:
         uncertainty = suite_uncertainty(
             rule, [r.values for r in rows], [r.scenarios for r in rows], profile.suite, level=level
         )
@@ -655,9 +686,7 @@ def board_of(
         ),
         rank_uncertainty=none_drawn(level, too_many_entries(len(rows)))
         if too_many
-        else method_of(rule.kind, uncertainty, level)
-        if rank_intervals or rule.kind != "suite"
-        else none_drawn(level, "rank intervals not computed for this read"),
+        else method_of(rule.kind, uncertainty, level),
         include_held=include_held,
         duplicate_of=dict(sorted(view.duplicate_of.items())),
         near_copies=dict(sorted(view.near_copies.items())),
@@ -714,21 +743,24 @@ def paged(
     rule: KindRule,
     kept: table.Kept,
     include_held: bool,
-    limit: int,
+    limit: int | None,
     offset: int,
     *,
     stored: table.Summary | None = None,
     copied: tuple[Mapping[str, str], Mapping[str, str]] | None = None,
+    known: Mapping[str, tuple[SubmissionRow, EvaluationRow]] | None = None,
 ) -> tuple[LeaderboardReport, table.Summary]:
     """One page of a board, ranked in the database from the task's standings
     (`evalq.read.standings`): a bounded number of statements whatever the task's size, and
     only the runs listed read and scored in full (the same entries as `board_of`'s).
+    ``limit`` None lists every entry from ``offset``.
 
     ``stored``: the unfiltered board's summary as the refresh stored it, current: the page is
     then read in the order of the places stored with it (an index range), else ranked here
     by counts of the kept rows above the page (`table.ranked_page`). ``copied``: the task's
     copies and near-copies, when already known; else the marks the projector keeps
-    (`evalq.store.copies.stored`). The unfiltered board's summary (held runs out) is read from
+    (`evalq.store.copies.stored`). ``known``: runs already read (a report's), not read
+    again. The unfiltered board's summary (held runs out) is read from
     the task's tallies (`evalq.store.standings.tallied_summary`): no statement aggregates the
     task."""
     copies, near = copied or copy_marks.stored(session, task_id=context.task.id)
@@ -736,22 +768,25 @@ def paged(
     summary = stored or table.summary(
         session, rule, kept, include_held=include_held, copies=kept.copies
     )
+    # no limit: every entry from the offset (the whole board, read as one page)
+    size = summary.ranked + summary.apart if limit is None else limit
     placed = []
     if offset < summary.ranked and stored is not None:
-        placed = table.placed_page(session, task_id=context.task.id, limit=limit, offset=offset)
+        placed = table.placed_page(session, task_id=context.task.id, limit=size, offset=offset)
     elif offset < summary.ranked:
         placed = table.ranked_page(
-            session, rule, kept, include_held=include_held, limit=limit, offset=offset
+            session, rule, kept, include_held=include_held, limit=size, offset=offset
         )
     held_ids: list[str] = []
-    if len(placed) < limit and summary.apart:
+    if len(placed) < size and summary.apart:
         start = max(0, offset - summary.ranked)
         held_ids = table.held_page(
-            session, kept, limit=limit - len(placed), offset=start, include_held=include_held
+            session, kept, limit=size - len(placed), offset=start, include_held=include_held
         )
-    loaded = queries.evaluations_of(
-        session, submission_ids=[p.submission_id for p in placed] + held_ids
-    )
+    listed = [p.submission_id for p in placed] + held_ids
+    loaded = {sid: known[sid] for sid in listed if sid in known} if known else {}
+    for chunk in chunks([sid for sid in listed if sid not in loaded]):
+        loaded |= queries.evaluations_of(session, submission_ids=chunk)
     n = summary.ranked
     entries = [
         _listed(context, rule, loaded[p.submission_id], p.rank, _percentile_of(p, n), p.categories)
@@ -861,19 +896,24 @@ class BoardFigures(Reply):
         "when drawn over every run.",
     )
 
-    def placed(self, rank_intervals: bool = True) -> bool:
+    def placed(self) -> bool:
         """Whether pages of the unfiltered board can be read in the places stored with these
-        figures (a suite board read without rank intervals is not this board)."""
+        figures."""
         return (
             self.summary is not None
             and "own_trace" in self.summary  # drawn before trace provenance was counted: not
             and self.kind is not None
             and self.drawn_at is None
-            and (rank_intervals or self.kind != "suite")
         )
 
     def page(
-        self, session: Session, context: TaskContext, kept: table.Kept, limit: int, offset: int
+        self,
+        session: Session,
+        context: TaskContext,
+        kept: table.Kept,
+        limit: int | None,
+        offset: int,
+        known: Mapping[str, tuple[SubmissionRow, EvaluationRow]] | None = None,
     ) -> LeaderboardReport:
         """A page of the unfiltered board in the stored places, with these figures."""
         assert self.summary is not None and self.kind is not None
@@ -889,6 +929,7 @@ class BoardFigures(Reply):
             offset,
             stored=stored,
             copied=(self.copies, self.near_copies),
+            known=known,
         )
         return self.applied(found)
 
@@ -982,6 +1023,62 @@ def board_figures(session: Session, context: TaskContext) -> BoardFigures:
     if stored.version == figures_version(session, context):
         return figures
     return figures.as_of(stored.computed_at)
+
+
+def kept_figures(
+    session: Session, context: TaskContext, rule: KindRule, kept: table.Kept, *, include_held: bool
+) -> BoardFigures:
+    """A filtered Scylla or suite board's whole-board figures (the variant board, the entries'
+    rank intervals), drawn for this read over the runs it ranks (``kept``, its copies and
+    traced-only rule given) and nothing else, as `board_of` draws them over those runs: only
+    they are read, at most `SAMPLED_RUNS` per variant of a Scylla board (chosen as the
+    refresh's sample chooses them, and said; each variant's plan and peers then judged on
+    every run the board ranks). A suite board of more than `SUITE_INTERVAL_MAX_ENTRIES`
+    ranked entries draws none, as its unfiltered board does, and reads no run."""
+    level = context.profile.arena.confidence_level
+    ranked = table.ranked_runs(session, kept, include_held=include_held)
+    figures = BoardFigures(
+        variants=None, rank_uncertainty=method_of(rule.kind, None, level), intervals={}
+    )
+    if rule.kind == "suite" and len(ranked) > SUITE_INTERVAL_MAX_ENTRIES:
+        why = too_many_entries(len(ranked))
+        return figures.model_copy(
+            update={"rank_uncertainty": none_drawn(level, why), "entry_note": why}
+        )
+    by_variant: dict[str | None, list[tuple[str, str]]] = {}
+    for sid, variant, content_hash in ranked:
+        by_variant.setdefault(variant, []).append((content_hash or "", sid))
+    sample = None
+    if rule.kind == "scylla" and max(map(len, by_variant.values()), default=0) > SAMPLED_RUNS:
+        ids = sorted(sid for runs in by_variant.values() for _, sid in sorted(runs)[:SAMPLED_RUNS])
+        # the plans judged on every run this board ranks, not on the sample
+        counts = run_counts(session, task_id=context.task.id, kept=kept, include_held=include_held)
+        sample = Sample(ids, counts, len(ranked), SAMPLED_RUNS)
+    ids = sample.ids if sample is not None else sorted(sid for sid, _, _ in ranked)
+    loaded: dict[str, tuple[SubmissionRow, EvaluationRow]] = {}
+    for chunk in chunks(ids):
+        loaded |= queries.evaluations_of(session, submission_ids=chunk)
+    view = view_from(context, [loaded[sid] for sid in ids if sid in loaded])
+    counted = None if sample is None else sample.counts  # None: over the rows drawn
+    whole = board_of(replace(view, rule=rule, counts=counted), include_held=include_held)
+    uncertainty = whole.rank_uncertainty
+    if sample is not None:
+        uncertainty = uncertainty.model_copy(update={"note": f"{uncertainty.note}; {sample.note}"})
+    return figures.model_copy(
+        update={
+            "variants": whole.variants,
+            "rank_uncertainty": uncertainty,
+            "intervals": {
+                e.submission_id: EntryInterval(
+                    rank_interval=e.rank_interval,
+                    rank_interval_note=e.rank_interval_note,
+                    not_separable_from=e.not_separable_from,
+                )
+                for e in whole.entries
+                if e.rank is not None and whole.kind == "suite"
+            },
+        }
+    )
 
 
 def draw_figures(session: Session, context: TaskContext) -> BoardFigures:

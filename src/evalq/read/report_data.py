@@ -18,8 +18,7 @@ from evalq.read.leaderboard import (
     CATEGORIES,
     LeaderboardEntry,
     LeaderboardReport,
-    board_of,
-    with_range_note,
+    leaderboard,
 )
 from evalq.read.plans import planned_variant_runs, with_shortfalls
 from evalq.read.reply import Reply
@@ -219,7 +218,15 @@ def report_data(
     variant analysis and the comparison, unless ``include_held``.
     """
     view = task_view(session, task_id=task_id, settings=settings)
-    board = with_range_note(session, board_of(view, include_held=include_held), view)
+    # the board every door reads (`leaderboard`), whole; the rest of the report is drawn from
+    # the task's runs
+    board = leaderboard(
+        session,
+        task_id=task_id,
+        settings=settings,
+        include_held=include_held,
+        known={r.submission.id: (r.submission, r.evaluation) for r in view.rows},
+    )
     runs = {
         r.submission.id: Run(
             submission_id=r.submission.id,

@@ -19,8 +19,9 @@ from sqlalchemy.orm import Session
 
 from evalq.core.errors import NotFound
 from evalq.core.review_decisions import ReviewDecision
+from evalq.core.schemas import Task
 from evalq.core.settings import Settings, get_settings
-from evalq.read.audit import unverified_marks, with_verifier
+from evalq.read.audit import audit_if_changed, unverified_marks, with_verifier
 from evalq.read.boards import projector
 from evalq.read.boards.query import BoardQuery
 from evalq.read.compare import CompareReport, compare
@@ -251,6 +252,23 @@ def refresh_task(session: Session, *, task_id: str, settings: Settings | None = 
     cost = time.perf_counter() - started
     queries.note_refresh(session, task_id=task_id, cost_s=cost, ended_at=utcnow())
     return version
+
+
+def define_task(session: Session, *, task: Task, settings: Settings | None = None) -> bool:
+    """Store a task's definition (`queries.put_task`), audit it when it changed or was never
+    audited, and when it changed a task that has evaluated runs, refresh the task in the same
+    transaction (`refresh_task`): its standings are scored for the definition stored, so no
+    board ranks runs on a definition they were not scored on. Every door that stores a task
+    calls this. Returns whether anything changed.
+
+    Raises:
+        InvalidInput: as `queries.put_task`.
+    """
+    changed = queries.put_task(session, task=task, settings=settings)
+    audit_if_changed(session, task_id=task.id, changed=changed, settings=settings)
+    if changed and standings_store.has_standings(session, task_id=task.id):
+        refresh_task(session, task_id=task.id, settings=settings)
+    return changed
 
 
 REVIEW_PAGE = 100

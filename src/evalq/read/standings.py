@@ -9,11 +9,12 @@ task in Python; here they are computed once and stored as plain columns (`Standi
   three baseline-dependent dimensions, from the submission's usage columns and the stored
   correctness (no payload is decoded);
 - both through the projector (`evalq.read.boards.projector`), the read model's one writer; a
-  board read never writes: it asks whether the rows are current (`current`: one statement of
-  three index counts) and, when some are missing (a store older than the table, a merge that
-  raced a refresh) or scored on another basis, ranks the whole task from its runs until the
-  refresh; a quiet board's read skips the question (the refresh's figures say the rows are
-  current: `evalq.read.leaderboard.current_figures`).
+  board read never writes: it ranks the rows as stored and asks how many are not current
+  (`evalq.store.standings.currency`: one statement of three index counts); when some are
+  missing or scored on another basis (a merge that raced a refresh, a profile this reader
+  reads differently), the board says how many until the refresh scores them again
+  (`evalq.read.leaderboard.with_rescoring_note`); a quiet board's read skips the question
+  (the refresh's figures say the rows are current: `evalq.read.leaderboard.current_figures`).
 
 A run or evaluation stored under an older schema that no longer validates gets a row with its
 ``problem`` and no ranking value: its board lists it last, marked, instead of failing.
@@ -263,13 +264,6 @@ def write_all(
             ),
             scenarios=any(row["suite_passed"] is not None for row in mine),
         )
-
-
-def current(session: Session, context: TaskContext) -> bool:
-    """Whether the task's standings are all on its current basis (`sync` would write none):
-    one statement of three index counts; a reader ranks them only then."""
-    basis, task_hash = basis_of(context)
-    return table.is_current(session, task_id=context.task.id, basis=basis, task_hash=task_hash)
 
 
 def sync(session: Session, context: TaskContext) -> int:

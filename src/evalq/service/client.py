@@ -63,7 +63,7 @@ from evalq.core.webhooks import (
 from evalq.metrics.graph.integrity import submission_integrity
 from evalq.read import monitors as watched
 from evalq.read import served, sessions
-from evalq.read.audit import audit_if_changed, audit_task
+from evalq.read.audit import audit_task
 from evalq.read.boards import projector
 from evalq.read.boards.query import BoardQuery
 from evalq.service import evaluated
@@ -166,8 +166,7 @@ class Client:
         """
         parsed = task if isinstance(task, Task) else parse_task(task)
         with session_scope(self.url) as session:
-            changed = queries.put_task(session, task=parsed, settings=self.settings)
-            audit_if_changed(session, task_id=parsed.id, changed=changed, settings=self.settings)
+            served.define_task(session, task=parsed, settings=self.settings)
         return parsed
 
     def audit_task(self, task_id: str) -> TaskAudit:

@@ -284,6 +284,26 @@ class StandingRow(Base):
     correctness_place: Mapped[int | None] = mapped_column(default=None)
 
 
+class RunMetadataRow(Base):
+    """One top-level metadata entry of an evaluated run as a board filter compares it
+    (migration 0034): the key and the value's text (`evalq.core.metadata.as_text`), for the
+    values a filter can name (a string, number, boolean or null of at most
+    `evalq.core.metadata.MAX_FILTER_VALUE_CHARS` characters).
+
+    Written once, by the projector at the run's merge (`evalq.store.run_metadata`); a board
+    filtered on ``metadata.KEY=VALUE`` ranks the runs that have the entry in the database,
+    as any other filter, instead of reading every run's payload."""
+
+    __tablename__ = "run_metadata"
+    __table_args__ = (Index("ix_run_metadata_value", "key", "value"),)
+
+    submission_id: Mapped[str] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), primary_key=True
+    )
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))
+
+
 class BoardFiguresRow(Base):
     """A Scylla or suite board's whole-task figures (migration 0014): the per-variant board,
     the entries' rank intervals and how they were drawn, stored with the version of the task

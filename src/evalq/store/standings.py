@@ -14,6 +14,7 @@ index range (`placed_page`); a Scylla or suite board's whole-task figures are ke
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -42,7 +43,7 @@ from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from evalq.scoring.kinds import KindRule
-from evalq.store import tallies, task_tallies
+from evalq.store import run_metadata, tallies, task_tallies
 from evalq.store.models import BoardFiguresRow, EvaluationRow, StandingRow, SubmissionRow
 from evalq.store.queries import EVALUATED, may_copy
 
@@ -92,9 +93,26 @@ def _evaluated(task_id: str) -> ColumnElement[bool]:
     return and_(S.task_id == task_id, S.status.in_(EVALUATED))
 
 
+@dataclass(frozen=True)
+class Currency:
+    """How a task's standings stand against a basis: its evaluated runs, the rows stored on
+    that basis, and every row stored."""
+
+    evaluated: int
+    current: int
+    total: int
+
+
 def is_current(session: Session, *, task_id: str, basis: str, task_hash: str) -> bool:
     """Whether every evaluated run of the task has a row on this basis, and no other row is
     stored (one statement of three index counts)."""
+    found = currency(session, task_id=task_id, basis=basis, task_hash=task_hash)
+    return found.evaluated == found.current == found.total
+
+
+def currency(session: Session, *, task_id: str, basis: str, task_hash: str) -> Currency:
+    """`Currency` of the task's standings on this basis (one statement of three index
+    counts)."""
     evaluated = (
         select(func.count())
         .select_from(S)
@@ -108,7 +126,12 @@ def is_current(session: Session, *, task_id: str, basis: str, task_hash: str) ->
     counts = session.execute(
         select(evaluated.scalar_subquery(), current.scalar_subquery(), total.scalar_subquery())
     ).one()
-    return bool(counts[0] == counts[1] == counts[2])
+    return Currency(int(counts[0]), int(counts[1]), int(counts[2]))
+
+
+def has_standings(session: Session, *, task_id: str) -> bool:
+    """Whether any run of the task has a standing (one index probe)."""
+    return session.scalar(select(R.submission_id).where(R.task_id == task_id).limit(1)) is not None
 
 
 def bases(session: Session, *, task_id: str) -> dict[str, tuple[str, str]]:
@@ -193,6 +216,8 @@ class Kept:
     traced_only: bool = False
     """Rank only the runs whose usage comes from a collected trace (the profile's
     ``arena.usage``); the others are listed apart, as held runs are."""
+    metadata: tuple[tuple[str, str], ...] = ()
+    """``(key, value)`` entries the run's metadata must hold (`evalq.store.run_metadata`)."""
 
     def ranked(self, *, include_held: bool, r: Any = R, s: Any = S) -> list[ColumnElement[bool]]:
         """The conditions of a ranked row: kept, not held (unless ``include_held``), and its
@@ -217,6 +242,7 @@ class Kept:
         found += [s.model == self.model] if self.model else []
         found += [s.variant == self.variant] if self.variant else []
         found += [r.status == self.status] if self.status else []
+        found += run_metadata.holds(self.metadata, r.submission_id)
         if self.copies:
             # written into the statement: a page repeats the condition in each of its counts,
             # and bound parameters would multiply past SQLite's bound on them
@@ -392,7 +418,7 @@ def agent_runs(
     an agent with none is absent."""
     if not agents:
         return {}
-    if not kept.traced_only and not (kept.tool or kept.model or kept.variant or kept.status):
+    if not kept.traced_only and unfiltered(kept):
         # the unfiltered board: its agents' tallies (kept at merge), not a count of the task
         tallied = tallies.counted_runs(session, task_id=kept.task_id)
         return {agent: tallied[agent] for agent in agents if agent in tallied}
@@ -445,7 +471,7 @@ def leaders(session: Session, *, task_ids: Sequence[str]) -> dict[str, Leader]:
 def unfiltered(kept: Kept) -> bool:
     """Whether ``kept`` is the task's whole board (its copies out, no filter): the one the
     task's tallies count (`evalq.store.task_tallies`)."""
-    return not (kept.tool or kept.model or kept.variant or kept.status)
+    return not (kept.tool or kept.model or kept.variant or kept.status or kept.metadata)
 
 
 def tallied_summary(session: Session, rule: KindRule, kept: Kept) -> Summary:
@@ -756,6 +782,8 @@ def category_ranks(
     """Each listed row's four Arena category ranks among the kept ranked rows: 1 + how many
     have a greater key (standard competition ranking), one statement of correlated counts
     over the listed rows."""
+    if len(rows) > COUNTED_CATEGORY_ROWS:
+        return _sorted_category_ranks(session, kept, include_held=include_held, rows=rows)
     r, s = aliased(R), aliased(S)
     above = [
         select(func.count())
@@ -772,6 +800,51 @@ def category_ranks(
         )
     )
     return {sid: (1 + int(a), 1 + int(b), 1 + int(c), 1 + int(d)) for sid, a, b, c, d in found}
+
+
+def ranked_runs(
+    session: Session, kept: Kept, *, include_held: bool
+) -> list[tuple[str, str | None, str | None]]:
+    """Every ranked row of ``kept``: its id, variant and content digest (narrow columns, for
+    the figures a filtered board draws over its own runs)."""
+    rows = session.execute(
+        select(R.submission_id, S.variant, S.content_hash)
+        .join(S, S.id == R.submission_id)
+        .where(*kept.ranked(include_held=include_held))
+    )
+    return [(sid, variant, digest) for sid, variant, digest in rows]
+
+
+COUNTED_CATEGORY_ROWS = 1_000
+"""Most listed rows whose category ranks are counted row by row (an index range each); a
+longer page (a board read whole) sorts every kept row's keys once instead."""
+
+
+def _sorted_category_ranks(
+    session: Session, kept: Kept, *, include_held: bool, rows: Sequence[Any]
+) -> dict[str, tuple[int, int, int, int]]:
+    """`category_ranks` from every kept ranked row's four keys, read once and sorted: for a
+    page long enough that counting above each of its rows would cost more."""
+    every = session.execute(
+        select(*(getattr(R, key) for key in CATEGORY_KEYS))
+        .join(S, S.id == R.submission_id)
+        .where(*kept.ranked(include_held=include_held))
+    ).all()
+    columns = [sorted(float(row[i]) for row in every) for i in range(len(CATEGORY_KEYS))]
+    n = len(every)
+
+    def rank(i: int, value: Any) -> int:
+        return 1 + n - bisect_right(columns[i], float(value))
+
+    return {
+        row.submission_id: (
+            rank(0, row.efficiency_key),
+            rank(1, row.speed_key),
+            rank(2, row.cost_key),
+            rank(3, row.correctness_key),
+        )
+        for row in rows
+    }
 
 
 def held_page(

@@ -30,6 +30,7 @@ from evalq.read.compare import NEAR, compare
 from evalq.read.leaderboard import NEAR_COPY, leaderboard
 from evalq.read.report_data import report_data
 from evalq.read.reports import variant_report
+from evalq.read.served import refresh_task
 from evalq.read.usage import SELF_REPORTED, usage_note
 from evalq.report.page import render_html
 from evalq.scoring.plausible import IMPLAUSIBLY_FAST
@@ -602,6 +603,11 @@ def test_a_profile_that_ranks_only_traced_usage_lists_self_reported_runs_unranke
     add_runs(url, attack, monkeypatch)
     settings = traced_profile(tmp_path)
     for task_id in {run.task_id for run in attack}:
+        # a deployment reading under this profile refreshes under it (its workers run it): the
+        # runs' standings scored for it, and their provenance, changed above, counted again
+        for scored in (url, unattacked_url):
+            with session_scope(scored) as session:
+                refresh_task(session, task_id=task_id, settings=settings)
         with session_scope(url) as session:
             whole = leaderboard(session, task_id=task_id, settings=settings)
             paged = leaderboard(session, task_id=task_id, settings=settings, limit=3, offset=0)
@@ -713,6 +719,9 @@ def test_a_trace_invented_to_agree_with_halved_usage_is_never_read_as_collected(
     assert "collected" not in line
     # a profile that ranks only collected usage does not rank it: the same runs are ranked
     settings = traced_profile(tmp_path)
+    for scored in (url, unattacked_url):  # refreshed under it, as its deployment would be
+        with session_scope(scored) as session:
+            refresh_task(session, task_id=DARK, settings=settings)
     with session_scope(url) as session:
         traced = leaderboard(session, task_id=DARK, settings=settings)
         page = leaderboard(session, task_id=DARK, settings=settings, limit=3)

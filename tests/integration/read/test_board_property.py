@@ -169,6 +169,9 @@ def same_boards(url: str, task_id: str, rng: random.Random) -> None:
             {},
             {"include_held": True},
             rng.choice([{"tool": rng.choice(tools)}, {"model": rng.choice(models)}]),
+            # the clones' metadata (`tests.support.cloned_task.ATTEMPTS`), compared as text
+            {"metadata": {"attempt": rng.choice(["1", "2", "2.5", "true", "null", "3"])}},
+            {"metadata": {"attempt": "2", "shard": rng.choice(["s0", "s1"])}, "tool": tools[0]},
         ]
         for given_filters in filters:
             whole = board_of(view, **given_filters)

@@ -361,3 +361,55 @@ def test_0030_adds_the_run_tickets_each_used_once_and_removes_them(db_url: str) 
         command.downgrade(config, "0029_planned_runs")
         assert "run_tickets" not in inspect(connection).get_table_names()
         command.upgrade(config, "head")
+
+
+def test_0034_stores_the_metadata_entries_of_every_stored_run(db_url: str) -> None:
+    """A run stored before 0034 gets the metadata entries a board filter compares, read from
+    its payload: each top-level value a filter can equal, as its text (a number or boolean in
+    its JSON form, a string itself); a list, an object or a string longer than a filter value
+    is never one, and a run without metadata has none. Downgraded, the table is gone."""
+    from sqlalchemy import inspect, text
+
+    long_text = "x" * 201
+    payloads = {
+        "tagged": (
+            '{"metadata": {"attempt": 2, "rate": 2.5, "ok": true, "none": null, '
+            f'"branch": "main", "list": [1], "nested": {{"a": 1}}, "long": "{long_text}"}}}}'
+        ),
+        "bare": "{}",
+        "empty": '{"metadata": {}}',
+    }
+    engine = engine_for(db_url)
+    with engine.begin() as connection:
+        config = migrations_config()
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0033_task_refreshes")
+        connection.execute(
+            text(
+                "INSERT INTO tasks (id, definition, content_hash, updated_at, "
+                "refresh_scheduled) VALUES ('t', '{}', 'h', CURRENT_TIMESTAMP, false)"
+            )
+        )
+        for sid, payload in payloads.items():
+            connection.execute(
+                text(
+                    "INSERT INTO submissions (id, task_id, content_hash, payload, status,"
+                    " enqueue_count, created_at, updated_at, tool, model, total_tokens,"
+                    " tool_calls, iterations) VALUES"
+                    " (:sid, 't', 'h', :payload, 'done', 1, CURRENT_TIMESTAMP,"
+                    " CURRENT_TIMESTAMP, 'a', 'm', 1, 0, 1)"
+                ),
+                {"sid": sid, "payload": payload},
+            )
+        command.upgrade(config, "head")
+        rows = connection.execute(text("SELECT submission_id, key, value FROM run_metadata"))
+        assert sorted(tuple(row) for row in rows) == [
+            ("tagged", "attempt", "2"),
+            ("tagged", "branch", "main"),
+            ("tagged", "none", "null"),
+            ("tagged", "ok", "true"),
+            ("tagged", "rate", "2.5"),
+        ]
+        command.downgrade(config, "0033_task_refreshes")
+        assert "run_metadata" not in inspect(connection).get_table_names()
+        command.upgrade(config, "head")

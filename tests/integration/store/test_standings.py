@@ -206,7 +206,7 @@ def test_a_traced_only_profile_ranks_the_same_runs_in_the_database(
 ) -> None:
     # about half the runs carry a collected trace, a quarter a timed trace of their own (the
     # stored column the rule reads); a profile that ranks only the collected ones lists the
-    # others apart, in SQL as in Python, read live or as placed
+    # others apart, in SQL as in Python, read live (filtered) or as placed
     rng = random.Random(35)
     task_id = "arena-traced"
     store_task(db_url, "arena", task_id, rng, 40)
@@ -227,6 +227,10 @@ def test_a_traced_only_profile_ranks_the_same_runs_in_the_database(
     path = tmp_path / "traced.toml"
     path.write_text('[arena]\nusage = "traced"\n')
     settings = Settings(database_url=db_url, profile_path=path)
+    with session_scope(db_url) as session:
+        # the standings scored under this profile (a deployment that reads under it refreshes
+        # under it) and the provenance changed above counted
+        served.refresh_task(session, task_id=task_id, settings=settings)
     for filters in FILTERS:
         with session_scope(db_url) as session:
             whole = board_of(task_view(session, task_id=task_id, settings=settings), **filters)
@@ -242,8 +246,6 @@ def test_a_traced_only_profile_ranks_the_same_runs_in_the_database(
         assert set(ranked) <= {"collected-trace"}
         assert all(e.rank is None for e in whole.entries if e.usage_source != "collected-trace")
     assert 0 < whole.own_trace < whole.self_reported < len(whole.entries)
-    with session_scope(db_url) as session:
-        served.refresh_task(session, task_id=task_id, settings=settings)
     with session_scope(db_url) as session:
         whole = board_of(task_view(session, task_id=task_id, settings=settings))
     placed = paged(db_url, task_id, 3, settings=settings)

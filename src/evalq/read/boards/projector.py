@@ -11,8 +11,10 @@ What it writes, and when:
   copies among the runs that repeat them decided again (`evalq.store.copies.regroup`), and the
   board's counts moved by what these runs changed (its rows by review and trace, each kind's
   value moments and histogram bins, PeerRead's labels, the filter values:
-  `evalq.store.task_tallies.add`, one upsert), and each run's content sketch, which the
-  refresh's near-copy search reads (`evalq.store.review_sql.store_sketches`, one statement);
+  `evalq.store.task_tallies.add`, one upsert), each run's content sketch, which the
+  refresh's near-copy search reads (`evalq.store.review_sql.store_sketches`, one statement),
+  and the run's metadata entries a board filter names (`evalq.store.run_metadata.store`, one
+  statement);
 - at a person's accept or un-accept (`project_review`), in its transaction: the tallies moved
   by the run's new review;
 - at the refresh that follows a batch of merges (`project_task`): every standing scored
@@ -23,9 +25,11 @@ What it writes, and when:
   (`evalq.store.standings.store_places`) and the board's whole-task figures
   (`evalq.read.leaderboard.draw_figures`) stored at the task's version.
 
-A board read finds them or does without: standings behind the task's basis make the reader
-rank the whole task from its runs, figures not stored yet are drawn for that read only
-(`evalq.read.leaderboard.board_figures`); neither writes.
+A board read finds them or does without, and never writes: standings behind the task's basis
+are ranked as stored and the board says how many (`LeaderboardReport.rescoring_note`), figures
+not stored yet are drawn for that read only (`evalq.read.leaderboard.board_figures`). A task
+redefined while it has runs is refreshed in the definition's transaction
+(`evalq.read.served.define_task`).
 """
 
 from __future__ import annotations
@@ -43,7 +47,15 @@ from evalq.read.leaderboard import (
     traced_only,
 )
 from evalq.read.view import TaskContext
-from evalq.store import copies, queries, review_sql, tallies, task_kinds, task_tallies
+from evalq.store import (
+    copies,
+    queries,
+    review_sql,
+    run_metadata,
+    tallies,
+    task_kinds,
+    task_tallies,
+)
 from evalq.store import standings as table
 from evalq.store.models import EvaluationRow, SubmissionRow
 
@@ -76,6 +88,7 @@ def project_runs(
     copies.mark(session, marks)
     task_tallies.add(session, counted, task_tallies.snapshot(session, [*ids, *marks]))
     review_sql.store_sketches(session, [sub_row for sub_row, _ in runs])
+    run_metadata.store(session, [sub_row for sub_row, _ in runs])
     return moved
 
 

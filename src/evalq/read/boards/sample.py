@@ -20,16 +20,17 @@ import dataclasses
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, and_, case, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, and_, case, exists, func, select
+from sqlalchemy.orm import Session, aliased
 
 from evalq.read.run_counts import RunCounts
 from evalq.read.view import TaskContext, TaskView, view_from
 from evalq.store.chunks import chunks
-from evalq.store.models import EvaluationRow, SubmissionRow
+from evalq.store.models import EvaluationRow, StandingRow, SubmissionRow
 from evalq.store.models import EvaluationRow as E
 from evalq.store.models import SubmissionRow as S
 from evalq.store.queries import EVALUATED, evaluations_of
+from evalq.store.standings import Kept
 
 SAMPLED_RUNS = 500
 """Most runs per variant a Scylla board's whole-task statistics are drawn over. At 500 a side
@@ -71,9 +72,17 @@ def _kept(task_id: str, copies: Collection[str]) -> list[ColumnElement[bool]]:
     return found
 
 
-def run_counts(session: Session, *, task_id: str, copies: Collection[str] = ()) -> RunCounts:
+def run_counts(
+    session: Session,
+    *,
+    task_id: str,
+    copies: Collection[str] = (),
+    kept: Kept | None = None,
+    include_held: bool = False,
+) -> RunCounts:
     """`RunCounts` of the task's evaluated runs that are not ``copies``, in one grouped
-    statement over narrow columns (no run's document is decoded)."""
+    statement over narrow columns (no run's document is decoded); with ``kept``, of the runs
+    a filtered board ranks (`Kept.ranked`) only."""
     variant = E.scores[("scylla", "variant")].as_string()
     held = and_(S.review.is_not(None), S.review == "flagged")
     rows = session.execute(
@@ -86,7 +95,7 @@ def run_counts(session: Session, *, task_id: str, copies: Collection[str] = ()) 
             func.max(E.scores[("scylla", "duration_seconds")].as_float()),
         )
         .join(E, E.submission_id == S.id)
-        .where(*_kept(task_id, copies), variant.is_not(None))
+        .where(*_kept(task_id, copies), variant.is_not(None), *_ranked(kept, include_held))
         .group_by(S.variant)
     ).all()
     sent: dict[str, int] = {}
@@ -103,6 +112,20 @@ def run_counts(session: Session, *, task_id: str, copies: Collection[str] = ()) 
     return RunCounts(
         sent, counted, declared, max(costs) if costs else None, max(times) if times else None
     )
+
+
+def _ranked(kept: Kept | None, include_held: bool) -> list[ColumnElement[bool]]:
+    """``kept``'s conditions on a run, as a correlated probe of its standing (none without)."""
+    if kept is None:
+        return []
+    r = aliased(StandingRow)
+    return [
+        exists(
+            select(r.submission_id).where(
+                r.submission_id == S.id, *kept.ranked(include_held=include_held, r=r)
+            )
+        )
+    ]
 
 
 def sample_of(

@@ -28,7 +28,7 @@ from evalq.producer.api.deps import (
 from evalq.producer.api.errors import ERROR_RESPONSES
 from evalq.producer.api.models import Message, TaskStored
 from evalq.read import served
-from evalq.read.audit import audit_if_changed, audit_task, stored_audit
+from evalq.read.audit import audit_task, stored_audit
 from evalq.read.boards.query import MAX_CURSOR, BoardQuery
 from evalq.read.judge_series import judge_history
 from evalq.read.leaderboard import MAX_LIMIT, LeaderboardReport
@@ -332,13 +332,14 @@ def put_task(
 
     The body may omit ``id``; when it names one, it must equal the id in the path. The task's
     ``profile`` must name a profile this deployment has (``default`` or EVALQ_PROFILE_DIR/NAME).
+    A changed definition of a task that has runs refreshes the task before answering (its
+    baseline and every run's standing scored for the new definition): the answer waits for it.
     """
     if isinstance(data, dict) and data.setdefault("id", task_id) != task_id:
         raise InvalidInput([("id", f"must equal the task id in the path ({task_id!r})")])
     task = parse_task(data)
     created = session.get(TaskRow, task.id) is None
     # InvalidInput on `profile` when this deployment lacks it
-    changed = queries.put_task(session, task=task, settings=settings)
-    audit_if_changed(session, task_id=task.id, changed=changed, settings=settings)
+    changed = served.define_task(session, task=task, settings=settings)
     response.status_code = 201 if created else 200
     return TaskStored(task=task.model_dump(mode="json"), created=created, changed=changed)
