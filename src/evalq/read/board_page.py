@@ -28,9 +28,9 @@ from evalq.read.leaderboard import (
     LeaderboardReport,
     board_figures,
     current_figures,
+    kept_of,
     paged,
     rule_of,
-    traced_only,
 )
 from evalq.read.reply import Reply
 from evalq.read.report_data import RECOMMENDATIONS, ReportData, suite_gates
@@ -111,14 +111,14 @@ def board_page(
     board = served.board(session, query, settings=settings)
     tool, model, variant, status = query.tool, query.model, query.variant, query.status
     include_held = query.include_held
-    kept = table.Kept(
-        task_id,
-        tool,
-        model,
-        variant,
-        status,
-        frozenset(board.duplicate_of),
-        traced_only=traced_only(context),
+    kept = kept_of(
+        context,
+        tool=tool,
+        model=model,
+        variant=variant,
+        status=status,
+        metadata=query.metadata,
+        copies=frozenset(board.duplicate_of),
     )
     filtered = bool(tool or model or variant or status or query.metadata or include_held)
     choices = current.choices if current is not None else table.choices(session, task_id=task_id)

@@ -551,15 +551,7 @@ def _leaderboard(
     if problems:
         raise InvalidInput(problems)
     context = task_context(session, task_id=task_id, settings=settings)
-    kept = table.Kept(
-        task_id,
-        tool,
-        model,
-        variant,
-        status,
-        traced_only=traced_only(context),
-        metadata=tuple(sorted(wanted.items())),
-    )
+    kept = kept_of(context, tool=tool, model=model, variant=variant, status=status, metadata=wanted)
     unfiltered = not (tool or model or variant or status or wanted or include_held)
     current = current_figures(session, context) if unfiltered else None
     if current is not None and current.placed():
@@ -581,6 +573,30 @@ def _leaderboard(
         )
         page = figures.applied(page)
     return with_rescoring_note(session, context, page), context
+
+
+def kept_of(
+    context: TaskContext,
+    *,
+    tool: str | None = None,
+    model: str | None = None,
+    variant: str | None = None,
+    status: str | None = None,
+    metadata: Mapping[str, str] | None = None,
+    copies: frozenset[str] = frozenset(),
+) -> table.Kept:
+    """The rows a board with these filters keeps, as its statements select them (the task's
+    profile says whether only collected usage is ranked)."""
+    return table.Kept(
+        context.task.id,
+        tool,
+        model,
+        variant,
+        status,
+        copies,
+        traced_only=traced_only(context),
+        metadata=tuple(sorted((metadata or {}).items())),
+    )
 
 
 def with_rescoring_note(
@@ -1025,6 +1041,20 @@ def board_figures(session: Session, context: TaskContext) -> BoardFigures:
     return figures.as_of(stored.computed_at)
 
 
+def intervals_of(board: LeaderboardReport) -> dict[str, EntryInterval]:
+    """A suite board's ranked entries' rank intervals, by submission id (none for the other
+    kinds)."""
+    return {
+        e.submission_id: EntryInterval(
+            rank_interval=e.rank_interval,
+            rank_interval_note=e.rank_interval_note,
+            not_separable_from=e.not_separable_from,
+        )
+        for e in board.entries
+        if e.rank is not None and board.kind == "suite"
+    }
+
+
 def kept_figures(
     session: Session, context: TaskContext, rule: KindRule, kept: table.Kept, *, include_held: bool
 ) -> BoardFigures:
@@ -1068,15 +1098,7 @@ def kept_figures(
         update={
             "variants": whole.variants,
             "rank_uncertainty": uncertainty,
-            "intervals": {
-                e.submission_id: EntryInterval(
-                    rank_interval=e.rank_interval,
-                    rank_interval_note=e.rank_interval_note,
-                    not_separable_from=e.not_separable_from,
-                )
-                for e in whole.entries
-                if e.rank is not None and whole.kind == "suite"
-            },
+            "intervals": intervals_of(whole),
         }
     )
 
@@ -1151,15 +1173,7 @@ def draw_figures(session: Session, context: TaskContext) -> BoardFigures:
                 else Sampled(
                     runs=len(sample.ids), per_variant=sample.per_variant, note=sample.note
                 ),
-                "intervals": {
-                    e.submission_id: EntryInterval(
-                        rank_interval=e.rank_interval,
-                        rank_interval_note=e.rank_interval_note,
-                        not_separable_from=e.not_separable_from,
-                    )
-                    for e in whole.entries
-                    if e.rank is not None and whole.kind == "suite"
-                },
+                "intervals": intervals_of(whole),
             }
         )
     return figures
