@@ -110,13 +110,16 @@ def leaderboard_table(data: ReportData) -> str:
 
 def usage_paragraph(board: LeaderboardReport) -> str:
     """The board's note on self-reported usage (the usage column names each run's source),
-    after its task's "unverified" mark when its verifier audit found one (docs/audit.md) and its
-    "judge changed" mark when its scores mix judges (docs/judge.md)."""
+    after its task's "unverified" mark when its verifier audit found one (docs/audit.md), its
+    "judge changed" mark when its scores mix judges (docs/judge.md) and its rescoring note when
+    some runs await the refresh that scores them against the current baseline."""
     verifier = (
         "" if board.verifier is None else f'<p class="note verifier">{esc(board.verifier)}</p>'
     )
     if board.judge_break is not None:
         verifier += f'<p class="note judge-break">{esc(board.judge_break)}</p>'
+    if board.rescoring_note is not None:
+        verifier += f'<p class="note rescoring">Being rescored: {esc(board.rescoring_note)}</p>'
     if board.usage_note is None:
         return verifier
     return verifier + (

@@ -20,9 +20,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 from tests.integration.read.test_held_runs import copy_of
 from tests.support.cloned_task import cloned_task
+from tests.support.settings import configure
+from tests.support.ui import sign_in
+from typer.testing import CliRunner
 
 from evalq.core.settings import Settings
 from evalq.producer.api.app import create_app
+from evalq.producer.cli import app
 from evalq.read import served
 from evalq.read.board_page import board_page
 from evalq.read.boards.query import BoardQuery
@@ -174,6 +178,22 @@ def test_standings_behind_the_basis_are_ranked_as_stored_and_said(
     ranked = [e.submission_id for e in board.entries if e.rank is not None]
     assert sorted(ranked[-3:]) == behind
     monkeypatch.undo()
+    # said at every door: the terminal's board and the UI's
+    configure(monkeypatch, database_url=url)
+    try:
+        terminal = CliRunner().invoke(app, ["leaderboard", task_id])
+    finally:
+        monkeypatch.undo()
+        configure(monkeypatch)  # the process's settings read again without this store
+    assert terminal.exit_code == 0, terminal.output
+    assert "Being rescored: Of the task's" in " ".join(terminal.output.split())
+    with session_scope(url) as session:
+        key = create_key(session, name="rescoring", scopes=["read"])
+    settings = Settings(database_url=url, auth_required=True)
+    with TestClient(create_app(settings), base_url="https://testserver") as browser:
+        assert sign_in(browser, key).status_code == 303
+        page = browser.get(f"/ui/tasks/{task_id}").text
+    assert 'id="rescoring-note"' in page and "3 placed by their scores" in page
     with session_scope(url) as session:
         served.refresh_task(session, task_id=task_id)
     with session_scope(url) as session:

@@ -196,6 +196,8 @@ def print_leaderboard(board: LeaderboardReport, *, wide: bool = False) -> None:
         console.print(f"  Read with care: {board.range_note}.", highlight=False, markup=False)
     if board.crowd_note:
         console.print(f"  Note: {board.crowd_note}.", highlight=False, markup=False)
+    if board.rescoring_note:
+        console.print(f"  Being rescored: {board.rescoring_note}", highlight=False, markup=False)
     if board.usage_note:
         console.print(
             f"  Usage: {board.usage_note}. Rows marked 'usage: collected trace' took their usage "
