@@ -349,12 +349,12 @@ def live_page_work(url: str, task_id: str) -> Work:
 
 
 COUNTED = (
-    "FROM submissions JOIN evaluations",
+    "count(*) AS count_1 FROM submissions WHERE submissions.task_id",
     "count(*) AS count_1 FROM standings AS standings_1",
 )
 """Statements of a live read whose work follows the task's size by design or for now: the
-freshness check's counts of the task's runs (`evalq.store.standings.is_current`, not bounded
-yet), and the page's ranks, each a count of the keys above a listed row on an index
+rescoring check's index-only counts of the task's runs (`evalq.store.standings.currency`, not
+bounded yet), and the page's ranks, each a count of the keys above a listed row on an index
 (`evalq.store.standings.ranked_page`, `category_ranks`): in proportion to the rank counted."""
 
 
