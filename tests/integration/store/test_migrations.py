@@ -4,6 +4,7 @@ read from the migration files without Alembic, and must be Alembic's own answer.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic import command
@@ -224,6 +225,30 @@ def test_0028_reads_every_stored_timed_trace_as_the_submitters_own(db_url: str) 
         assert {sid: provenance for sid, provenance in rows} == {"timed": "submitted", "bare": None}
 
 
+def store_runs(connection: Any, payloads: dict[str, str]) -> None:
+    """Task ``t`` and one done run per ``id: payload`` (JSON text), as an older revision
+    stores them (raw SQL: the models are the head's)."""
+    from sqlalchemy import text
+
+    connection.execute(
+        text(
+            "INSERT INTO tasks (id, definition, content_hash, updated_at, "
+            "refresh_scheduled) VALUES ('t', '{}', 'h', CURRENT_TIMESTAMP, false)"
+        )
+    )
+    for sid, payload in payloads.items():
+        connection.execute(
+            text(
+                "INSERT INTO submissions (id, task_id, content_hash, payload, status,"
+                " enqueue_count, created_at, updated_at, tool, model, total_tokens,"
+                " tool_calls, iterations) VALUES"
+                " (:sid, 't', 'h', :payload, 'done', 1, CURRENT_TIMESTAMP,"
+                " CURRENT_TIMESTAMP, 'a', 'm', 1, 0, 1)"
+            ),
+            {"sid": sid, "payload": payload},
+        )
+
+
 def test_0029_copies_each_stored_runs_plan_into_its_column(db_url: str) -> None:
     """A run stored before 0029 keeps its run plan: ``planned_runs`` is read out of its payload
     (SQLite's json_extract, PostgreSQL's ->>), and a run that declares none has none."""
@@ -234,27 +259,14 @@ def test_0029_copies_each_stored_runs_plan_into_its_column(db_url: str) -> None:
         config = migrations_config()
         config.attributes["connection"] = connection
         command.downgrade(config, "0028_trace_provenance")
-        connection.execute(
-            text(
-                "INSERT INTO tasks (id, definition, content_hash, updated_at, "
-                "refresh_scheduled) VALUES ('t', '{}', 'h', CURRENT_TIMESTAMP, false)"
-            )
+        store_runs(
+            connection,
+            {
+                "planned": '{"variant": "T1", "planned_runs": 7}',
+                "unplanned": '{"variant": "T1"}',
+                "null": '{"planned_runs": null}',
+            },
         )
-        for sid, payload in (
-            ("planned", '{"variant": "T1", "planned_runs": 7}'),
-            ("unplanned", '{"variant": "T1"}'),
-            ("null", '{"planned_runs": null}'),
-        ):
-            connection.execute(
-                text(
-                    "INSERT INTO submissions (id, task_id, content_hash, payload, status,"
-                    " enqueue_count, created_at, updated_at, tool, model, total_tokens,"
-                    " tool_calls, iterations) VALUES"
-                    " (:sid, 't', 'h', :payload, 'done', 1, CURRENT_TIMESTAMP,"
-                    " CURRENT_TIMESTAMP, 'a', 'm', 1, 0, 1)"
-                ),
-                {"sid": sid, "payload": payload},
-            )
         command.upgrade(config, "head")
         rows = connection.execute(text("SELECT id, planned_runs FROM submissions"))
         assert {sid: planned for sid, planned in rows} == {
@@ -384,23 +396,7 @@ def test_0034_stores_the_metadata_entries_of_every_stored_run(db_url: str) -> No
         config = migrations_config()
         config.attributes["connection"] = connection
         command.downgrade(config, "0033_task_refreshes")
-        connection.execute(
-            text(
-                "INSERT INTO tasks (id, definition, content_hash, updated_at, "
-                "refresh_scheduled) VALUES ('t', '{}', 'h', CURRENT_TIMESTAMP, false)"
-            )
-        )
-        for sid, payload in payloads.items():
-            connection.execute(
-                text(
-                    "INSERT INTO submissions (id, task_id, content_hash, payload, status,"
-                    " enqueue_count, created_at, updated_at, tool, model, total_tokens,"
-                    " tool_calls, iterations) VALUES"
-                    " (:sid, 't', 'h', :payload, 'done', 1, CURRENT_TIMESTAMP,"
-                    " CURRENT_TIMESTAMP, 'a', 'm', 1, 0, 1)"
-                ),
-                {"sid": sid, "payload": payload},
-            )
+        store_runs(connection, payloads)
         command.upgrade(config, "head")
         rows = connection.execute(text("SELECT submission_id, key, value FROM run_metadata"))
         assert sorted(tuple(row) for row in rows) == [
